@@ -1,0 +1,173 @@
+//! Shared helpers for gatekit's end-to-end tests.
+//!
+//! Each binary's integration tests live in that binary's own `tests/` folder (so cargo builds
+//! the binary before it runs them and sets `CARGO_BIN_EXE_*`); what they share lives here: real
+//! git repositories built in temp dirs with a fixed identity, and a hermetic environment so the
+//! developer's own git config, locale or `TMPDIR` cannot change what a test sees.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// An outer limit for any command a test starts, so a regression hangs nothing.
+pub const OUTER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Environment variables stripped from every command a test runs: they would change git's or
+/// the tools' behaviour.
+const STRIPPED: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_DATE",
+    "NO_COLOR",
+    "CLICOLOR_FORCE",
+];
+
+/// Makes `cmd` hermetic: fixed git identity, no user or system git config, C locale.
+pub fn hermetic(cmd: &mut Command) -> &mut Command {
+    for var in STRIPPED {
+        cmd.env_remove(var);
+    }
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Gate Tester")
+        .env("GIT_AUTHOR_EMAIL", "tester@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Gate Tester")
+        .env("GIT_COMMITTER_EMAIL", "tester@example.invalid")
+        .env("LC_ALL", "C")
+}
+
+/// A git repository in a temp dir, removed when dropped.
+#[derive(Debug)]
+pub struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    /// `git init` on branch `main` with one empty commit-free tree.
+    pub fn new() -> Repo {
+        let dir = tempfile::Builder::new()
+            .prefix("gatekit-test-")
+            .tempdir()
+            .expect("temp dir");
+        let repo = Repo { dir };
+        repo.git(["init", "-q", "-b", "main"]);
+        repo.git(["config", "user.name", "Gate Tester"]);
+        repo.git(["config", "user.email", "tester@example.invalid"]);
+        repo.git(["config", "commit.gpgsign", "false"]);
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `contents` to `rel` (creating folders).
+    pub fn write(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> &Repo {
+        let path = self.path().join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("mkdir");
+        }
+        fs::write(&path, contents).expect("write");
+        self
+    }
+
+    pub fn read(&self, rel: impl AsRef<Path>) -> Vec<u8> {
+        fs::read(self.path().join(rel)).expect("read")
+    }
+
+    /// Makes `rel` executable.
+    pub fn chmod_x(&self, rel: impl AsRef<Path>) -> &Repo {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.path().join(rel);
+        let mut perms = fs::metadata(&path).expect("stat").permissions();
+        perms.set_mode(0o755);
+        fs::set_permissions(&path, perms).expect("chmod");
+        self
+    }
+
+    /// Runs git in the repo; panics with its stderr when it fails.
+    pub fn git<I, S>(&self, args: I) -> String
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let out = self.git_output(args);
+        assert!(
+            out.status.success(),
+            "git failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    }
+
+    /// Runs git in the repo and returns whatever it did.
+    pub fn git_output<I, S>(&self, args: I) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = Command::new("git");
+        hermetic(&mut cmd).current_dir(self.path()).args(args);
+        cmd.output().expect("run git")
+    }
+
+    /// `git add -A && git commit -m MESSAGE`; returns the new commit's full sha.
+    pub fn commit_all(&self, message: &str) -> String {
+        self.git(["add", "-A"]);
+        self.git(["commit", "-q", "--allow-empty", "-m", message]);
+        self.head()
+    }
+
+    pub fn head(&self) -> String {
+        self.git(["rev-parse", "HEAD"])
+    }
+
+    /// The porcelain status, so a test can prove a tool left the checkout as it found it.
+    pub fn status(&self) -> String {
+        self.git(["status", "--porcelain", "--untracked-files=all"])
+    }
+
+    /// The worktrees git knows of, besides the main one.
+    pub fn extra_worktrees(&self) -> Vec<PathBuf> {
+        self.git(["worktree", "list", "--porcelain"])
+            .lines()
+            .filter_map(|l| l.strip_prefix("worktree "))
+            .map(PathBuf::from)
+            .filter(|p| {
+                p.canonicalize().ok() != self.path().canonicalize().ok() && p != self.path()
+            })
+            .collect()
+    }
+}
+
+impl Default for Repo {
+    fn default() -> Self {
+        Repo::new()
+    }
+}
+
+/// A command for a built binary (`env!("CARGO_BIN_EXE_gate")`), hermetic, with the outer timeout.
+pub fn bin(path: impl AsRef<OsStr>) -> assert_cmd::Command {
+    let mut std_cmd = Command::new(path);
+    hermetic(&mut std_cmd);
+    let mut cmd = assert_cmd::Command::from_std(std_cmd);
+    cmd.timeout(OUTER_TIMEOUT);
+    cmd
+}
+
+/// Whether a process with this pid exists (and is not a zombie).
+pub fn alive(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .map(|(_, rest)| !rest.trim_start().starts_with('Z'))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}
