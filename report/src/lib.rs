@@ -1,1 +1,24 @@
-//! placeholder
+//! gatekit's shared reporting library.
+//!
+//! Everything the three tools (`gate`, `mutants`, `probe`) report with lives here, once: the
+//! process-group [`runner`] every child command goes through and the [`RunRecord`] it produces,
+//! the pass/fail [`counts`] read from a runner's closing lines, UTC [`time`] stamps, [`duration`]s
+//! as users write them, aligned [`table`]s, atomic [`json`] files, the [`exit`] codes of SPEC.md,
+//! [`interrupt`] handling and terminal [`progress`] lines. The tools produce records; the
+//! renderings here consume them, so no tool formats output inside its run loop.
+
+pub mod counts;
+pub mod duration;
+pub mod exit;
+pub mod interrupt;
+pub mod json;
+pub mod progress;
+pub mod runner;
+pub mod table;
+pub mod time;
+
+pub use counts::Counts;
+pub use exit::Exit;
+pub use runner::{Job, Outcome, Program, RunRecord};
+pub use table::Table;
+pub use time::Timestamp;

@@ -1,0 +1,420 @@
+//! Pass/fail/skip counts and failed test names, read from a test runner's closing lines.
+//!
+//! A suite is judged by its exit code; the counts are for the reader ("140 pass -> 1 failed"),
+//! so a runner we do not recognise simply yields no counts rather than a guess. Each runner's
+//! summary line is matched precisely (cargo test, nextest, node's test runner in TAP and spec
+//! form, pytest, unittest, go test, jest, vitest, mocha, and the plain `N passed, N failed`).
+//! A log holding several runs (a script that runs two suites, cargo's one line per test binary)
+//! adds them up.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// Tests passed, failed and skipped, as the runner reported them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+}
+
+impl Counts {
+    pub fn total(&self) -> u64 {
+        self.passed + self.failed + self.skipped
+    }
+
+    fn add(&mut self, other: Counts) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+    }
+}
+
+impl std::fmt::Display for Counts {
+    /// `12 passed`, `11 passed, 1 failed`, `10 passed, 2 skipped`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} passed", self.passed)?;
+        if self.failed > 0 {
+            write!(f, ", {} failed", self.failed)?;
+        }
+        if self.skipped > 0 {
+            write!(f, ", {} skipped", self.skipped)?;
+        }
+        Ok(())
+    }
+}
+
+struct Patterns {
+    cargo: Regex,
+    nextest: Regex,
+    node: Regex,
+    pytest: Regex,
+    pytest_item: Regex,
+    unittest_ran: Regex,
+    unittest_end: Regex,
+    go: Regex,
+    jest: Regex,
+    vitest: Regex,
+    mocha: Regex,
+    plain: Regex,
+    num_word: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern");
+        Patterns {
+            cargo: re(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored;"),
+            nextest: re(r"^\s*Summary \[[^\]]*\]\s+\d+ tests? run: (.*)$"),
+            node: re(r"^(?:#|ℹ) (pass|fail|skipped|todo|cancelled) (\d+)\s*$"),
+            pytest: re(r"^=+ (.*\d+ (?:passed|failed|error|errors|skipped|xfailed|xpassed|deselected)\b.*) in [\d.]+s.*=+\s*$"),
+            pytest_item: re(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)"),
+            unittest_ran: re(r"^Ran (\d+) tests? in [\d.]+s\s*$"),
+            unittest_end: re(r"^(OK|FAILED)(?: \((.*)\))?\s*$"),
+            go: re(r"^\s*--- (PASS|FAIL|SKIP): "),
+            jest: re(r"^Tests:\s+(.*\d+ total)\s*$"),
+            vitest: re(r"^\s*Tests\s+(\d+ (?:passed|failed|skipped).*)\(\d+\)\s*$"),
+            mocha: re(r"^\s+(\d+) (passing|failing|pending)\b"),
+            plain: re(r"^(?:[\w-]+:\s*)?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$"),
+            num_word: re(r"(\d+) (\w+)"),
+        }
+    })
+}
+
+/// How much of a log's end is read: summaries are at the end, and logs can be huge.
+const TAIL_BYTES: usize = 1 << 20;
+
+fn tail(text: &str) -> &str {
+    if text.len() <= TAIL_BYTES {
+        return text;
+    }
+    let mut start = text.len() - TAIL_BYTES;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// Reads the counts from a log; `None` when no known summary line is there.
+pub fn read(log: &str) -> Option<Counts> {
+    let p = patterns();
+    let mut total = Counts::default();
+    let mut found = false;
+    let mut go = Counts::default();
+    let mut go_found = false;
+    let mut node = Counts::default();
+    let mut node_found = false;
+    let mut unittest_ran: Option<u64> = None;
+    let num = |s: &str| s.parse::<u64>().unwrap_or(0);
+
+    for line in tail(log).lines() {
+        let line = line.trim_end_matches('\r');
+        let line_plain = strip_ansi(line);
+        let line = line_plain.as_str();
+        if let Some(c) = p.cargo.captures(line) {
+            total.add(Counts {
+                passed: num(&c[1]),
+                failed: num(&c[2]),
+                skipped: num(&c[3]),
+            });
+            found = true;
+        } else if let Some(c) = p.nextest.captures(line) {
+            total.add(words(&c[1]));
+            found = true;
+        } else if let Some(c) = p.node.captures(line) {
+            node_found = true;
+            let n = num(&c[2]);
+            match &c[1] {
+                "pass" => node.passed += n,
+                "fail" | "cancelled" => node.failed += n,
+                _ => node.skipped += n,
+            }
+        } else if let Some(c) = p.pytest.captures(line) {
+            let mut counts = Counts::default();
+            for item in p.pytest_item.captures_iter(&c[1]) {
+                let n = num(&item[1]);
+                match &item[2] {
+                    "passed" | "xpassed" => counts.passed += n,
+                    "failed" | "error" | "errors" => counts.failed += n,
+                    _ => counts.skipped += n,
+                }
+            }
+            total.add(counts);
+            found = true;
+        } else if let Some(c) = p.unittest_ran.captures(line) {
+            unittest_ran = Some(num(&c[1]));
+        } else if let (Some(ran), Some(c)) = (unittest_ran, p.unittest_end.captures(line)) {
+            let mut failed = 0;
+            let mut skipped = 0;
+            if let Some(detail) = c.get(2) {
+                for part in detail.as_str().split(',') {
+                    let Some((key, value)) = part.trim().split_once('=') else {
+                        continue;
+                    };
+                    let n = num(value.trim());
+                    match key.trim() {
+                        "failures" | "errors" | "unexpected successes" => failed += n,
+                        "skipped" | "expected failures" => skipped += n,
+                        _ => {}
+                    }
+                }
+            }
+            total.add(Counts {
+                passed: ran.saturating_sub(failed + skipped),
+                failed,
+                skipped,
+            });
+            unittest_ran = None;
+            found = true;
+        } else if let Some(c) = p.go.captures(line) {
+            go_found = true;
+            match &c[1] {
+                "PASS" => go.passed += 1,
+                "FAIL" => go.failed += 1,
+                _ => go.skipped += 1,
+            }
+        } else if let Some(c) = p.jest.captures(line) {
+            total.add(words(&c[1]));
+            found = true;
+        } else if let Some(c) = p.vitest.captures(line) {
+            total.add(words(&c[1]));
+            found = true;
+        } else if let Some(c) = p.mocha.captures(line) {
+            let n = num(&c[1]);
+            match &c[2] {
+                "passing" => total.passed += n,
+                "failing" => total.failed += n,
+                _ => total.skipped += n,
+            }
+            found = true;
+        } else if let Some(c) = p.plain.captures(line) {
+            total.add(Counts {
+                passed: num(&c[1]),
+                failed: num(&c[2]),
+                skipped: c.get(3).map(|m| num(m.as_str())).unwrap_or(0),
+            });
+            found = true;
+        }
+    }
+    if node_found {
+        total.add(node);
+        found = true;
+    }
+    if go_found {
+        total.add(go);
+        found = true;
+    }
+    found.then_some(total)
+}
+
+/// Counts from a list like `3 passed, 1 failed, 2 skipped, 6 total` or `4 passed | 1 failed`.
+fn words(list: &str) -> Counts {
+    let mut c = Counts::default();
+    for item in patterns().num_word.captures_iter(list) {
+        let n: u64 = item[1].parse().unwrap_or(0);
+        match &item[2] {
+            "passed" => c.passed += n,
+            "failed" | "timed" => c.failed += n,
+            "skipped" | "todo" | "pending" => c.skipped += n,
+            _ => {}
+        }
+    }
+    c
+}
+
+struct NamePatterns {
+    cargo: Regex,
+    nextest: Regex,
+    tap: Regex,
+    node_spec: Regex,
+    pytest: Regex,
+    unittest: Regex,
+    go: Regex,
+    jest: Regex,
+    vitest: Regex,
+}
+
+fn name_patterns() -> &'static NamePatterns {
+    static P: OnceLock<NamePatterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern");
+        NamePatterns {
+            cargo: re(r"^test (\S+) \.\.\. FAILED\s*$"),
+            nextest: re(r"^\s*(?:FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL) \[\s*[\d.]+s\]\s+(?:\(\s*\d+/\d+\)\s+)?(.+?)\s*$"),
+            tap: re(r"^\s*not ok \d+ - (.+?)(?:\s+#\s.*)?\s*$"),
+            node_spec: re(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$"),
+            pytest: re(r"^(?:FAILED|ERROR) (\S+)(?: - .*)?\s*$"),
+            unittest: re(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)"),
+            go: re(r"^\s*--- FAIL: (\S+)"),
+            jest: re(r"^\s*● (.+?)\s*$"),
+            vitest: re(r"^\s*(?:FAIL|×)\s+(.+? > .+?)(?:\s+\d+m?s)?\s*$"),
+        }
+    })
+}
+
+/// The names of the tests that failed, where the runner names them, in order, without repeats.
+pub fn failed_tests(log: &str) -> Vec<String> {
+    let p = name_patterns();
+    let mut names: Vec<String> = Vec::new();
+    let mut push = |name: String| {
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    };
+    for line in tail(log).lines() {
+        let line = strip_ansi(line.trim_end_matches('\r'));
+        let line = line.as_str();
+        if let Some(c) = p.cargo.captures(line) {
+            push(c[1].to_string());
+        } else if let Some(c) = p.nextest.captures(line) {
+            push(c[1].to_string());
+        } else if let Some(c) = p.tap.captures(line) {
+            push(c[1].to_string());
+        } else if let Some(c) = p.node_spec.captures(line) {
+            push(c[1].to_string());
+        } else if let Some(c) = p.pytest.captures(line) {
+            push(c[1].to_string());
+        } else if let Some(c) = p.unittest.captures(line) {
+            // Python 3.11+ writes `test_x (mod.Class.test_x)`, older ones `test_x (mod.Class)`.
+            let (method, owner) = (&c[1], &c[2]);
+            if owner.ends_with(&format!(".{method}")) {
+                push(owner.to_string());
+            } else {
+                push(format!("{owner}.{method}"));
+            }
+        } else if let Some(c) = p.go.captures(line) {
+            push(c[1].to_string());
+        } else if let Some(c) = p.jest.captures(line) {
+            if !c[1].starts_with("Console") {
+                push(c[1].to_string());
+            }
+        } else if let Some(c) = p.vitest.captures(line) {
+            push(c[1].to_string());
+        }
+    }
+    names
+}
+
+/// Removes ANSI colour sequences, which runners add even to logs when forced to.
+fn strip_ansi(line: &str) -> String {
+    if !line.contains('\x1b') {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(passed: u64, failed: u64, skipped: u64) -> Option<Counts> {
+        Some(Counts {
+            passed,
+            failed,
+            skipped,
+        })
+    }
+
+    #[test]
+    fn cargo_test_lines_add_up_across_binaries() {
+        let log = "running 3 tests\ntest a ... ok\ntest b::c ... FAILED\n\
+            test result: FAILED. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\
+            test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n";
+        assert_eq!(read(log), c(7, 1, 1));
+        assert_eq!(failed_tests(log), ["b::c"]);
+    }
+
+    #[test]
+    fn nextest_summary() {
+        let log = "        FAIL [   0.004s] mycrate::tests it_breaks\n------------\n     Summary [   0.012s] 6 tests run: 4 passed, 2 failed, 1 skipped\n        FAIL [   0.004s] mycrate::tests it_breaks\n";
+        assert_eq!(read(log), c(4, 2, 1));
+        assert_eq!(failed_tests(log), ["mycrate::tests it_breaks"]);
+    }
+
+    #[test]
+    fn node_test_runner_tap_and_spec() {
+        let tap = "not ok 2 - rejects empty\n# tests 5\n# suites 0\n# pass 4\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 50\n";
+        assert_eq!(read(tap), c(4, 1, 0));
+        assert_eq!(failed_tests(tap), ["rejects empty"]);
+        let spec = "✔ works (0.5ms)\n✖ rejects empty (1.2ms)\nℹ tests 5\nℹ pass 4\nℹ fail 1\nℹ skipped 2\n";
+        assert_eq!(read(spec), c(4, 1, 2));
+        assert_eq!(failed_tests(spec), ["rejects empty"]);
+    }
+
+    #[test]
+    fn pytest_summary() {
+        let log = "FAILED tests/test_x.py::test_y - AssertionError: no\n==== 1 failed, 3 passed, 2 skipped in 0.12s ====\n";
+        assert_eq!(read(log), c(3, 1, 2));
+        assert_eq!(failed_tests(log), ["tests/test_x.py::test_y"]);
+        assert_eq!(
+            read("============ 12 passed in 1.01s ============\n"),
+            c(12, 0, 0)
+        );
+    }
+
+    #[test]
+    fn unittest_ran_and_result() {
+        let ok = "....\n----\nRan 4 tests in 0.001s\n\nOK (skipped=1)\n";
+        assert_eq!(read(ok), c(3, 0, 1));
+        let bad = "FAIL: test_b (pkg.TestX.test_b)\nERROR: test_c (pkg.TestX)\nRan 5 tests in 0.002s\n\nFAILED (failures=1, errors=1)\n";
+        assert_eq!(read(bad), c(3, 2, 0));
+        assert_eq!(failed_tests(bad), ["pkg.TestX.test_b", "pkg.TestX.test_c"]);
+    }
+
+    #[test]
+    fn go_test_verbose_lines() {
+        let log = "=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\n    --- SKIP: TestB/sub (0.00s)\nFAIL\n";
+        assert_eq!(read(log), c(1, 1, 1));
+        assert_eq!(failed_tests(log), ["TestB"]);
+    }
+
+    #[test]
+    fn jest_vitest_mocha() {
+        assert_eq!(
+            read("Tests:       1 failed, 1 skipped, 4 passed, 6 total\n"),
+            c(4, 1, 1)
+        );
+        assert_eq!(read(" Tests  4 passed | 1 failed (5)\n"), c(4, 1, 0));
+        assert_eq!(read("  5 passing (20ms)\n  1 failing\n"), c(5, 1, 0));
+        assert_eq!(
+            failed_tests("  ● math › adds\n  ● Console\n"),
+            ["math › adds"]
+        );
+    }
+
+    #[test]
+    fn plain_line_with_optional_label() {
+        assert_eq!(read("12 passed, 0 failed\n"), c(12, 0, 0));
+        assert_eq!(read("smoke: 3 passed, 1 failed, 2 skipped\n"), c(3, 1, 2));
+        // Not alone on its line: not a summary.
+        assert_eq!(read("we expect 3 passed, 1 failed later\n"), None);
+    }
+
+    #[test]
+    fn unknown_output_has_no_counts() {
+        assert_eq!(read("all good\n"), None);
+        assert_eq!(read(""), None);
+    }
+
+    #[test]
+    fn colour_codes_do_not_hide_a_summary() {
+        assert_eq!(read("\x1b[32m12 passed, 0 failed\x1b[0m\n"), c(12, 0, 0));
+    }
+}

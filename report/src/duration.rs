@@ -1,0 +1,116 @@
+//! Durations as people write them in config files and flags: `300s`, `15m`, `1h30m`, `500ms`.
+//!
+//! A bare number is refused rather than guessed at: "30" could mean seconds or minutes, and a
+//! timeout off by 60x is a silent failure.
+
+use std::fmt;
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad duration {text:?}: {why} (write it like 300s, 15m, 1h30m or 500ms)")]
+pub struct DurationError {
+    pub text: String,
+    pub why: &'static str,
+}
+
+/// Parses a sequence of `<number><unit>` parts, units `ms`, `s`, `m`, `h`, `d`.
+pub fn parse(text: &str) -> Result<Duration, DurationError> {
+    let err = |why| DurationError {
+        text: text.to_string(),
+        why,
+    };
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(err("it is empty"));
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return Err(err("expected a number"));
+        }
+        let value: f64 = rest[..digits]
+            .parse()
+            .map_err(|_| err("the number is malformed"))?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = rest[..unit_len].trim();
+        rest = &rest[unit_len..];
+        let secs = match unit {
+            "ms" => value / 1000.0,
+            "s" | "sec" | "secs" => value,
+            "m" | "min" | "mins" => value * 60.0,
+            "h" | "hr" | "hours" => value * 3600.0,
+            "d" | "days" => value * 86_400.0,
+            "" => return Err(err("a unit is missing")),
+            _ => return Err(err("the unit is unknown")),
+        };
+        total += Duration::try_from_secs_f64(secs).map_err(|_| err("it is out of range"))?;
+    }
+    Ok(total)
+}
+
+/// A compact human form: `0.31s`, `12.4s`, `2m05s`, `1h02m`.
+pub fn human(d: Duration) -> String {
+    HumanDuration(d).to_string()
+}
+
+/// Display wrapper for [`human`].
+#[derive(Clone, Copy, Debug)]
+pub struct HumanDuration(pub Duration);
+
+impl fmt::Display for HumanDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.0.as_secs_f64();
+        if secs < 10.0 {
+            write!(f, "{secs:.2}s")
+        } else if secs < 60.0 {
+            write!(f, "{secs:.1}s")
+        } else if secs < 3600.0 {
+            let whole = secs.round() as u64;
+            write!(f, "{}m{:02}s", whole / 60, whole % 60)
+        } else {
+            let whole = secs.round() as u64;
+            write!(f, "{}h{:02}m", whole / 3600, whole % 3600 / 60)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_forms_people_write() {
+        assert_eq!(parse("300s").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse("15m").unwrap(), Duration::from_secs(900));
+        assert_eq!(parse("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse(" 2m 5s ").unwrap(), Duration::from_secs(125));
+    }
+
+    #[test]
+    fn refuses_bare_numbers_and_unknown_units() {
+        for bad in ["30", "", "m", "5 fortnights", "1..2s", "-5s", "s5"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        assert!(parse("30")
+            .unwrap_err()
+            .to_string()
+            .contains("unit is missing"));
+    }
+
+    #[test]
+    fn human_form_is_compact() {
+        assert_eq!(human(Duration::from_millis(310)), "0.31s");
+        assert_eq!(human(Duration::from_millis(12_400)), "12.4s");
+        assert_eq!(human(Duration::from_secs(125)), "2m05s");
+        assert_eq!(human(Duration::from_secs(3720)), "1h02m");
+    }
+}

@@ -1,0 +1,53 @@
+//! Ctrl-C and SIGTERM as a request, not a death.
+//!
+//! The tools must clean up when interrupted (kill the running groups, restore files, remove
+//! worktrees, write the partial report, exit 130), so the signal only sets a flag; the runner
+//! polls it while it waits for a child and every loop over work items checks it between items.
+//! Children run in their own process groups, so the terminal's SIGINT never reaches them
+//! directly: the runner kills them itself.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: nix::libc::c_int) {
+    // Only async-signal-safe work here: two atomic stores.
+    SIGNAL.store(sig, Ordering::SeqCst);
+    REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// Routes SIGINT and SIGTERM to the flag. Call once, early in `main`.
+pub fn install() {
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    for sig in [Signal::SIGINT, Signal::SIGTERM] {
+        // SAFETY: the handler only stores to atomics, which is async-signal-safe.
+        unsafe {
+            let _ = signal::sigaction(sig, &action);
+        }
+    }
+}
+
+/// Whether an interrupt has arrived.
+pub fn requested() -> bool {
+    REQUESTED.load(Ordering::SeqCst)
+}
+
+/// The signal number that arrived, if any.
+pub fn signal() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Sets the flag as a signal would; used by tests and by tools that stop early on their own.
+pub fn request() {
+    REQUESTED.store(true, Ordering::SeqCst);
+}

@@ -1,0 +1,63 @@
+//! Report files written whole or not at all.
+//!
+//! A reader (a CI step, a dashboard, a reviewer's `cat`) must never see half a report, even when
+//! the tool is killed mid-write, so each file is written to a temp file in the same folder and
+//! renamed over the target, which is atomic on one filesystem.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+/// Writes `value` as pretty JSON (with a final newline) to `path`, atomically.
+pub fn write_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> io::Result<()> {
+    let mut text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    text.push('\n');
+    write_text_atomic(path, &text)
+}
+
+/// Writes `text` to `path`, atomically.
+pub fn write_text_atomic(path: &Path, text: &str) -> io::Result<()> {
+    write_bytes_atomic(path, text.as_bytes())
+}
+
+/// Writes `bytes` to `path`, atomically.
+pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".tmp{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_data()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_whole_file_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        write_atomic(&path, &serde_json::json!({"a": 1})).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\n  \"a\": 1\n}\n");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+}
