@@ -1,0 +1,314 @@
+//! Path rules: which manifest paths are acceptable at all, and how a path is looked up in a
+//! tree without ever leaving it.
+//!
+//! The one thing to know: a manifest is untrusted input, and so is the tree it is checked
+//! against (it came out of someone's patch). A name like `../../home/x/.ssh/id_rsa`, or an
+//! innocent `docs/key` where `docs` is a symlink to `/home/x/.ssh`, must not make the checker
+//! read (and, by its OK or FAILED, reveal facts about) files outside the tree. So lookups walk
+//! the path one component at a time with `lstat`, resolve every symlink by hand, and refuse the
+//! moment a step would leave the root. Links that stay inside the tree are followed, as
+//! `sha256sum` follows them: a repository's `README -> docs/README.md` is checked by the content
+//! it shows.
+//!
+//! The walk is not atomic: a tree that is being changed while it is checked can race it. That
+//! is outside what this guards against (the tree is a worktree the tool itself just made).
+
+use std::collections::VecDeque;
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::format::escape_name;
+
+/// A path refused as bad input: which path, and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("path {}: {problem}", show_path(path))]
+pub struct PathError {
+    /// The path as given (raw bytes, unescaped).
+    pub path: Vec<u8>,
+    /// What is wrong with it.
+    pub problem: PathProblem,
+}
+
+/// Why a path was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathProblem {
+    /// The path is empty.
+    Empty,
+    /// The path holds a NUL byte, which no Unix file name can.
+    Nul,
+    /// The path starts with `/`.
+    Absolute,
+    /// The path has a `..` component.
+    ParentDir,
+    /// The path ends with `/`, so it cannot name a file.
+    TrailingSlash,
+    /// The path is only `.` components: it names the tree itself.
+    NoFileName,
+    /// Following the symlink at `link` (relative to the root) would leave the tree.
+    LinkEscapes {
+        /// The link, relative to the root.
+        link: Vec<u8>,
+        /// What it points to.
+        target: Vec<u8>,
+    },
+}
+
+impl fmt::Display for PathProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathProblem::Empty => f.write_str("empty path"),
+            PathProblem::Nul => f.write_str("holds a NUL byte"),
+            PathProblem::Absolute => {
+                f.write_str("absolute path (manifest paths are relative to the tree)")
+            }
+            PathProblem::ParentDir => {
+                f.write_str("has a `..` component, which could climb out of the tree")
+            }
+            PathProblem::TrailingSlash => f.write_str("ends with `/`, so it names no file"),
+            PathProblem::NoFileName => f.write_str("names the tree itself, not a file in it"),
+            PathProblem::LinkEscapes { link, target } => write!(
+                f,
+                "symlink {} -> {} leads out of the tree",
+                show_path(link),
+                show_path(target)
+            ),
+        }
+    }
+}
+
+/// A path for an error message: escaped the way sha256sum escapes names (so a newline cannot
+/// split the message), then lossy UTF-8, in quotes.
+pub(crate) fn show_path(path: &[u8]) -> String {
+    format!("'{}'", String::from_utf8_lossy(&escape_name(path)))
+}
+
+/// Checks a manifest path without touching the file system: relative, non-empty, no NUL, no
+/// `..` component, not ending in `/`, and naming something below the root.
+///
+/// `.` components and doubled slashes are allowed (`./a//b` is what some tools write, and
+/// sha256sum accepts it); the path is kept exactly as written.
+pub fn check_path(path: &[u8]) -> Result<(), PathError> {
+    let problem = if path.is_empty() {
+        Some(PathProblem::Empty)
+    } else if path.contains(&0) {
+        Some(PathProblem::Nul)
+    } else if path[0] == b'/' {
+        Some(PathProblem::Absolute)
+    } else if path.split(|&b| b == b'/').any(|c| c == b"..") {
+        Some(PathProblem::ParentDir)
+    } else if path.ends_with(b"/") {
+        Some(PathProblem::TrailingSlash)
+    } else if path
+        .split(|&b| b == b'/')
+        .all(|c| c.is_empty() || c == b".")
+    {
+        Some(PathProblem::NoFileName)
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(PathError {
+            path: path.to_vec(),
+            problem,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Where a checked path leads inside the tree.
+#[derive(Debug)]
+pub(crate) enum Located {
+    /// A regular file, at a real path with no symlinks left in it, and its size.
+    File { real: PathBuf, len: u64 },
+    /// Nothing there: a component does not exist, or one before the last is not a directory
+    /// (the kernel's ENOENT and ENOTDIR), or an in-tree link dangles.
+    Missing,
+    /// Something is there but cannot be read as a file: a directory, a FIFO, a device, a
+    /// permission error on the way, a link loop. The text says which.
+    Unreadable(String),
+}
+
+/// The same limit as Linux's `MAXSYMLINKS`, so a loop is reported where the kernel would.
+const MAX_LINKS: usize = 40;
+
+/// Looks `path` up below `root`, which must already be canonical (see
+/// [`std::fs::canonicalize`]), following in-tree symlinks and refusing any that leave.
+///
+/// The path must have passed [`check_path`]; this checks it again so no caller can skip it.
+pub(crate) fn locate(root: &Path, path: &[u8]) -> Result<Located, PathError> {
+    check_path(path)?;
+    let escape = |link: &Path, target: &Path| PathError {
+        path: path.to_vec(),
+        problem: PathProblem::LinkEscapes {
+            link: link
+                .strip_prefix(root)
+                .unwrap_or(link)
+                .as_os_str()
+                .as_bytes()
+                .to_vec(),
+            target: target.as_os_str().as_bytes().to_vec(),
+        },
+    };
+
+    let mut pending: VecDeque<PathBuf> = components(Path::new(OsStr::from_bytes(path)));
+    // `real` only ever holds real directories below `root` (never a symlink), so popping it
+    // for a `..` that came out of a link target is exactly what the kernel would do.
+    let mut real = root.to_path_buf();
+    let mut depth = 0usize;
+    let mut links = 0usize;
+    // The last link followed, to name it if a `..` it brought in reaches above the root.
+    let mut last_link: Option<(PathBuf, PathBuf)> = None;
+
+    while let Some(part) = pending.pop_front() {
+        if part.as_os_str() == ".." {
+            if depth == 0 {
+                // Only a link target can bring a `..` here: check_path refused them in the
+                // manifest path itself.
+                let (link, target) = last_link.unwrap_or_else(|| (real.clone(), "..".into()));
+                return Err(escape(&link, &target));
+            }
+            real.pop();
+            depth -= 1;
+            continue;
+        }
+        real.push(&part);
+        let meta = match fs::symlink_metadata(&real) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Located::Missing),
+            Err(e) => return Ok(Located::Unreadable(e.to_string())),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            links += 1;
+            if links > MAX_LINKS {
+                return Ok(Located::Unreadable(
+                    "too many levels of symbolic links".to_string(),
+                ));
+            }
+            let target = match fs::read_link(&real) {
+                Ok(target) => target,
+                Err(e) => return Ok(Located::Unreadable(e.to_string())),
+            };
+            let link = real.clone();
+            real.pop();
+            let next = if target.is_absolute() {
+                // An absolute target is only acceptable when it names a place inside the
+                // root as the root is spelled canonically; anything else is outside, even if
+                // some other spelling of it would land back inside.
+                match target.strip_prefix(root) {
+                    Ok(inside) => {
+                        real = root.to_path_buf();
+                        depth = 0;
+                        components(inside)
+                    }
+                    Err(_) => return Err(escape(&link, &target)),
+                }
+            } else {
+                components(&target)
+            };
+            // Refused here, naming the link, rather than later at the `..` that climbs.
+            if climbs_above(&next, depth) {
+                return Err(escape(&link, &target));
+            }
+            last_link = Some((link, target));
+            let mut next = next;
+            next.extend(pending);
+            pending = next;
+        } else if kind.is_dir() {
+            depth += 1;
+        } else if !pending.is_empty() {
+            // `file/more`: the kernel says ENOTDIR, which for a checker means "not there".
+            return Ok(Located::Missing);
+        } else if kind.is_file() {
+            return Ok(Located::File {
+                real,
+                len: meta.len(),
+            });
+        } else {
+            return Ok(Located::Unreadable("not a regular file".to_string()));
+        }
+    }
+    Ok(Located::Unreadable("is a directory".to_string()))
+}
+
+/// The normal and `..` components of a relative path (`.` and empty ones dropped).
+fn components(path: &Path) -> VecDeque<PathBuf> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(PathBuf::from(name)),
+            Component::ParentDir => Some(PathBuf::from("..")),
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => None,
+        })
+        .collect()
+}
+
+/// Whether walking `parts` from `depth` levels below the root goes above the root at any
+/// point (counting lexically, which is exact here because the directories walked so far are
+/// real, and any further link is checked again when it is reached).
+fn climbs_above(parts: &VecDeque<PathBuf>, mut depth: usize) -> bool {
+    for part in parts {
+        if part.as_os_str() == ".." {
+            if depth == 0 {
+                return true;
+            }
+            depth -= 1;
+        } else {
+            depth += 1;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(path: &[u8]) -> Option<PathProblem> {
+        check_path(path).err().map(|e| e.problem)
+    }
+
+    #[test]
+    fn plain_relative_paths_pass() {
+        for p in [
+            &b"a"[..],
+            b"a/b",
+            b"./a",
+            b"a//b",
+            b".hidden",
+            b"...",
+            b"a/./b",
+            b"-",
+        ] {
+            assert_eq!(problem(p), None, "{:?}", String::from_utf8_lossy(p));
+        }
+    }
+
+    #[test]
+    fn bad_paths_are_refused_with_their_reason() {
+        assert_eq!(problem(b""), Some(PathProblem::Empty));
+        assert_eq!(problem(b"a\0b"), Some(PathProblem::Nul));
+        assert_eq!(problem(b"/etc/passwd"), Some(PathProblem::Absolute));
+        assert_eq!(problem(b".."), Some(PathProblem::ParentDir));
+        assert_eq!(problem(b"../a"), Some(PathProblem::ParentDir));
+        assert_eq!(problem(b"a/../b"), Some(PathProblem::ParentDir));
+        assert_eq!(problem(b"a/.."), Some(PathProblem::ParentDir));
+        assert_eq!(problem(b"a/"), Some(PathProblem::TrailingSlash));
+        assert_eq!(problem(b"."), Some(PathProblem::NoFileName));
+        assert_eq!(problem(b"./."), Some(PathProblem::NoFileName));
+    }
+
+    #[test]
+    fn errors_name_the_path_escaped_and_the_problem() {
+        let e = check_path(b"../x\ny").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "path '../x\\ny': has a `..` component, which could climb out of the tree"
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! The tree a manifest describes: opening its root, and the errors that stop a check of it
+//! before any verdict (as opposed to FAILED or MISSING, which are findings).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::path::{locate, show_path, Located, PathError};
+
+/// Why a tree could not be hashed or checked at all. A file that differs or is absent is not
+/// an error but a [`crate::Status`]; these are bad input or a tree that cannot be opened.
+#[derive(Debug, Error)]
+pub enum TreeError {
+    /// The root itself cannot be resolved (does not exist, no permission).
+    #[error("tree {}: {source}", root.display())]
+    Root {
+        /// The root as given.
+        root: PathBuf,
+        /// What the system said.
+        #[source]
+        source: io::Error,
+    },
+    /// A path breaks the path rules (absolute, `..`, a link out of the tree).
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// A path that must exist does not (making a manifest of it).
+    #[error("path {}: no such file in the tree", show_path(path))]
+    Missing {
+        /// The path, relative to the root.
+        path: Vec<u8>,
+    },
+    /// A path that must be read cannot be (making a manifest of it).
+    #[error("path {}: {message}", show_path(path))]
+    Unreadable {
+        /// The path, relative to the root.
+        path: Vec<u8>,
+        /// What went wrong.
+        message: String,
+    },
+    /// A manifest of no paths was asked for; it could not be read back (sha256sum and
+    /// [`crate::parse`] both refuse an empty manifest).
+    #[error("no paths given: a manifest with no entries cannot be checked")]
+    NoPaths,
+}
+
+/// The canonical root, so that every later comparison against it is exact.
+pub(crate) fn open_root(root: &Path) -> Result<PathBuf, TreeError> {
+    root.canonicalize().map_err(|source| TreeError::Root {
+        root: root.to_path_buf(),
+        source,
+    })
+}
+
+/// Locates every path before anything is read, so one bad path refuses the whole request
+/// instead of leaving half a report.
+pub(crate) fn locate_all<P: AsRef<[u8]>>(
+    root: &Path,
+    paths: &[P],
+) -> Result<Vec<Located>, TreeError> {
+    let root = open_root(root)?;
+    paths
+        .iter()
+        .map(|p| locate(&root, p.as_ref()).map_err(TreeError::from))
+        .collect()
+}

@@ -1,0 +1,295 @@
+//! Checking a tree against a manifest: one status per entry, in manifest order, and the
+//! `N/N OK` summary line.
+//!
+//! The statuses split what `sha256sum -c` lumps together as "FAILED open or read":
+//! - `OK`: a regular file (in-tree links followed) whose content has the digest;
+//! - `FAILED`: something is there but does not match: different content, or it cannot be
+//!   read as a file (a directory, a FIFO, no permission, a link loop), with the reason;
+//! - `MISSING`: nothing is there (no such file, a parent is not a directory, or an in-tree
+//!   link dangles).
+//!
+//! A path that breaks the rules (a link leading out of the tree) is not a status but an
+//! error for the whole check: it is bad input, and no verdict is given on a manifest that
+//! asks to read outside its tree.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+
+use crate::entry::{Digest, Manifest};
+use crate::format::{escape_name, needs_escape};
+use crate::hash::{hash_jobs, Job};
+use crate::path::Located;
+use crate::tree::{locate_all, TreeError};
+
+/// The verdict on one entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The file is there and has the digest.
+    Ok,
+    /// Something is there but it does not have the digest or cannot be read.
+    Failed,
+    /// Nothing is there.
+    Missing,
+}
+
+impl Status {
+    /// The word printed for it: `OK`, `FAILED` or `MISSING`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "OK",
+            Status::Failed => "FAILED",
+            Status::Missing => "MISSING",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One entry's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// The path from the manifest (raw bytes).
+    pub path: Vec<u8>,
+    /// The digest the manifest expects.
+    pub expected: Digest,
+    /// The digest found, when the file could be read.
+    pub actual: Option<Digest>,
+    /// The verdict.
+    pub status: Status,
+    /// Why, when not OK: `content differs`, `no such file`, `is a directory`, ...
+    pub detail: Option<String>,
+}
+
+/// Prints as `sha256sum -c` prints a result line: `NAME: OK`, with the name escaped and the
+/// line led by `\` when the name needs it, plus the reason in parentheses when not OK.
+impl fmt::Display for Checked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if needs_escape(&self.path) {
+            f.write_str("\\")?;
+        }
+        let name = escape_name(&self.path);
+        write!(f, "{}: {}", String::from_utf8_lossy(&name), self.status)?;
+        match &self.detail {
+            Some(detail) => write!(f, " ({detail})"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Serialize for Checked {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Checked", 6)?;
+        s.serialize_field("path", &String::from_utf8_lossy(&self.path))?;
+        // The escaped form keeps newlines and CRs visible; lossy only for non-UTF-8 bytes.
+        s.serialize_field(
+            "path_escaped",
+            &String::from_utf8_lossy(&escape_name(&self.path)),
+        )?;
+        s.serialize_field("status", &self.status)?;
+        s.serialize_field("expected", &self.expected)?;
+        s.serialize_field("actual", &self.actual)?;
+        s.serialize_field("detail", &self.detail)?;
+        s.end()
+    }
+}
+
+/// Counts of each status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Entries checked.
+    pub total: usize,
+    /// Entries OK.
+    pub ok: usize,
+    /// Entries FAILED.
+    pub failed: usize,
+    /// Entries MISSING.
+    pub missing: usize,
+}
+
+impl Summary {
+    /// True when every entry is OK.
+    pub fn all_ok(&self) -> bool {
+        self.ok == self.total
+    }
+}
+
+/// `12/12 OK`, or `10/12 OK, 1 FAILED, 1 MISSING` (a zero count is left out).
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{} OK", self.ok, self.total)?;
+        if self.failed > 0 {
+            write!(f, ", {} FAILED", self.failed)?;
+        }
+        if self.missing > 0 {
+            write!(f, ", {} MISSING", self.missing)?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of checking a tree: every entry in manifest order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verification {
+    /// One result per manifest entry, in manifest order.
+    pub entries: Vec<Checked>,
+}
+
+impl Verification {
+    /// The counts.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary {
+            total: self.entries.len(),
+            ..Summary::default()
+        };
+        for e in &self.entries {
+            match e.status {
+                Status::Ok => s.ok += 1,
+                Status::Failed => s.failed += 1,
+                Status::Missing => s.missing += 1,
+            }
+        }
+        s
+    }
+
+    /// True when every entry is OK (and there is at least one).
+    pub fn all_ok(&self) -> bool {
+        !self.entries.is_empty() && self.summary().all_ok()
+    }
+}
+
+/// Every entry's line, then the summary line.
+impl fmt::Display for Verification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for e in &self.entries {
+            writeln!(f, "{e}")?;
+        }
+        write!(f, "{}", self.summary())
+    }
+}
+
+/// `{"summary": "12/12 OK", "total": 12, "ok": 12, "failed": 0, "missing": 0, "entries": [...]}`
+impl Serialize for Verification {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let summary = self.summary();
+        let mut s = serializer.serialize_struct("Verification", 6)?;
+        s.serialize_field("summary", &summary.to_string())?;
+        s.serialize_field("total", &summary.total)?;
+        s.serialize_field("ok", &summary.ok)?;
+        s.serialize_field("failed", &summary.failed)?;
+        s.serialize_field("missing", &summary.missing)?;
+        s.serialize_field("entries", &self.entries)?;
+        s.end()
+    }
+}
+
+/// Checks every entry of `manifest` against the files under `root`, hashing on every core.
+///
+/// Every path is located first; a path the rules refuse (absolute, `..`, a symlink leading
+/// out of the tree, including through a parent directory) makes the whole check an error
+/// before any file is read.
+pub fn verify(root: &Path, manifest: &Manifest) -> Result<Verification, TreeError> {
+    let paths: Vec<&[u8]> = manifest.iter().map(|e| e.path.as_slice()).collect();
+    let located = locate_all(root, &paths)?;
+    let mut jobs = Vec::new();
+    let mut entries: Vec<Checked> = Vec::with_capacity(located.len());
+    for (index, (place, entry)) in located.into_iter().zip(manifest).enumerate() {
+        let (status, detail) = match place {
+            Located::File { real, len } => {
+                jobs.push(Job {
+                    index,
+                    path: real,
+                    len,
+                });
+                // Settled below, once hashed.
+                (Status::Failed, Some("not hashed".to_string()))
+            }
+            Located::Missing => (Status::Missing, Some("no such file".to_string())),
+            Located::Unreadable(why) => (Status::Failed, Some(why)),
+        };
+        entries.push(Checked {
+            path: entry.path.clone(),
+            expected: entry.digest,
+            actual: None,
+            status,
+            detail,
+        });
+    }
+    for (index, result) in hash_jobs(jobs) {
+        let Some(checked) = entries.get_mut(index) else {
+            continue;
+        };
+        match result {
+            Ok(actual) => {
+                checked.actual = Some(actual);
+                if actual == checked.expected {
+                    checked.status = Status::Ok;
+                    checked.detail = None;
+                } else {
+                    checked.detail = Some("content differs".to_string());
+                }
+            }
+            Err(e) => checked.detail = Some(e.to_string()),
+        }
+    }
+    Ok(Verification { entries })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(status: Status) -> Checked {
+        Checked {
+            path: b"p".to_vec(),
+            expected: Digest([0; 32]),
+            actual: None,
+            status,
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn status_words_are_exact() {
+        assert_eq!(Status::Ok.to_string(), "OK");
+        assert_eq!(Status::Failed.to_string(), "FAILED");
+        assert_eq!(Status::Missing.to_string(), "MISSING");
+    }
+
+    #[test]
+    fn summary_reads_n_of_n_ok_or_what_failed() {
+        let mut v = Verification {
+            entries: vec![checked(Status::Ok); 12],
+        };
+        assert_eq!(v.summary().to_string(), "12/12 OK");
+        assert!(v.all_ok());
+        v.entries[3].status = Status::Failed;
+        v.entries[7].status = Status::Missing;
+        assert_eq!(v.summary().to_string(), "10/12 OK, 1 FAILED, 1 MISSING");
+        v.entries[7].status = Status::Failed;
+        assert_eq!(v.summary().to_string(), "10/12 OK, 2 FAILED");
+        assert!(!v.all_ok());
+    }
+
+    #[test]
+    fn result_lines_escape_names_like_sha256sum() {
+        let mut c = checked(Status::Ok);
+        c.path = b"a\nb".to_vec();
+        assert_eq!(c.to_string(), "\\a\\nb: OK");
+        c.status = Status::Missing;
+        c.detail = Some("no such file".into());
+        assert_eq!(c.to_string(), "\\a\\nb: MISSING (no such file)");
+    }
+}
