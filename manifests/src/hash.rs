@@ -110,7 +110,7 @@ pub(crate) struct Job {
 /// Hashes the jobs on up to `available_parallelism` threads, biggest first; returns each
 /// job's index with its result, in no particular order.
 pub(crate) fn hash_jobs(mut jobs: Vec<Job>) -> Vec<(usize, io::Result<Digest>)> {
-    jobs.sort_by(|a, b| b.len.cmp(&a.len));
+    jobs.sort_by_key(|job| std::cmp::Reverse(job.len));
     let threads = thread::available_parallelism()
         .map(NonZeroUsize::get)
         .unwrap_or(1)
