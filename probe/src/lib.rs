@@ -1,1 +1,72 @@
-//! placeholder
+//! `probe`: measures where an MCP client stops passing tool results inline.
+//!
+//! The pieces: a stdio MCP [`server`] whose one tool [`emit`]s text of exactly n UTF-16 units
+//! between markers; a minimal [`client`] that calls any stdio server and sizes its reply; a
+//! [`model`] stand-in for the Anthropic Messages API so Claude Code can be driven offline; and the
+//! [`bracket`] driver (with [`check`] on top) that runs a client over many n, classifies each run
+//! from what was sent and what came back, and finds the threshold. [`protocol`] is the JSON-RPC
+//! framing they share.
+
+pub mod bracket;
+pub mod check;
+pub mod client;
+pub mod emit;
+pub mod model;
+pub mod protocol;
+pub mod server;
+
+use report::Exit;
+
+/// An error that carries the exit code it should end the run with: bad input is 2, a failed
+/// precondition (a server that will not start, a client that is not installed) is 4.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Precondition(String),
+}
+
+/// A validated command, ready to run.
+#[derive(Debug, Clone)]
+pub enum Command {
+    Serve(server::ServeSettings),
+    Call(client::CallSettings),
+    Model(model::ModelSettings),
+    Bracket(bracket::BracketSettings),
+    Check(check::CheckSettings),
+}
+
+/// Runs `command`; errors are printed here, once, as one line with their causes.
+pub fn run(command: Command) -> Exit {
+    let result = match command {
+        Command::Serve(s) => {
+            let stdin = std::io::stdin().lock();
+            server::serve(&s, stdin, std::io::stdout())
+                .map(|()| Exit::Ok)
+                .map_err(anyhow::Error::from)
+        }
+        Command::Call(s) => client::run_call(&s),
+        Command::Model(s) => model::run_model(s),
+        Command::Bracket(s) => bracket::run_bracket(&s),
+        Command::Check(s) => check::run_check(&s),
+    };
+    match result {
+        Ok(exit) => exit,
+        Err(e) => {
+            eprintln!("probe: {e:#}");
+            exit_for(&e)
+        }
+    }
+}
+
+/// The exit code for an error: what it says it is, else 4 (something stopped the judging).
+pub fn exit_for(e: &anyhow::Error) -> Exit {
+    if report::interrupt::requested() {
+        return Exit::Interrupted;
+    }
+    match e.downcast_ref::<Failure>() {
+        Some(Failure::Usage(_)) => Exit::Usage,
+        _ => Exit::Precondition,
+    }
+}

@@ -1,1 +1,17 @@
-fn main() {}
+//! The `probe` command line: parse, validate into settings, run, exit.
+
+mod cli;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let exit = match cli::Cli::parse().into_command() {
+        Ok(command) => probe::run(command),
+        Err(message) => {
+            eprintln!("probe: {message}");
+            report::Exit::Usage
+        }
+    };
+    exit.into()
+}

@@ -1,0 +1,353 @@
+//! `probe call`: a minimal stdio MCP client that calls one tool and sizes the reply.
+//!
+//! Sizes are given three ways because each limit counts differently: JavaScript clients compare
+//! UTF-16 units (`.length`), a Rust or Go client may count chars or bytes, and the transport
+//! carries the JSON as sent (escapes and all), which is larger than the text it holds.
+//!
+//! The server runs in its own process group, and the group is killed when the call is done, so
+//! a server that forks helpers leaves nothing behind.
+
+use crate::protocol::{self, Incoming};
+use crate::Failure;
+use report::Exit;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// What `call` takes.
+#[derive(Debug, Clone)]
+pub struct CallSettings {
+    pub tool: String,
+    pub arguments: Value,
+    pub cap: Option<u64>,
+    pub timeout: Duration,
+    pub json: bool,
+    pub server: Vec<String>,
+}
+
+/// The size of a piece of text, counted the three ways clients count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Size {
+    /// UTF-16 code units: JavaScript's `.length`.
+    pub units: u64,
+    /// Unicode scalar values.
+    pub chars: u64,
+    /// UTF-8 bytes.
+    pub bytes: u64,
+}
+
+impl Size {
+    pub fn of(text: &str) -> Size {
+        Size {
+            units: crate::emit::utf16_len(text),
+            chars: text.chars().count() as u64,
+            bytes: text.len() as u64,
+        }
+    }
+
+    fn add(self, other: Size) -> Size {
+        Size {
+            units: self.units + other.units,
+            chars: self.chars + other.chars,
+            bytes: self.bytes + other.bytes,
+        }
+    }
+}
+
+/// What one call found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallReport {
+    pub server: Vec<String>,
+    pub protocol_version: String,
+    pub server_info: Value,
+    pub tool: String,
+    pub arguments: Value,
+    pub is_error: bool,
+    /// Text blocks in the result.
+    pub blocks: usize,
+    /// The result's text, all blocks together.
+    pub text: Size,
+    /// The whole JSON-RPC reply line, exactly as the server sent it (without the newline).
+    pub reply_as_sent: Size,
+    /// The same reply re-serialized compactly (differs when the server pretty-prints or escapes
+    /// more than it must).
+    pub reply_compact: Size,
+    /// From sending `tools/call` to reading its reply.
+    pub call_secs: f64,
+    /// From starting the server to reading the reply.
+    pub total_secs: f64,
+    pub cap: Option<u64>,
+    /// Whether the text fits under the cap (`None` without one).
+    pub fits: Option<bool>,
+    pub started: report::Timestamp,
+}
+
+/// A running server and the lines it writes, read on a thread so a silent server can time out.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Vec<u8>>,
+    next_id: u64,
+    deadline: Instant,
+}
+
+impl Session {
+    fn start(argv: &[String], timeout: Duration) -> anyhow::Result<Session> {
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Failure::Precondition(format!("starting server {:?}: {e}", argv[0])))?;
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(Session {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            next_id: 1,
+            deadline: Instant::now() + timeout,
+        })
+    }
+
+    fn send(&mut self, message: &Value) -> anyhow::Result<()> {
+        let stdin = self.stdin.as_mut().expect("stdin open until finish");
+        stdin
+            .write_all(&protocol::to_line(message))
+            .and_then(|()| stdin.flush())
+            .map_err(|e| Failure::Precondition(format!("writing to the server: {e}")).into())
+    }
+
+    /// Sends a request and waits for its response; returns the raw line and the result.
+    fn request(&mut self, method: &str, params: Value) -> anyhow::Result<(Vec<u8>, Value)> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&protocol::request(id, method, params))?;
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(Failure::Precondition(format!(
+                        "no answer to {method} before the timeout"
+                    ))
+                    .into())
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Failure::Precondition(format!(
+                        "the server closed its output before answering {method}"
+                    ))
+                    .into())
+                }
+            };
+            let trimmed = line.strip_suffix(b"\n").unwrap_or(&line);
+            let trimmed = trimmed.strip_suffix(b"\r").unwrap_or(trimmed).to_vec();
+            if trimmed.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let messages = protocol::parse_line(&trimmed).map_err(|e| {
+                Failure::Precondition(format!(
+                    "the server wrote a line that is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&trimmed[..trimmed.len().min(120)])
+                ))
+            })?;
+            for message in messages {
+                match message {
+                    Incoming::Response { id: rid, result } if rid == json!(id) => {
+                        return match result {
+                            Ok(value) => Ok((trimmed, value)),
+                            Err(error) => {
+                                Err(Failure::Usage(format!("{method} failed: {error}")).into())
+                            }
+                        };
+                    }
+                    // A server may ask us things (ping, roots/list): answer so it is not left
+                    // waiting, with nothing more than the protocol requires.
+                    Incoming::Request {
+                        id: rid, method: m, ..
+                    } => {
+                        let reply = if m == "ping" {
+                            protocol::result(&rid, json!({}))
+                        } else {
+                            protocol::error(
+                                &rid,
+                                protocol::METHOD_NOT_FOUND,
+                                &format!("method not found: {m}"),
+                            )
+                        };
+                        self.send(&reply)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Closes the server's input (its cue to exit) and then ends its whole group.
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the server, initializes, lists tools and calls the one asked for.
+pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
+    let started = report::Timestamp::now();
+    let t0 = Instant::now();
+    let mut session = Session::start(&settings.server, settings.timeout)?;
+    let outcome = (|| {
+        let (_, init) = session.request(
+            "initialize",
+            json!({
+                "protocolVersion": crate::server::PROTOCOL_VERSIONS[crate::server::PROTOCOL_VERSIONS.len() - 1],
+                "capabilities": {},
+                "clientInfo": {"name": "probe", "version": env!("CARGO_PKG_VERSION")},
+            }),
+        )?;
+        session.send(&protocol::notification("notifications/initialized"))?;
+        let (_, list) = session.request("tools/list", json!({}))?;
+        let names: Vec<&str> = list["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        if !names.contains(&settings.tool.as_str()) {
+            return Err(Failure::Precondition(format!(
+                "the server has no tool {:?} (it lists: {})",
+                settings.tool,
+                names.join(", ")
+            ))
+            .into());
+        }
+        let t_call = Instant::now();
+        let (raw, result) = session.request(
+            "tools/call",
+            json!({"name": settings.tool, "arguments": settings.arguments}),
+        )?;
+        let call_secs = t_call.elapsed().as_secs_f64();
+        let total_secs = t0.elapsed().as_secs_f64();
+        let texts: Vec<&str> = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str())
+            .collect();
+        let text = texts
+            .iter()
+            .fold(Size::of(""), |acc, t| acc.add(Size::of(t)));
+        let raw_text = String::from_utf8_lossy(&raw);
+        let compact = serde_json::from_slice::<Value>(&raw)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|_| raw_text.to_string());
+        Ok(CallReport {
+            server: settings.server.clone(),
+            protocol_version: init["protocolVersion"].as_str().unwrap_or("").to_string(),
+            server_info: init["serverInfo"].clone(),
+            tool: settings.tool.clone(),
+            arguments: settings.arguments.clone(),
+            is_error: result["isError"] == json!(true),
+            blocks: texts.len(),
+            text,
+            reply_as_sent: Size::of(&raw_text),
+            reply_compact: Size::of(&compact),
+            call_secs,
+            total_secs,
+            cap: settings.cap,
+            fits: settings.cap.map(|cap| text.units <= cap),
+            started,
+        })
+    })();
+    session.finish();
+    outcome
+}
+
+/// The report as text, for a person.
+pub fn render(r: &CallReport) -> String {
+    let name = r.server_info["name"].as_str().unwrap_or("?");
+    let version = r.server_info["version"].as_str().unwrap_or("?");
+    let mut out = format!(
+        "server: {} ({name} {version}, protocol {})\ntool: {} {}\n",
+        r.server.join(" "),
+        r.protocol_version,
+        r.tool,
+        r.arguments
+    );
+    if r.is_error {
+        out.push_str("result: isError (the tool refused the call)\n");
+    }
+    out.push_str(&format!(
+        "text: {} UTF-16 units, {} chars, {} bytes in {} block{}\n",
+        r.text.units,
+        r.text.chars,
+        r.text.bytes,
+        r.blocks,
+        if r.blocks == 1 { "" } else { "s" }
+    ));
+    out.push_str(&format!(
+        "reply JSON: {} bytes / {} units as sent, {} bytes / {} units compact\n",
+        r.reply_as_sent.bytes, r.reply_as_sent.units, r.reply_compact.bytes, r.reply_compact.units
+    ));
+    out.push_str(&format!(
+        "time: {:.3}s for the call, {:.3}s in all\n",
+        r.call_secs, r.total_secs
+    ));
+    if let (Some(cap), Some(fits)) = (r.cap, r.fits) {
+        if fits {
+            out.push_str(&format!(
+                "cap: fits, {} units under the cap of {cap} ({} to spare)\n",
+                r.text.units,
+                cap - r.text.units
+            ));
+        } else {
+            out.push_str(&format!(
+                "cap: OVER, {} units is {} over the cap of {cap}\n",
+                r.text.units,
+                r.text.units - cap
+            ));
+        }
+    }
+    out
+}
+
+/// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap.
+pub fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
+    let report = call(settings)?;
+    if settings.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(Exit::from_held(report.fits != Some(false)))
+}

@@ -1,0 +1,412 @@
+//! The `emit` tool: text of exactly n UTF-16 code units, framed by markers.
+//!
+//! Lengths are UTF-16 units because that is what the clients measure: they are JavaScript, and a
+//! JS string's `.length` counts UTF-16 units, so one emoji (a surrogate pair) counts 2 and 'é'
+//! counts 1, whatever its UTF-8 byte length. A threshold "at 50,000 characters" means 50,000 of
+//! those.
+//!
+//! The text is `<<probe n=N nonce=X start>>`, then fill, then `<<probe n=N nonce=X end>>`. A
+//! driver that finds the end marker (with the nonce the server logged) knows the whole text
+//! arrived; one that finds only the start marker knows it was cut. When n is too small for both
+//! markers, the text keeps only the end marker (right-aligned, so it is still the last thing
+//! delivered); when n is too small even for that, it is fill alone and carries no marker.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The largest n the tool accepts: 10,000,000 units (at most ~20 MB of text with astral fill), so
+/// a typo cannot make the server exhaust memory.
+pub const MAX_N: u64 = 10_000_000;
+/// The most text blocks one reply may be split over.
+pub const MAX_BLOCKS: u64 = 10_000;
+
+/// What the text between the markers is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fill {
+    /// `x` repeated: one unit, one char, one byte each.
+    Ascii,
+    /// Emoji outside the Basic Multilingual Plane: two units (a surrogate pair), one char, four
+    /// bytes each. With an odd number of units to fill, the fill ends with one `x`, so the total
+    /// is still exact.
+    Astral,
+    /// Lines of 80 units: an 8-digit line number, a space, `x`s, and `\n`. The last line is cut
+    /// to fit.
+    Lines,
+}
+
+impl Fill {
+    pub const NAMES: [&'static str; 3] = ["ascii", "astral", "lines"];
+
+    pub fn parse(name: &str) -> Option<Fill> {
+        match name {
+            "ascii" => Some(Fill::Ascii),
+            "astral" => Some(Fill::Astral),
+            "lines" => Some(Fill::Lines),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Fill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Fill::Ascii => "ascii",
+            Fill::Astral => "astral",
+            Fill::Lines => "lines",
+        })
+    }
+}
+
+/// Validated arguments of one `emit` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmitArgs {
+    pub n: u64,
+    pub fill: Fill,
+    pub blocks: u64,
+}
+
+/// Arguments the tool refuses; the message is what the caller sees in the `isError` result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ArgError(pub String);
+
+impl EmitArgs {
+    /// Reads and checks the `arguments` of a `tools/call`.
+    pub fn from_json(args: Option<&Value>) -> Result<EmitArgs, ArgError> {
+        let empty = Map::new();
+        let obj = match args {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(obj)) => obj,
+            Some(_) => return Err(ArgError("arguments must be an object".into())),
+        };
+        if let Some(key) = obj
+            .keys()
+            .find(|k| !["n", "fill", "blocks"].contains(&k.as_str()))
+        {
+            return Err(ArgError(format!(
+                "unknown argument `{key}` (emit takes n, fill, blocks)"
+            )));
+        }
+        let n = match obj.get("n") {
+            None => return Err(ArgError("missing argument `n`".into())),
+            Some(v) => whole_number("n", v)?,
+        };
+        if n > MAX_N {
+            return Err(ArgError(format!("n = {n} is over the maximum {MAX_N}")));
+        }
+        let fill = match obj.get("fill") {
+            None | Some(Value::Null) => Fill::Ascii,
+            Some(Value::String(s)) => Fill::parse(s).ok_or_else(|| {
+                ArgError(format!(
+                    "fill must be one of {}, not `{s}`",
+                    Fill::NAMES.join(", ")
+                ))
+            })?,
+            Some(other) => return Err(ArgError(format!("fill must be a string, not {other}"))),
+        };
+        let blocks = match obj.get("blocks") {
+            None | Some(Value::Null) => 1,
+            Some(v) => whole_number("blocks", v)?,
+        };
+        if blocks == 0 || blocks > MAX_BLOCKS {
+            return Err(ArgError(format!(
+                "blocks must be between 1 and {MAX_BLOCKS}, not {blocks}"
+            )));
+        }
+        if blocks > n.max(1) {
+            return Err(ArgError(format!(
+                "blocks = {blocks} is more than n = {n}: a block would be empty"
+            )));
+        }
+        Ok(EmitArgs { n, fill, blocks })
+    }
+}
+
+/// A non-negative integer; a JSON number with no fractional part counts (`5e4`), since clients
+/// written in JavaScript have no integer type.
+fn whole_number(name: &str, v: &Value) -> Result<u64, ArgError> {
+    if let Some(n) = v.as_u64() {
+        return Ok(n);
+    }
+    match v {
+        Value::Number(num) => {
+            let f = num.as_f64().unwrap_or(f64::NAN);
+            if f < 0.0 {
+                Err(ArgError(format!("{name} must not be negative, got {num}")))
+            } else if f.fract() != 0.0 || !f.is_finite() {
+                Err(ArgError(format!("{name} must be an integer, got {num}")))
+            } else if f > MAX_N as f64 * 10.0 {
+                Err(ArgError(format!(
+                    "{name} = {num} is over the maximum {MAX_N}"
+                )))
+            } else {
+                Ok(f as u64)
+            }
+        }
+        other => Err(ArgError(format!(
+            "{name} must be an integer, got {}",
+            kind(other)
+        ))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The start marker for n and nonce.
+pub fn start_marker(n: u64, nonce: &str) -> String {
+    format!("<<probe n={n} nonce={nonce} start>>")
+}
+
+/// The end marker for n and nonce: its presence at the end of what a client delivered proves the
+/// whole text arrived.
+pub fn end_marker(n: u64, nonce: &str) -> String {
+    format!("<<probe n={n} nonce={nonce} end>>")
+}
+
+/// One reply's text, as blocks, and what it carries.
+#[derive(Debug, Clone)]
+pub struct Emission {
+    pub args: EmitArgs,
+    pub nonce: String,
+    pub blocks: Vec<String>,
+    pub start_marker: bool,
+    pub end_marker: bool,
+}
+
+impl Emission {
+    /// Total UTF-16 units over all blocks (always `args.n`).
+    pub fn units(&self) -> u64 {
+        self.blocks.iter().map(|b| utf16_len(b)).sum()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.blocks.iter().map(|b| b.len() as u64).sum()
+    }
+}
+
+/// Builds the text for `args`, with a fresh nonce.
+pub fn emit(args: EmitArgs) -> Emission {
+    emit_with_nonce(args, &fresh_nonce())
+}
+
+/// Builds the text for `args` with the given (ASCII) nonce.
+pub fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
+    let n = args.n as usize;
+    let start = start_marker(args.n, nonce);
+    let end = end_marker(args.n, nonce);
+    let (with_start, with_end) = if n >= start.len() + end.len() {
+        (true, true)
+    } else {
+        (false, n >= end.len())
+    };
+    let mut text = String::with_capacity(n * if args.fill == Fill::Astral { 2 } else { 1 } + 8);
+    let mut marks = 0;
+    if with_start {
+        text.push_str(&start);
+        marks += start.len();
+    }
+    if with_end {
+        marks += end.len();
+    }
+    push_fill(&mut text, args.fill, n - marks);
+    if with_end {
+        text.push_str(&end);
+    }
+    Emission {
+        args,
+        nonce: nonce.to_string(),
+        blocks: split_blocks(&text, args.n, args.blocks),
+        start_marker: with_start,
+        end_marker: with_end,
+    }
+}
+
+/// Appends exactly `units` UTF-16 units of fill.
+fn push_fill(text: &mut String, fill: Fill, units: usize) {
+    match fill {
+        Fill::Ascii => text.push_str(&"x".repeat(units)),
+        Fill::Astral => {
+            // Cycle through U+1F600..U+1F64F so the text is not one repeated code point (a client
+            // that dedupes or compresses runs would otherwise look better than it is).
+            for i in 0..units / 2 {
+                let c = char::from_u32(0x1F600 + (i % 80) as u32).expect("emoji range is valid");
+                text.push(c);
+            }
+            if units % 2 == 1 {
+                text.push('x');
+            }
+        }
+        Fill::Lines => {
+            const WIDTH: usize = 80;
+            let mut left = units;
+            let mut line_no = 1u64;
+            while left > 0 {
+                let mut line = format!("{line_no:08} ");
+                line.push_str(&"x".repeat(WIDTH - 1 - line.len()));
+                line.push('\n');
+                let take = left.min(WIDTH);
+                text.push_str(&line[..take]);
+                left -= take;
+                line_no += 1;
+            }
+        }
+    }
+}
+
+/// Splits `text` (of `n` units) into `k` blocks as equal as they can be. A boundary that would
+/// fall inside a surrogate pair moves one unit later, so a block never holds half a character.
+fn split_blocks(text: &str, n: u64, k: u64) -> Vec<String> {
+    if k <= 1 {
+        return vec![text.to_string()];
+    }
+    let mut blocks = Vec::with_capacity(k as usize);
+    let mut units = 0u64;
+    let mut begin = 0usize;
+    let mut chars = text.char_indices().peekable();
+    for i in 1..k {
+        let target = n * i / k;
+        while units < target {
+            let (_, c) = chars.next().expect("targets stay within the text");
+            units += c.len_utf16() as u64;
+        }
+        let cut = chars.peek().map(|&(at, _)| at).unwrap_or(text.len());
+        blocks.push(text[begin..cut].to_string());
+        begin = cut;
+    }
+    blocks.push(text[begin..].to_string());
+    blocks
+}
+
+/// The length JavaScript's `.length` reports.
+pub fn utf16_len(s: &str) -> u64 {
+    s.chars().map(|c| c.len_utf16() as u64).sum()
+}
+
+/// Eight hex digits, different per call and per process: enough that a marker in a client's
+/// output can only have come from this very reply. Not cryptographic, and need not be.
+pub fn fresh_nonce() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mut x = nanos
+        ^ (u64::from(std::process::id()) << 32)
+        ^ COUNTER
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // splitmix64's finaliser, to spread nearby inputs.
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    format!("{:08x}", x as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(n: u64, fill: Fill, blocks: u64) -> EmitArgs {
+        EmitArgs { n, fill, blocks }
+    }
+
+    #[test]
+    fn every_fill_gives_exactly_n_units() {
+        for fill in [Fill::Ascii, Fill::Astral, Fill::Lines] {
+            for n in [
+                0, 1, 2, 3, 30, 31, 35, 36, 69, 70, 71, 72, 73, 1000, 50_000, 50_001,
+            ] {
+                let e = emit_with_nonce(args(n, fill, 1), "abcd1234");
+                assert_eq!(e.units(), n, "{fill} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn markers_frame_the_text_when_there_is_room() {
+        let e = emit_with_nonce(args(200, Fill::Ascii, 1), "abcd1234");
+        let text = &e.blocks[0];
+        assert!(text.starts_with("<<probe n=200 nonce=abcd1234 start>>"));
+        assert!(text.ends_with("<<probe n=200 nonce=abcd1234 end>>"));
+        assert!(e.start_marker && e.end_marker);
+    }
+
+    #[test]
+    fn small_n_keeps_the_end_marker_then_nothing() {
+        let end = end_marker(40, "abcd1234").len() as u64;
+        let e = emit_with_nonce(args(40, Fill::Ascii, 1), "abcd1234");
+        assert!(!e.start_marker && e.end_marker);
+        assert!(e.blocks[0].ends_with("end>>"));
+        let e = emit_with_nonce(args(end - 1, Fill::Ascii, 1), "abcd1234");
+        assert!(!e.start_marker && !e.end_marker);
+        assert_eq!(e.blocks[0], "x".repeat(end as usize - 1));
+    }
+
+    #[test]
+    fn astral_with_odd_fill_ends_with_one_ascii_char() {
+        let e = emit_with_nonce(args(101, Fill::Astral, 1), "abcd1234");
+        let fill_units = 101 - 2 * end_marker(101, "abcd1234").len() as u64 + 1;
+        assert_eq!(fill_units % 2, 1);
+        assert!(e.blocks[0].contains("\u{1F600}"));
+        assert!(e.blocks[0].contains("x<<probe"));
+    }
+
+    #[test]
+    fn blocks_split_the_total_and_never_a_pair() {
+        for fill in [Fill::Ascii, Fill::Astral, Fill::Lines] {
+            for (n, k) in [(1000, 3), (1001, 7), (71, 71), (50_000, 2)] {
+                let e = emit_with_nonce(args(n, fill, k), "abcd1234");
+                assert_eq!(e.blocks.len() as u64, k);
+                assert_eq!(e.units(), n);
+                let max = e.blocks.iter().map(|b| utf16_len(b)).max().unwrap();
+                let min = e.blocks.iter().map(|b| utf16_len(b)).min().unwrap();
+                assert!(max - min <= 2, "{fill} {n}/{k}: {min}..{max}");
+            }
+        }
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        let ok = |v: Value| EmitArgs::from_json(Some(&v));
+        assert_eq!(ok(json!({"n": 5})).unwrap(), args(5, Fill::Ascii, 1));
+        assert_eq!(ok(json!({"n": 5e4})).unwrap().n, 50_000);
+        assert_eq!(
+            ok(json!({"n": 9, "fill": "lines", "blocks": 3})).unwrap(),
+            args(9, Fill::Lines, 3)
+        );
+        for bad in [
+            json!({}),
+            json!({"n": -1}),
+            json!({"n": 1.5}),
+            json!({"n": "5"}),
+            json!({"n": MAX_N + 1}),
+            json!({"n": 1e300}),
+            json!({"n": 5, "fill": "utf8"}),
+            json!({"n": 5, "blocks": 0}),
+            json!({"n": 5, "blocks": 6}),
+            json!({"n": 5, "nn": 1}),
+            json!([5]),
+        ] {
+            assert!(ok(bad.clone()).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn nonces_differ() {
+        assert_ne!(fresh_nonce(), fresh_nonce());
+        assert_eq!(fresh_nonce().len(), 8);
+    }
+}
