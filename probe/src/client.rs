@@ -172,7 +172,7 @@ impl Session {
                     String::from_utf8_lossy(&trimmed[..trimmed.len().min(120)])
                 ))
             })?;
-            for message in messages {
+            for message in messages.messages {
                 match message {
                     Incoming::Response { id: rid, result } if rid == json!(id) => {
                         return match result {

@@ -358,7 +358,8 @@ mod tests {
     #[test]
     fn astral_with_odd_fill_ends_with_one_ascii_char() {
         let e = emit_with_nonce(args(101, Fill::Astral, 1), "abcd1234");
-        let fill_units = 101 - 2 * end_marker(101, "abcd1234").len() as u64 + 1;
+        let fill_units =
+            101 - start_marker(101, "abcd1234").len() - end_marker(101, "abcd1234").len();
         assert_eq!(fill_units % 2, 1);
         assert!(e.blocks[0].contains("\u{1F600}"));
         assert!(e.blocks[0].contains("x<<probe"));

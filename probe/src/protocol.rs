@@ -41,17 +41,35 @@ pub enum Incoming {
     Invalid { id: Value, reason: String },
 }
 
+/// What one line held: its messages, and whether they came as a batch (a JSON array), whose
+/// replies go back as one array.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub batch: bool,
+    pub messages: Vec<Incoming>,
+}
+
 /// Parses one line. `Err` means the line is not JSON at all (answer -32700); a JSON array is a
-/// batch and yields one entry per element (an empty batch is one invalid request).
-pub fn parse_line(line: &[u8]) -> Result<Vec<Incoming>, String> {
+/// batch and yields one entry per element. An empty batch is one invalid request, answered with
+/// a single error rather than an array, as JSON-RPC 2.0 specifies.
+pub fn parse_line(line: &[u8]) -> Result<Line, String> {
     let value: Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
     Ok(match value {
-        Value::Array(items) if items.is_empty() => vec![Incoming::Invalid {
-            id: Value::Null,
-            reason: "empty batch".into(),
-        }],
-        Value::Array(items) => items.into_iter().map(classify).collect(),
-        other => vec![classify(other)],
+        Value::Array(items) if items.is_empty() => Line {
+            batch: false,
+            messages: vec![Incoming::Invalid {
+                id: Value::Null,
+                reason: "empty batch".into(),
+            }],
+        },
+        Value::Array(items) => Line {
+            batch: true,
+            messages: items.into_iter().map(classify).collect(),
+        },
+        other => Line {
+            batch: false,
+            messages: vec![classify(other)],
+        },
     })
 }
 
@@ -141,7 +159,7 @@ mod tests {
     use super::*;
 
     fn one(line: &str) -> Incoming {
-        let mut v = parse_line(line.as_bytes()).unwrap();
+        let mut v = parse_line(line.as_bytes()).unwrap().messages;
         assert_eq!(v.len(), 1);
         v.remove(0)
     }
@@ -201,8 +219,9 @@ mod tests {
             br#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"}]"#,
         )
         .unwrap();
-        assert_eq!(batch.len(), 2);
-        assert_eq!(parse_line(b"[]").unwrap().len(), 1);
+        assert!(batch.batch);
+        assert_eq!(batch.messages.len(), 2);
+        assert!(!parse_line(b"[]").unwrap().batch);
     }
 
     #[test]

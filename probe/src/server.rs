@@ -85,8 +85,7 @@ pub fn serve(settings: &ServeSettings, input: impl BufRead, output: impl Write) 
                     &format!("parse error: {e}"),
                 )]
             }
-            Ok(messages) => {
-                let batch = text.first() == Some(&b'[');
+            Ok(protocol::Line { batch, messages }) => {
                 let replies: Vec<Value> = messages
                     .into_iter()
                     .filter_map(|m| handle(m, &mut log))
