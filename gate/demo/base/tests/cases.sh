@@ -1,0 +1,3 @@
+check "Hello World" "hello-world"
+check "gatekit" "gatekit"
+check "Two  Spaces" "two-spaces"

@@ -1,0 +1,238 @@
+//! A candidate (base, patch, manifest, head) applied to a fresh detached worktree of its base,
+//! and the checks that bind it to what was reviewed.
+//!
+//! The order matters: everything that can be judged without a worktree (the patch exists, the
+//! manifest parses and obeys the path rules, both revisions exist) is checked first, so bad
+//! input leaves nothing behind. Then: `git apply --index` in the new worktree, the manifest
+//! against its files, the paths the patch deletes verified gone, drift (every commit in
+//! `base..head` touching a candidate path), and the tree id of the index, which is what an
+//! approval should name: it is the candidate's content, independent of any commit metadata.
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use manifests::{Manifest, Verification};
+use serde::Serialize;
+use sha2::{Digest as _, Sha256};
+
+use crate::git::{Commit, Git};
+use crate::worktree::Worktree;
+
+/// What the reviewer was handed.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub base: String,
+    pub patch: PathBuf,
+    pub manifest: PathBuf,
+    pub head: String,
+}
+
+/// Where the worktree goes.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// A temp worktree that is removed when the run ends.
+    Run,
+    /// A worktree at this path, left for the reviewer.
+    Keep(PathBuf),
+}
+
+/// A path the patch deletes, and whether it is gone from the worktree.
+#[derive(Clone, Debug, Serialize)]
+pub struct Deleted {
+    #[serde(serialize_with = "lossy")]
+    pub path: Vec<u8>,
+    pub gone: bool,
+}
+
+fn lossy<S: serde::Serializer>(p: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(p))
+}
+
+/// The inputs as read and resolved, before any worktree exists.
+#[derive(Debug)]
+pub struct Prepared {
+    pub candidate: Candidate,
+    pub base: String,
+    pub head: String,
+    pub patch_sha256: String,
+    pub manifest: Manifest,
+}
+
+/// The candidate applied and checked.
+#[derive(Debug)]
+pub struct Applied {
+    pub worktree: Worktree,
+    pub prepared: Prepared,
+    pub verification: Verification,
+    pub deleted: Vec<Deleted>,
+    pub drift: Vec<Commit>,
+    /// How many commits `base..head` holds (drift is the subset touching candidate paths).
+    pub commits_since_base: usize,
+    /// `git write-tree` of the worktree's index after the patch.
+    pub tree: String,
+}
+
+impl Applied {
+    /// Every reason the candidate does not hold, in words; empty when it holds.
+    pub fn findings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.verification.all_ok() {
+            out.push(format!("manifest {}", self.verification.summary()));
+        }
+        let present = self.deleted.iter().filter(|d| !d.gone).count();
+        if present > 0 {
+            out.push(format!("{present} deleted path(s) still present"));
+        }
+        if !self.drift.is_empty() {
+            out.push(format!(
+                "drift: {} commit(s) since base touch candidate paths",
+                self.drift.len()
+            ));
+        }
+        out
+    }
+
+    /// The manifest checked again now, against the worktree as it is.
+    pub fn recheck(&self) -> Result<Verification> {
+        manifests::verify(self.worktree.path(), &self.prepared.manifest)
+            .with_context(|| format!("{}", self.prepared.candidate.manifest.display()))
+    }
+}
+
+/// Reads and resolves the candidate's inputs; every error here is bad input.
+pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
+    let patch = fs::read(&candidate.patch)
+        .with_context(|| format!("patch {}", candidate.patch.display()))?;
+    if patch.is_empty() {
+        bail!("patch {}: the file is empty", candidate.patch.display());
+    }
+    let manifest_bytes = fs::read(&candidate.manifest)
+        .with_context(|| format!("manifest {}", candidate.manifest.display()))?;
+    let manifest = manifests::parse(&manifest_bytes).map_err(|e| match e.line() {
+        Some(line) => {
+            let text = e.to_string();
+            let problem = text
+                .split_once(": ")
+                .map(|(_, p)| p.to_string())
+                .unwrap_or(text);
+            anyhow!("{}:{line}: {problem}", candidate.manifest.display())
+        }
+        None => anyhow!("{}: {e}", candidate.manifest.display()),
+    })?;
+    let base = repo.commit_id(&candidate.base).context("base")?;
+    let head = repo.commit_id(&candidate.head).context("head")?;
+    Ok(Prepared {
+        candidate: candidate.clone(),
+        base,
+        head,
+        patch_sha256: hex(&Sha256::digest(&patch)),
+        manifest,
+    })
+}
+
+/// Applies a prepared candidate in a new worktree and runs every check.
+pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
+    let worktree = match place {
+        Place::Run => Worktree::for_run(repo, &prepared.base),
+        Place::Keep(path) => Worktree::at_path(repo, &prepared.base, path),
+    }
+    .context("creating the worktree")?;
+    let wt = worktree.git();
+    let patch_abs = std::path::absolute(&prepared.candidate.patch)
+        .unwrap_or_else(|_| prepared.candidate.patch.clone());
+    if let Err(e) = wt.bytes(["apply".as_ref(), "--index".as_ref(), patch_abs.as_os_str()]) {
+        // The worktree is dropped (removed) on the way out: nothing is left behind.
+        let message = match e {
+            crate::git::GitError::Failed { message, .. } => message,
+            other => other.to_string(),
+        };
+        bail!(
+            "patch {} does not apply to {}: {message}",
+            prepared.candidate.patch.display(),
+            short(&prepared.base)
+        );
+    }
+    let verification = manifests::verify(worktree.path(), &prepared.manifest)
+        .with_context(|| format!("{}", prepared.candidate.manifest.display()))?;
+
+    let changes = wt.bytes([
+        "diff",
+        "--cached",
+        "--name-status",
+        "--no-renames",
+        "-z",
+        &prepared.base,
+    ])?;
+    let changed = parse_name_status(&changes);
+    let deleted: Vec<Deleted> = changed
+        .iter()
+        .filter(|(status, _)| *status == b'D')
+        .map(|(_, path)| Deleted {
+            gone: fs::symlink_metadata(worktree.path().join(std::ffi::OsStr::from_bytes(path)))
+                .is_err(),
+            path: path.clone(),
+        })
+        .collect();
+
+    // Drift covers every path the candidate has a say about: the manifest's and the deleted.
+    let mut paths: Vec<Vec<u8>> = prepared.manifest.iter().map(|e| e.path.clone()).collect();
+    for (_, p) in &changed {
+        if !paths.contains(p) {
+            paths.push(p.clone());
+        }
+    }
+    let drift = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
+    let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
+    let tree = wt.text(["write-tree"])?;
+    Ok(Applied {
+        worktree,
+        prepared,
+        verification,
+        deleted,
+        drift,
+        commits_since_base,
+        tree,
+    })
+}
+
+/// `git diff --name-status -z` output as (status letter, path) pairs.
+pub fn parse_name_status(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
+    let mut changes = Vec::new();
+    while let Some(status) = fields.next() {
+        let Some(path) = fields.next() else { break };
+        changes.push((status[0], path.to_vec()));
+    }
+    changes
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The first 12 characters of a sha, for text meant for people.
+pub fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_status_pairs_survive_odd_names() {
+        let out = b"M\0a b.txt\0D\0dir/new\nline\0A\0x\\y\0";
+        let got = parse_name_status(out);
+        assert_eq!(
+            got,
+            vec![
+                (b'M', b"a b.txt".to_vec()),
+                (b'D', b"dir/new\nline".to_vec()),
+                (b'A', b"x\\y".to_vec())
+            ]
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! `gate cites`: does a review text cite this exact head?
+//!
+//! Reviews cite commits by abbreviated hashes of whatever width the writer's git chose (7, 8,
+//! 9, 12...), so matching is width-free: any hex token of 7 or more characters that the head's
+//! full id starts with counts. The tokens that match nothing are listed too: they are the
+//! positive control showing the scan found citations at all (an empty list on a text full of
+//! hashes would mean the scan is broken, not that nobody cited the head).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// One hex token found in the text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Token {
+    pub text: String,
+    pub line: usize,
+}
+
+/// The answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Citations {
+    pub head: String,
+    /// Tokens that the head's id starts with.
+    pub cited: Vec<Token>,
+    /// Tokens that do not.
+    pub others: Vec<Token>,
+}
+
+impl Citations {
+    pub fn is_cited(&self) -> bool {
+        !self.cited.is_empty()
+    }
+}
+
+/// Every hex token of 7 or more characters, standing alone as a word.
+pub fn tokens(text: &str) -> Vec<Token> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"\b[0-9a-fA-F]{7,}\b").expect("static pattern"));
+    text.lines()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            re.find_iter(line).map(move |m| Token {
+                text: m.as_str().to_string(),
+                line: i + 1,
+            })
+        })
+        .collect()
+}
+
+/// Splits the text's tokens into those `head` (a full id) starts with and the rest.
+pub fn find(head: &str, text: &str) -> Citations {
+    let head = head.to_ascii_lowercase();
+    let (cited, others) = tokens(text)
+        .into_iter()
+        .partition(|t| head.starts_with(&t.text.to_ascii_lowercase()));
+    Citations {
+        head,
+        cited,
+        others,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d";
+
+    #[test]
+    fn any_width_from_seven_counts() {
+        for cite in ["9c1d2e3", "9c1d2e3f", "9c1d2e3f4", "9C1D2E3F4A5B", HEAD] {
+            let c = find(HEAD, &format!("gated {cite} today"));
+            assert!(c.is_cited(), "{cite}");
+        }
+    }
+
+    #[test]
+    fn six_characters_or_a_wrong_digit_do_not() {
+        assert!(!find(HEAD, "gated 9c1d2e").is_cited());
+        assert!(!find(HEAD, "gated 9c1d2e4").is_cited());
+        assert!(!find(HEAD, "gated 9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0").is_cited());
+    }
+
+    #[test]
+    fn tokens_inside_words_are_not_citations_and_others_are_listed() {
+        let c = find(HEAD, "x_9c1d2e3f y\nabc1234 and deadbeef0\n");
+        assert!(!c.is_cited());
+        let others: Vec<(&str, usize)> =
+            c.others.iter().map(|t| (t.text.as_str(), t.line)).collect();
+        assert_eq!(others, [("abc1234", 2), ("deadbeef0", 2)]);
+    }
+}

@@ -1,0 +1,98 @@
+//! The command line of `gate`, as clap parses it. Doc comments here are the `--help` text.
+//! These raw arguments are turned into library settings in `commands`.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Prove a candidate is what was reviewed: apply its patch to a fresh detached worktree of its
+/// base, check its sha256 manifest and drift, and run its suites.
+#[derive(Debug, Parser)]
+#[command(name = "gate", version, max_term_width = 100)]
+pub struct Cli {
+    /// The git repository to work on (default: the one the current directory is in).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Turn the staged changes into DIR/build.patch and DIR/candidate-manifest.sha256.
+    Pack {
+        /// The commit the candidate is based on.
+        #[arg(long, value_name = "REV")]
+        base: String,
+        /// Where to write the patch and manifest.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
+        /// Limit the candidate to these paths (git pathspecs).
+        paths: Vec<String>,
+    },
+    /// Apply a patch to a fresh detached worktree of its base and check it.
+    Apply {
+        #[arg(long, value_name = "REV")]
+        base: String,
+        #[arg(long, value_name = "FILE")]
+        patch: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        manifest: PathBuf,
+        /// The tip whose commits since the base are checked for drift.
+        #[arg(long, value_name = "REV", default_value = "HEAD")]
+        head: String,
+        /// Where to make the worktree (default: a new folder in the temp dir). It is left in
+        /// place for you either way.
+        #[arg(long, value_name = "DIR")]
+        worktree: Option<PathBuf>,
+        /// Print the JSON report instead of the text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Apply the candidate of a gate.toml and run its suites in order.
+    Run {
+        #[arg(long, value_name = "FILE", default_value = "gate.toml")]
+        config: PathBuf,
+        /// Where gate-summary.txt, gate.json and the suite logs go.
+        #[arg(long, value_name = "DIR", default_value = "gate-out")]
+        out: PathBuf,
+        /// Rerun only this suite (repeatable), appending to an existing summary.
+        #[arg(long, value_name = "SUITE")]
+        only: Vec<String>,
+        /// Keep the worktree after the run.
+        #[arg(long)]
+        keep: bool,
+        /// Copy each suite's output to stderr as it runs.
+        #[arg(long)]
+        echo: bool,
+        /// Print the JSON report instead of the summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check files against a sha256 manifest (`sha256sum -c` with gatekit's path rules).
+    Check {
+        #[arg(long, value_name = "FILE")]
+        manifest: PathBuf,
+        /// The folder the manifest's paths are relative to.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Report whether a review text cites the head commit (any hex prefix of 7+ characters).
+    Cites {
+        #[arg(long, value_name = "REV")]
+        head: String,
+        /// The review text (default: stdin).
+        file: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build a sample repository and candidate in a temp dir and gate it, start to finish.
+    Demo {
+        /// Keep the sample repository and print where it is.
+        #[arg(long)]
+        keep: bool,
+    },
+}

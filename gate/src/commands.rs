@@ -1,0 +1,382 @@
+//! Each `gate` subcommand: raw arguments in, library calls, a report out, an [`Exit`] back.
+//!
+//! Errors (bad input, a patch that does not apply, an unknown revision) are printed once as
+//! one line and exit 2; findings (a manifest mismatch, drift, a failed suite) are outcomes and
+//! exit 1; an interrupt cleans up and exits 130.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use report::{Exit, Timestamp};
+
+use crate::candidate::{self, Candidate, Place};
+use crate::cli::{Cli, Command};
+use crate::config::Config;
+use crate::git::Git;
+use crate::suite::{self, SuiteResult};
+use crate::summary::{self, CandidateFacts, GateReport, Rerun};
+use crate::{cites, demo, pack, worktree};
+
+/// Runs the parsed command line and returns the exit code, printing any error.
+pub fn run(cli: Cli) -> Exit {
+    report::interrupt::install();
+    match dispatch(cli) {
+        Ok(exit) => exit,
+        Err(e) => {
+            if report::interrupt::requested() {
+                eprintln!("gate: interrupted");
+                return Exit::Interrupted;
+            }
+            eprintln!("gate: error: {}", one_line(&e));
+            Exit::Usage
+        }
+    }
+}
+
+/// The cause chain on one line.
+pub fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}").replace('\n', " ")
+}
+
+fn dispatch(cli: Cli) -> Result<Exit> {
+    let repo_dir = cli.repo.clone();
+    let repo = || -> Result<Git> {
+        let dir = match &repo_dir {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().context("current directory")?,
+        };
+        Ok(Git::open(&dir)?)
+    };
+    match cli.command {
+        Command::Pack { base, out, paths } => cmd_pack(&repo()?, &base, &out, &paths),
+        Command::Apply {
+            base,
+            patch,
+            manifest,
+            head,
+            worktree,
+            json,
+        } => {
+            let candidate = Candidate {
+                base,
+                patch,
+                manifest,
+                head,
+            };
+            cmd_apply(&repo()?, &candidate, worktree, json)
+        }
+        Command::Run {
+            config,
+            out,
+            only,
+            keep,
+            echo,
+            json,
+        } => {
+            let settings = RunSettings {
+                config,
+                out,
+                only,
+                keep,
+                echo,
+                json,
+            };
+            cmd_run(&repo()?, &settings)
+        }
+        Command::Check {
+            manifest,
+            dir,
+            json,
+        } => cmd_check(&manifest, &dir, json),
+        Command::Cites { head, file, json } => cmd_cites(&repo()?, &head, file.as_deref(), json),
+        Command::Demo { keep } => demo::run(keep),
+    }
+}
+
+fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
+    worktree::clean_stale(repo);
+    let packed = pack::pack(repo, base, out, paths)?;
+    println!(
+        "patch     {}  sha256 {}",
+        packed.patch.display(),
+        packed.patch_sha256
+    );
+    println!(
+        "manifest  {}  {} paths{}",
+        packed.manifest.display(),
+        packed.entries,
+        if packed.deleted > 0 {
+            format!(
+                " ({} deleted paths have no line; apply checks they are gone)",
+                packed.deleted
+            )
+        } else {
+            String::new()
+        }
+    );
+    println!("base      {}", packed.base);
+    Ok(Exit::Ok)
+}
+
+fn cmd_apply(repo: &Git, candidate: &Candidate, at: Option<PathBuf>, json: bool) -> Result<Exit> {
+    worktree::clean_stale(repo);
+    let prepared = candidate::prepare(repo, candidate)?;
+    let place = match at {
+        Some(path) => Place::Keep(path),
+        None => Place::Keep(std::env::temp_dir().join(format!(
+            "gatekit-apply-{}-{}",
+            candidate::short(&prepared.base),
+            Timestamp::now().unix()
+        ))),
+    };
+    let applied = candidate::apply(repo, prepared, &place)?;
+    let facts = CandidateFacts::from_applied(&applied);
+    let findings = facts.findings();
+    if json {
+        let value = serde_json::json!({
+            "version": summary::REPORT_VERSION,
+            "tool": "gate",
+            "command": "apply",
+            "at": Timestamp::now(),
+            "candidate": facts,
+            "verdict": if findings.is_empty() { "PASS" } else { "FAIL" },
+            "findings": findings,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", summary::render_candidate(&facts));
+        if findings.is_empty() {
+            println!("verdict   PASS: the candidate applies cleanly, its manifest holds, no drift");
+        } else {
+            println!("verdict   FAIL: {}", findings.join("; "));
+        }
+    }
+    Ok(Exit::from_held(findings.is_empty()))
+}
+
+/// `gate run`'s options.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub config: PathBuf,
+    pub out: PathBuf,
+    pub only: Vec<String>,
+    pub keep: bool,
+    pub echo: bool,
+    pub json: bool,
+}
+
+/// File names in `gate run`'s output folder.
+pub const SUMMARY_FILE: &str = "gate-summary.txt";
+pub const REPORT_FILE: &str = "gate.json";
+
+fn cmd_run(repo: &Git, s: &RunSettings) -> Result<Exit> {
+    let report = run_gate(repo, s)?;
+    if s.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.render());
+    }
+    Ok(if report.interrupted {
+        Exit::Interrupted
+    } else {
+        Exit::from_held(report.passed())
+    })
+}
+
+/// The whole `gate run`: apply, run the suites, write the report. Returns the report.
+pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
+    let config = Config::load(&s.config)?;
+    let candidate = Candidate {
+        base: config.base.clone(),
+        patch: config.patch.clone(),
+        manifest: config.manifest.clone(),
+        head: config.head.clone(),
+    };
+    worktree::clean_stale(repo);
+    let prepared = candidate::prepare(repo, &candidate)?;
+    let previous = if s.only.is_empty() {
+        None
+    } else {
+        load_previous(&s.out)?
+    };
+    let started = Timestamp::now();
+    let mut applied = candidate::apply(repo, prepared, &Place::Run)?;
+    applied.worktree.keep(s.keep);
+    let mut planned = suite::expand(&config.suites, applied.worktree.path())?;
+    if !s.only.is_empty() {
+        for name in &s.only {
+            if !planned.iter().any(|p| &p.name == name) {
+                let names: Vec<&str> = planned.iter().map(|p| p.name.as_str()).collect();
+                bail!(
+                    "{}: no suite named {name:?} (suites: {})",
+                    config.file.display(),
+                    names.join(", ")
+                );
+            }
+        }
+        planned.retain(|p| s.only.contains(&p.name));
+    }
+    let logs = s.out.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+
+    let mut results: Vec<SuiteResult> = Vec::new();
+    let mut interrupted = false;
+    let total = planned.len();
+    let mut progress = report::progress::Progress::new(total, s.json);
+    for (i, p) in planned.iter().enumerate() {
+        if report::interrupt::requested() {
+            interrupted = true;
+            break;
+        }
+        progress.status(&format!("suite {} running", p.name));
+        let prefix = if s.only.is_empty() { "" } else { "rerun-" };
+        let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
+        let result = suite::run_suite(p, applied.worktree.path(), &config.env, &log, s.echo)?;
+        progress.finished(&format!(
+            "[{}/{total}] {:<24} {:<12} {:>8}  {}",
+            i + 1,
+            p.name,
+            result.result_text(),
+            report::duration::human(result.record.duration()),
+            result.counts_text()
+        ));
+        let stop = result.record.interrupted;
+        results.push(result);
+        if stop {
+            interrupted = true;
+            break;
+        }
+    }
+    progress.clear();
+
+    let report = match previous {
+        Some(mut report) => {
+            // The manifest as it stands now, after these suites ran in the worktree.
+            let now = applied.recheck()?;
+            report.reruns.push(Rerun {
+                at: started,
+                manifest: now.summary().to_string(),
+                tree: applied.tree.clone(),
+                suites: results,
+            });
+            report.finished = Timestamp::now();
+            report.interrupted = interrupted;
+            report.judge();
+            report
+        }
+        None => GateReport::new(
+            started,
+            CandidateFacts::from_applied(&applied),
+            results,
+            interrupted,
+        ),
+    };
+    report::json::write_atomic(&s.out.join(REPORT_FILE), &report)
+        .with_context(|| format!("writing {}", s.out.join(REPORT_FILE).display()))?;
+    report::json::write_text_atomic(&s.out.join(SUMMARY_FILE), &report.render())
+        .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))?;
+    drop(applied);
+    Ok(report)
+}
+
+fn load_previous(out: &Path) -> Result<Option<GateReport>> {
+    let path = out.join(REPORT_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let report: GateReport = serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{}: not a gate report this version can append to",
+                    path.display()
+                )
+            })?;
+            Ok(Some(report))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
+    let bytes = std::fs::read(manifest).with_context(|| format!("{}", manifest.display()))?;
+    let parsed = manifests::parse(&bytes).map_err(|e| match e.line() {
+        Some(line) => {
+            let text = e.to_string();
+            let problem = text
+                .split_once(": ")
+                .map(|(_, p)| p.to_string())
+                .unwrap_or(text);
+            anyhow::anyhow!("{}:{line}: {problem}", manifest.display())
+        }
+        None => anyhow::anyhow!("{}: {e}", manifest.display()),
+    })?;
+    let verification =
+        manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
+    if json {
+        let value = serde_json::json!({
+            "version": summary::REPORT_VERSION,
+            "tool": "gate",
+            "command": "check",
+            "at": Timestamp::now(),
+            "manifest": manifest.display().to_string(),
+            "result": verification,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!("{verification}");
+    }
+    Ok(Exit::from_held(verification.all_ok()))
+}
+
+fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<Exit> {
+    let head_sha = repo.commit_id(head).context("head")?;
+    let text = match file {
+        Some(path) => {
+            let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .context("reading stdin")?;
+            String::from_utf8_lossy(&buf).into_owned()
+        }
+    };
+    let found = cites::find(&head_sha, &text);
+    if json {
+        let value = serde_json::json!({
+            "version": summary::REPORT_VERSION,
+            "tool": "gate",
+            "command": "cites",
+            "head_rev": head,
+            "result": found,
+            "cited": found.is_cited(),
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        let list = |ts: &[cites::Token]| {
+            ts.iter()
+                .map(|t| format!("{} (line {})", t.text, t.line))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!("head    {head_sha}  ({head})");
+        if found.is_cited() {
+            println!("cited   yes: {}", list(&found.cited));
+        } else {
+            println!("cited   NO");
+        }
+        if found.others.is_empty() {
+            if found.cited.is_empty() {
+                println!("others  none: the text holds no hex token of 7+ characters at all");
+            } else {
+                println!("others  none");
+            }
+        } else {
+            println!("others  {}", list(&found.others));
+        }
+    }
+    Ok(Exit::from_held(found.is_cited()))
+}

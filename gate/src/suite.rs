@@ -1,0 +1,265 @@
+//! The suites of a gate.toml: expanded (a `glob` becomes one suite per file), then run in order
+//! in the candidate's worktree through the `report` runner.
+//!
+//! Each suite gets a scratch `TMPDIR` of its own, removed afterwards, so one suite cannot see
+//! (or be broken by) another's temp files, and a suite that litters /tmp leaves nothing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use report::runner::{self, Job, Outcome, RunRecord};
+
+use crate::config::{SuiteCommand, SuiteSpec};
+
+/// A suite ready to run: a shell command with its limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Planned {
+    pub name: String,
+    pub script: String,
+    pub timeout: Duration,
+    pub env: BTreeMap<String, String>,
+}
+
+/// One suite's run, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SuiteResult {
+    pub name: String,
+    pub command: String,
+    pub timeout_secs: f64,
+    pub outcome: Outcome,
+    pub record: RunRecord,
+}
+
+impl SuiteResult {
+    pub fn passed(&self) -> bool {
+        self.outcome == Outcome::Passed
+    }
+
+    /// `exit 0`, `exit 1`, `hang (killed at 15m00s)`, `SIGSEGV`, `not started`, plus strays.
+    pub fn result_text(&self) -> String {
+        let r = &self.record;
+        let mut text = match self.outcome {
+            Outcome::Hang => format!(
+                "hang (killed at {})",
+                report::duration::human(Duration::from_secs_f64(self.timeout_secs))
+            ),
+            Outcome::CouldNotStart if r.spawn_error.is_some() => "not started".to_string(),
+            Outcome::CouldNotStart => format!("{} (could not start)", r.status_text()),
+            _ => r.status_text(),
+        };
+        if r.strays_killed > 0 {
+            text.push_str(&format!(", {} strays killed", r.strays_killed));
+        }
+        text
+    }
+
+    pub fn counts_text(&self) -> String {
+        self.record
+            .counts
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "-".to_string())
+    }
+}
+
+/// Expands globs against the worktree; `run` suites pass through.
+pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
+    let mut planned = Vec::new();
+    for spec in specs {
+        match &spec.command {
+            SuiteCommand::Run(script) => planned.push(Planned {
+                name: spec.name.clone(),
+                script: script.clone(),
+                timeout: spec.timeout,
+                env: spec.env.clone(),
+            }),
+            SuiteCommand::Glob(pattern) => {
+                let files = glob_files(root, pattern)?;
+                if files.is_empty() {
+                    bail!("suite glob {pattern:?} matches no file in the candidate");
+                }
+                for file in files {
+                    planned.push(Planned {
+                        name: file.clone(),
+                        script: format!("./{}", shell_quote(&file)),
+                        timeout: spec.timeout,
+                        env: spec.env.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(planned)
+}
+
+/// Runs one suite in `dir` with the candidate-wide `env` under it, logging to `log`.
+pub fn run_suite(
+    suite: &Planned,
+    dir: &Path,
+    env: &BTreeMap<String, String>,
+    log: &Path,
+    echo: bool,
+) -> Result<SuiteResult> {
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("gatekit-tmp-{}-", std::process::id()))
+        .tempdir()
+        .context("creating the suite's scratch TMPDIR")?;
+    let tmp = scratch.path().display().to_string();
+    let mut job = Job::shell(&suite.script, dir, log)
+        .timeout(suite.timeout)
+        .echo(echo);
+    for (k, v) in env.iter().chain(suite.env.iter()) {
+        job = job.env(k, v);
+    }
+    for var in ["TMPDIR", "TMP", "TEMP"] {
+        job = job.env(var, &tmp);
+    }
+    let record = runner::run(&job).with_context(|| format!("creating log {}", log.display()))?;
+    // A suite may leave read-only files behind; removal is best effort and never a verdict.
+    make_writable(scratch.path());
+    drop(scratch);
+    Ok(SuiteResult {
+        name: suite.name.clone(),
+        command: suite.script.clone(),
+        timeout_secs: suite.timeout.as_secs_f64(),
+        outcome: record.outcome(),
+        record,
+    })
+}
+
+fn make_writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if entry.file_type().is_dir() {
+            let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700));
+        }
+    }
+}
+
+/// A file name for a suite's log: its position and a slug of its name.
+pub fn log_name(index: usize, name: &str) -> PathBuf {
+    let slug: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let slug = slug.trim_matches('-');
+    let slug: String = slug.chars().take(60).collect();
+    PathBuf::from(format!("{:02}-{slug}.log", index + 1))
+}
+
+/// Files under `root` (relative, `/`-separated, sorted) that match a shell-style glob: `*` and
+/// `?` within one path component, `**` across components, `[...]` classes.
+pub fn glob_files(root: &Path, pattern: &str) -> Result<Vec<String>> {
+    let re = glob_regex(pattern)?;
+    let mut files: Vec<String> = walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_type().is_dir())
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(root).ok()?.to_str()?.to_string();
+            re.is_match(&rel).then_some(rel)
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn glob_regex(pattern: &str) -> Result<Regex> {
+    let mut re = String::from("^");
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
+                if chars.peek() == Some(&'/') {
+                    chars.next();
+                    re.push_str("(?:.*/)?");
+                } else {
+                    re.push_str(".*");
+                }
+            }
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            '[' => {
+                let mut class = String::new();
+                let mut closed = false;
+                for d in chars.by_ref() {
+                    if d == ']' && !class.is_empty() {
+                        closed = true;
+                        break;
+                    }
+                    class.push(d);
+                }
+                if !closed {
+                    bail!("suite glob {pattern:?}: unclosed `[`");
+                }
+                let class = class
+                    .strip_prefix('!')
+                    .map(|rest| format!("^{rest}"))
+                    .unwrap_or(class);
+                re.push('[');
+                re.push_str(&class.replace('\\', "\\\\"));
+                re.push(']');
+            }
+            other => re.push_str(&regex::escape(&other.to_string())),
+        }
+    }
+    re.push('$');
+    Regex::new(&re).with_context(|| format!("suite glob {pattern:?}"))
+}
+
+/// Quotes a file name for `sh` when it needs it.
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_within_and_across_components() {
+        let m = |p: &str, s: &str| glob_regex(p).unwrap().is_match(s);
+        assert!(m("scripts/test-*.sh", "scripts/test-a.sh"));
+        assert!(!m("scripts/test-*.sh", "scripts/sub/test-a.sh"));
+        assert!(m("**/test-*.sh", "scripts/sub/test-a.sh"));
+        assert!(m("**/test-*.sh", "test-a.sh"));
+        assert!(m("t?.sh", "t1.sh"));
+        assert!(m("t[0-9].sh", "t7.sh"));
+        assert!(!m("t[!0-9].sh", "t7.sh"));
+        assert!(!m("a.sh", "a_sh"));
+    }
+
+    #[test]
+    fn odd_file_names_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("scripts/test-a.sh"), "scripts/test-a.sh");
+        assert_eq!(shell_quote("it's here.sh"), "'it'\\''s here.sh'");
+    }
+
+    #[test]
+    fn log_names_are_ordered_and_safe() {
+        assert_eq!(log_name(0, "bus"), PathBuf::from("01-bus.log"));
+        assert_eq!(
+            log_name(11, "scripts/test-a.sh"),
+            PathBuf::from("12-scripts-test-a-sh.log")
+        );
+    }
+}

@@ -1,0 +1,362 @@
+//! The gate's report: one record (`gate.json`) and its rendering for people
+//! (`gate-summary.txt`, the text a reviewer pastes into a review).
+//!
+//! The record is built from the applied candidate and the suite results; the text is rendered
+//! from the record alone, so the two can never disagree. A rerun (`gate run --only`) appends a
+//! section to both, with the manifest result and tree id at that moment.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use report::{Table, Timestamp};
+
+use crate::candidate::{short, Applied};
+use crate::git::Commit;
+use crate::suite::SuiteResult;
+
+/// The version of the gate.json layout; bumped when a field changes meaning or goes away.
+pub const REPORT_VERSION: u32 = 1;
+
+/// One manifest entry's result, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EntryFact {
+    pub path: String,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detail: Option<String>,
+}
+
+/// The manifest check, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ManifestFacts {
+    pub file: String,
+    /// `12/12 OK`, or what failed.
+    pub summary: String,
+    pub all_ok: bool,
+    pub entries: Vec<EntryFact>,
+}
+
+/// A path the patch deletes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DeletedFact {
+    pub path: String,
+    pub gone: bool,
+}
+
+/// Everything known about the candidate, independent of its suites.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CandidateFacts {
+    pub base_rev: String,
+    pub base: String,
+    pub head_rev: String,
+    pub head: String,
+    pub patch: String,
+    pub patch_sha256: String,
+    pub manifest: ManifestFacts,
+    pub deleted: Vec<DeletedFact>,
+    pub drift: Vec<Commit>,
+    pub commits_since_base: usize,
+    pub tree: String,
+    pub worktree: String,
+    pub worktree_kept: bool,
+}
+
+impl CandidateFacts {
+    pub fn from_applied(a: &Applied) -> CandidateFacts {
+        let p = &a.prepared;
+        CandidateFacts {
+            base_rev: p.candidate.base.clone(),
+            base: p.base.clone(),
+            head_rev: p.candidate.head.clone(),
+            head: p.head.clone(),
+            patch: p.candidate.patch.display().to_string(),
+            patch_sha256: p.patch_sha256.clone(),
+            manifest: manifest_facts(&p.candidate.manifest.display().to_string(), &a.verification),
+            deleted: a
+                .deleted
+                .iter()
+                .map(|d| DeletedFact {
+                    path: String::from_utf8_lossy(&d.path).into_owned(),
+                    gone: d.gone,
+                })
+                .collect(),
+            drift: a.drift.clone(),
+            commits_since_base: a.commits_since_base,
+            tree: a.tree.clone(),
+            worktree: a.worktree.path().display().to_string(),
+            worktree_kept: a.worktree.kept(),
+        }
+    }
+
+    /// Reasons the candidate itself (not its suites) does not hold.
+    pub fn findings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.manifest.all_ok {
+            out.push(format!("manifest {}", self.manifest.summary));
+        }
+        let present = self.deleted.iter().filter(|d| !d.gone).count();
+        if present > 0 {
+            out.push(format!("{present} deleted path(s) still present"));
+        }
+        if !self.drift.is_empty() {
+            out.push(format!(
+                "drift: {} commit(s) since base touch candidate paths",
+                self.drift.len()
+            ));
+        }
+        out
+    }
+}
+
+pub fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
+    ManifestFacts {
+        file: file.to_string(),
+        summary: v.summary().to_string(),
+        all_ok: v.all_ok(),
+        entries: v
+            .entries
+            .iter()
+            .map(|e| EntryFact {
+                path: String::from_utf8_lossy(&e.path).into_owned(),
+                status: e.status.to_string(),
+                detail: e.detail.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// A later run of some suites on the same candidate.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Rerun {
+    pub at: Timestamp,
+    pub manifest: String,
+    pub tree: String,
+    pub suites: Vec<SuiteResult>,
+}
+
+/// `gate.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateReport {
+    pub version: u32,
+    pub tool: String,
+    pub started: Timestamp,
+    pub finished: Timestamp,
+    pub candidate: CandidateFacts,
+    pub suites: Vec<SuiteResult>,
+    #[serde(default)]
+    pub reruns: Vec<Rerun>,
+    pub interrupted: bool,
+    /// `PASS`, `FAIL` or `INTERRUPTED`.
+    pub verdict: String,
+    pub findings: Vec<String>,
+}
+
+impl GateReport {
+    pub fn new(
+        started: Timestamp,
+        candidate: CandidateFacts,
+        suites: Vec<SuiteResult>,
+        interrupted: bool,
+    ) -> GateReport {
+        let mut r = GateReport {
+            version: REPORT_VERSION,
+            tool: "gate".into(),
+            started,
+            finished: Timestamp::now(),
+            candidate,
+            suites,
+            reruns: Vec::new(),
+            interrupted,
+            verdict: String::new(),
+            findings: Vec::new(),
+        };
+        r.judge();
+        r
+    }
+
+    /// Recomputes the verdict and findings from the facts (the latest result of each suite
+    /// counts: a rerun that passes clears that suite's earlier failure).
+    pub fn judge(&mut self) {
+        let mut findings = self.candidate.findings();
+        if let Some(last) = self.reruns.last() {
+            if last.manifest != self.candidate.manifest.summary && !last.manifest.ends_with(" OK") {
+                findings.push(format!("manifest at rerun {}", last.manifest));
+            }
+        }
+        for suite in self.latest_suites() {
+            if !suite.passed() {
+                findings.push(format!("suite {} {}", suite.name, suite.result_text()));
+            }
+        }
+        self.verdict = if self.interrupted {
+            "INTERRUPTED"
+        } else if findings.is_empty() {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+        .to_string();
+        self.findings = findings;
+    }
+
+    /// Each suite's most recent result.
+    pub fn latest_suites(&self) -> Vec<&SuiteResult> {
+        let mut latest: Vec<&SuiteResult> = self.suites.iter().collect();
+        for rerun in &self.reruns {
+            for s in &rerun.suites {
+                match latest.iter_mut().find(|l| l.name == s.name) {
+                    Some(slot) => *slot = s,
+                    None => latest.push(s),
+                }
+            }
+        }
+        latest
+    }
+
+    pub fn passed(&self) -> bool {
+        self.verdict == "PASS"
+    }
+
+    /// The whole summary text.
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "gate {}  {} .. {}\n",
+            self.verdict, self.started, self.finished
+        );
+        out.push_str(&render_candidate(&self.candidate));
+        out.push('\n');
+        out.push_str(&suite_table(&self.suites).render_text());
+        out.push_str(&total_line(&self.suites));
+        for rerun in &self.reruns {
+            out.push('\n');
+            out.push_str(&render_rerun(rerun));
+        }
+        out.push('\n');
+        if self.findings.is_empty() {
+            let _ = writeln!(out, "verdict   {}: every check held", self.verdict);
+        } else {
+            let _ = writeln!(
+                out,
+                "verdict   {}: {}",
+                self.verdict,
+                self.findings.join("; ")
+            );
+        }
+        out
+    }
+}
+
+/// The candidate's header lines: base, head, patch, manifest, deletions, drift, tree.
+pub fn render_candidate(c: &CandidateFacts) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "base      {}  ({})", c.base, c.base_rev);
+    let _ = writeln!(out, "head      {}  ({})", c.head, c.head_rev);
+    let _ = writeln!(out, "patch     {}  sha256 {}", c.patch, c.patch_sha256);
+    let _ = writeln!(out, "manifest  {}  {}", c.manifest.file, c.manifest.summary);
+    for e in c.manifest.entries.iter().filter(|e| e.status != "OK") {
+        let _ = writeln!(
+            out,
+            "          {}: {}{}",
+            e.path,
+            e.status,
+            e.detail
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        );
+    }
+    let _ = writeln!(out, "deleted   {}", deleted_text(&c.deleted));
+    let _ = writeln!(out, "drift     {}", drift_text(c));
+    for commit in &c.drift {
+        let _ = writeln!(
+            out,
+            "          {} {}{}",
+            short(&commit.sha),
+            commit.subject,
+            if commit.merge { " (merge)" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "tree      {}", c.tree);
+    let _ = writeln!(
+        out,
+        "worktree  {}{}",
+        c.worktree,
+        if c.worktree_kept {
+            " (kept)"
+        } else {
+            " (removed)"
+        }
+    );
+    out
+}
+
+/// The rerun section: a header with the manifest and tree at that moment, then the suites.
+pub fn render_rerun(rerun: &Rerun) -> String {
+    let mut out = format!(
+        "rerun {}  manifest {}  tree {}\n",
+        rerun.at, rerun.manifest, rerun.tree
+    );
+    out.push_str(&suite_table(&rerun.suites).render_text());
+    out.push_str(&total_line(&rerun.suites));
+    out
+}
+
+pub fn suite_table(suites: &[SuiteResult]) -> Table {
+    let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    for s in suites {
+        t.row([
+            s.name.clone(),
+            s.record.start.to_string(),
+            s.record.end.to_string(),
+            report::duration::human(s.record.duration()),
+            s.result_text(),
+            s.counts_text(),
+        ]);
+    }
+    t
+}
+
+fn total_line(suites: &[SuiteResult]) -> String {
+    let passed = suites.iter().filter(|s| s.passed()).count();
+    let secs: f64 = suites.iter().map(|s| s.record.duration_secs).sum();
+    format!(
+        "total     {passed}/{} suites passed in {}\n",
+        suites.len(),
+        report::duration::human(std::time::Duration::from_secs_f64(secs))
+    )
+}
+
+fn deleted_text(deleted: &[DeletedFact]) -> String {
+    if deleted.is_empty() {
+        return "none".to_string();
+    }
+    let gone = deleted.iter().filter(|d| d.gone).count();
+    let names: Vec<String> = deleted
+        .iter()
+        .map(|d| {
+            if d.gone {
+                d.path.clone()
+            } else {
+                format!("{} (STILL PRESENT)", d.path)
+            }
+        })
+        .collect();
+    format!("{gone}/{} gone: {}", deleted.len(), names.join(", "))
+}
+
+fn drift_text(c: &CandidateFacts) -> String {
+    let range = format!("{}..{}", short(&c.base), short(&c.head));
+    if c.drift.is_empty() {
+        format!(
+            "none: no commit in {range} ({} commits) touches a candidate path",
+            c.commits_since_base
+        )
+    } else {
+        format!(
+            "{} of {} commits in {range} touch candidate paths:",
+            c.drift.len(),
+            c.commits_since_base
+        )
+    }
+}
