@@ -1,0 +1,339 @@
+//! `probe bracket` and `probe check` against small test clients with known limits: one that
+//! spills to a file over its limit, one that cuts, one that never calls the tool, one that hangs.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A stdio MCP client in Python: reads the config `probe bracket` wrote, starts the server it
+/// names, calls emit with n, and hands the result on according to its mode.
+const CLIENT: &str = r#"
+import json, subprocess, sys, time
+mode, limit, cfg, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+if mode == "never":
+    print("answered without the tool")
+    sys.exit(0)
+if mode == "hang":
+    time.sleep(600)
+server = json.load(open(cfg))["mcpServers"]["probe"]
+p = subprocess.Popen([server["command"], *server["args"]], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(msg):
+    p.stdin.write((json.dumps(msg) + "\n").encode()); p.stdin.flush()
+def reply():
+    return json.loads(p.stdout.readline())
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+      "capabilities": {}, "clientInfo": {"name": "test-client", "version": "9.9.9"}}})
+reply()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "emit", "arguments": {"n": n}}})
+text = "".join(b["text"] for b in reply()["result"]["content"])
+p.stdin.close(); p.wait()
+length = len(text.encode("utf-16-le")) // 2
+if mode == "spill":
+    print(text if length <= limit else "Output has been saved to /tmp/tool-result-%d.txt" % n)
+elif mode == "cut":
+    print(text[:limit])
+elif mode == "custom":
+    print(text if length <= limit else "RESULT TOO BIG, parked in a file")
+"#;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Option<Fixture> {
+        if python().is_none() {
+            eprintln!(
+                "SKIP: python3 is not installed; the bracket tests need it for their test clients"
+            );
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("client.py"), CLIENT).unwrap();
+        Some(Fixture { dir })
+    }
+
+    fn client(&self, mode: &str, limit: u64) -> String {
+        format!(
+            "python3 {} {mode} {limit} {{mcp_config}} {{n}}",
+            self.dir.path().join("client.py").display()
+        )
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    fn probe(&self, args: &[&str]) -> (i32, String, Value) {
+        let out = testkit::bin(PROBE)
+            .args(args)
+            .arg("--out")
+            .arg(self.out())
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap();
+        let results = std::fs::read_to_string(self.out().join("results.json"))
+            .unwrap_or_else(|_| "null".into());
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            serde_json::from_str(&results).unwrap(),
+        )
+    }
+}
+
+fn verdicts(results: &Value) -> Vec<(u64, String)> {
+    let mut v: Vec<(u64, String)> = results["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["n"].as_u64().unwrap(),
+                p["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn pairs(list: &[(u64, &str)]) -> Vec<(u64, String)> {
+    list.iter().map(|(n, v)| (*n, v.to_string())).collect()
+}
+
+#[test]
+fn bracket_finds_a_client_that_spills_over_its_limit() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, text, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("spill", 100),
+        "--points",
+        "90,100,101,150",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(
+        verdicts(&r),
+        pairs(&[
+            (90, "inline"),
+            (100, "inline"),
+            (101, "saved"),
+            (150, "saved")
+        ])
+    );
+    assert_eq!(r["threshold"]["text"], "inline up to 100, saved from 101");
+    assert_eq!(r["threshold"]["exact"], true);
+    let saved = r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["n"] == 101)
+        .unwrap();
+    assert_eq!(
+        saved["message"],
+        "Output has been saved to /tmp/tool-result-101.txt"
+    );
+    // The client's version comes from what it said in MCP initialize.
+    assert_eq!(r["client"]["mcp_client"]["version"], "9.9.9");
+    let txt = std::fs::read_to_string(f.out().join("results.txt")).unwrap();
+    assert!(
+        txt.contains("threshold: inline up to 100, saved from 101"),
+        "{txt}"
+    );
+    assert!(txt.contains("test-client 9.9.9"), "{txt}");
+    assert!(r["started"].as_str().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn bracket_calls_a_cut_truncated() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, _, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("cut", 100),
+        "--around",
+        "100",
+        "--step",
+        "20",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        verdicts(&r),
+        pairs(&[(80, "inline"), (100, "inline"), (120, "truncated")])
+    );
+    assert_eq!(
+        r["threshold"]["text"],
+        "inline up to 100, truncated from 120"
+    );
+    assert_eq!(r["threshold"]["exact"], false);
+}
+
+#[test]
+fn bracket_reports_a_client_that_never_calls_the_tool() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, _, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("never", 100),
+        "--points",
+        "100,200",
+    ]);
+    assert_eq!(code, 1, "not called is a finding");
+    assert_eq!(
+        verdicts(&r),
+        pairs(&[(100, "not called"), (200, "not called")])
+    );
+}
+
+#[test]
+fn bisect_pins_the_exact_threshold_in_about_log2_runs() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, text, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("spill", 1337),
+        "--bisect",
+        "100..5000",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["threshold"]["text"], "inline up to 1337, saved from 1338");
+    let runs = r["points"].as_array().unwrap().len();
+    // 2 ends + ceil(log2(4900)) = 2 + 13.
+    assert!(runs <= 15, "{runs} runs");
+}
+
+#[test]
+fn bisect_says_when_the_threshold_is_outside_the_range() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, text, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("spill", 100),
+        "--bisect",
+        "200..300",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(r["bisect"]["held"], false);
+    assert!(text.contains("not in 200..300"), "{text}");
+    assert_eq!(verdicts(&r).len(), 2);
+}
+
+#[test]
+fn spill_patterns_are_settable() {
+    let Some(f) = Fixture::new() else { return };
+    let client = f.client("custom", 100);
+    let (_, _, r) = f.probe(&["bracket", "--client", &client, "--points", "100,101"]);
+    assert_eq!(verdicts(&r), pairs(&[(100, "inline"), (101, "truncated")]));
+    let (_, _, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &client,
+        "--points",
+        "100,101",
+        "--spill-pattern",
+        "parked in a file",
+    ]);
+    assert_eq!(verdicts(&r), pairs(&[(100, "inline"), (101, "saved")]));
+}
+
+#[test]
+fn a_hanging_client_is_an_error_never_a_verdict() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, _, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("hang", 100),
+        "--points",
+        "100",
+        "--timeout",
+        "1s",
+    ]);
+    assert_eq!(code, 4, "no point could be judged");
+    assert_eq!(verdicts(&r), pairs(&[(100, "error")]));
+    assert!(r["points"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("hang"));
+}
+
+#[test]
+fn check_holds_at_the_known_limit_and_suggests_a_cap() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, text, r) = f.probe(&[
+        "check",
+        "--expect",
+        "500",
+        "--client",
+        &f.client("spill", 500),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("suggested cap: 400 units"), "{text}");
+    assert_eq!(r["check"]["held"], true);
+    assert_eq!(r["check"]["suggested_cap"], 400);
+}
+
+#[test]
+fn check_exits_1_when_the_threshold_moved_and_finds_where() {
+    let Some(f) = Fixture::new() else { return };
+    let (code, text, r) = f.probe(&[
+        "check",
+        "--expect",
+        "500",
+        "--client",
+        &f.client("spill", 700),
+        "--margin",
+        "10%",
+    ]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(r["check"]["held"], false);
+    assert_eq!(r["threshold"]["text"], "inline up to 700, saved from 701");
+    assert_eq!(r["check"]["suggested_cap"], 630);
+    let (code, _, r) = f.probe(&[
+        "check",
+        "--expect",
+        "500",
+        "--client",
+        &f.client("spill", 321),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(r["threshold"]["text"], "inline up to 321, saved from 322");
+}
+
+#[test]
+fn bad_usage_exits_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for args in [
+        vec!["bracket", "--client", "true", "--bisect", "5..5"],
+        vec!["bracket", "--client", "true", "--points", "1,x"],
+        vec!["bracket", "--client", "true"],
+        vec![
+            "check", "--expect", "5", "--client", "true", "--margin", "150%",
+        ],
+        vec![
+            "bracket",
+            "--client",
+            "true",
+            "--points",
+            "1",
+            "--spill-pattern",
+            "(",
+        ],
+    ] {
+        let o = testkit::bin(PROBE)
+            .args(&args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.trim().is_empty() && !err.contains("panicked"), "{err}");
+        assert!(!Path::new(&out).exists(), "{args:?} wrote output");
+    }
+}
