@@ -1,0 +1,227 @@
+//! `probe model` driven over real HTTP by a fake client: a full tool_use round trip, the token
+//! counter, chunked bodies, and a 404 for anything else.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+struct Model {
+    child: Child,
+    port: u16,
+    log: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Model {
+    fn start(extra: &[&str]) -> Model {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("model.log");
+        let mut child = Command::new(PROBE)
+            .args(["model", "--port", "0", "--log"])
+            .arg(&log)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().expect("the port on stdout");
+        Model {
+            child,
+            port,
+            log,
+            _dir: dir,
+        }
+    }
+
+    /// One HTTP/1.1 exchange; returns status, headers (lowercase names) and the de-chunked body.
+    fn post(&self, path: &str, body: &Value, chunked: bool) -> (u16, String, String) {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let body = body.to_string();
+        let framing = if chunked {
+            "transfer-encoding: chunked".to_string()
+        } else {
+            format!("content-length: {}", body.len())
+        };
+        write!(s, "POST {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\n{framing}\r\nconnection: close\r\n\r\n").unwrap();
+        if chunked {
+            let (a, b) = body.split_at(body.len() / 2);
+            write!(
+                s,
+                "{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+                a.len(),
+                b.len()
+            )
+            .unwrap();
+        } else {
+            s.write_all(body.as_bytes()).unwrap();
+        }
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let raw = String::from_utf8(raw).unwrap();
+        let (head, rest) = raw.split_once("\r\n\r\n").unwrap();
+        let status = head[9..12].parse().unwrap();
+        let head = head.to_ascii_lowercase();
+        let body = if head.contains("transfer-encoding: chunked") {
+            dechunk(rest)
+        } else {
+            rest.to_string()
+        };
+        (status, head, body)
+    }
+
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, after) = rest.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size, 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+}
+
+/// The SSE events of a stream, as (name, data).
+fn sse(body: &str) -> Vec<(String, Value)> {
+    body.split("\n\n")
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| {
+            let name = e
+                .lines()
+                .find_map(|l| l.strip_prefix("event: "))
+                .unwrap()
+                .to_string();
+            let data = e.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+            (name, serde_json::from_str(data).unwrap())
+        })
+        .collect()
+}
+
+fn tools() -> Value {
+    json!([{"name": "Read", "input_schema": {}}, {"name": "mcp__probe__emit", "input_schema": {}}])
+}
+
+#[test]
+fn a_full_tool_use_round_trip_logs_exactly_what_the_client_handed_back() {
+    let m = Model::start(&[]);
+    let user = json!({"role": "user", "content": [{"type": "text", "text": "Call the tool with n=50001."}]});
+    let (status, head, body) = m.post(
+        "/v1/messages?beta=true",
+        &json!({"model": "claude-test", "stream": true, "max_tokens": 100, "tools": tools(), "messages": [user]}),
+        false,
+    );
+    assert_eq!(status, 200);
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+    let events = sse(&body);
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
+    );
+    assert_eq!(events[0].1["message"]["model"], "claude-test");
+    let block = &events[1].1["content_block"];
+    assert_eq!(block["type"], "tool_use");
+    assert_eq!(block["name"], "mcp__probe__emit");
+    let id = block["id"].as_str().unwrap().to_string();
+    let input: Value =
+        serde_json::from_str(events[2].1["delta"]["partial_json"].as_str().unwrap()).unwrap();
+    assert_eq!(input, json!({"n": 50001}));
+    assert_eq!(events[4].1["delta"]["stop_reason"], "tool_use");
+
+    // The client hands the result back (as a replaced string), with a system message after it.
+    let handed = "<persisted-output>\nOutput too large (48.9KB). Full output saved to: /x.json\n</persisted-output>";
+    let second = json!({"model": "claude-test", "stream": true, "tools": tools(), "messages": [
+        user,
+        {"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "mcp__probe__emit", "input": input}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": handed}]},
+        {"role": "system", "content": "a trailing system message"},
+    ]});
+    let (status, _, body) = m.post("/v1/messages?beta=true", &second, true);
+    assert_eq!(status, 200);
+    let events = sse(&body);
+    assert_eq!(events[1].1["content_block"]["type"], "text");
+    assert_eq!(events[4].1["delta"]["stop_reason"], "end_turn");
+
+    let log = m.events();
+    let result = log
+        .iter()
+        .find(|e| e["event"] == "tool_result")
+        .expect("a tool_result event");
+    assert_eq!(result["content"], handed);
+    assert_eq!(result["n"], 50001);
+    assert_eq!(result["content_kind"], "string");
+    assert_eq!(result["units"], js_length(handed));
+}
+
+#[test]
+fn count_tokens_answers_what_it_was_told_or_estimates() {
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "x".repeat(4000)}]}], "tools": []});
+    let m = Model::start(&["--count-tokens", "30000"]);
+    let (status, _, reply) = m.post("/v1/messages/count_tokens?beta=true", &body, false);
+    assert_eq!(status, 200);
+    assert_eq!(
+        serde_json::from_str::<Value>(&reply).unwrap(),
+        json!({"input_tokens": 30000})
+    );
+    let m = Model::start(&[]);
+    let (_, _, reply) = m.post("/v1/messages/count_tokens", &body, false);
+    assert_eq!(
+        serde_json::from_str::<Value>(&reply).unwrap(),
+        json!({"input_tokens": 1000})
+    );
+    assert!(m.events().iter().any(|e| e["event"] == "count_tokens"));
+}
+
+#[test]
+fn other_routes_get_404_and_a_plain_request_gets_a_whole_message() {
+    let m = Model::start(&[]);
+    let (status, _, body) = m.post("/v1/complete", &json!({}), false);
+    assert_eq!(status, 404);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["type"],
+        "error"
+    );
+    let (status, _, body) = m.post(
+        "/v1/messages",
+        &json!({"model": "m", "tools": tools(), "messages": [{"role": "user", "content": "n = 7"}]}),
+        false,
+    );
+    assert_eq!(status, 200);
+    let msg: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(msg["stop_reason"], "tool_use");
+    assert_eq!(msg["content"][0]["input"], json!({"n": 7}));
+}
