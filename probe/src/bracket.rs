@@ -153,7 +153,7 @@ pub fn threshold(points: &[Point]) -> Threshold {
     let first_over = first.map(|p| p.n);
     let last_inline = sorted
         .iter()
-        .filter(|p| p.verdict == Verdict::Inline && first_over.is_none_or(|f| p.n < f))
+        .filter(|p| p.verdict == Verdict::Inline && first_over.map_or(true, |f| p.n < f))
         .map(|p| p.n)
         .max();
     let monotone = !sorted
@@ -866,7 +866,7 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         && results
             .bisect
             .as_ref()
-            .is_none_or(|b| b["held"] == json!(true));
+            .map_or(true, |b| b["held"] == json!(true));
     Ok(Exit::from_held(held))
 }
 
