@@ -379,7 +379,8 @@ mod tests {
     #[test]
     fn every_malformed_shape_is_an_error() {
         let bad = [
-            format!("{HEX} f"),                     // BSD reversed, one space
+            format!("{HEX} f"),
+            format!("{HEX} name"),                  // BSD reversed, one space
             format!("{HEX}f"),                      // no gap
             format!("{HEX}  "),                     // no name
             format!("{HEX} "),                      // no name

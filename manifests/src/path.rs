@@ -162,7 +162,8 @@ pub(crate) fn locate(root: &Path, path: &[u8]) -> Result<Located, PathError> {
     let mut real = root.to_path_buf();
     let mut depth = 0usize;
     let mut links = 0usize;
-    // The last link followed, to name it if a `..` it brought in reaches above the root.
+    // The last link whose target brought in a `..`, to name it if that `..` reaches above
+    // the root.
     let mut last_link: Option<(PathBuf, PathBuf)> = None;
 
     while let Some(part) = pending.pop_front() {
@@ -216,7 +217,9 @@ pub(crate) fn locate(root: &Path, path: &[u8]) -> Result<Located, PathError> {
             if climbs_above(&next, depth) {
                 return Err(escape(&link, &target));
             }
-            last_link = Some((link, target));
+            if next.iter().any(|p| p.as_os_str() == "..") {
+                last_link = Some((link, target));
+            }
             let mut next = next;
             next.extend(pending);
             pending = next;

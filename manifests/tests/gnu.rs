@@ -190,11 +190,11 @@ fn we_accept_and_refuse_the_same_lines_as_sha256sum_strict() {
 #[test]
 fn the_single_space_bsd_reversed_form_is_a_deliberate_departure() {
     let dir = tempfile::tempdir().unwrap();
-    make_tree(dir.path(), &[b"f".to_vec()]);
-    let hex = manifest_for(dir.path(), &[&b"f"[..]]).unwrap().entries[0]
+    make_tree(dir.path(), &[b"name".to_vec()]);
+    let hex = manifest_for(dir.path(), &[&b"name"[..]]).unwrap().entries[0]
         .digest
         .to_hex();
-    let text = format!("{hex} f\n");
+    let text = format!("{hex} name\n");
     fs::write(dir.path().join("m"), &text).unwrap();
     assert!(sha256sum(dir.path(), &[b"-c", b"--strict", b"m"])
         .status

@@ -139,6 +139,11 @@ fn a_link_in_a_parent_directory_out_of_the_tree_is_refused() {
     assert!(message.contains("leads out of the tree"), "{message}");
     let (_, link) = escape_of(verify(root, &manifest(&[(b"a/up/x", b"s")])).unwrap_err());
     assert_eq!(link, b"a/up");
+    // `here -> .` stays inside; a `..` after it climbs out, which only shows once `here` is
+    // followed (lexically `here/../x` looks like it stays in).
+    symlink("here/../x", root.join("twisty")).unwrap();
+    let (_, link) = escape_of(verify(root, &manifest(&[(b"twisty", b"s")])).unwrap_err());
+    assert_eq!(link, b"twisty");
     // `here -> .` stays inside, but `here/a/up/..` does not.
     let (_, link) = escape_of(verify(root, &manifest(&[(b"here/a/up/secret", b"s")])).unwrap_err());
     assert_eq!(link, b"a/up");
