@@ -201,7 +201,7 @@ pub(crate) fn needs_escape(name: &[u8]) -> bool {
 }
 
 /// A name as sha256sum 9.x prints it inside an escaped line: `\` -> `\\`, newline -> `\n`,
-/// CR -> `\r`; every other byte as is. Unchanged when [`needs_escape`] is false.
+/// CR -> `\r`; every other byte as is (unchanged for a name holding none of the three).
 pub fn escape_name(name: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(name.len() + 2);
     for &b in name {

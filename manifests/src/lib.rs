@@ -1,10 +1,22 @@
 //! The sha256 manifest exactly as GNU coreutils `sha256sum` writes it and
-//! `sha256sum -c --strict` reads it: parse and write ([`parse`], [`write`]), the path rules
+//! `sha256sum -c --strict` reads it: parse and write ([`parse`], [`write()`]), the path rules
 //! that keep a check inside its tree ([`check_path`]), hashing on every core
 //! ([`hash_files`]), checking a tree against a manifest ([`verify`]) and making a manifest
 //! for a tree ([`manifest_for`]).
 //!
 //! Paths are raw bytes throughout, because Unix file names are.
+//!
+//! Decisions a user of `sha256sum` should know about:
+//! - Statuses are finer than sha256sum's: `MISSING` when nothing is at the path, `FAILED` for
+//!   different content *and* for something that cannot be read as a file (a directory, a FIFO,
+//!   no permission), with the reason in [`Checked::detail`]. sha256sum says `FAILED open or
+//!   read` for all of those.
+//! - Symlinks inside the tree are followed, as sha256sum follows them; a link that leads out
+//!   of the tree (absolute or by `..`, in the last component or any parent) is an error for the
+//!   whole check, never a status: see [`path`](check_path) rules and [`TreeError::Path`].
+//! - The single-space `HEX NAME` form that GNU also reads is refused (see [`parse`]).
+//! - A file literally named `-` is written as `-`, which `sha256sum -c` would take for stdin;
+//!   write `./-` in the path list if the manifest must also be checked by sha256sum.
 
 mod entry;
 mod format;
