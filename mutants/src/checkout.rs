@@ -1,0 +1,208 @@
+//! The private working copies mutants are swapped into: never DIR itself.
+//!
+//! Each copy is a detached `git worktree` of DIR's HEAD (cheap: it shares the object store) with
+//! DIR's uncommitted state carried over, so the run judges what the reviewer sees, while DIR's
+//! files, index and status stay untouched even if the tool is killed mid-swap. What is carried:
+//! every change to tracked files, staged or not (`git diff --binary HEAD`, applied with
+//! `git apply`), and every untracked file git does not ignore (copied, mode and symlinks kept),
+//! because a new test file not yet added is part of what the suite runs. Ignored files (build
+//! output, `node_modules`) are not carried; the suite builds them in the worktree as CI would.
+//!
+//! With `--candidate gate.toml` a copy is built the way `gate apply` builds it instead.
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use gate::candidate::{self, Applied, Candidate, Place};
+use gate::config::Config;
+use gate::git::Git;
+use gate::worktree::Worktree;
+
+/// Where the copies come from.
+#[derive(Debug)]
+pub enum Source {
+    /// DIR's HEAD plus its uncommitted state.
+    Dir(DirState),
+    /// A candidate from gate.toml.
+    Candidate { repo: Git, config: Config },
+}
+
+/// DIR's HEAD and the uncommitted state read from it once, applied to every copy.
+#[derive(Debug)]
+pub struct DirState {
+    pub repo: Git,
+    pub commit: String,
+    diff: Vec<u8>,
+    untracked: Vec<Vec<u8>>,
+}
+
+impl DirState {
+    /// Reads DIR's HEAD, its diff against HEAD and its untracked files; files under `skip`
+    /// (the output folder, when it sits inside DIR) are left out.
+    pub fn read(repo: Git, skip: Option<&Path>) -> Result<DirState> {
+        let commit = repo
+            .commit_id("HEAD")
+            .with_context(|| format!("{}: no commit at HEAD", repo.dir().display()))?;
+        let diff = repo
+            .bytes(["diff", "--binary", "--no-ext-diff", "--no-color", "HEAD"])
+            .context("reading DIR's uncommitted changes")?;
+        let list = repo
+            .bytes(["ls-files", "--others", "--exclude-standard", "-z"])
+            .context("listing DIR's untracked files")?;
+        let skip = skip.and_then(|s| s.canonicalize().ok());
+        let top = repo
+            .dir()
+            .canonicalize()
+            .unwrap_or(repo.dir().to_path_buf());
+        let untracked = list
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .filter(|p| {
+                let abs = top.join(std::ffi::OsStr::from_bytes(p));
+                skip.as_ref().map_or(true, |s| !abs.starts_with(s))
+            })
+            .map(<[u8]>::to_vec)
+            .collect();
+        Ok(DirState {
+            repo,
+            commit,
+            diff,
+            untracked,
+        })
+    }
+
+    /// `3 changed paths in the diff, 1 untracked file`, for the report.
+    pub fn describe(&self) -> String {
+        let changed = self
+            .diff
+            .split(|b| *b == b'\n')
+            .filter(|l| l.starts_with(b"diff --git "))
+            .count();
+        format!(
+            "{changed} changed tracked path(s), {} untracked file(s)",
+            self.untracked.len()
+        )
+    }
+}
+
+/// One working copy.
+#[derive(Debug)]
+pub enum Checkout {
+    Plain(Worktree),
+    Candidate(Box<Applied>),
+}
+
+impl Checkout {
+    pub fn path(&self) -> &Path {
+        match self {
+            Checkout::Plain(w) => w.path(),
+            Checkout::Candidate(a) => a.worktree.path(),
+        }
+    }
+
+    pub fn keep(&mut self, keep: bool) {
+        match self {
+            Checkout::Plain(w) => w.keep(keep),
+            Checkout::Candidate(a) => a.worktree.keep(keep),
+        }
+    }
+
+    /// The candidate's manifest checked now (`12/12 OK`), for a candidate copy.
+    pub fn recheck(&self) -> Result<Option<manifests::Verification>> {
+        match self {
+            Checkout::Plain(_) => Ok(None),
+            Checkout::Candidate(a) => Ok(Some(a.recheck()?)),
+        }
+    }
+
+    /// The absolute path of `rel` inside the copy, refusing one that leads out of it through a
+    /// symlink (the spec's own check cannot see links).
+    pub fn file(&self, rel: &str) -> Result<PathBuf> {
+        let root = self.path().canonicalize()?;
+        let path = root.join(rel);
+        let real = path
+            .canonicalize()
+            .with_context(|| format!("file {rel:?} is not in the worktree"))?;
+        if !real.starts_with(&root) {
+            bail!("file {rel:?} leads outside the tree (through a symlink)");
+        }
+        if !real.is_file() {
+            bail!("file {rel:?} is not a regular file");
+        }
+        Ok(real)
+    }
+}
+
+/// Makes `n` working copies from `source`, in parallel (each is a `git worktree add` and, for
+/// a candidate, a `git apply`; they do not depend on each other).
+pub fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {
+    let results: Vec<Result<Checkout>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n).map(|_| s.spawn(|| make_one(source))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| bail!("making a worktree panicked"))
+            })
+            .collect()
+    });
+    // On an error the copies already made are dropped here, which removes them.
+    results.into_iter().collect()
+}
+
+fn make_one(source: &Source) -> Result<Checkout> {
+    match source {
+        Source::Dir(state) => {
+            let worktree =
+                Worktree::for_run(&state.repo, &state.commit).context("creating a worktree")?;
+            carry(state, worktree.path())?;
+            Ok(Checkout::Plain(worktree))
+        }
+        Source::Candidate { repo, config } => {
+            let cand = Candidate {
+                base: config.base.clone(),
+                patch: config.patch.clone(),
+                manifest: config.manifest.clone(),
+                head: config.head.clone(),
+            };
+            let prepared = candidate::prepare(repo, &cand)?;
+            let applied = candidate::apply(repo, prepared, &Place::Run)?;
+            Ok(Checkout::Candidate(Box::new(applied)))
+        }
+    }
+}
+
+/// Applies DIR's uncommitted state to a fresh worktree.
+fn carry(state: &DirState, root: &Path) -> Result<()> {
+    if !state.diff.is_empty() {
+        Git::at(root)
+            .bytes_with_input(
+                ["apply", "--binary", "--whitespace=nowarn", "-"],
+                Some(&state.diff),
+            )
+            .context("carrying DIR's uncommitted changes into the worktree (git apply)")?;
+    }
+    let from_root = state.repo.dir();
+    for rel in &state.untracked {
+        let rel = Path::new(std::ffi::OsStr::from_bytes(rel));
+        let from = from_root.join(rel);
+        let to = root.join(rel);
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let meta = match fs::symlink_metadata(&from) {
+            Ok(m) => m,
+            // Gone since we listed it: nothing to carry.
+            Err(_) => continue,
+        };
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(&from)?, &to)?;
+        } else {
+            fs::copy(&from, &to).with_context(|| format!("copying {}", from.display()))?;
+        }
+    }
+    Ok(())
+}

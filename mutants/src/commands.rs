@@ -1,0 +1,422 @@
+//! Each `mutants` subcommand: raw arguments validated into settings, the engine run, its rows
+//! handed to the outputs, an [`Exit`] back.
+//!
+//! Errors (a bad spec, an unknown `--only` name, a DIR that is not a repository) print one line
+//! and exit 2 before anything is written; a red or hung baseline, or a candidate whose manifest
+//! does not hold, exits 4; findings (a survivor, a killed control, a skipped or error row) are
+//! outcomes and exit 1; an interrupt cleans up, writes the partial report and exits 130.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use gate::config::Config;
+use gate::git::Git;
+use report::progress::Progress;
+use report::{Exit, Timestamp};
+
+use crate::anchor::count_anchor;
+use crate::checkout::{self, Checkout, DirState, Source};
+use crate::cli::{Cli, Command, RunArgs};
+use crate::merge;
+use crate::output::{self, Sources};
+use crate::record::{CandidateFacts, RunReport, Tally};
+use crate::run::{self, Event, Plan};
+use crate::spec::{Mutant, Spec};
+
+/// Runs the parsed command line and returns the exit code, printing any error.
+pub fn run(cli: Cli) -> Exit {
+    report::interrupt::install();
+    match dispatch(cli) {
+        Ok(exit) => exit,
+        Err(e) => {
+            if report::interrupt::requested() {
+                eprintln!("mutants: interrupted");
+                return Exit::Interrupted;
+            }
+            eprintln!("mutants: error: {}", one_line(&e));
+            Exit::Usage
+        }
+    }
+}
+
+/// The cause chain on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}").replace('\n', " ")
+}
+
+fn dispatch(cli: Cli) -> Result<Exit> {
+    match cli.command {
+        Command::Check { spec, dir, json } => cmd_check(&spec, dir, json),
+        Command::Run(args) => cmd_run(args),
+        Command::Merge { dirs, out, json } => merge::cmd_merge(&dirs, &out, json),
+    }
+}
+
+fn open_repo(dir: Option<PathBuf>) -> Result<Git> {
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir().context("current directory")?,
+    };
+    Ok(Git::open(&dir)?)
+}
+
+/// `mutants check`: every anchor counted in DIR's files as they are (uncommitted edits
+/// included, as a run would see them).
+fn cmd_check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Result<Exit> {
+    let spec = Spec::load(spec_path)?;
+    let repo = open_repo(dir)?;
+    let mut table = report::Table::new(["Mutant", "File", "Matches"]);
+    let mut rows = Vec::new();
+    let mut bad = 0;
+    for m in &spec.mutants {
+        let path = repo.dir().join(&m.file);
+        let count = fs::read(&path)
+            .ok()
+            .map(|b| count_anchor(&b, m.anchor.as_bytes()));
+        let shown = count.map_or_else(|| "file missing".to_string(), |n| n.to_string());
+        if count != Some(1) {
+            bad += 1;
+            let what = match count {
+                Some(n) => format!("occurs {n} times in {}", m.file),
+                None => format!("cannot be looked for: {} is missing", m.file),
+            };
+            eprintln!(
+                "{}:{}: anchor of {:?} {what} (it must occur exactly once)",
+                spec.file.display(),
+                m.line,
+                m.name
+            );
+        }
+        table.row([m.name.clone(), m.file.clone(), shown]);
+        rows.push(serde_json::json!({
+            "name": m.name, "file": m.file, "line": m.line, "matches": count,
+        }));
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "spec": spec.file.display().to_string(), "mutants": rows, "bad": bad,
+            }))?
+        );
+    } else {
+        print!("{}", table.render_text());
+        println!(
+            "{} anchors, {}",
+            spec.mutants.len(),
+            if bad == 0 {
+                "each found exactly once".to_string()
+            } else {
+                format!("{bad} not found exactly once")
+            }
+        );
+    }
+    Ok(Exit::from_held(bad == 0))
+}
+
+/// The mutants `--only`, `--from` and `--shard` leave, in spec order.
+fn select<'a>(spec: &'a Spec, args: &RunArgs) -> Result<Vec<&'a Mutant>> {
+    for name in args.only.iter().chain(args.from.iter()) {
+        if !spec.mutants.iter().any(|m| &m.name == name) {
+            bail!("{}: no mutant is named {name:?}", spec.file.display());
+        }
+    }
+    let start = match &args.from {
+        Some(name) => spec
+            .mutants
+            .iter()
+            .position(|m| &m.name == name)
+            .unwrap_or(0),
+        None => 0,
+    };
+    let picked: Vec<&Mutant> = spec.mutants[start..]
+        .iter()
+        .filter(|m| args.only.is_empty() || args.only.contains(&m.name))
+        .collect();
+    Ok(match args.shard {
+        Some(shard) => shard.select(picked),
+        None => picked,
+    })
+}
+
+/// An absolute form of `path` that matches what git prints for the same folder, even before
+/// the folder exists (its parent is canonicalized when the folder cannot be).
+fn absolute(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match (
+        abs.parent().and_then(|p| p.canonicalize().ok()),
+        abs.file_name(),
+    ) {
+        (Some(parent), Some(name)) => parent.join(name),
+        _ => abs,
+    }
+}
+
+/// The report files and logs a previous run left in `out`: replaced, not mixed with ours.
+fn clear_previous(out: &Path) -> Result<()> {
+    for name in [
+        "mutants.json",
+        "mutants.txt",
+        "mutation-report.json",
+        "mutants.html",
+    ] {
+        let _ = fs::remove_file(out.join(name));
+    }
+    let logs = out.join("logs");
+    if let Ok(entries) = fs::read_dir(&logs) {
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "log") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+    fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))
+}
+
+fn cmd_run(args: RunArgs) -> Result<Exit> {
+    let spec = Spec::load(&args.spec)?;
+    let selected = select(&spec, &args)?;
+    let repo = open_repo(args.dir.clone())?;
+    // A run killed with SIGKILL could not remove its worktrees; the next run does.
+    gate::worktree::clean_stale(&repo);
+    let out = absolute(&args.out);
+    let (source, commit, carried, config_path) = match &args.candidate {
+        Some(path) => {
+            let config = Config::load(path)?;
+            let base = repo.commit_id(&config.base).context("candidate base")?;
+            let source = Source::Candidate {
+                repo: repo.clone(),
+                config,
+            };
+            (source, base, None, Some(path.display().to_string()))
+        }
+        None => {
+            let state = DirState::read(repo.clone(), Some(&out))?;
+            let commit = state.commit.clone();
+            let carried = state.describe();
+            (Source::Dir(state), commit, Some(carried), None)
+        }
+    };
+    let copies = usize::from(args.jobs).min(selected.len()).max(1);
+    let checkouts = checkout::make(&source, copies)?;
+
+    let candidate = match (&config_path, checkouts.first()) {
+        (Some(config), Some(Checkout::Candidate(applied))) => {
+            let before = applied.verification.summary().to_string();
+            eprintln!("mutants: candidate manifest before the first mutant: {before}");
+            for co in &checkouts {
+                if let Checkout::Candidate(a) = co {
+                    if !a.verification.all_ok() {
+                        eprintln!(
+                            "mutants: the candidate does not hold: manifest {}",
+                            a.verification.summary()
+                        );
+                        return Ok(Exit::Precondition);
+                    }
+                }
+            }
+            Some(CandidateFacts {
+                config: config.clone(),
+                base: applied.prepared.base.clone(),
+                tree: applied.tree.clone(),
+                manifest_before: before,
+                manifest_after: None,
+            })
+        }
+        _ => None,
+    };
+
+    // Every mutated file must be in the tree: a spec error, reported at the mutant's line.
+    let mut sources = Sources::new();
+    for m in &selected {
+        let path = checkouts[0]
+            .file(&m.file)
+            .map_err(|e| spec.error_at(m.line, format!("{e:#}")))?;
+        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        sources
+            .entry(m.file.clone())
+            .or_insert_with(|| String::from_utf8_lossy(&bytes).into_owned());
+    }
+
+    clear_previous(&out)?;
+    let mut report = RunReport {
+        tool: "mutants".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        spec: spec.file.display().to_string(),
+        spec_sha256: spec.sha256.clone(),
+        dir: repo.dir().display().to_string(),
+        commit,
+        carried,
+        candidate,
+        start: Timestamp::now(),
+        end: Timestamp::now(),
+        jobs: checkouts.len(),
+        shard: args.shard,
+        planned: selected.len(),
+        baseline: Vec::new(),
+        baseline_failed: false,
+        interrupted: false,
+        mutants: Vec::new(),
+        tally: Tally::default(),
+        exit_code: 0,
+    };
+
+    let suites = spec.suites_used(selected.iter().copied());
+    eprintln!(
+        "mutants: baseline: {} suite(s) in {} worktree(s)",
+        suites.len(),
+        checkouts.len()
+    );
+    let baseline = run::baseline(&suites, &checkouts, args.timeout, &out)?;
+    report.baseline = baseline.baselines.clone();
+    if baseline.interrupted || report::interrupt::requested() {
+        return finish(report, &sources, &out, checkouts, &args, Exit::Interrupted);
+    }
+    if !baseline.passed {
+        report.baseline_failed = true;
+        for b in report.baseline.iter().filter(|b| !b.passed) {
+            eprintln!(
+                "mutants: baseline failed: suite {:?} {} without any mutant (log {}); no mutant judged",
+                b.suite,
+                b.status,
+                out.join(&b.log).display()
+            );
+        }
+        return finish(report, &sources, &out, checkouts, &args, Exit::Precondition);
+    }
+    report.end = Timestamp::now();
+    output::write_all(&report, &sources, &out)?;
+
+    let plan = Plan {
+        spec: &spec,
+        mutants: selected,
+        baseline: &baseline,
+        out: out.clone(),
+    };
+    let mut progress = Progress::new(plan.mutants.len(), false);
+    let mut write_error = None;
+    let result = run::run_mutants(&plan, &checkouts, |event| match event {
+        Event::Started { name, .. } => {
+            let t = Tally::of(&report.mutants);
+            progress.status(&format!(
+                "{} killed, {} survived; running {name}",
+                t.killed + t.killed_hang,
+                t.survived
+            ));
+        }
+        Event::Finished(row) => {
+            let line = progress_line(&row, report.mutants.len() + 1, report.planned);
+            report.mutants.push(*row);
+            report.settle();
+            report.end = Timestamp::now();
+            if let Err(e) = output::write_all(&report, &sources, &out) {
+                write_error.get_or_insert(e);
+            }
+            progress.finished(&line);
+        }
+    });
+    progress.clear();
+    if let Err(e) = result {
+        report.interrupted = report::interrupt::requested();
+        let _ = finish(report, &sources, &out, checkouts, &args, Exit::Findings);
+        return Err(e);
+    }
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+
+    // The proof that every mutant was restored: the manifest holds again in every copy.
+    if report.candidate.is_some() && !report::interrupt::requested() {
+        let mut after = None;
+        for co in &checkouts {
+            if let Some(v) = co.recheck()? {
+                let s = v.summary();
+                if after.is_none() || !v.all_ok() {
+                    after = Some(s.to_string());
+                }
+            }
+        }
+        if let (Some(c), Some(a)) = (report.candidate.as_mut(), after) {
+            eprintln!("mutants: candidate manifest after the last mutant: {a}");
+            c.manifest_after = Some(a);
+        }
+    }
+    let exit = if report::interrupt::requested() {
+        Exit::Interrupted
+    } else {
+        Exit::from_held(report.held())
+    };
+    finish(report, &sources, &out, checkouts, &args, exit)
+}
+
+/// `[3/12] killed          after inclusive (0.31s, 12 pass -> 1 failed)`
+fn progress_line(row: &crate::record::Row, done: usize, total: usize) -> String {
+    let detail = match &row.run {
+        Some(run) => {
+            let counts = run.counts_text();
+            format!(
+                " ({:.2}s{}{})",
+                run.duration_secs,
+                if counts.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {counts}")
+                },
+                if run.strays_killed > 0 {
+                    format!(", {} strays killed", run.strays_killed)
+                } else {
+                    String::new()
+                }
+            )
+        }
+        None => String::new(),
+    };
+    format!(
+        "[{done}/{total}] {:<16} {}{detail}",
+        row.verdict.to_string(),
+        row.name
+    )
+}
+
+/// Removes (or keeps) the worktrees, writes the final report and prints it.
+fn finish(
+    mut report: RunReport,
+    sources: &Sources,
+    out: &Path,
+    mut checkouts: Vec<Checkout>,
+    args: &RunArgs,
+    exit: Exit,
+) -> Result<Exit> {
+    if args.keep {
+        for co in &mut checkouts {
+            co.keep(true);
+            eprintln!("mutants: kept worktree {}", co.path().display());
+        }
+    }
+    // Worktrees go first, so an interrupted run has cleaned up before it reports.
+    drop(checkouts);
+    report.interrupted |= exit == Exit::Interrupted;
+    report.settle();
+    report.end = Timestamp::now();
+    report.exit_code = exit.code();
+    output::write_all(&report, sources, out)?;
+    if args.json {
+        print!("{}", fs::read_to_string(out.join("mutants.json"))?);
+    } else {
+        print!("{}", output::render_text(&report));
+    }
+    eprintln!("mutants: report in {}", out.display());
+    if exit == Exit::Interrupted {
+        eprintln!(
+            "mutants: interrupted after {} of {} mutants; worktrees removed",
+            report.mutants.len(),
+            report.planned
+        );
+    }
+    Ok(exit)
+}

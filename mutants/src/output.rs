@@ -1,0 +1,306 @@
+//! The report files in `--out`: `mutants.txt`, `mutants.json`, `mutation-report.json` and
+//! `mutants.html`, all rendered from one [`RunReport`].
+//!
+//! They are rewritten whole (atomically) after every mutant, so an interrupted or killed run
+//! leaves a consistent report of what it finished. `mutation-report.json` follows the
+//! mutation-testing-elements schema, version 2, as Stryker writes it, so its viewers and
+//! dashboards read our runs; the mapping of our verdicts onto its statuses is in
+//! [`stryker_status`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use report::duration::human;
+use report::Table;
+
+use crate::record::{Row, RunReport};
+use crate::verdict::Verdict;
+
+/// The original text of every mutated file, for `mutation-report.json` (lossy for non-UTF-8).
+pub type Sources = BTreeMap<String, String>;
+
+/// Writes all four report files into `out`.
+pub fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
+    let write = |name: &str, text: &str| {
+        report::json::write_text_atomic(&out.join(name), text)
+            .with_context(|| format!("writing {}", out.join(name).display()))
+    };
+    report::json::write_atomic(&out.join("mutants.json"), report)
+        .with_context(|| format!("writing {}", out.join("mutants.json").display()))?;
+    write("mutants.txt", &render_text(report))?;
+    let mut stryker =
+        serde_json::to_string_pretty(&mutation_report(report, sources)).unwrap_or_default();
+    stryker.push('\n');
+    write("mutation-report.json", &stryker)?;
+    write("mutants.html", &crate::html::render(report, out))?;
+    Ok(())
+}
+
+/// The comparison suites named anywhere in the report, in first-seen order.
+pub fn comparison_suites(report: &RunReport) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in &report.mutants {
+        for a in &r.also {
+            if !names.contains(&a.suite) {
+                names.push(a.suite.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The verdict table, one row per mutant: the part a reviewer pastes.
+pub fn table(report: &RunReport) -> Table {
+    let also = comparison_suites(report);
+    let mut headers: Vec<String> = ["Mutant", "Site", "What it undoes", "Verdict", "Counts"]
+        .map(String::from)
+        .to_vec();
+    for a in &also {
+        headers.push(format!("{a} (comparison)"));
+    }
+    headers.extend(["Time", "Exit", "Strays", "Failed tests"].map(String::from));
+    let mut t = Table::new(headers);
+    for r in &report.mutants {
+        let run = r.run.as_ref();
+        let mut cells = vec![
+            r.name.clone(),
+            r.site.clone().unwrap_or_default(),
+            r.undoes.clone().unwrap_or_else(|| {
+                if r.control {
+                    "(control)".into()
+                } else {
+                    String::new()
+                }
+            }),
+            r.verdict.to_string(),
+            run.map(|s| s.counts_text()).unwrap_or_default(),
+        ];
+        for a in &also {
+            cells.push(
+                r.also
+                    .iter()
+                    .find(|s| &s.suite == a)
+                    .map(|s| {
+                        let counts = s.counts_text();
+                        if counts.is_empty() {
+                            s.verdict.to_string()
+                        } else {
+                            format!("{} ({counts})", s.verdict)
+                        }
+                    })
+                    .unwrap_or_default(),
+            );
+        }
+        cells.push(
+            run.map(|s| human(std::time::Duration::from_secs_f64(s.duration_secs)))
+                .unwrap_or_default(),
+        );
+        cells.push(run.map(|s| s.status.clone()).unwrap_or_default());
+        cells.push(run.map(|s| s.strays_killed.to_string()).unwrap_or_default());
+        cells.push(
+            run.map(|s| failed_names(&s.failed_tests))
+                .unwrap_or_default(),
+        );
+        t.row(cells);
+    }
+    t
+}
+
+fn failed_names(names: &[String]) -> String {
+    match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{}, +{} more", names[..3].join(", "), n - 3),
+    }
+}
+
+/// `mutants.txt`: what was run, the table, the tally and how the run ended.
+pub fn render_text(report: &RunReport) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "spec: {} (sha256 {})\n",
+        report.spec,
+        short(&report.spec_sha256)
+    ));
+    match &report.candidate {
+        Some(c) => s.push_str(&format!(
+            "candidate: {} (base {}, tree {}); manifest before: {}, after: {}\n",
+            c.config,
+            short(&c.base),
+            c.tree,
+            c.manifest_before,
+            c.manifest_after.as_deref().unwrap_or("not checked")
+        )),
+        None => s.push_str(&format!(
+            "worktree: {} at {}{}\n",
+            report.dir,
+            short(&report.commit),
+            report
+                .carried
+                .as_ref()
+                .map(|c| format!(" + {c}"))
+                .unwrap_or_default()
+        )),
+    }
+    if let Some(shard) = report.shard {
+        s.push_str(&format!("shard: {shard}\n"));
+    }
+    for b in &report.baseline {
+        s.push_str(&format!(
+            "baseline: {} {} in {}{}; mutant timeout {} ({})\n",
+            b.suite,
+            if b.passed {
+                "passed".to_string()
+            } else {
+                format!("FAILED ({})", b.status)
+            },
+            human(std::time::Duration::from_secs_f64(b.duration_secs)),
+            b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
+            human(std::time::Duration::from_secs_f64(b.mutant_timeout_secs)),
+            b.timeout_source
+        ));
+    }
+    s.push_str(&format!(
+        "run: {} to {}, jobs {}\n\n",
+        report.start, report.end, report.jobs
+    ));
+    if report.baseline_failed {
+        s.push_str("BASELINE FAILED: a suite fails or hangs without any mutant, so no mutant was judged (exit 4).\n");
+        return s;
+    }
+    s.push_str(&table(report).render_text());
+    s.push('\n');
+    s.push_str(&report.tally.to_string());
+    s.push('\n');
+    if report.interrupted {
+        s.push_str(&format!(
+            "INTERRUPTED: {} of {} mutants judged; the rest were not run.\n",
+            report.mutants.len(),
+            report.planned
+        ));
+    } else if report.mutants.len() < report.planned {
+        s.push_str(&format!(
+            "INCOMPLETE: {} of {} mutants judged.\n",
+            report.mutants.len(),
+            report.planned
+        ));
+    }
+    s
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
+/// Our verdict as a mutation-testing-elements status, and the reason shown beside it.
+///
+/// A hang is `Timeout` (as Stryker reports one); a suite that could not start is
+/// `RuntimeError`, never `Killed`. A control is not a mutant in Stryker's sense (it must
+/// survive), so controls are `Ignored` with the verdict as the reason: counting a held control as
+/// `Survived` would lower the mutation score for the suite doing its job.
+pub fn stryker_status(row: &Row) -> (&'static str, String) {
+    match row.verdict {
+        Verdict::Killed => ("Killed", "the suite failed".into()),
+        Verdict::KilledHang => (
+            "Timeout",
+            "the suite timed out; its process group was killed".into(),
+        ),
+        Verdict::Survived => (
+            "Survived",
+            "the suite passed with the mutant in place".into(),
+        ),
+        Verdict::Skipped { matches } => (
+            "Ignored",
+            format!("skipped: the anchor occurs {matches} times, not exactly once"),
+        ),
+        Verdict::ControlHeld => (
+            "Ignored",
+            "control held: the suite did not notice this no-op edit, as it should not".into(),
+        ),
+        Verdict::ControlKilled => (
+            "Ignored",
+            "CONTROL KILLED: the suite noticed an edit it must not notice".into(),
+        ),
+        Verdict::Error => ("RuntimeError", "the suite could not start".into()),
+    }
+}
+
+/// `mutation-report.json` (schema version 2).
+pub fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
+    let mut files: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for r in &report.mutants {
+        let (status, reason) = stryker_status(r);
+        let (start, end) = match r.span {
+            Some(s) => (
+                json!({"line": s.start_line, "column": s.start_column}),
+                json!({"line": s.end_line, "column": s.end_column}),
+            ),
+            // Skipped: no single place; Stryker requires a location, so the file's start.
+            None => (
+                json!({"line": 1, "column": 1}),
+                json!({"line": 1, "column": 1}),
+            ),
+        };
+        let mut m = json!({
+            "id": (r.index + 1).to_string(),
+            "mutatorName": r.site.clone().unwrap_or_else(|| r.name.clone()),
+            "replacement": r.replace,
+            "description": r.undoes.clone().unwrap_or_else(|| r.name.clone()),
+            "location": {"start": start, "end": end},
+            "status": status,
+            "statusReason": reason,
+        });
+        if let Some(run) = &r.run {
+            m["duration"] = json!((run.duration_secs * 1000.0).round() as u64);
+            if !run.failed_tests.is_empty() && matches!(status, "Killed" | "Timeout") {
+                m["killedBy"] = json!(run.failed_tests);
+            }
+            if let Some(c) = run.counts {
+                m["testsCompleted"] = json!(c.total());
+            }
+        }
+        files.entry(r.file.clone()).or_default().push(m);
+    }
+    let files: serde_json::Map<String, Value> = files
+        .into_iter()
+        .map(|(path, mutants)| {
+            let language = language_of(&path);
+            let source = sources.get(&path).cloned().unwrap_or_default();
+            (
+                path,
+                json!({"language": language, "source": source, "mutants": mutants}),
+            )
+        })
+        .collect();
+    json!({
+        "$schema": "https://git.io/mutation-testing-schema",
+        "schemaVersion": "2",
+        "thresholds": {"high": 80, "low": 60},
+        "projectRoot": report.dir,
+        "files": files,
+        "framework": {"name": "gatekit mutants", "version": report.version},
+    })
+}
+
+/// The language name Stryker's viewer uses for highlighting, from the extension.
+fn language_of(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match ext {
+        "js" | "mjs" | "cjs" | "jsx" => "javascript",
+        "ts" | "mts" | "cts" | "tsx" => "typescript",
+        "rs" => "rust",
+        "py" => "python",
+        "go" => "go",
+        "cs" => "csharp",
+        "java" => "java",
+        "scala" => "scala",
+        "html" | "htm" => "html",
+        "vue" => "vue",
+        "svelte" => "svelte",
+        "sh" => "shell",
+        "md" => "markdown",
+        _ => "text",
+    }
+}

@@ -1,0 +1,407 @@
+//! `mutants.toml`: the suites and the hand-written mutants, validated before anything runs.
+//!
+//! Every problem is one line, `mutants.toml:LINE: what is wrong`, and exit 2, before a worktree
+//! exists: a typo in a key or a suite name must not surface after the baseline has run for ten
+//! minutes. The one thing a newcomer must know: `file` is relative to the repository root (the
+//! worktree's root at run time), never to the spec's folder, and it may not leave the tree.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use thiserror::Error;
+use toml::Spanned;
+
+/// A spec problem, located in the file.
+#[derive(Debug, Error)]
+#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct SpecError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    #[serde(default)]
+    suites: BTreeMap<String, Spanned<RawSuite>>,
+    #[serde(default)]
+    mutant: Vec<Spanned<RawMutant>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSuite {
+    run: Spanned<String>,
+    timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMutant {
+    name: Spanned<String>,
+    site: Option<String>,
+    file: Spanned<String>,
+    anchor: Spanned<String>,
+    replace: String,
+    undoes: Option<String>,
+    suite: Spanned<String>,
+    #[serde(default)]
+    also: Vec<Spanned<String>>,
+    expect: Option<Spanned<String>>,
+}
+
+/// A suite: a shell command run with `sh -c` in the worktree's root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suite {
+    pub name: String,
+    pub run: String,
+    /// The spec's own timeout for this suite, if it gives one.
+    pub timeout: Option<Duration>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// What the suite is expected to do with a mutant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// A real mutant: the suite must fail.
+    Kill,
+    /// A control: a no-op edit the suite must NOT notice.
+    Survive,
+}
+
+/// One hand-written mutant: swap `anchor` for `replace` in `file`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mutant {
+    /// Position in the spec, from 0; the order every report keeps.
+    pub index: usize,
+    pub name: String,
+    pub site: Option<String>,
+    /// Relative to the repository root, with `/` separators.
+    pub file: String,
+    pub anchor: String,
+    pub replace: String,
+    /// The claim the mutant undoes.
+    pub undoes: Option<String>,
+    pub suite: String,
+    /// Comparison suites, run for the table only.
+    pub also: Vec<String>,
+    pub expect: Expect,
+    /// The spec line of its `[[mutant]]` header, for messages.
+    pub line: usize,
+}
+
+impl Mutant {
+    pub fn is_control(&self) -> bool {
+        self.expect == Expect::Survive
+    }
+
+    /// Every suite this mutant runs under: its own first, then the comparison suites.
+    pub fn suites(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.suite.as_str()).chain(self.also.iter().map(String::as_str))
+    }
+}
+
+/// A validated spec.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub file: PathBuf,
+    /// The spec's bytes hashed, so `merge` can refuse outputs of different specs.
+    pub sha256: String,
+    pub suites: BTreeMap<String, Suite>,
+    pub mutants: Vec<Mutant>,
+}
+
+impl Spec {
+    /// Reads and validates `path`.
+    pub fn load(path: &Path) -> Result<Spec, SpecError> {
+        let bytes = std::fs::read(path).map_err(|e| SpecError {
+            file: path.display().to_string(),
+            line: None,
+            message: e.to_string(),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| SpecError {
+            file: path.display().to_string(),
+            line: None,
+            message: format!("not UTF-8 text ({e})"),
+        })?;
+        Spec::parse(&text, path)
+    }
+
+    /// Validates `text` as if read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
+        let file = path.display().to_string();
+        let at = |span: Option<Range<usize>>, message: String| SpecError {
+            file: file.clone(),
+            line: span.map(|s| line_of(text, s.start)),
+            message,
+        };
+        let raw: RawSpec =
+            toml::from_str(text).map_err(|e| at(e.span(), e.message().trim().to_string()))?;
+
+        let mut suites = BTreeMap::new();
+        for (name, spanned) in &raw.suites {
+            let suite = spanned.get_ref();
+            if suite.run.get_ref().trim().is_empty() {
+                return Err(at(
+                    Some(suite.run.span()),
+                    format!("suite {name:?}: `run` is empty"),
+                ));
+            }
+            let timeout = match &suite.timeout {
+                Some(t) => {
+                    let d = report::duration::parse(t.get_ref())
+                        .map_err(|e| at(Some(t.span()), format!("timeout: {e}")))?;
+                    if d.is_zero() {
+                        return Err(at(Some(t.span()), "timeout must be more than zero".into()));
+                    }
+                    Some(d)
+                }
+                None => None,
+            };
+            suites.insert(
+                name.clone(),
+                Suite {
+                    name: name.clone(),
+                    run: suite.run.get_ref().clone(),
+                    timeout,
+                    env: suite.env.clone(),
+                },
+            );
+        }
+
+        if raw.mutant.is_empty() {
+            return Err(at(None, "no [[mutant]] entries".into()));
+        }
+        let mut mutants: Vec<Mutant> = Vec::new();
+        for (index, spanned) in raw.mutant.iter().enumerate() {
+            let m = spanned.get_ref();
+            let line = line_of(text, spanned.span().start);
+            let name = m.name.get_ref().trim().to_string();
+            if name.is_empty() {
+                return Err(at(Some(m.name.span()), "`name` is empty".into()));
+            }
+            if mutants.iter().any(|o| o.name == name) {
+                return Err(at(
+                    Some(m.name.span()),
+                    format!("two mutants are named {name:?}"),
+                ));
+            }
+            let rel = check_file(m.file.get_ref()).map_err(|why| {
+                at(
+                    Some(m.file.span()),
+                    format!("file {:?} {why}", m.file.get_ref()),
+                )
+            })?;
+            if m.anchor.get_ref().is_empty() {
+                return Err(at(Some(m.anchor.span()), "`anchor` is empty".into()));
+            }
+            let known = |s: &Spanned<String>| {
+                if suites.contains_key(s.get_ref()) {
+                    Ok(s.get_ref().clone())
+                } else {
+                    Err(at(
+                        Some(s.span()),
+                        format!(
+                            "unknown suite {:?} (the spec defines: {})",
+                            s.get_ref(),
+                            suites.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    ))
+                }
+            };
+            let suite = known(&m.suite)?;
+            let mut also = Vec::new();
+            for a in &m.also {
+                let a_name = known(a)?;
+                if a_name == suite || also.contains(&a_name) {
+                    return Err(at(
+                        Some(a.span()),
+                        format!("suite {a_name:?} is named twice for this mutant"),
+                    ));
+                }
+                also.push(a_name);
+            }
+            let expect = match m.expect.as_ref().map(|e| (e.get_ref().as_str(), e.span())) {
+                None | Some(("kill", _)) => Expect::Kill,
+                Some(("survive", _)) => Expect::Survive,
+                Some((other, span)) => {
+                    return Err(at(
+                        Some(span),
+                        format!("expect must be \"kill\" or \"survive\", not {other:?}"),
+                    ))
+                }
+            };
+            mutants.push(Mutant {
+                index,
+                name,
+                site: m.site.clone().filter(|s| !s.trim().is_empty()),
+                file: rel,
+                anchor: m.anchor.get_ref().clone(),
+                replace: m.replace.clone(),
+                undoes: m.undoes.clone().filter(|s| !s.trim().is_empty()),
+                suite,
+                also,
+                expect,
+                line,
+            });
+        }
+        let sha256 = manifests::hash_reader(text.as_bytes())
+            .map(|d| d.to_hex())
+            .unwrap_or_default();
+        Ok(Spec {
+            file: path.to_path_buf(),
+            sha256,
+            suites,
+            mutants,
+        })
+    }
+
+    /// The suites the given mutants use, in name order.
+    pub fn suites_used<'a>(&self, mutants: impl IntoIterator<Item = &'a Mutant>) -> Vec<&Suite> {
+        let mut names: Vec<&str> = mutants.into_iter().flat_map(|m| m.suites()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.iter().filter_map(|n| self.suites.get(*n)).collect()
+    }
+
+    /// `SPEC:LINE: message`, for problems found after parsing (a file missing from the tree).
+    pub fn error_at(&self, line: usize, message: String) -> SpecError {
+        SpecError {
+            file: self.file.display().to_string(),
+            line: Some(line),
+            message,
+        }
+    }
+}
+
+/// A `file` value as a clean relative path, or why it is refused: absolute, climbing out with
+/// `..`, or empty. (A symlink leading out is caught against the worktree at run time.)
+fn check_file(file: &str) -> Result<String, &'static str> {
+    if file.trim().is_empty() {
+        return Err("is empty");
+    }
+    let path = Path::new(file);
+    let mut parts = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => return Err("is outside the tree (it climbs out with `..`)"),
+            Component::RootDir | Component::Prefix(_) => return Err(
+                "is outside the tree (it is absolute; write it relative to the repository root)",
+            ),
+        }
+    }
+    if parts.is_empty() {
+        return Err("names no file");
+    }
+    Ok(parts.join("/"))
+}
+
+/// The 1-based line holding byte `offset` of `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Spec, SpecError> {
+        Spec::parse(text, Path::new("mutants.toml"))
+    }
+
+    const SUITE: &str = "[suites.bus]\nrun = \"true\"\n\n";
+
+    #[test]
+    fn a_full_spec_parses_with_defaults() {
+        let spec = parse(&format!(
+            "{SUITE}[suites.old]\nrun = \"true\"\ntimeout = \"30s\"\n\n[[mutant]]\nname = \"a\"\nsite = \"broker\"\nfile = \"./src/x.js\"\nanchor = \"ref > after\"\nreplace = \"ref >= after\"\nundoes = \"the page starts past after\"\nsuite = \"bus\"\nalso = [\"old\"]\n\n[[mutant]]\nname = \"b\"\nfile = \"README.md\"\nanchor = \"a:\"\nreplace = \"a;\"\nsuite = \"bus\"\nexpect = \"survive\"\n"
+        ))
+        .unwrap();
+        assert_eq!(spec.mutants.len(), 2);
+        let a = &spec.mutants[0];
+        assert_eq!(a.file, "src/x.js");
+        assert_eq!(a.also, vec!["old"]);
+        assert_eq!(a.line, 8);
+        assert_eq!(a.expect, Expect::Kill);
+        assert!(spec.mutants[1].is_control());
+        assert_eq!(spec.suites["old"].timeout, Some(Duration::from_secs(30)));
+        assert_eq!(spec.suites["bus"].timeout, None);
+    }
+
+    fn error(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn unknown_keys_name_their_line() {
+        let e = error(&format!(
+            "{SUITE}[[mutant]]\nname = \"a\"\nfile = \"x\"\nanchor = \"q\"\nreplace = \"r\"\nsuite = \"bus\"\nsuit = \"bus\"\n"
+        ));
+        assert!(
+            e.starts_with("mutants.toml:10: unknown field `suit`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn missing_fields_name_the_mutant() {
+        let e = error(&format!("{SUITE}[[mutant]]\nname = \"a\"\nfile = \"x\"\n"));
+        assert!(e.starts_with("mutants.toml:4: missing field"), "{e}");
+    }
+
+    #[test]
+    fn unknown_suites_duplicates_and_files_outside_are_refused_at_their_line() {
+        let m = |extra: &str, file: &str, suite: &str| {
+            format!("{SUITE}[[mutant]]\nname = \"a\"\nfile = \"{file}\"\nanchor = \"q\"\nreplace = \"r\"\nsuite = \"{suite}\"\n{extra}")
+        };
+        let e = error(&m("", "x", "nope"));
+        assert!(
+            e.starts_with("mutants.toml:9: unknown suite \"nope\""),
+            "{e}"
+        );
+        let e = error(&m("", "../x", "bus"));
+        assert!(
+            e.starts_with("mutants.toml:6: file \"../x\" is outside the tree"),
+            "{e}"
+        );
+        let e = error(&m("", "/etc/passwd", "bus"));
+        assert!(
+            e.contains(":6: file \"/etc/passwd\" is outside the tree"),
+            "{e}"
+        );
+        let twice = format!(
+            "{}\n{}",
+            m("", "x", "bus"),
+            m("", "y", "bus").replace(SUITE, "")
+        );
+        let e = error(&twice);
+        assert!(
+            e.starts_with("mutants.toml:12: two mutants are named \"a\""),
+            "{e}"
+        );
+        let e = error(&m("expect = \"maybe\"\n", "x", "bus"));
+        assert!(e.starts_with("mutants.toml:10: expect must be"), "{e}");
+        let e = error(&format!(
+            "{SUITE}[suites.t]\nrun = \"x\"\ntimeout = \"5\"\n"
+        ));
+        assert!(
+            e.starts_with("mutants.toml:6: timeout: bad duration"),
+            "{e}"
+        );
+        let e = error("[suites.bus\n");
+        assert!(e.starts_with("mutants.toml:1:"), "{e}");
+    }
+}

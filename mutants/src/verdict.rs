@@ -1,0 +1,169 @@
+//! The verdict on one mutant, in exactly the words SPEC.md uses.
+//!
+//! The one rule a newcomer must know: a suite that could not start (exit 126/127, a spawn
+//! failure) is `error`, never `killed`. A missing `node` makes every suite "fail", and counting
+//! that as a kill would make a broken setup look like a perfect score.
+
+use std::fmt;
+use std::str::FromStr;
+
+use report::Outcome;
+
+use crate::spec::Expect;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The suite failed: it noticed the mutant.
+    Killed,
+    /// The suite ran past its timeout; its group was killed. A mutant that makes a test loop
+    /// forever is noticed, but it is reported as the hang it was.
+    KilledHang,
+    /// The suite passed with the mutant in place.
+    Survived,
+    /// The anchor did not occur exactly once, so nothing was swapped.
+    Skipped { matches: usize },
+    /// A control the suite did not notice, as it should.
+    ControlHeld,
+    /// A control the suite noticed: the suite is brittle (or the control was not a no-op).
+    ControlKilled,
+    /// The suite could not start, or the run went wrong: no judgement.
+    Error,
+}
+
+impl Verdict {
+    /// The verdict for a mutant (or control) whose suite ended with `outcome`.
+    /// `Interrupted` has no verdict: the caller drops the row.
+    pub fn judge(expect: Expect, outcome: Outcome) -> Option<Verdict> {
+        let v = match (expect, outcome) {
+            (_, Outcome::Interrupted) => return None,
+            (_, Outcome::CouldNotStart) => Verdict::Error,
+            (Expect::Kill, Outcome::Failed) => Verdict::Killed,
+            (Expect::Kill, Outcome::Hang) => Verdict::KilledHang,
+            (Expect::Kill, Outcome::Passed) => Verdict::Survived,
+            (Expect::Survive, Outcome::Passed) => Verdict::ControlHeld,
+            (Expect::Survive, Outcome::Failed | Outcome::Hang) => Verdict::ControlKilled,
+        };
+        Some(v)
+    }
+
+    /// Whether this row holds: a mutant killed (by failure or hang), or a control held.
+    /// Skipped and error rows are findings too.
+    pub fn holds(self) -> bool {
+        matches!(
+            self,
+            Verdict::Killed | Verdict::KilledHang | Verdict::ControlHeld
+        )
+    }
+
+    /// A short class name for styling (`killed`, `hang`, `survived`, ...).
+    pub fn class(self) -> &'static str {
+        match self {
+            Verdict::Killed => "killed",
+            Verdict::KilledHang => "hang",
+            Verdict::Survived => "survived",
+            Verdict::Skipped { .. } => "skipped",
+            Verdict::ControlHeld => "held",
+            Verdict::ControlKilled => "control-killed",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Killed => f.write_str("killed"),
+            Verdict::KilledHang => f.write_str("killed (hang)"),
+            Verdict::Survived => f.write_str("SURVIVED"),
+            Verdict::Skipped { matches } => write!(f, "skipped ({matches} matches)"),
+            Verdict::ControlHeld => f.write_str("control held"),
+            Verdict::ControlKilled => f.write_str("CONTROL KILLED"),
+            Verdict::Error => f.write_str("error"),
+        }
+    }
+}
+
+impl FromStr for Verdict {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Verdict, String> {
+        Ok(match s {
+            "killed" => Verdict::Killed,
+            "killed (hang)" => Verdict::KilledHang,
+            "SURVIVED" => Verdict::Survived,
+            "control held" => Verdict::ControlHeld,
+            "CONTROL KILLED" => Verdict::ControlKilled,
+            "error" => Verdict::Error,
+            other => {
+                let matches = other
+                    .strip_prefix("skipped (")
+                    .and_then(|r| r.strip_suffix(" matches)"))
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| format!("unknown verdict {other:?}"))?;
+                Verdict::Skipped { matches }
+            }
+        })
+    }
+}
+
+impl serde::Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        for v in [
+            Verdict::Killed,
+            Verdict::KilledHang,
+            Verdict::Survived,
+            Verdict::Skipped { matches: 0 },
+            Verdict::Skipped { matches: 2 },
+            Verdict::ControlHeld,
+            Verdict::ControlKilled,
+            Verdict::Error,
+        ] {
+            assert_eq!(v.to_string().parse::<Verdict>(), Ok(v));
+        }
+        assert_eq!(
+            Verdict::Skipped { matches: 2 }.to_string(),
+            "skipped (2 matches)"
+        );
+        assert_eq!(Verdict::KilledHang.to_string(), "killed (hang)");
+    }
+
+    #[test]
+    fn a_suite_that_could_not_start_is_never_a_kill() {
+        assert_eq!(
+            Verdict::judge(Expect::Kill, Outcome::CouldNotStart),
+            Some(Verdict::Error)
+        );
+        assert_eq!(
+            Verdict::judge(Expect::Survive, Outcome::CouldNotStart),
+            Some(Verdict::Error)
+        );
+        assert_eq!(
+            Verdict::judge(Expect::Kill, Outcome::Hang),
+            Some(Verdict::KilledHang)
+        );
+        assert_eq!(
+            Verdict::judge(Expect::Survive, Outcome::Hang),
+            Some(Verdict::ControlKilled)
+        );
+        assert_eq!(Verdict::judge(Expect::Kill, Outcome::Interrupted), None);
+        assert!(!Verdict::Error.holds());
+        assert!(!Verdict::Skipped { matches: 1 }.holds());
+    }
+}
