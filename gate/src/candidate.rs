@@ -34,8 +34,8 @@ pub struct Candidate {
 pub enum Place {
     /// A temp worktree that is removed when the run ends.
     Run,
-    /// A worktree at this path, left for the reviewer.
-    Keep(PathBuf),
+    /// A worktree at this path (or a new temp folder), left for the reviewer.
+    Keep(Option<PathBuf>),
 }
 
 /// A path the patch deletes, and whether it is gone from the worktree.
@@ -136,9 +136,15 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let worktree = match place {
         Place::Run => Worktree::for_run(repo, &prepared.base),
-        Place::Keep(path) => Worktree::at_path(repo, &prepared.base, path),
+        Place::Keep(Some(path)) => Worktree::at_path(repo, &prepared.base, path),
+        Place::Keep(None) => Worktree::kept_in_temp(repo, &prepared.base),
     }
     .context("creating the worktree")?;
+    // Until every check has run, any error removes the worktree, even one asked to be kept:
+    // bad input leaves nothing behind.
+    let mut worktree = worktree;
+    let keep = worktree.kept();
+    worktree.keep(false);
     let wt = worktree.git();
     let patch_abs = std::path::absolute(&prepared.candidate.patch)
         .unwrap_or_else(|_| prepared.candidate.patch.clone());
@@ -186,6 +192,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let drift = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
     let tree = wt.text(["write-tree"])?;
+    worktree.keep(keep);
     Ok(Applied {
         worktree,
         prepared,

@@ -123,14 +123,7 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
 fn cmd_apply(repo: &Git, candidate: &Candidate, at: Option<PathBuf>, json: bool) -> Result<Exit> {
     worktree::clean_stale(repo);
     let prepared = candidate::prepare(repo, candidate)?;
-    let place = match at {
-        Some(path) => Place::Keep(path),
-        None => Place::Keep(std::env::temp_dir().join(format!(
-            "gatekit-apply-{}-{}",
-            candidate::short(&prepared.base),
-            Timestamp::now().unix()
-        ))),
-    };
+    let place = Place::Keep(at);
     let applied = candidate::apply(repo, prepared, &place)?;
     let facts = CandidateFacts::from_applied(&applied);
     let findings = facts.findings();

@@ -48,9 +48,13 @@ impl Worktree {
         Worktree::create(repo, commit, path, false)
     }
 
-    /// Makes a worktree of `commit` at `path`, which must not exist yet; kept after the run.
+    /// Makes a worktree of `commit` at `path`, which must not exist yet or be an empty
+    /// folder; kept after the run.
     pub fn at_path(repo: &Git, commit: &str, path: &Path) -> Result<Worktree, GitError> {
-        if path.exists() {
+        let empty_dir = fs::read_dir(path)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if path.exists() && !empty_dir {
             return Err(GitError::Failed {
                 command: "worktree add".into(),
                 message: format!("{} already exists", path.display()),
@@ -75,6 +79,19 @@ impl Worktree {
             keep,
             removed: false,
         })
+    }
+
+    /// Makes a worktree of `commit` in a new folder of the temp dir, kept after the run.
+    pub fn kept_in_temp(repo: &Git, commit: &str) -> Result<Worktree, GitError> {
+        let dir = tempfile::Builder::new()
+            .prefix("gatekit-apply-")
+            .tempdir()
+            .map_err(|e| GitError::Failed {
+                command: "worktree add".into(),
+                message: format!("creating a temp folder: {e}"),
+            })?;
+        let path = dir.keep();
+        Worktree::create(repo, commit, path, true)
     }
 
     pub fn path(&self) -> &Path {

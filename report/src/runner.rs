@@ -396,7 +396,11 @@ fn stop(
     let pid = scope.pid;
     let _ = killpg(Pid::from_raw(pid), Signal::SIGTERM);
     for p in members(scope) {
-        let _ = kill(Pid::from_raw(p), Signal::SIGTERM);
+        let _ = kill(Pid::from_raw(p.pid), Signal::SIGTERM);
+        // Outside the group means it escaped: a stray, even if SIGTERM is enough for it.
+        if p.pgid != pid {
+            killed.insert(p.pid);
+        }
     }
     let until = Instant::now() + grace;
     let mut status = None;
@@ -425,7 +429,8 @@ fn stop(
 /// Kills whatever of the run is still alive after its main process ended; returns how many.
 fn clean_up(scope: &Scope, killed: &mut BTreeSet<i32>) -> u32 {
     let pid = scope.pid;
-    let mut strays: BTreeSet<i32> = BTreeSet::new();
+    // Escaped processes already signalled by `stop` count, whether or not they outlived it.
+    let mut strays: BTreeSet<i32> = killed.clone();
     // Rounds, because a stray may fork while we kill its siblings.
     for _ in 0..200 {
         let live = members(scope);
@@ -433,9 +438,9 @@ fn clean_up(scope: &Scope, killed: &mut BTreeSet<i32>) -> u32 {
             break;
         }
         for p in live {
-            let _ = kill(Pid::from_raw(p), Signal::SIGKILL);
-            strays.insert(p);
-            killed.insert(p);
+            let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
+            strays.insert(p.pid);
+            killed.insert(p.pid);
         }
         thread::sleep(Duration::from_millis(2));
         reap_ours(pid, killed);
@@ -531,7 +536,7 @@ fn our_children() -> HashSet<i32> {
 /// are the subreaper) that is in a group of its own and was not our child before the run. That
 /// is a descendant that left the group, cleared its environment and lost its parent; with
 /// several runs in flight it cannot be told apart from another run's, so it is left to the tag.
-fn members(scope: &Scope) -> Vec<i32> {
+fn members(scope: &Scope) -> Vec<Proc> {
     let me = std::process::id() as i32;
     let my_pgid = nix::unistd::getpgrp().as_raw();
     let pid = scope.pid;
@@ -568,9 +573,8 @@ fn members(scope: &Scope) -> Vec<i32> {
         }
     }
     procs
-        .iter()
+        .into_iter()
         .filter(|p| !p.zombie && set.contains(&p.pid))
-        .map(|p| p.pid)
         .collect()
 }
 

@@ -181,3 +181,21 @@ fn death_by_signal_is_recorded_by_name() {
     assert_eq!(rec.exit_code, None);
     assert_eq!(rec.outcome(), Outcome::Failed);
 }
+
+#[test]
+fn an_escaped_child_that_dies_on_sigterm_still_counts_as_a_stray() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.log");
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & sleep 1000",
+        pidfile.display()
+    );
+    let job = Job::shell(script, dir.path(), &log)
+        .timeout(Duration::from_millis(500))
+        .grace(Duration::from_secs(2));
+    let rec = within(30, move || runner::run(&job).unwrap());
+    assert_eq!(rec.outcome(), Outcome::Hang);
+    assert!(!alive(pid_from(&pidfile)));
+    assert_eq!(rec.strays_killed, 1);
+}

@@ -1,0 +1,290 @@
+//! `gate pack` and `gate apply` on real repositories.
+
+mod common;
+
+use std::fs;
+
+use common::{gate, stderr, stdout, Fixture};
+use predicates::prelude::*;
+
+#[test]
+fn pack_then_apply_proves_binary_files_odd_names_and_deletions() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let status = f.repo.status();
+    let out = f.apply().output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("manifest  ") && text.contains("6/6 OK"),
+        "{text}"
+    );
+    assert!(text.contains("deleted   1/1 gone: docs/old.md"), "{text}");
+    assert!(text.contains("drift     none"), "{text}");
+    // The tree id printed is the tree of the candidate commit: same content, same tree.
+    let tree = f.repo.git(["rev-parse", "work^{tree}"]);
+    assert!(text.contains(&format!("tree      {tree}")), "{text}");
+    // The worktree is left for the reviewer, with the binary file byte for byte.
+    let wt_line = text.lines().find(|l| l.starts_with("worktree")).unwrap();
+    let wt = wt_line.split_whitespace().nth(1).unwrap();
+    assert_eq!(
+        fs::read(format!("{wt}/assets/blob.bin")).unwrap(),
+        [0u8, 159, 146, 150, 255, 0, 1, 2, 3]
+    );
+    assert!(!std::path::Path::new(&format!("{wt}/docs/old.md")).exists());
+    assert_eq!(f.repo.status(), status, "the user's checkout changed");
+    f.repo.git(["worktree", "remove", "--force", wt]);
+}
+
+#[test]
+fn the_manifest_pack_writes_passes_the_real_sha256sum() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    f.repo.git(["checkout", "-q", "work"]);
+    let out = std::process::Command::new("sha256sum")
+        .args(["-c", "--strict"])
+        .arg(f.manifest())
+        .current_dir(f.repo.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(stdout(&out).matches(": OK").count(), 6, "{}", stdout(&out));
+}
+
+#[test]
+fn a_tampered_manifest_is_a_finding_naming_the_path() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let text = fs::read_to_string(f.manifest()).unwrap();
+    // Change one digit of the src/lib.txt line.
+    let tampered: String = text
+        .lines()
+        .map(|l| {
+            if l.ends_with("src/lib.txt") {
+                let flipped = if l.starts_with('0') { "1" } else { "0" };
+                format!("{flipped}{}\n", &l[1..])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    fs::write(f.manifest(), tampered).unwrap();
+    let out = f.apply().output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("5/6 OK, 1 FAILED"), "{text}");
+    assert!(text.contains("src/lib.txt: FAILED"), "{text}");
+    assert!(text.contains("verdict   FAIL"), "{text}");
+}
+
+#[test]
+fn drift_through_a_merge_is_found() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    // A side branch from the base touches a candidate path; main merges it but keeps its own
+    // version, so default history simplification would hide the side commit.
+    f.repo.git(["checkout", "-q", "-b", "side", &f.base]);
+    f.repo.write("src/lib.txt", "side change\n");
+    let side = f.repo.commit_all("side: edit lib");
+    f.repo.git(["checkout", "-q", "main"]);
+    f.repo.write("unrelated.txt", "x\n");
+    f.repo.commit_all("main: unrelated");
+    f.repo.git([
+        "merge",
+        "-q",
+        "-s",
+        "ours",
+        "--no-edit",
+        "side",
+        "-m",
+        "merge side",
+    ]);
+    let out = f.apply().output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains(&side[..12]), "side commit not listed: {text}");
+    assert!(text.contains("side: edit lib"), "{text}");
+    assert!(!text.contains("main: unrelated"), "{text}");
+}
+
+#[test]
+fn a_patch_that_does_not_apply_is_bad_input_and_leaves_nothing() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    // Apply to a base the patch was not made for.
+    f.repo.write("src/lib.txt", "entirely different\n");
+    let other = f.repo.commit_all("other base");
+    let before = f.repo.status();
+    let out = gate()
+        .current_dir(f.repo.path())
+        .args(["apply", "--base", &other, "--patch"])
+        .arg(f.patch())
+        .arg("--manifest")
+        .arg(f.manifest())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("does not apply"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(f.repo.extra_worktrees().is_empty(), "a worktree was left");
+    assert_eq!(f.repo.status(), before);
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors_with_exit_2() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--base".into(), "no-such-rev".into()],
+            "unknown revision \"no-such-rev\"",
+        ),
+        (
+            vec!["--patch".into(), "/nonexistent/build.patch".into()],
+            "/nonexistent/build.patch",
+        ),
+    ];
+    for (args, expect) in cases {
+        let mut cmd = gate();
+        cmd.current_dir(f.repo.path()).arg("apply");
+        let has = |k: &str| args.iter().any(|a| a == k);
+        if !has("--base") {
+            cmd.args(["--base", &f.base]);
+        }
+        if !has("--patch") {
+            cmd.arg("--patch").arg(f.patch());
+        }
+        cmd.arg("--manifest").arg(f.manifest());
+        cmd.args(&args);
+        cmd.assert()
+            .code(2)
+            .stderr(predicate::str::contains(expect))
+            .stderr(predicate::function(|s: &str| s.trim().lines().count() == 1));
+    }
+    assert!(f.repo.extra_worktrees().is_empty());
+}
+
+#[test]
+fn hostile_and_malformed_manifests_name_the_line() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let hex = "0".repeat(64);
+    for (body, expect) in [
+        (format!("{hex}  ../escape\n"), ":1:"),
+        (format!("# ok\n{hex}  /etc/passwd\n"), ":2:"),
+        (format!("{hex}  src/lib.txt\nnot a line\n"), ":2:"),
+        ("# only a comment\n".to_string(), "no properly formatted"),
+    ] {
+        fs::write(f.manifest(), &body).unwrap();
+        let out = f.apply().output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{body}");
+        let err = stderr(&out);
+        assert!(err.contains(expect), "{body:?}: {err}");
+        assert!(err.contains("candidate-manifest.sha256"), "{err}");
+    }
+    assert!(f.repo.extra_worktrees().is_empty());
+}
+
+#[test]
+fn a_link_out_of_the_tree_is_refused() {
+    let f = Fixture::new();
+    std::os::unix::fs::symlink("/etc", f.repo.path().join("escape")).unwrap();
+    f.repo.git(["add", "escape"]);
+    f.pack_expect_failure_or_refusal();
+}
+
+impl Fixture {
+    /// A candidate holding a link out of the tree can be packed only to be refused when
+    /// hashed: either way nothing outside the tree is read and the exit is 2.
+    fn pack_expect_failure_or_refusal(&self) {
+        let out = gate()
+            .current_dir(self.repo.path())
+            .args(["pack", "--base", &self.base, "--out"])
+            .arg(self.out.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+        assert!(stderr(&out).contains("escape"), "{}", stderr(&out));
+        assert!(self.repo.extra_worktrees().is_empty());
+    }
+}
+
+#[test]
+fn apply_json_carries_the_same_facts() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let out = f.apply().arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "PASS");
+    assert_eq!(v["candidate"]["manifest"]["summary"], "6/6 OK");
+    assert_eq!(v["candidate"]["base"], f.base);
+    assert_eq!(
+        v["candidate"]["tree"],
+        f.repo.git(["rev-parse", "work^{tree}"])
+    );
+    let wt = v["candidate"]["worktree"].as_str().unwrap().to_string();
+    f.repo.git(["worktree", "remove", "--force", &wt]);
+}
+
+#[test]
+fn check_agrees_with_sha256sum_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "plain.txt",
+        "with space.txt",
+        "back\\slash",
+        "new\nline",
+        "ünï",
+    ];
+    for (i, n) in names.iter().enumerate() {
+        fs::write(dir.path().join(n), format!("content {i}\n")).unwrap();
+    }
+    // sha256sum writes, gate checks.
+    let written = std::process::Command::new("sha256sum")
+        .args(names)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    fs::write(dir.path().join("SUMS"), &written.stdout).unwrap();
+    gate()
+        .args(["check", "--manifest"])
+        .arg(dir.path().join("SUMS"))
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("5/5 OK"));
+    // Tamper: both tools must fail.
+    fs::write(dir.path().join("ünï"), "changed\n").unwrap();
+    gate()
+        .args(["check", "--manifest"])
+        .arg(dir.path().join("SUMS"))
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ünï: FAILED"))
+        .stdout(predicate::str::contains("4/5 OK, 1 FAILED"));
+    fs::remove_file(dir.path().join("plain.txt")).unwrap();
+    gate()
+        .args(["check", "--manifest"])
+        .arg(dir.path().join("SUMS"))
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("plain.txt: MISSING"));
+}

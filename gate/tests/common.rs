@@ -1,0 +1,116 @@
+//! Fixtures shared by gate's end-to-end tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use testkit::Repo;
+
+pub fn gate() -> assert_cmd::Command {
+    testkit::bin(env!("CARGO_BIN_EXE_gate"))
+}
+
+/// A repository with a base commit, and a candidate staged on a branch from it.
+pub struct Fixture {
+    pub repo: Repo,
+    pub base: String,
+    pub out: tempfile::TempDir,
+}
+
+impl Default for Fixture {
+    fn default() -> Self {
+        Fixture::new()
+    }
+}
+
+impl Fixture {
+    /// Base: ordinary files, odd names and a file to delete; candidate: edits, a binary file,
+    /// a deletion, odd new names.
+    pub fn new() -> Fixture {
+        let repo = Repo::new();
+        repo.write("src/lib.txt", "one\ntwo\n")
+            .write("docs/with space.md", "spaces\n")
+            .write("docs/old.md", "to be deleted\n")
+            .write("tests/ok.sh", "#!/bin/sh\necho '2 passed, 0 failed'\n")
+            .chmod_x("tests/ok.sh");
+        let base = repo.commit_all("base");
+        repo.git(["branch", "work"]);
+        repo.git(["checkout", "-q", "work"]);
+        repo.write("src/lib.txt", "one\ntwo\nthree\n")
+            .write("assets/blob.bin", [0u8, 159, 146, 150, 255, 0, 1, 2, 3])
+            .write("docs/with space.md", "spaces, edited\n")
+            .write("odd/back\\slash.txt", "backslash\n")
+            .write("odd/new\nline.txt", "newline\n")
+            .write("odd/ünïcödé.txt", "non-ascii\n");
+        repo.git(["rm", "-q", "docs/old.md"]);
+        repo.git(["add", "-A"]);
+        let out = tempfile::tempdir().unwrap();
+        Fixture { repo, base, out }
+    }
+
+    pub fn patch(&self) -> PathBuf {
+        self.out.path().join("build.patch")
+    }
+
+    pub fn manifest(&self) -> PathBuf {
+        self.out.path().join("candidate-manifest.sha256")
+    }
+
+    pub fn pack(&self) {
+        gate()
+            .current_dir(self.repo.path())
+            .args(["pack", "--base", &self.base, "--out"])
+            .arg(self.out.path())
+            .assert()
+            .success();
+    }
+
+    /// Commits the staged candidate on `work` and returns to `main`, so the user's checkout
+    /// is clean and HEAD is main.
+    pub fn settle(&self) {
+        self.repo.commit_all("candidate");
+        self.repo.git(["checkout", "-q", "main"]);
+    }
+
+    /// Writes a gate.toml beside the patch with these suites (TOML text).
+    pub fn config(&self, suites: &str) -> PathBuf {
+        let path = self.out.path().join("gate.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "base = \"{}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n{suites}",
+                self.base
+            ),
+        )
+        .unwrap();
+        path
+    }
+
+    pub fn apply(&self) -> assert_cmd::Command {
+        let mut cmd = gate();
+        cmd.current_dir(self.repo.path())
+            .args(["apply", "--base", &self.base, "--patch"])
+            .arg(self.patch())
+            .arg("--manifest")
+            .arg(self.manifest());
+        cmd
+    }
+
+    pub fn run(&self, config: &Path, out: &Path) -> assert_cmd::Command {
+        let mut cmd = gate();
+        cmd.current_dir(self.repo.path())
+            .arg("run")
+            .arg("--config")
+            .arg(config)
+            .arg("--out")
+            .arg(out);
+        cmd
+    }
+}
+
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
