@@ -1,0 +1,136 @@
+//! Fixtures for the `mutants` end-to-end tests: a real git repository holding a small shell
+//! "library", a real suite (a shell script printing `N passed, N failed`) and a spec.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+use testkit::Repo;
+
+/// The library under test. Each function is a place a mutant can make the suite misbehave.
+pub const LIB: &str = r#"add() { echo $(( $1 + $2 )); }
+spin() { :; }
+spawn() { :; }
+daemon() { :; }
+greet() {
+  echo "hello"
+}
+"#;
+
+/// The suite: records its pid, checks each function, prints counts the runner reads.
+pub const TEST: &str = r#". ./lib.sh
+echo $$ >> "$PIDS/suite"
+fail=0
+[ "$(add 2 3)" = 5 ] || { echo "FAIL: test_add"; fail=1; }
+[ "$(greet)" = hello ] || { echo "FAIL: test_greet"; fail=1; }
+spin || fail=1
+spawn || fail=1
+daemon || fail=1
+if [ $fail = 0 ]; then echo "5 passed, 0 failed"; else echo "4 passed, 1 failed"; exit 1; fi
+"#;
+
+pub const SUITE: &str = "[suites.unit]\nrun = \"sh test.sh\"\ntimeout = \"3s\"\n\n";
+
+pub fn mutant(name: &str, anchor: &str, replace: &str, extra: &str) -> String {
+    format!(
+        "[[mutant]]\nname = \"{name}\"\nsite = \"lib\"\nfile = \"lib.sh\"\nanchor = '''{anchor}'''\nreplace = '''{replace}'''\nundoes = \"the claim of {name}\"\nsuite = \"unit\"\n{extra}\n"
+    )
+}
+
+pub struct Fixture {
+    pub repo: Repo,
+    pub out: tempfile::TempDir,
+    pub pids: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// A committed repository with lib.sh, test.sh and mutants.toml (`spec`).
+    pub fn new(spec: &str) -> Fixture {
+        let repo = Repo::new();
+        repo.write("lib.sh", LIB)
+            .write("test.sh", TEST)
+            .write("mutants.toml", spec);
+        repo.commit_all("fixture");
+        Fixture {
+            repo,
+            out: tempfile::tempdir().unwrap(),
+            pids: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn out(&self) -> PathBuf {
+        self.out.path().join("report")
+    }
+
+    /// `mutants ARGS` in the repository, with `PIDS` pointing at the pid folder.
+    pub fn cmd(&self) -> assert_cmd::Command {
+        let mut cmd = testkit::bin(env!("CARGO_BIN_EXE_mutants"));
+        cmd.current_dir(self.repo.path())
+            .env("PIDS", self.pids.path());
+        cmd
+    }
+
+    /// `mutants run mutants.toml --out OUT EXTRA...`
+    pub fn run(&self, extra: &[&str]) -> Output {
+        let out = self.out();
+        let mut args: Vec<&str> = vec!["run", "mutants.toml", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        self.cmd().args(&args).output().unwrap()
+    }
+
+    pub fn report(&self) -> Value {
+        report_in(&self.out())
+    }
+
+    /// Pids the suite wrote to `$PIDS/NAME`, one a line.
+    pub fn pids(&self, name: &str) -> Vec<i32> {
+        std::fs::read_to_string(self.pids.path().join(name))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+}
+
+pub fn report_in(out: &Path) -> Value {
+    let text = std::fs::read_to_string(out.join("mutants.json")).expect("mutants.json");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// (name, verdict) of every row.
+pub fn verdicts(report: &Value) -> Vec<(String, String)> {
+    report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name}"))
+}
+
+pub fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+pub fn text(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

@@ -1,0 +1,409 @@
+//! `mutants run` on real git repositories with real suites (shell scripts).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use predicates::prelude::*;
+
+#[test]
+fn a_mutant_that_loops_forever_is_killed_as_a_hang_and_leaves_nothing_running() {
+    let spec = format!(
+        "{SUITE}{}",
+        mutant(
+            "spin forever",
+            "spin() { :; }",
+            "spin() { while :; do :; done; }",
+            ""
+        )
+    );
+    let fx = Fixture::new(&spec);
+    let started = Instant::now();
+    let out = fx.run(&[]);
+    // A hang is a kill: the run holds.
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("spin forever".into(), "killed (hang)".into())]
+    );
+    let run = &row(&report, "spin forever")["run"];
+    assert_eq!(run["status"], "hang");
+    // Every suite process (baseline and the looping one) is gone.
+    let pids = fx.pids("suite");
+    assert_eq!(pids.len(), 2);
+    for pid in pids {
+        assert!(!testkit::alive(pid), "suite {pid} still running");
+    }
+    // Stryker's status for a hang is Timeout.
+    let stryker: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        stryker["files"]["lib.sh"]["mutants"][0]["status"],
+        "Timeout"
+    );
+}
+
+#[test]
+fn a_test_that_spawns_a_child_in_a_new_session_has_it_killed_and_counted() {
+    let spec = format!(
+        "{SUITE}{}",
+        mutant(
+            "spawn escapes",
+            "spawn() { :; }",
+            r#"spawn() { setsid sh -c 'echo $$ > "$PIDS/escaped"; exec sleep 60' & sleep 0.3; return 1; }"#,
+            ""
+        )
+    );
+    let fx = Fixture::new(&spec);
+    let started = Instant::now();
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let report = fx.report();
+    let run = &row(&report, "spawn escapes")["run"];
+    assert_eq!(row(&report, "spawn escapes")["verdict"], "killed");
+    assert!(run["strays_killed"].as_u64().unwrap() >= 1, "{run}");
+    let escaped = fx.pids("escaped");
+    assert_eq!(escaped.len(), 1);
+    assert!(
+        !testkit::alive(escaped[0]),
+        "the setsid child survived the run"
+    );
+}
+
+#[test]
+fn a_suite_leaving_a_daemon_holding_stdout_neither_hangs_the_run_nor_survives_it() {
+    let spec = format!(
+        "{SUITE}{}",
+        mutant(
+            "daemon lingers",
+            "daemon() { :; }",
+            r#"daemon() { (sleep 60 & echo $! > "$PIDS/daemon"); return 1; }"#,
+            ""
+        )
+    );
+    let fx = Fixture::new(&spec);
+    let started = Instant::now();
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    // The daemon keeps the log open for 60 s; the run must not wait for it.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let report = fx.report();
+    let r = row(&report, "daemon lingers");
+    assert_eq!(r["verdict"], "killed");
+    assert!(r["run"]["strays_killed"].as_u64().unwrap() >= 1);
+    let daemon = fx.pids("daemon");
+    assert_eq!(daemon.len(), 1);
+    assert!(!testkit::alive(daemon[0]), "the daemon survived the run");
+}
+
+#[test]
+fn controls_must_survive_and_a_noticed_control_is_a_finding() {
+    let held = mutant(
+        "space before parens",
+        "greet() {",
+        "greet () {",
+        "expect = \"survive\"",
+    );
+    let killed_control = mutant(
+        "plus to times",
+        "$1 + $2",
+        "$1 * $2",
+        "expect = \"survive\"",
+    );
+    let multi_line = mutant(
+        "greet says bye",
+        "greet() {\n  echo \"hello\"",
+        "greet() {\n  echo \"bye\"",
+        "",
+    );
+
+    let fx = Fixture::new(&format!("{SUITE}{held}{multi_line}"));
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("space before parens".into(), "control held".into()),
+            ("greet says bye".into(), "killed".into())
+        ]
+    );
+    let killed = &row(&report, "greet says bye")["run"];
+    assert_eq!(killed["failed_tests"], serde_json::json!([]));
+    assert_eq!(killed["counts"]["failed"], 1);
+
+    let fx = Fixture::new(&format!("{SUITE}{held}{killed_control}"));
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 1, "{}", text(&out));
+    assert_eq!(
+        verdicts(&fx.report())[1],
+        ("plus to times".into(), "CONTROL KILLED".into())
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("CONTROL KILLED"));
+}
+
+#[test]
+fn an_anchor_found_zero_or_two_times_is_skipped_and_the_file_untouched() {
+    let spec = format!(
+        "{SUITE}{}{}",
+        mutant("absent", "subtract()", "x", ""),
+        mutant("twice", "() { :; }", "() { false; }", "")
+    );
+    let fx = Fixture::new(&spec);
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 1, "{}", text(&out));
+    assert_eq!(
+        verdicts(&fx.report()),
+        [
+            ("absent".into(), "skipped (0 matches)".into()),
+            ("twice".into(), "skipped (3 matches)".into())
+        ]
+    );
+    assert_eq!(fx.repo.read("lib.sh"), common::LIB.as_bytes());
+    assert_eq!(fx.repo.status(), "");
+}
+
+#[test]
+fn a_red_baseline_stops_the_run_with_exit_4_and_no_verdicts() {
+    let spec = format!(
+        "{SUITE}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", "")
+    );
+    let fx = Fixture::new(&spec);
+    fx.repo
+        .write("lib.sh", LIB.replace("$1 + $2", "$1 + $2 + 1"));
+    fx.repo.commit_all("break add");
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 4, "{}", text(&out));
+    let report = fx.report();
+    assert_eq!(report["baseline_failed"], true);
+    assert_eq!(report["mutants"], serde_json::json!([]));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("BASELINE FAILED"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("killed"));
+
+    // A hung baseline is red too, never a pass.
+    let hung = "[suites.unit]\nrun = \"sleep 30\"\ntimeout = \"1s\"\n\n";
+    let fx = Fixture::new(&format!("{hung}{}", mutant("m", "$1 + $2", "$1 - $2", "")));
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 4, "{}", text(&out));
+    assert_eq!(fx.report()["baseline"][0]["status"], "hang");
+}
+
+#[test]
+fn a_suite_that_cannot_start_is_an_error_never_a_kill() {
+    let spec = "[suites.unit]\nrun = \"./run-tests\"\n\n[[mutant]]\nname = \"broken shebang\"\nfile = \"run-tests\"\nanchor = \"#!/bin/sh\"\nreplace = \"#!/nonexistent/sh\"\nsuite = \"unit\"\n";
+    let fx = Fixture::new(spec);
+    fx.repo
+        .write("run-tests", "#!/bin/sh\necho '1 passed, 0 failed'\n");
+    fx.repo.chmod_x("run-tests");
+    fx.repo.commit_all("runner");
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 1, "{}", text(&out));
+    let report = fx.report();
+    let r = row(&report, "broken shebang");
+    assert_eq!(r["verdict"], "error");
+    assert_eq!(r["run"]["exit_code"], 127);
+    let stryker: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        stryker["files"]["run-tests"]["mutants"][0]["status"],
+        "RuntimeError"
+    );
+}
+
+#[test]
+fn a_non_utf8_file_is_mutated_as_bytes_and_restored() {
+    let spec = "[suites.unit]\nrun = \"grep -q value=1 data.bin && echo '1 passed, 0 failed'\"\n\n[[mutant]]\nname = \"value\"\nfile = \"data.bin\"\nanchor = \"value=1\"\nreplace = \"value=2\"\nsuite = \"unit\"\n";
+    let fx = Fixture::new(spec);
+    let data: &[u8] = b"\xff\xfe\x00latin-1 caf\xe9\nvalue=1\n\x80\x81";
+    fx.repo.write("data.bin", data);
+    fx.repo.commit_all("data");
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let report = fx.report();
+    let r = row(&report, "value");
+    assert_eq!(r["verdict"], "killed");
+    assert_eq!(r["span"]["start_line"], 2);
+    assert_eq!(fx.repo.read("data.bin"), data);
+}
+
+#[test]
+fn uncommitted_changes_and_untracked_files_are_carried_and_dir_is_left_alone() {
+    // The anchor exists only in the uncommitted edit, and the suite is an untracked file.
+    let spec = "[suites.unit]\nrun = \"sh new-test.sh\"\n\n[[mutant]]\nname = \"double\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"unit\"\n";
+    let fx = Fixture::new(spec);
+    fx.repo.write(
+        "lib.sh",
+        format!("{LIB}double() {{ echo $(( $1 * 2 )); }}\n"),
+    );
+    fx.repo.write(
+        "new-test.sh",
+        ". ./lib.sh\n[ \"$(double 4)\" = 8 ] && echo '1 passed, 0 failed' || { echo '0 passed, 1 failed'; exit 1; }\n",
+    );
+    let status = fx.repo.status();
+    let out = fx.run(&["--keep"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(verdicts(&fx.report())[0].1, "killed");
+    assert_eq!(fx.repo.status(), status);
+    // --keep leaves the worktree, holding the carried state, restored.
+    let kept = fx.repo.extra_worktrees();
+    assert_eq!(kept.len(), 1);
+    let lib = std::fs::read_to_string(kept[0].join("lib.sh")).unwrap();
+    assert!(lib.contains("$(( $1 * 2 ))"));
+    fx.repo
+        .git(["worktree", "remove", "--force", kept[0].to_str().unwrap()]);
+}
+
+#[test]
+fn outputs_hold_the_table_the_stryker_report_and_an_escaped_html_page() {
+    let spec = format!(
+        "{SUITE}{}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", ""),
+        mutant("greet <b>", "echo \"hello\"", "echo \"<b>hello</b>\"", "")
+    );
+    let fx = Fixture::new(&spec);
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let txt = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    for needle in [
+        "Mutant",
+        "Site",
+        "What it undoes",
+        "Verdict",
+        "5 pass -> 1 failed",
+        "2 mutants: 2 killed",
+    ] {
+        assert!(txt.contains(needle), "{needle} not in\n{txt}");
+    }
+    let stryker: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stryker["schemaVersion"], "2");
+    let file = &stryker["files"]["lib.sh"];
+    assert_eq!(file["source"], LIB);
+    let m = &file["mutants"][0];
+    assert_eq!(m["mutatorName"], "lib");
+    assert_eq!(m["description"], "the claim of plus to minus");
+    assert_eq!(m["status"], "Killed");
+    assert_eq!(
+        m["location"]["start"],
+        serde_json::json!({"line": 1, "column": 18})
+    );
+    let html = std::fs::read_to_string(fx.out().join("mutants.html")).unwrap();
+    assert!(html.contains("greet &lt;b&gt;"));
+    assert!(!html.contains("<b>hello"));
+    assert!(html.contains("<span class=\"add\">+  echo &quot;&lt;b&gt;hello"));
+    for log in [
+        "logs/001-plus-to-minus.log",
+        "logs/002-greet-b.log",
+        "logs/baseline.unit.log",
+    ] {
+        assert!(fx.out().join(log).exists(), "{log}");
+    }
+    // --json prints the same report on stdout.
+    let json = fx.run(&["--json"]);
+    let printed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(verdicts(&printed), verdicts(&fx.report()));
+}
+
+#[test]
+fn bad_specs_exit_2_naming_file_and_line_and_write_nothing() {
+    let cases = [
+        (
+            format!("{SUITE}{}", mutant("a", "x", "y", "colour = 1")),
+            "mutants.toml:13: unknown field `colour`",
+        ),
+        (
+            format!(
+                "{SUITE}{}",
+                mutant("a", "x", "y", "").replace("suite = \"unit\"", "suite = \"nope\"")
+            ),
+            "mutants.toml:12: unknown suite \"nope\"",
+        ),
+        (
+            format!(
+                "{SUITE}{}{}",
+                mutant("a", "x", "y", ""),
+                mutant("a", "z", "y", "")
+            ),
+            "mutants.toml:15: two mutants are named \"a\"",
+        ),
+        (
+            format!(
+                "{SUITE}{}",
+                mutant("a", "x", "y", "").replace("lib.sh", "../lib.sh")
+            ),
+            "mutants.toml:8: file \"../lib.sh\" is outside the tree",
+        ),
+        (
+            format!(
+                "{SUITE}{}",
+                mutant("a", "x", "y", "").replace("lib.sh", "gone.sh")
+            ),
+            "mutants.toml:5: file \"gone.sh\" is not in the worktree",
+        ),
+        ("[suites.unit\n".to_string(), "mutants.toml:1:"),
+    ];
+    for (spec, message) in cases {
+        let fx = Fixture::new(&spec);
+        let out = fx.run(&[]);
+        assert_eq!(code(&out), 2, "{}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "want {message:?} in {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(
+            !fx.out().exists(),
+            "a bad spec wrote {}",
+            fx.out().display()
+        );
+        assert!(fx.repo.extra_worktrees().is_empty());
+    }
+    // Unknown --only names are bad input too.
+    let fx = Fixture::new(&format!("{SUITE}{}", mutant("a", "$1 + $2", "$1 - $2", "")));
+    fx.run(&["--only", "nope"]);
+    fx.cmd()
+        .args(["run", "mutants.toml", "--only", "nope"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no mutant is named \"nope\""));
+}
+
+#[test]
+fn check_exits_1_naming_each_anchor_not_found_exactly_once() {
+    let spec = format!(
+        "{SUITE}{}{}{}",
+        mutant("good", "$1 + $2", "$1 - $2", ""),
+        mutant("absent", "subtract()", "x", ""),
+        mutant("thrice", "() { :; }", "x", "")
+    );
+    let fx = Fixture::new(&spec);
+    fx.cmd()
+        .args(["check", "mutants.toml"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "mutants.toml:14: anchor of \"absent\" occurs 0 times in lib.sh",
+        ))
+        .stderr(predicate::str::contains(
+            "anchor of \"thrice\" occurs 3 times",
+        ))
+        .stderr(predicate::str::contains("\"good\"").not());
+    let fx = Fixture::new(&format!(
+        "{SUITE}{}",
+        mutant("good", "$1 + $2", "$1 - $2", "")
+    ));
+    fx.cmd()
+        .args(["check", "mutants.toml"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("each found exactly once"));
+}
