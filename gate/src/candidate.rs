@@ -75,25 +75,6 @@ pub struct Applied {
 }
 
 impl Applied {
-    /// Every reason the candidate does not hold, in words; empty when it holds.
-    pub fn findings(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if !self.verification.all_ok() {
-            out.push(format!("manifest {}", self.verification.summary()));
-        }
-        let present = self.deleted.iter().filter(|d| !d.gone).count();
-        if present > 0 {
-            out.push(format!("{present} deleted path(s) still present"));
-        }
-        if !self.drift.is_empty() {
-            out.push(format!(
-                "drift: {} commit(s) since base touch candidate paths",
-                self.drift.len()
-            ));
-        }
-        out
-    }
-
     /// The manifest checked again now, against the worktree as it is.
     pub fn recheck(&self) -> Result<Verification> {
         manifests::verify(self.worktree.path(), &self.prepared.manifest)
@@ -108,19 +89,7 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
     if patch.is_empty() {
         bail!("patch {}: the file is empty", candidate.patch.display());
     }
-    let manifest_bytes = fs::read(&candidate.manifest)
-        .with_context(|| format!("manifest {}", candidate.manifest.display()))?;
-    let manifest = manifests::parse(&manifest_bytes).map_err(|e| match e.line() {
-        Some(line) => {
-            let text = e.to_string();
-            let problem = text
-                .split_once(": ")
-                .map(|(_, p)| p.to_string())
-                .unwrap_or(text);
-            anyhow!("{}:{line}: {problem}", candidate.manifest.display())
-        }
-        None => anyhow!("{}: {e}", candidate.manifest.display()),
-    })?;
+    let manifest = read_manifest(&candidate.manifest)?;
     let base = repo.commit_id(&candidate.base).context("base")?;
     let head = repo.commit_id(&candidate.head).context("head")?;
     Ok(Prepared {
@@ -129,6 +98,17 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
         head,
         patch_sha256: hex(&Sha256::digest(&patch)),
         manifest,
+    })
+}
+
+/// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
+pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
+    let bytes = fs::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    manifests::parse(&bytes).map_err(|e| match &e {
+        manifests::ParseError::Line { line, problem } => {
+            anyhow!("{}:{line}: {problem}", path.display())
+        }
+        manifests::ParseError::NoEntries => anyhow!("{}: {e}", path.display()),
     })
 }
 

@@ -292,18 +292,7 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
 }
 
 fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
-    let bytes = std::fs::read(manifest).with_context(|| format!("{}", manifest.display()))?;
-    let parsed = manifests::parse(&bytes).map_err(|e| match e.line() {
-        Some(line) => {
-            let text = e.to_string();
-            let problem = text
-                .split_once(": ")
-                .map(|(_, p)| p.to_string())
-                .unwrap_or(text);
-            anyhow::anyhow!("{}:{line}: {problem}", manifest.display())
-        }
-        None => anyhow::anyhow!("{}: {e}", manifest.display()),
-    })?;
+    let parsed = candidate::read_manifest(manifest)?;
     let verification =
         manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
     if json {

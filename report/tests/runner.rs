@@ -1,47 +1,12 @@
 //! The runner against real child processes: exits, hangs, escapes, daemons holding stdout.
 
 use std::fs;
-use std::path::Path;
-use std::sync::mpsc;
-use std::thread;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{alive, pid_from, within};
 use report::runner::{self, Job, Outcome, Program};
-
-/// Runs `f` on a thread and fails the test if it takes longer than `secs`: a runner regression
-/// must fail a test, not hang the suite.
-fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(Duration::from_secs(secs))
-        .expect("the runner did not return in time")
-}
-
-fn alive(pid: i32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .map(|(_, r)| r.trim_start().starts_with('Z'))
-            .unwrap_or(true),
-        Err(_) => false,
-    }
-}
-
-/// Waits for a pid file a child writes, and returns the pid in it.
-fn pid_from(path: &Path) -> i32 {
-    let until = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(text) = fs::read_to_string(path) {
-            if let Ok(pid) = text.trim().parse() {
-                return pid;
-            }
-        }
-        assert!(Instant::now() < until, "no pid in {}", path.display());
-        thread::sleep(Duration::from_millis(20));
-    }
-}
 
 #[test]
 fn exit_code_log_and_counts_are_recorded() {
