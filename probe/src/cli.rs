@@ -79,7 +79,9 @@ struct CallArgs {
 /// What bracket and check share: the client and how its runs are judged.
 #[derive(Debug, Args)]
 struct ClientArgs {
-    /// `claude` for the Claude Code preset, or a shell command with {n} and {mcp_config}.
+    /// `claude` for the Claude Code preset, or a shell command in which `{mcp_config}` becomes
+    /// the path of an MCP config that starts `probe serve` and n in braces becomes the point.
+    // (Clap's help renderer turns a literal n in braces into a line break, hence the wording.)
     #[arg(long)]
     client: String,
     /// The claude binary for `--client claude`.
