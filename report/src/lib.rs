@@ -4,21 +4,29 @@
 //! process-group [`runner`] every child command goes through and the [`RunRecord`] it produces,
 //! the pass/fail [`counts`] read from a runner's closing lines, UTC [`time`] stamps, [`duration`]s
 //! as users write them, aligned [`table`]s, atomic [`json`] files, the [`exit`] codes of SPEC.md,
-//! [`interrupt`] handling and terminal [`progress`] lines. The tools produce records; the
+//! [`interrupt`] handling and terminal [`progress`] lines; and the renderings other programs
+//! read: [`junit`] XML for CI, [`markdown`] for pull requests, chosen by [`format`], with
+//! [`color`] decided in one place (on a terminal only, `NO_COLOR` honoured). The tools produce records; the
 //! renderings here consume them, so no tool formats output inside its run loop.
 
+pub mod color;
 pub mod counts;
 pub mod duration;
 pub mod exit;
+pub mod format;
 pub mod interrupt;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod progress;
 pub mod runner;
 pub mod table;
 pub mod time;
 
+pub use color::{ColorChoice, Painter};
 pub use counts::Counts;
 pub use exit::Exit;
+pub use format::Format;
 pub use runner::{Job, Outcome, Program, RunRecord};
 pub use table::Table;
 pub use time::Timestamp;

@@ -2,8 +2,13 @@
 //!
 //! Logs and CI output must stay readable, so the redraw (carriage return and erase-line) is only
 //! used when stderr is a terminal; elsewhere each step is one line, printed when it finishes.
+//!
+//! A step that blocks for minutes (a suite, a client run) would freeze the live line, so
+//! [`Progress::during`] runs it while a ticker thread redraws the line once a second with the
+//! step's own elapsed time; off a terminal the step gets one plain line when it starts instead.
 
 use std::io::{IsTerminal, Write};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::duration::HumanDuration;
@@ -70,6 +75,41 @@ impl Progress {
         self.drawn = true;
     }
 
+    /// Runs `work` (a step that blocks) as step `status`: on a terminal a ticker thread redraws
+    /// the live line once a second as `status (12s)`, until `work` returns; off a terminal one
+    /// plain line `[n/total] status` is printed as the step starts. Returns what `work` returns.
+    pub fn during<T>(&mut self, status: &str, work: impl FnOnce() -> T) -> T {
+        if self.quiet {
+            return work();
+        }
+        if !self.live {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "[{}/{}] {status}",
+                self.done + 1,
+                self.total
+            );
+            return work();
+        }
+        let (stop, stopped) = mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let me = &mut *self;
+            scope.spawn(move || {
+                let step = Instant::now();
+                loop {
+                    me.status(&step_status(status, step.elapsed()));
+                    match stopped.recv_timeout(TICK) {
+                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                        _ => break,
+                    }
+                }
+            });
+            let out = work();
+            drop(stop);
+            out
+        })
+    }
+
     /// Marks one item finished and prints its line (above the live line on a terminal).
     pub fn finished(&mut self, line: &str) {
         self.done += 1;
@@ -93,6 +133,20 @@ impl Progress {
     }
 }
 
+/// How often the ticker redraws: often enough to show a clock moving, rarely enough to cost
+/// nothing and to keep a terminal log short.
+const TICK: Duration = Duration::from_secs(1);
+
+/// `status` with how long its step has run so far, in whole seconds (the ticker's resolution).
+pub fn step_status(status: &str, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs();
+    if secs < 60 {
+        format!("{status} ({secs}s)")
+    } else {
+        format!("{status} ({})", HumanDuration(Duration::from_secs(secs)))
+    }
+}
+
 fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
@@ -100,5 +154,28 @@ fn truncate(s: &str, max: usize) -> String {
         let mut t: String = s.chars().take(max - 1).collect();
         t.push('…');
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_shows_its_own_whole_seconds() {
+        assert_eq!(
+            step_status("suite bus", Duration::from_millis(12_400)),
+            "suite bus (12s)"
+        );
+        assert_eq!(step_status("n=5", Duration::from_secs(125)), "n=5 (2m05s)");
+    }
+
+    #[test]
+    fn during_returns_what_the_work_returns() {
+        let mut quiet = Progress::new(1, true);
+        assert_eq!(quiet.during("step", || 42), 42);
+        let mut plain = Progress::new(1, false);
+        plain.live = false;
+        assert_eq!(plain.during("step", || "done"), "done");
     }
 }

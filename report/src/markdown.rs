@@ -1,0 +1,74 @@
+//! Pieces of GitHub-flavoured Markdown shared by the tools' pull-request summaries; the tables
+//! themselves are [`crate::Table::render_markdown`].
+//!
+//! A summary quotes what it cannot control (paths, commit subjects, finding texts), so those go
+//! into code spans whose fence is longer than any run of backticks inside, and `|` is escaped
+//! so a value cannot split a table row.
+
+use crate::table::Table;
+
+/// `text` as an inline code span that survives backticks inside it.
+pub fn code(text: &str) -> String {
+    let text = text.replace('\n', " ");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    // A span that starts or ends with a backtick needs a space to keep it apart from the fence.
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// Plain text with the characters Markdown would act on escaped (`|` is left to the table).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A two-column table of facts (name, value); values are already Markdown.
+pub fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> String {
+    let mut t = Table::new(["", ""]);
+    for (name, value) in rows {
+        t.row([format!("**{name}**"), value]);
+    }
+    t.render_markdown()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_outgrow_the_backticks_inside() {
+        assert_eq!(code("a.rs"), "`a.rs`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code("two\nlines"), "`two lines`");
+    }
+
+    #[test]
+    fn text_escapes_what_markdown_acts_on() {
+        assert_eq!(escape("a_b *c* | d"), "a\\_b \\*c\\* | d");
+    }
+
+    #[test]
+    fn facts_are_a_two_column_table() {
+        let t = facts([("base", code("f1aa")), ("tree", "x|y".to_string())]);
+        assert_eq!(
+            t,
+            "|  |  |\n| --- | --- |\n| **base** | `f1aa` |\n| **tree** | x\\|y |\n"
+        );
+    }
+}
