@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Parser, Subcommand};
+use clap_complete::Shell;
+use report::{ColorChoice, Format};
 
 /// Prove a candidate is what was reviewed: apply its patch to a fresh detached worktree of its
 /// base, check its sha256 manifest and drift, and run its suites.
@@ -13,6 +16,11 @@ pub struct Cli {
     /// The git repository to work on (default: the one the current directory is in).
     #[arg(long, global = true, value_name = "DIR")]
     pub repo: Option<PathBuf>,
+
+    /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
+    /// never. Files written to disk are never coloured.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
+    pub color: ColorChoice,
 
     #[command(subcommand)]
     pub command: Command,
@@ -66,9 +74,17 @@ pub enum Command {
         /// Copy each suite's output to stderr as it runs.
         #[arg(long)]
         echo: bool,
-        /// Print the JSON report instead of the summary.
-        #[arg(long)]
+        /// Print the JSON report instead of the summary (the same as --format json).
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// What to print on stdout: the text summary, GitHub-flavoured Markdown for a pull
+        /// request, or the JSON report. The files in --out are the same either way.
+        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
+        format: Format,
+        /// Also write a JUnit XML report to FILE: one testcase per suite (a failed or hung suite
+        /// is a failure, one that could not start an error) and one for the candidate's checks.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
     },
     /// Check files against a sha256 manifest (`sha256sum -c` with gatekit's path rules).
     Check {
@@ -95,4 +111,26 @@ pub enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// Print a shell completion script, e.g. `gate completions bash > /etc/bash_completion.d/gate`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, or write gate.1 and one page per subcommand to DIR.
+    Man {
+        /// Write the pages into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+/// `--color`'s values, listed in help and completions, parsed into [`ColorChoice`].
+pub fn color_parser() -> impl clap::builder::TypedValueParser<Value = ColorChoice> {
+    PossibleValuesParser::new(ColorChoice::NAMES).map(|s| s.parse().expect("a listed value"))
+}
+
+/// `--format`'s values, listed in help and completions, parsed into [`Format`].
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use report::{Exit, Timestamp};
+use report::{ColorChoice, Exit, Format, Painter, Timestamp};
 
 use crate::candidate::{self, Candidate, Place};
 use crate::cli::{Cli, Command};
@@ -42,6 +42,7 @@ pub fn one_line(e: &anyhow::Error) -> String {
 
 fn dispatch(cli: Cli) -> Result<Exit> {
     let repo_dir = cli.repo.clone();
+    let color = cli.color;
     let repo = || -> Result<Git> {
         let dir = match &repo_dir {
             Some(d) => d.clone(),
@@ -65,7 +66,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
                 manifest,
                 head,
             };
-            cmd_apply(&repo()?, &candidate, worktree, json)
+            cmd_apply(&repo()?, &candidate, worktree, json, color)
         }
         Command::Run {
             config,
@@ -74,16 +75,24 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             keep,
             echo,
             json,
+            format,
+            junit,
         } => {
+            let format = format.with_json_flag(json);
             let settings = RunSettings {
                 config,
                 out,
                 only,
                 keep,
                 echo,
-                json,
+                json: format == Format::Json,
             };
-            cmd_run(&repo()?, &settings)
+            let output = RunOutput {
+                format,
+                junit,
+                color,
+            };
+            cmd_run(&repo()?, &settings, &output)
         }
         Command::Check {
             manifest,
@@ -92,7 +101,45 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         } => cmd_check(&manifest, &dir, json),
         Command::Cites { head, file, json } => cmd_cites(&repo()?, &head, file.as_deref(), json),
         Command::Demo { keep } => demo::run(keep),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "gate", &mut std::io::stdout());
+            Ok(Exit::Ok)
+        }
+        Command::Man { out } => {
+            write_man_pages(<Cli as clap::CommandFactory>::command(), out.as_deref())?;
+            Ok(Exit::Ok)
+        }
     }
+}
+
+/// The man page of `cmd` on stdout, or (with `out`) `NAME.1` and `NAME-SUB.1` for each
+/// subcommand written into `out`. Generated from the clap definitions, so the pages can never
+/// drift from `--help`.
+pub fn write_man_pages(cmd: clap::Command, out: Option<&Path>) -> Result<()> {
+    let mut cmd = cmd;
+    cmd.build();
+    let Some(dir) = out else {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        std::io::Write::write_all(&mut std::io::stdout(), &page)?;
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = cmd.get_name().to_string();
+    let mut pages = vec![(name.clone(), cmd.clone())];
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        // clap names are `&'static str` without its `string` feature; a page run leaks a few.
+        let full: &'static str = format!("{name}-{}", sub.get_name()).leak();
+        pages.push((full.to_string(), sub.clone().name(full)));
+    }
+    for (file, page_cmd) in pages {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(page_cmd).render(&mut page)?;
+        let path = dir.join(format!("{file}.1"));
+        std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
@@ -120,7 +167,13 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
     Ok(Exit::Ok)
 }
 
-fn cmd_apply(repo: &Git, candidate: &Candidate, at: Option<PathBuf>, json: bool) -> Result<Exit> {
+fn cmd_apply(
+    repo: &Git,
+    candidate: &Candidate,
+    at: Option<PathBuf>,
+    json: bool,
+    color: ColorChoice,
+) -> Result<Exit> {
     worktree::clean_stale(repo);
     let prepared = candidate::prepare(repo, candidate)?;
     let place = Place::Keep(at);
@@ -139,11 +192,19 @@ fn cmd_apply(repo: &Git, candidate: &Candidate, at: Option<PathBuf>, json: bool)
         });
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
+        let paint = Painter::new(color.for_stdout());
         print!("{}", summary::render_candidate(&facts));
         if findings.is_empty() {
-            println!("verdict   PASS: the candidate applies cleanly, its manifest holds, no drift");
+            println!(
+                "verdict   {}: the candidate applies cleanly, its manifest holds, no drift",
+                paint.verdict("PASS")
+            );
         } else {
-            println!("verdict   FAIL: {}", findings.join("; "));
+            println!(
+                "verdict   {}: {}",
+                paint.verdict("FAIL"),
+                findings.join("; ")
+            );
         }
     }
     Ok(Exit::from_held(findings.is_empty()))
@@ -160,16 +221,31 @@ pub struct RunSettings {
     pub json: bool,
 }
 
+/// How `gate run` shows its report: what goes on stdout, where a JUnit copy goes, and colour.
+/// Apart from [`RunSettings`] because these only render a finished report.
+#[derive(Debug, Clone, Default)]
+pub struct RunOutput {
+    pub format: Format,
+    pub junit: Option<PathBuf>,
+    pub color: ColorChoice,
+}
+
 /// File names in `gate run`'s output folder.
 pub const SUMMARY_FILE: &str = "gate-summary.txt";
 pub const REPORT_FILE: &str = "gate.json";
 
-fn cmd_run(repo: &Git, s: &RunSettings) -> Result<Exit> {
+fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
     let report = run_gate(repo, s)?;
-    if s.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", report.render());
+    if let Some(path) = &output.junit {
+        write_junit(path, &report)?;
+    }
+    match output.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Markdown => print!("{}", report.render_markdown()),
+        Format::Text => print!(
+            "{}",
+            report.render_painted(Painter::new(output.color.for_stdout()))
+        ),
     }
     Ok(if report.interrupted {
         Exit::Interrupted
@@ -223,10 +299,11 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
             interrupted = true;
             break;
         }
-        progress.status(&format!("suite {} running", p.name));
         let prefix = if s.only.is_empty() { "" } else { "rerun-" };
         let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
-        let result = suite::run_suite(p, applied.worktree.path(), &config.env, &log, s.echo)?;
+        let result = progress.during(&format!("suite {} running", p.name), || {
+            suite::run_suite(p, applied.worktree.path(), &config.env, &log, s.echo)
+        })?;
         progress.finished(&format!(
             "[{}/{total}] {:<24} {:<12} {:>8}  {}",
             i + 1,
@@ -272,6 +349,16 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
         .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))?;
     drop(applied);
     Ok(report)
+}
+
+/// Writes `report` as JUnit XML to `path` (atomically; its folder is made if missing).
+pub fn write_junit(path: &Path, report: &GateReport) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    report::json::write_text_atomic(path, &summary::junit(report).render())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 fn load_previous(out: &Path) -> Result<Option<GateReport>> {

@@ -9,7 +9,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use report::{Table, Timestamp};
+use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
+use report::markdown::{self, code};
+use report::runner::Outcome;
+use report::{Painter, Table, Timestamp};
 
 use crate::candidate::{short, Applied};
 use crate::git::Commit;
@@ -220,10 +223,14 @@ impl GateReport {
 
     /// The whole summary text.
     pub fn render(&self) -> String {
-        let mut out = format!(
-            "gate {}  {} .. {}\n",
-            self.verdict, self.started, self.finished
-        );
+        self.render_painted(Painter::plain())
+    }
+
+    /// The summary text with its verdict words painted (for a terminal; `render` is the same
+    /// text unpainted, for files).
+    pub fn render_painted(&self, paint: Painter) -> String {
+        let verdict = paint.verdict(&self.verdict);
+        let mut out = format!("gate {verdict}  {} .. {}\n", self.started, self.finished);
         out.push_str(&render_candidate(&self.candidate));
         out.push('\n');
         out.push_str(&suite_table(&self.suites).render_text());
@@ -234,16 +241,190 @@ impl GateReport {
         }
         out.push('\n');
         if self.findings.is_empty() {
-            let _ = writeln!(out, "verdict   {}: every check held", self.verdict);
+            let _ = writeln!(out, "verdict   {verdict}: every check held");
         } else {
+            let _ = writeln!(out, "verdict   {verdict}: {}", self.findings.join("; "));
+        }
+        out
+    }
+
+    /// The summary as GitHub-flavoured Markdown, for a pull request: the verdict as a heading,
+    /// the candidate's facts as a table, the suites as a table, each rerun after them.
+    pub fn render_markdown(&self) -> String {
+        let c = &self.candidate;
+        let mut out = format!("## gate {}\n\n", self.verdict);
+        let verdict = if self.findings.is_empty() {
+            format!("**{}**: every check held", self.verdict)
+        } else {
+            format!(
+                "**{}**: {}",
+                self.verdict,
+                markdown::escape(&self.findings.join("; "))
+            )
+        };
+        let deleted = if c.deleted.is_empty() {
+            "none".to_string()
+        } else {
+            let gone = c.deleted.iter().filter(|d| d.gone).count();
+            let names: Vec<String> = c
+                .deleted
+                .iter()
+                .map(|d| {
+                    if d.gone {
+                        code(&d.path)
+                    } else {
+                        format!("{} (**STILL PRESENT**)", code(&d.path))
+                    }
+                })
+                .collect();
+            format!("{gone}/{} gone: {}", c.deleted.len(), names.join(", "))
+        };
+        out.push_str(&markdown::facts([
+            ("verdict", verdict),
+            ("base", format!("{} ({})", code(&c.base), code(&c.base_rev))),
+            ("head", format!("{} ({})", code(&c.head), code(&c.head_rev))),
+            (
+                "patch",
+                format!("{} sha256 {}", code(&c.patch), code(&c.patch_sha256)),
+            ),
+            (
+                "manifest",
+                format!("{} {}", code(&c.manifest.file), c.manifest.summary),
+            ),
+            ("deleted", deleted),
+            ("drift", markdown::escape(&drift_text(c))),
+            ("tree", code(&c.tree)),
+            ("time", format!("{} .. {}", self.started, self.finished)),
+        ]));
+        let bad: Vec<&EntryFact> = c
+            .manifest
+            .entries
+            .iter()
+            .filter(|e| e.status != "OK")
+            .collect();
+        if !bad.is_empty() {
+            out.push_str("\nManifest entries that did not check OK:\n\n");
+            for e in bad {
+                let detail = e
+                    .detail
+                    .as_ref()
+                    .map(|d| format!(" ({})", markdown::escape(d)))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "- {}: **{}**{detail}", code(&e.path), e.status);
+            }
+        }
+        if !c.drift.is_empty() {
+            out.push_str("\nCommits since the base that touch candidate paths:\n\n");
+            for commit in &c.drift {
+                let _ = writeln!(
+                    out,
+                    "- {} {}{}",
+                    code(short(&commit.sha)),
+                    markdown::escape(&commit.subject),
+                    if commit.merge { " (merge)" } else { "" }
+                );
+            }
+        }
+        out.push_str("\n### Suites\n\n");
+        out.push_str(&suite_table(&self.suites).render_markdown());
+        let _ = writeln!(
+            out,
+            "\n{}",
+            total_line(&self.suites).trim_start_matches("total").trim()
+        );
+        for rerun in &self.reruns {
             let _ = writeln!(
                 out,
-                "verdict   {}: {}",
-                self.verdict,
-                self.findings.join("; ")
+                "\n### Rerun {}\n\nmanifest {}, tree {}\n",
+                rerun.at,
+                rerun.manifest,
+                code(&rerun.tree)
+            );
+            out.push_str(&suite_table(&rerun.suites).render_markdown());
+            let _ = writeln!(
+                out,
+                "\n{}",
+                total_line(&rerun.suites).trim_start_matches("total").trim()
             );
         }
         out
+    }
+}
+
+/// The report as JUnit XML: a testcase for the candidate's own checks (manifest, deletions,
+/// drift) and one per suite, at its latest result (a rerun replaces the first run). A failed or
+/// hung suite is a failure whose body is its log's tail; one that could not start is an error;
+/// one cut short by an interrupt is skipped.
+pub fn junit(report: &GateReport) -> TestSuites {
+    let mut cases = Vec::new();
+    let c = &report.candidate;
+    let mut candidate = TestCase::new("manifest, deletions and drift", "gate.candidate", 0.0);
+    candidate.system_out = Some(format!(
+        "base {}\nhead {}\nmanifest {}\ntree {}",
+        c.base, c.head, c.manifest.summary, c.tree
+    ));
+    let findings = c.findings();
+    if !findings.is_empty() {
+        candidate.status = Status::Failed {
+            message: findings.join("; "),
+            kind: "candidate".into(),
+            body: render_candidate(c),
+        };
+    }
+    cases.push(candidate);
+    for suite in report.latest_suites() {
+        let r = &suite.record;
+        let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.duration_secs);
+        case.system_out = Some(format!(
+            "command: {}\nresult: {}\ncounts: {}\nlog: {}",
+            suite.command,
+            suite.result_text(),
+            suite.counts_text(),
+            r.log.display()
+        ));
+        let tail = || {
+            let text = report::runner::read_tail(&r.log, 64 * 1024).unwrap_or_default();
+            junit::tail(&text, 80, 16 * 1024)
+        };
+        let counts = r.counts.map(|c| format!(" ({c})")).unwrap_or_default();
+        case.status = match suite.outcome {
+            Outcome::Passed => Status::Passed,
+            Outcome::Failed => Status::Failed {
+                message: format!(
+                    "suite {} failed: {}{counts}",
+                    suite.name,
+                    suite.result_text()
+                ),
+                kind: "failed".into(),
+                body: tail(),
+            },
+            Outcome::Hang => Status::Failed {
+                message: format!("suite {} hung: {}{counts}", suite.name, suite.result_text()),
+                kind: "hang".into(),
+                body: tail(),
+            },
+            Outcome::CouldNotStart => Status::Errored {
+                message: format!(
+                    "suite {} could not start: {}",
+                    suite.name,
+                    suite.result_text()
+                ),
+                kind: "could not start".into(),
+                body: tail(),
+            },
+            Outcome::Interrupted => Status::Skipped {
+                message: format!("suite {} was interrupted", suite.name),
+            },
+        };
+        cases.push(case);
+    }
+    TestSuites {
+        name: "gate".into(),
+        suites: vec![TestSuite {
+            name: "gate".into(),
+            timestamp: Some(report.started),
+            cases,
+        }],
     }
 }
 

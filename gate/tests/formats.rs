@@ -1,0 +1,541 @@
+//! `gate run`'s reports where reviewers read them, each checked by a real consumer: JUnit XML
+//! parsed by `junitparser`, gate.json validated by `jsonschema` against docs/schema, Markdown,
+//! colour only where asked, progress on a terminal (a real pty from `script`), completions
+//! checked by `bash -n`, man pages rendered by groff, and the workflow files parsed as YAML with
+//! every gate and probe command in them checked against the real command lines.
+//!
+//! The Python consumers come from PyPI (`.ci/run` installs them). Without them a test skips with
+//! a notice, except under CI (`CI` set), where that is a failure: a check that silently checks
+//! nothing in CI would hide a broken report.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{gate, stderr, stdout, Fixture};
+use serde_json::{json, Value};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Runs a Python script that prints JSON; `None` (after a notice) when python3 or the module
+/// it needs (the script exits 3) is missing outside CI; a panic when missing under CI.
+fn python_json(what: &str, script: &str, args: &[&Path]) -> Option<Value> {
+    let in_ci = std::env::var_os("CI").is_some();
+    let out = match Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(!in_ci, "python3 could not run under CI: {e}");
+            eprintln!("SKIP: python3 is not installed, so {what} was not checked");
+            return None;
+        }
+    };
+    if out.status.code() == Some(3) {
+        assert!(
+            !in_ci,
+            "the Python module for {what} is missing under CI: .ci/run must install it \
+             (python3 -m pip install junitparser jsonschema)"
+        );
+        eprintln!("SKIP: the Python module for {what} is not installed (python3 -m pip install junitparser jsonschema pyyaml)");
+        return None;
+    }
+    assert!(
+        out.status.success(),
+        "{what}: python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+const READ_JUNIT: &str = r#"
+import json, sys
+try:
+    from junitparser import JUnitXml
+except ImportError:
+    sys.exit(3)
+xml = JUnitXml.fromfile(sys.argv[1])
+out = {"tests": xml.tests, "failures": xml.failures, "errors": xml.errors, "skipped": xml.skipped,
+       "cases": []}
+for suite in xml:
+    for case in suite:
+        out["cases"].append({
+            "suite": suite.name, "name": case.name, "classname": case.classname,
+            "time": case.time, "system_out": case.system_out,
+            "results": [{"kind": type(r).__name__, "message": r.message, "type": r.type,
+                         "text": r.text} for r in case.result],
+        })
+print(json.dumps(out))
+"#;
+
+/// Validates an instance against a schema; prints `{"errors": [...]}`.
+const VALIDATE: &str = r#"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(3)
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+instance = json.load(open(sys.argv[2]))
+v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+print(json.dumps({"errors": sorted(e.message for e in v.iter_errors(instance))}))
+"#;
+
+/// Schema errors for `instance` against docs/schema/`schema`; `None` when skipped.
+pub fn schema_errors(schema: &str, instance: &Value) -> Option<Vec<String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("instance.json");
+    fs::write(&path, serde_json::to_string_pretty(instance).unwrap()).unwrap();
+    let schema = workspace().join("docs/schema").join(schema);
+    let v = python_json(
+        "JSON Schema validation (jsonschema)",
+        VALIDATE,
+        &[&schema, &path],
+    )?;
+    Some(
+        v["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap().to_string())
+            .collect(),
+    )
+}
+
+/// Four suites: one passes, one fails with markup in its log, one hangs, one cannot start.
+const MIXED: &str = r#"
+[[suite]]
+name = "good"
+run = "echo '3 passed, 0 failed'"
+
+[[suite]]
+name = "bad <one>"
+run = '''echo 'assert 1 < 2 && "x"'; printf 'esc \033[31mred\n'; echo '1 passed, 2 failed'; exit 1'''
+
+[[suite]]
+name = "slow"
+run = "sleep 30"
+timeout = "1s"
+
+[[suite]]
+name = "missing"
+run = "./no-such-script"
+"#;
+
+#[test]
+fn junit_has_a_testcase_per_suite_that_junitparser_reads_as_pass_failure_hang_and_error() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let config = f.config(MIXED);
+    let out_dir = f.out.path().join("gate-out");
+    let junit = f.out.path().join("reports/junit.xml");
+    let out = f
+        .run(&config, &out_dir)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let Some(facts) = python_json("the JUnit file (junitparser)", READ_JUNIT, &[&junit]) else {
+        return;
+    };
+    assert_eq!(
+        (
+            &facts["tests"],
+            &facts["failures"],
+            &facts["errors"],
+            &facts["skipped"]
+        ),
+        (&json!(5), &json!(2), &json!(1), &json!(0)),
+        "{facts:#}"
+    );
+    let cases = facts["cases"].as_array().unwrap();
+    let names: Vec<&str> = cases.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "manifest, deletions and drift",
+            "good",
+            "bad <one>",
+            "slow",
+            "missing"
+        ]
+    );
+    let kind = |i: usize| cases[i]["results"][0]["kind"].as_str().unwrap_or("passed");
+    assert_eq!(
+        (kind(0), kind(1), kind(2), kind(3), kind(4)),
+        ("passed", "passed", "Failure", "Failure", "Error")
+    );
+    let bad = &cases[2]["results"][0];
+    assert!(bad["message"].as_str().unwrap().contains("exit 1"), "{bad}");
+    assert!(
+        bad["message"]
+            .as_str()
+            .unwrap()
+            .contains("1 passed, 2 failed"),
+        "{bad}"
+    );
+    let tail = bad["text"].as_str().unwrap();
+    assert!(
+        tail.contains("assert 1 < 2 && \"x\""),
+        "the log tail is the body: {tail}"
+    );
+    assert!(
+        tail.contains("esc \\u{1b}[31mred"),
+        "ESC is spelled out: {tail}"
+    );
+    let slow = &cases[3]["results"][0];
+    assert_eq!(slow["type"], "hang");
+    assert!(slow["message"].as_str().unwrap().contains("hung"), "{slow}");
+    assert!(cases[3]["time"].as_f64().unwrap() >= 1.0);
+    assert_eq!(cases[4]["results"][0]["type"], "could not start");
+    assert!(cases[1]["system_out"]
+        .as_str()
+        .unwrap()
+        .contains("logs/01-good.log"));
+}
+
+#[test]
+fn junit_marks_the_candidate_failed_when_its_manifest_does_not_hold() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let manifest = fs::read_to_string(f.manifest()).unwrap();
+    fs::write(
+        f.manifest(),
+        manifest.replacen(&manifest[..8], "00000000", 1),
+    )
+    .unwrap();
+    let config = f.config("[[suite]]\nname = \"good\"\nrun = \"true\"\n");
+    let junit = f.out.path().join("junit.xml");
+    let out = f
+        .run(&config, &f.out.path().join("gate-out"))
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let Some(facts) = python_json("the JUnit file (junitparser)", READ_JUNIT, &[&junit]) else {
+        return;
+    };
+    let candidate = &facts["cases"][0]["results"][0];
+    assert_eq!(candidate["kind"], "Failure", "{facts:#}");
+    assert!(candidate["message"].as_str().unwrap().contains("manifest"));
+}
+
+#[test]
+fn gate_json_from_real_runs_validates_against_the_schema_and_a_renamed_field_does_not() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let config = f.config(MIXED);
+    let out_dir = f.out.path().join("gate-out");
+    f.run(&config, &out_dir).output().unwrap();
+    // A rerun appends a section: the schema must cover it too.
+    let rerun = f
+        .run(&config, &out_dir)
+        .args(["--only", "good"])
+        .output()
+        .unwrap();
+    assert_eq!(rerun.status.code(), Some(1), "{}", stderr(&rerun));
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(out_dir.join("gate.json")).unwrap()).unwrap();
+    assert_eq!(report["reruns"].as_array().unwrap().len(), 1);
+    let Some(errors) = schema_errors("gate.schema.json", &report) else {
+        return;
+    };
+    assert_eq!(errors, Vec::<String>::new());
+
+    // A passing run, printed with --format json, is the same kind of document.
+    let f2 = Fixture::new();
+    f2.pack();
+    f2.settle();
+    let config2 = f2.config("[[suite]]\nname = \"good\"\nrun = \"echo '1 passed, 0 failed'\"\n");
+    let out = f2
+        .run(&config2, &f2.out.path().join("o"))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        schema_errors("gate.schema.json", &printed).unwrap(),
+        Vec::<String>::new()
+    );
+
+    // Strict enough to catch a consumer-breaking change.
+    let mut renamed = report.clone();
+    let verdict = renamed.as_object_mut().unwrap().remove("verdict").unwrap();
+    renamed["verdikt"] = verdict;
+    assert!(!schema_errors("gate.schema.json", &renamed)
+        .unwrap()
+        .is_empty());
+    let mut nested = report.clone();
+    let code = nested["suites"][0]["record"]
+        .as_object_mut()
+        .unwrap()
+        .remove("exit_code")
+        .unwrap();
+    nested["suites"][0]["record"]["exit"] = code;
+    assert!(!schema_errors("gate.schema.json", &nested)
+        .unwrap()
+        .is_empty());
+    let mut no_version = report;
+    no_version.as_object_mut().unwrap().remove("version");
+    assert!(!schema_errors("gate.schema.json", &no_version)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn markdown_summary_is_a_facts_table_and_a_suites_table_and_json_is_an_alias() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let config = f.config(
+        "[[suite]]\nname = \"pipe|name\"\nrun = \"echo '2 passed, 0 failed'\"\n\n[[suite]]\nname = \"second\"\nrun = \"exit 1\"\n",
+    );
+    let out_dir = f.out.path().join("gate-out");
+    let out = f
+        .run(&config, &out_dir)
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let md = stdout(&out);
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(lines[0], "## gate FAIL");
+    assert!(
+        md.contains("| **verdict** | **FAIL**: suite second exit 1 |"),
+        "{md}"
+    );
+    assert!(md.contains("| **manifest** | `"), "{md}");
+    assert!(md.contains(" 6/6 OK |"), "{md}");
+    let header = lines
+        .iter()
+        .position(|l| *l == "| suite | start | end | time | result | counts |")
+        .unwrap_or_else(|| panic!("no suites table: {md}"));
+    assert_eq!(lines[header + 1], "| --- | --- | --- | --- | --- | --- |");
+    // Every row has six cells once escaped pipes are set aside: the name cannot split a row.
+    for row in &lines[header + 2..header + 4] {
+        let cells = row.replace("\\|", "").matches('|').count() - 1;
+        assert_eq!(cells, 6, "{row}");
+    }
+    assert!(lines[header + 2].starts_with("| pipe\\|name |"), "{md}");
+    assert!(lines[header + 3].contains("| exit 1 |"), "{md}");
+    assert!(md.contains("1/2 suites passed"), "{md}");
+    // The files on disk stay the text summary.
+    let summary = fs::read_to_string(out_dir.join("gate-summary.txt")).unwrap();
+    assert!(summary.starts_with("gate FAIL  "), "{summary}");
+
+    // --json and --format json print the same report; both at once is a usage error.
+    let as_json = |args: &[&str]| -> Value {
+        let out = f.run(&config, &out_dir).args(args).output().unwrap();
+        let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for key in ["started", "finished"] {
+            v[key] = Value::Null;
+        }
+        v["suites"] = Value::Null;
+        v["candidate"]["worktree"] = Value::Null;
+        v
+    };
+    assert_eq!(as_json(&["--json"]), as_json(&["--format", "json"]));
+    let both = f
+        .run(&config, &out_dir)
+        .args(["--json", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+}
+
+/// Runs `gate` under a pseudo-terminal (util-linux `script`), so stdout and stderr are a
+/// terminal; returns everything it wrote there. `None` when `script` is missing.
+fn on_a_terminal(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<String> {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIP: util-linux `script` is not installed, so no pty test");
+        return None;
+    }
+    let gate_bin = env!("CARGO_BIN_EXE_gate");
+    let mut cmd = Command::new("script");
+    testkit::hermetic(&mut cmd);
+    cmd.current_dir(f.repo.path())
+        .args(["-q", "-e", "-c", &format!("{gate_bin} {args}"), "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn verdicts_are_coloured_on_a_terminal_or_when_asked_and_never_in_files_or_pipes() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let config = f.config("[[suite]]\nname = \"good\"\nrun = \"true\"\n");
+    let out_dir = f.out.path().join("gate-out");
+    let green = "\x1b[1;32mPASS\x1b[0m";
+
+    let piped = f.run(&config, &out_dir).output().unwrap();
+    assert!(!stdout(&piped).contains('\x1b'), "a pipe gets no colour");
+    let always = f
+        .run(&config, &out_dir)
+        .args(["--color", "always"])
+        .output()
+        .unwrap();
+    let text = stdout(&always);
+    assert!(text.starts_with(&format!("gate {green}  ")), "{text:?}");
+    assert!(text.contains(&format!("verdict   {green}: every check held")));
+    let file = fs::read_to_string(out_dir.join("gate-summary.txt")).unwrap();
+    assert!(!file.contains('\x1b'), "files are never coloured: {file:?}");
+    assert_eq!(report::color::strip(&text), file);
+
+    let args = format!(
+        "run --config {} --out {}",
+        config.display(),
+        out_dir.display()
+    );
+    let Some(tty) = on_a_terminal(&f, &args, &[]) else {
+        return;
+    };
+    assert!(tty.contains(green), "auto colours a terminal: {tty:?}");
+    let no_color = on_a_terminal(&f, &args, &[("NO_COLOR", "1")]).unwrap();
+    assert!(no_color.contains("verdict   PASS"), "{no_color:?}");
+    assert!(
+        !no_color.contains(green),
+        "NO_COLOR is honoured: {no_color:?}"
+    );
+    let never = on_a_terminal(&f, &format!("{args} --color never"), &[]).unwrap();
+    assert!(!never.contains(green), "{never:?}");
+}
+
+#[test]
+fn a_running_suite_ticks_its_seconds_on_a_terminal_and_gets_plain_lines_elsewhere() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let config = f.config("[[suite]]\nname = \"slow\"\nrun = \"sleep 2.6\"\n");
+    let out_dir = f.out.path().join("gate-out");
+    let plain = f.run(&config, &out_dir).output().unwrap();
+    let err = stderr(&plain);
+    assert!(err.contains("[1/1] suite slow running"), "{err}");
+    assert!(!err.contains('\r'), "no redraws off a terminal: {err:?}");
+
+    let args = format!(
+        "run --config {} --out {}",
+        config.display(),
+        out_dir.display()
+    );
+    let Some(tty) = on_a_terminal(&f, &args, &[]) else {
+        return;
+    };
+    for tick in [
+        "suite slow running (0s)",
+        "suite slow running (1s)",
+        "suite slow running (2s)",
+    ] {
+        assert!(tty.contains(tick), "no {tick:?} in {tty:?}");
+    }
+    assert!(
+        tty.contains("\r\x1b[K"),
+        "the live line is redrawn in place"
+    );
+}
+
+#[test]
+fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
+    let version = gate().arg("--version").output().unwrap();
+    assert_eq!(
+        stdout(&version),
+        format!("gate {}\n", env!("CARGO_PKG_VERSION"))
+    );
+
+    let bash = gate().args(["completions", "bash"]).output().unwrap();
+    assert!(bash.status.success());
+    let script = stdout(&bash);
+    for sub in [
+        "pack",
+        "apply",
+        "run",
+        "check",
+        "cites",
+        "demo",
+        "completions",
+        "man",
+    ] {
+        assert!(script.contains(sub), "bash completion lacks {sub}");
+    }
+    assert!(script.contains("--junit") && script.contains("markdown"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gate.bash");
+    fs::write(&file, &script).unwrap();
+    let check = Command::new("bash").arg("-n").arg(&file).output().unwrap();
+    assert!(
+        check.status.success(),
+        "bash -n: {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    // Sourcing it registers the completion function with bash.
+    let sourced = Command::new("bash")
+        .arg("-c")
+        .arg(format!("source {} && complete -p gate", file.display()))
+        .output()
+        .unwrap();
+    assert!(stdout(&sourced).contains("gate"), "{}", stderr(&sourced));
+    for shell in ["zsh", "fish"] {
+        let out = gate().args(["completions", shell]).output().unwrap();
+        assert!(
+            out.status.success() && stdout(&out).contains("junit"),
+            "{shell}"
+        );
+    }
+
+    let man = gate().arg("man").output().unwrap();
+    let roff = stdout(&man);
+    assert!(roff.contains(".TH gate 1"), "{roff}");
+    let pages = dir.path().join("man");
+    gate().args(["man", "--out"]).arg(&pages).assert().success();
+    let run_page = fs::read_to_string(pages.join("gate-run.1")).unwrap();
+    assert!(run_page.contains(".TH gate-run") && run_page.contains("junit"));
+    if Command::new("groff").arg("--version").output().is_err() {
+        eprintln!("SKIP: groff is not installed, so the man page was not rendered");
+        return;
+    }
+    let rendered = Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
+        .arg(pages.join("gate-run.1"))
+        .output()
+        .unwrap();
+    assert!(rendered.status.success(), "{}", stderr(&rendered));
+    let text = String::from_utf8_lossy(&rendered.stdout);
+    assert!(
+        text.contains("\nNAME\n") && text.contains("gate-run"),
+        "{text}"
+    );
+    assert!(text.contains("--junit"), "{text}");
+    assert!(
+        stderr(&rendered).is_empty(),
+        "groff warned: {}",
+        stderr(&rendered)
+    );
+}
