@@ -407,3 +407,24 @@ fn check_exits_1_naming_each_anchor_not_found_exactly_once() {
         .code(0)
         .stdout(predicate::str::contains("each found exactly once"));
 }
+
+#[test]
+fn only_and_from_rerun_part_of_a_spec() {
+    let spec = format!(
+        "{SUITE}{}{}{}",
+        mutant("first", "$1 + $2", "$1 - $2", ""),
+        mutant("second", "echo \"hello\"", "echo \"bye\"", ""),
+        mutant("third", "greet() {", "greet () {", "expect = \"survive\"")
+    );
+    let fx = Fixture::new(&spec);
+    let out = fx.run(&["--only", "third", "--only", "first"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let names: Vec<String> = verdicts(&fx.report()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["first", "third"]);
+    let out = fx.run(&["--from", "second"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let names: Vec<String> = verdicts(&fx.report()).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["second", "third"]);
+    // A rerun replaces the previous report and its logs rather than mixing with them.
+    assert!(!fx.out().join("logs/001-first.log").exists());
+}
