@@ -14,8 +14,9 @@ use crate::server::{read_calls, LoggedCall};
 use crate::Failure;
 use anyhow::Context;
 use regex::Regex;
+use report::markdown::{self, code};
 use report::runner::{self, Job, Outcome, Program, RunRecord};
-use report::{Exit, Table, Timestamp};
+use report::{ColorChoice, Exit, Format, Painter, Table, Timestamp};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::fmt;
@@ -43,6 +44,17 @@ pub struct ClientSettings {
     pub timeout: Duration,
     pub out: PathBuf,
     pub json: bool,
+    /// What to print on stdout (`json` true means [`Format::Json`]); the files are the same.
+    pub format: Format,
+    /// Colour for the verdict words printed on stdout (never in files).
+    pub color: ColorChoice,
+}
+
+impl ClientSettings {
+    /// The format to print in, `--json` included.
+    pub fn output_format(&self) -> Format {
+        self.format.with_json_flag(self.json)
+    }
 }
 
 /// Which n to run.
@@ -649,9 +661,13 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// The version of the results.json layout; bumped when a field changes meaning or goes away.
+pub const RESULTS_VERSION: u32 = 1;
+
 /// Everything one bracket (or check) run found: what `results.json` holds.
 #[derive(Debug, Clone, Serialize)]
 pub struct Results {
+    pub version: u32,
     pub tool: &'static str,
     pub command: &'static str,
     pub client: ClientInfo,
@@ -673,6 +689,7 @@ pub struct Results {
 impl Results {
     pub fn new(command: &'static str, driver: &Driver, started: Timestamp) -> Results {
         Results {
+            version: RESULTS_VERSION,
             tool: "probe",
             command,
             client: driver.info.clone(),
@@ -687,6 +704,29 @@ impl Results {
             bisect: None,
         }
     }
+}
+
+/// The points in order of n: verdict, units received, time, status, message.
+fn points_table(r: &Results) -> Table {
+    let mut points: Vec<&Point> = r.points.iter().collect();
+    points.sort_by_key(|p| p.n);
+    let mut table = Table::new(["n", "verdict", "received", "time", "status", "message"]);
+    for p in points {
+        table.row([
+            p.n.to_string(),
+            p.verdict.to_string(),
+            p.received_units
+                .map(|u| u.to_string())
+                .unwrap_or_else(|| "-".into()),
+            format!("{:.1}s", p.duration_secs),
+            p.status.clone(),
+            p.message
+                .as_deref()
+                .map(|m| clip(m, 100))
+                .unwrap_or_default(),
+        ]);
+    }
+    table
 }
 
 /// The text report: the client, the table of points, the threshold.
@@ -710,24 +750,7 @@ pub fn render(r: &Results) -> String {
         "started: {}  finished: {}\n\n",
         r.started, r.finished
     ));
-    let mut points: Vec<&Point> = r.points.iter().collect();
-    points.sort_by_key(|p| p.n);
-    let mut table = Table::new(["n", "verdict", "received", "time", "status", "message"]);
-    for p in points {
-        table.row([
-            p.n.to_string(),
-            p.verdict.to_string(),
-            p.received_units
-                .map(|u| u.to_string())
-                .unwrap_or_else(|| "-".into()),
-            format!("{:.1}s", p.duration_secs),
-            p.status.clone(),
-            p.message
-                .as_deref()
-                .map(|m| clip(m, 100))
-                .unwrap_or_default(),
-        ]);
-    }
+    let table = points_table(r);
     out.push_str(&table.render_text());
     out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
     if let Some(b) = &r.bisect {
@@ -739,6 +762,109 @@ pub fn render(r: &Results) -> String {
         out.push_str("interrupted: the results above are partial\n");
     }
     out
+}
+
+/// The client's version as the report shows it: what `--version` said, or the MCP clientInfo.
+fn client_version(r: &Results) -> Option<String> {
+    r.client.version.clone().or_else(|| {
+        r.client.mcp_client.as_ref().map(|c| {
+            format!(
+                "{} {}",
+                c["name"].as_str().unwrap_or("?"),
+                c["version"].as_str().unwrap_or("?")
+            )
+        })
+    })
+}
+
+/// The results as GitHub-flavoured Markdown, for a pull request or a job summary: a heading
+/// with the threshold (and for `check`, whether it held), the facts, then the points.
+pub fn render_markdown(r: &Results) -> String {
+    let mut out = match &r.check {
+        Some(c) => format!(
+            "## probe check: {}\n\n",
+            check_word(c["held"].as_bool(), c["judged"].as_bool())
+        ),
+        None => format!("## probe {}\n\n", r.command),
+    };
+    let mut facts = vec![
+        ("client", code(&r.client.command)),
+        (
+            "version",
+            client_version(r)
+                .map(|v| code(&v))
+                .unwrap_or_else(|| "unknown".into()),
+        ),
+        ("threshold", markdown::escape(&r.threshold.text)),
+    ];
+    if let Some(c) = &r.check {
+        facts.push(("expected", format!("inline up to {}", c["expect"])));
+        if let Some(cap) = c["suggested_cap"].as_u64() {
+            facts.push((
+                "suggested cap",
+                format!(
+                    "{cap} units ({} less {}%)",
+                    c["measured"],
+                    (c["margin"].as_f64().unwrap_or(0.0) * 100.0).round()
+                ),
+            ));
+        }
+        if let Some(note) = c["note"].as_str() {
+            facts.push(("note", markdown::escape(note)));
+        }
+    }
+    if let Some(b) = &r.bisect {
+        if b["held"] == json!(false) {
+            facts.push(("bisect", markdown::escape(b["why"].as_str().unwrap_or(""))));
+        }
+    }
+    facts.push(("time", format!("{} .. {}", r.started, r.finished)));
+    if r.interrupted {
+        facts.push(("interrupted", "yes: the results are partial".into()));
+    }
+    out.push_str(&markdown::facts(facts));
+    out.push('\n');
+    out.push_str(&points_table(r).render_markdown());
+    out
+}
+
+/// `held`, `MOVED` or `no verdict`, from check's record.
+pub fn check_word(held: Option<bool>, judged: Option<bool>) -> &'static str {
+    match (judged, held) {
+        (Some(false), _) => "no verdict",
+        (_, Some(true)) => "held",
+        _ => "MOVED",
+    }
+}
+
+/// Prints the results on stdout in the settings' format; the text is painted per `paint_text`.
+pub fn print_results(settings: &ClientSettings, r: &Results, text: &str) -> anyhow::Result<()> {
+    match settings.output_format() {
+        Format::Json => println!("{}", serde_json::to_string_pretty(r)?),
+        Format::Markdown => print!("{}", render_markdown(r)),
+        Format::Text => {
+            let paint = Painter::new(settings.color.for_stdout());
+            print!("{}", paint_text(text, paint));
+        }
+    }
+    Ok(())
+}
+
+/// The text report with its verdict words painted: the check line's `held` / `MOVED`.
+pub fn paint_text(text: &str, paint: Painter) -> String {
+    if !paint.is_on() {
+        return text.to_string();
+    }
+    text.lines()
+        .map(|line| {
+            for word in ["held", "MOVED"] {
+                if let Some(rest) = line.strip_prefix(&format!("check: {word}")) {
+                    return format!("check: {}{rest}\n", paint.verdict(word));
+                }
+            }
+            format!("{line}\n")
+        })
+        .collect()
 }
 
 /// Writes `results.txt` and `results.json` (atomically, so a reader never sees half).
@@ -770,8 +896,9 @@ pub fn bisect(
 ) -> anyhow::Result<Result<(), String>> {
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        progress.status(&format!("n={mid} (between {lo} and {hi})"));
-        let p = driver.run_point(mid)?;
+        let p = progress.during(&format!("n={mid} (between {lo} and {hi})"), || {
+            driver.run_point(mid)
+        })?;
         progress.finished(&progress_line(&p));
         match p.verdict {
             Verdict::Inline => lo = mid,
@@ -795,14 +922,14 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         Plan::Points(p) => p.len(),
         Plan::Bisect { lo, hi } => 2 + (64 - (hi - lo).leading_zeros()) as usize,
     };
-    let mut progress = report::progress::Progress::new(total, settings.client.json);
+    let quiet = settings.client.output_format() == Format::Json;
+    let mut progress = report::progress::Progress::new(total, quiet);
     let mut bisect_note = None;
     let outcome: anyhow::Result<()> = (|| {
         match &settings.plan {
             Plan::Points(points) => {
                 for &n in points {
-                    progress.status(&format!("n={n}"));
-                    let p = driver.run_point(n)?;
+                    let p = progress.during(&format!("n={n}"), || driver.run_point(n))?;
                     progress.finished(&progress_line(&p));
                     write_partial(&driver, started)?;
                 }
@@ -811,8 +938,7 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
                 let (lo, hi) = (*lo, *hi);
                 let mut ends = Vec::new();
                 for n in [lo, hi] {
-                    progress.status(&format!("n={n}"));
-                    let p = driver.run_point(n)?;
+                    let p = progress.during(&format!("n={n}"), || driver.run_point(n))?;
                     progress.finished(&progress_line(&p));
                     ends.push(p.verdict);
                 }
@@ -842,11 +968,7 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     results.bisect = bisect_note;
     let text = render(&results);
     write_results(&driver.settings.out, &results, &text)?;
-    if settings.client.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
-    } else {
-        print!("{text}");
-    }
+    print_results(&settings.client, &results, &text)?;
     if interrupted {
         return Ok(Exit::Interrupted);
     }

@@ -5,8 +5,8 @@
 //! says where it went, and the suggested reply cap follows the threshold actually measured.
 
 use crate::bracket::{
-    bisect, progress_line, render, write_results, ClientSettings, Driver, Interrupted, Results,
-    Verdict,
+    bisect, print_results, progress_line, render, write_results, ClientSettings, Driver,
+    Interrupted, Results, Verdict,
 };
 use crate::emit::MAX_N;
 use report::{Exit, Timestamp};
@@ -34,15 +34,15 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
     let n = settings.expect;
     let mut driver = Driver::new(&settings.client)?;
-    let mut progress = report::progress::Progress::new(2, settings.client.json);
+    let quiet = settings.client.output_format() == report::Format::Json;
+    let mut progress = report::progress::Progress::new(2, quiet);
     let mut note = None;
     let outcome: anyhow::Result<()> = (|| {
         let run = |driver: &mut Driver,
                    n: u64,
                    progress: &mut report::progress::Progress|
          -> anyhow::Result<Verdict> {
-            progress.status(&format!("n={n}"));
-            let p = driver.run_point(n)?;
+            let p = progress.during(&format!("n={n}"), || driver.run_point(n))?;
             progress.finished(&progress_line(&p));
             Ok(p.verdict)
         };
@@ -153,11 +153,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         ));
     }
     write_results(&driver.settings().out, &results, &text)?;
-    if settings.client.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
-    } else {
-        print!("{text}");
-    }
+    print_results(&settings.client, &results, &text)?;
     Ok(if interrupted {
         Exit::Interrupted
     } else if !judged {

@@ -1,7 +1,9 @@
 //! Command-line arguments (clap derive; the doc comments are the help text), and their
 //! validation into the settings the library takes.
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 use probe::bracket::{BracketSettings, Client, Plan};
 use probe::check::CheckSettings;
 use probe::client::CallSettings;
@@ -9,13 +11,19 @@ use probe::emit::{Fill, MAX_N};
 use probe::model::ModelSettings;
 use probe::server::ServeSettings;
 use probe::Command;
-use std::path::PathBuf;
+use report::{ColorChoice, Exit, Format};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Measure where an MCP client stops passing tool results inline.
 #[derive(Debug, Parser)]
 #[command(name = "probe", version, about)]
 pub struct Cli {
+    /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
+    /// never. Files written to disk are never coloured.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
+    color: ColorChoice,
+
     #[command(subcommand)]
     command: Sub,
 }
@@ -46,6 +54,18 @@ enum Sub {
     Bracket(BracketArgs),
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
+    /// Print a shell completion script, e.g. `probe completions bash > /etc/bash_completion.d/probe`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, or write probe.1 and one page per subcommand to DIR.
+    Man {
+        /// Write the pages into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -102,9 +122,13 @@ struct ClientArgs {
     /// Output folder for results.txt, results.json and per-point logs.
     #[arg(long, default_value = "probe-out")]
     out: PathBuf,
-    /// Print the JSON report on stdout instead of the text.
-    #[arg(long)]
+    /// Print the JSON report on stdout instead of the text (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// What to print on stdout: the text, GitHub-flavoured Markdown, or the JSON report. The
+    /// files in --out are the same either way.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
+    format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -137,10 +161,49 @@ struct CheckArgs {
     margin: String,
 }
 
+/// `--color`'s values, listed in help and completions.
+fn color_parser() -> impl clap::builder::TypedValueParser<Value = ColorChoice> {
+    PossibleValuesParser::new(ColorChoice::NAMES).map(|s| s.parse().expect("a listed value"))
+}
+
+/// `--format`'s values, listed in help and completions.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
+}
+
 impl Cli {
+    /// Runs the subcommands that only describe the command line (completions, man pages);
+    /// `None` for every other subcommand.
+    pub fn describe(&self) -> Option<Exit> {
+        let result = match &self.command {
+            Sub::Completions { shell } => {
+                clap_complete::generate(
+                    *shell,
+                    &mut Cli::command(),
+                    "probe",
+                    &mut std::io::stdout(),
+                );
+                Ok(())
+            }
+            Sub::Man { out } => write_man_pages(Cli::command(), out.as_deref()),
+            _ => return None,
+        };
+        Some(match result {
+            Ok(()) => Exit::Ok,
+            Err(e) => {
+                eprintln!("probe: {e}");
+                Exit::Usage
+            }
+        })
+    }
+
     /// Validates the arguments into a command; `Err` is the one-line usage error.
     pub fn into_command(self) -> Result<Command, String> {
+        let color = self.color;
         Ok(match self.command {
+            Sub::Completions { .. } | Sub::Man { .. } => {
+                return Err("completions and man are handled before this".into())
+            }
             Sub::Serve { log } => Command::Serve(ServeSettings { log }),
             Sub::Model {
                 port,
@@ -191,7 +254,7 @@ impl Cli {
                     return Err("give one of --points, --around N --step S, --bisect LO..HI".into());
                 };
                 Command::Bracket(BracketSettings {
-                    client: client_settings(a.client)?,
+                    client: client_settings(a.client, color)?,
                     plan,
                 })
             }
@@ -202,14 +265,41 @@ impl Cli {
                 Command::Check(CheckSettings {
                     expect: a.expect,
                     margin: parse_margin(&a.margin)?,
-                    client: client_settings(a.client)?,
+                    client: client_settings(a.client, color)?,
                 })
             }
         })
     }
 }
 
-fn client_settings(a: ClientArgs) -> Result<probe::bracket::ClientSettings, String> {
+/// The man page on stdout, or `probe.1` and `probe-SUB.1` written into `out`, generated from
+/// the clap definitions so they cannot drift from `--help`.
+fn write_man_pages(cmd: clap::Command, out: Option<&Path>) -> std::io::Result<()> {
+    let mut cmd = cmd;
+    cmd.build();
+    let Some(dir) = out else {
+        return clap_mangen::Man::new(cmd).render(&mut std::io::stdout());
+    };
+    std::fs::create_dir_all(dir)?;
+    let name = cmd.get_name().to_string();
+    let mut pages = vec![(name.clone(), cmd.clone())];
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        // clap names are `&'static str` without its `string` feature; a page run leaks a few.
+        let full: &'static str = format!("{name}-{}", sub.get_name()).leak();
+        pages.push((full.to_string(), sub.clone().name(full)));
+    }
+    for (file, page_cmd) in pages {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(page_cmd).render(&mut page)?;
+        std::fs::write(dir.join(format!("{file}.1")), page)?;
+    }
+    Ok(())
+}
+
+fn client_settings(
+    a: ClientArgs,
+    color: ColorChoice,
+) -> Result<probe::bracket::ClientSettings, String> {
     let client = if a.client == "claude" {
         Client::Claude {
             bin: a.claude_bin,
@@ -231,6 +321,8 @@ fn client_settings(a: ClientArgs) -> Result<probe::bracket::ClientSettings, Stri
         timeout: parse_duration(&a.timeout)?,
         out: a.out,
         json: a.json,
+        format: a.format,
+        color,
     })
 }
 

@@ -6,7 +6,11 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let exit = match cli::Cli::parse().into_command() {
+    let cli = cli::Cli::parse();
+    if let Some(exit) = cli.describe() {
+        return exit.into();
+    }
+    let exit = match cli.into_command() {
         Ok(command) => probe::run(command),
         Err(message) => {
             eprintln!("probe: {message}");

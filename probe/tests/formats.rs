@@ -1,0 +1,365 @@
+//! `probe bracket` and `probe check` reports where reviewers read them: results.json validated
+//! by Python's `jsonschema` against docs/schema/results.schema.json (from real runs against a
+//! real stdio client), Markdown, colour only where asked, progress per point on a real pty, and
+//! `--version`, completions and man pages from the clap definitions.
+//!
+//! Without python3 or jsonschema a test skips with a notice, except under CI (`CI` set), where
+//! that is a failure: `.ci/run` installs jsonschema.
+
+mod common;
+
+use common::PROBE;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A stdio MCP client with a limit: starts the server from the config probe wrote, calls emit
+/// with n, and prints the text when it is at most LIMIT units, a spill message otherwise; it
+/// waits DELAY seconds first, so progress has something to show.
+const CLIENT: &str = r#"
+import json, subprocess, sys, time
+limit, cfg, n, delay = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+time.sleep(delay)
+server = json.load(open(cfg))["mcpServers"]["probe"]
+p = subprocess.Popen([server["command"], *server["args"]], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(msg):
+    p.stdin.write((json.dumps(msg) + "\n").encode()); p.stdin.flush()
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+      "capabilities": {}, "clientInfo": {"name": "limit-client", "version": "1.2.3"}}})
+json.loads(p.stdout.readline())
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "emit", "arguments": {"n": n}}})
+text = "".join(b["text"] for b in json.loads(p.stdout.readline())["result"]["content"])
+p.stdin.close(); p.wait()
+print(text if len(text.encode("utf-16-le")) // 2 <= limit else "Output has been saved to /tmp/r-%d.txt" % n)
+"#;
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Option<Fixture> {
+        if Command::new("python3").arg("--version").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "python3 is missing under CI; the probe format tests need it"
+            );
+            eprintln!("SKIP: python3 is not installed; these tests need it for their client");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("client.py"), CLIENT).unwrap();
+        Some(Fixture { dir })
+    }
+
+    fn client(&self, limit: u64, delay: f64) -> String {
+        format!(
+            "python3 {} {limit} {{mcp_config}} {{n}} {delay}",
+            self.dir.path().join("client.py").display()
+        )
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Runs probe with `args` and `--out OUT`; returns the exit code, stdout and stderr.
+    fn probe(&self, args: &[&str], out: &Path) -> (i32, String, String) {
+        let o = testkit::bin(PROBE)
+            .args(args)
+            .arg("--out")
+            .arg(out)
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    }
+
+    fn results(&self, out: &Path) -> Value {
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
+    }
+}
+
+const VALIDATE: &str = r#"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(3)
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+instance = json.load(open(sys.argv[2]))
+v = jsonschema.Draft202012Validator(schema)
+print(json.dumps(sorted(e.message for e in v.iter_errors(instance))))
+"#;
+
+/// Errors validating `instance` against docs/schema/results.schema.json; `None` when skipped.
+fn schema_errors(instance: &Value) -> Option<Vec<String>> {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("docs/schema/results.schema.json");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.json");
+    fs::write(&path, serde_json::to_string(instance).unwrap()).unwrap();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(VALIDATE)
+        .arg(&schema)
+        .arg(&path)
+        .output()
+        .unwrap();
+    if out.status.code() == Some(3) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "jsonschema is not installed under CI: .ci/run must install it \
+             (python3 -m pip install junitparser jsonschema)"
+        );
+        eprintln!("SKIP: jsonschema is not installed (python3 -m pip install jsonschema)");
+        return None;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_not() {
+    let Some(f) = Fixture::new() else { return };
+    let client = f.client(120, 0.0);
+    let points = f.out("points");
+    let (code, _, err) = f.probe(
+        &["bracket", "--client", &client, "--points", "100,120,121"],
+        &points,
+    );
+    assert_eq!(code, 0, "{err}");
+    let bracket = f.results(&points);
+    assert_eq!(bracket["version"], 1);
+    let bisect = f.out("bisect");
+    let (code, _, err) = f.probe(
+        &["bracket", "--client", &client, "--bisect", "100..140"],
+        &bisect,
+    );
+    assert_eq!(code, 0, "{err}");
+    let check = f.out("check");
+    let (code, _, err) = f.probe(&["check", "--client", &client, "--expect", "120"], &check);
+    assert_eq!(code, 0, "{err}");
+    let check = f.results(&check);
+    assert_eq!(check["check"]["held"], true);
+    for doc in [&bracket, &f.results(&bisect), &check] {
+        let Some(errors) = schema_errors(doc) else {
+            return;
+        };
+        assert_eq!(errors, Vec::<String>::new(), "{doc:#}");
+    }
+    let mut renamed = check.clone();
+    let t = renamed
+        .as_object_mut()
+        .unwrap()
+        .remove("threshold")
+        .unwrap();
+    renamed["thresholds"] = t;
+    assert!(!schema_errors(&renamed).unwrap().is_empty());
+    let mut point = bracket.clone();
+    let v = point["points"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("verdict")
+        .unwrap();
+    point["points"][0]["result"] = v;
+    assert!(!schema_errors(&point).unwrap().is_empty());
+    let mut verdict = bracket;
+    verdict["points"][0]["verdict"] = "fine".into();
+    assert!(!schema_errors(&verdict).unwrap().is_empty());
+}
+
+#[test]
+fn check_prints_markdown_with_its_verdict_facts_and_points_and_json_is_an_alias() {
+    let Some(f) = Fixture::new() else { return };
+    let client = f.client(120, 0.0);
+    let out = f.out("md");
+    let (code, md, err) = f.probe(
+        &[
+            "check", "--client", &client, "--expect", "120", "--format", "markdown",
+        ],
+        &out,
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(lines[0], "## probe check: held", "{md}");
+    assert!(
+        md.contains("| **version** | `limit-client 1.2.3` |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| **threshold** | inline up to 120, saved from 121 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| **suggested cap** | 96 units (120 less 20%) |"),
+        "{md}"
+    );
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with("| n | verdict |"))
+        .unwrap_or_else(|| panic!("no points table: {md}"));
+    assert!(lines[header + 2].starts_with("| 120 | inline |"), "{md}");
+    assert!(lines[header + 3].starts_with("| 121 | saved |"), "{md}");
+    let text = fs::read_to_string(out.join("results.txt")).unwrap();
+    assert!(text.contains("check: held"), "the file stays text: {text}");
+
+    let (moved, md, _) = f.probe(
+        &[
+            "check", "--client", &client, "--expect", "110", "--format", "markdown",
+        ],
+        &f.out("moved"),
+    );
+    assert_eq!(moved, 1);
+    assert!(md.starts_with("## probe check: MOVED\n"), "{md}");
+
+    let (_, json_flag, _) = f.probe(
+        &["check", "--client", &client, "--expect", "120", "--json"],
+        &out,
+    );
+    let (_, json_format, _) = f.probe(
+        &[
+            "check", "--client", &client, "--expect", "120", "--format", "json",
+        ],
+        &out,
+    );
+    let keys = |s: &str| -> Vec<String> {
+        let v: Value = serde_json::from_str(s).unwrap();
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(keys(&json_flag), keys(&json_format));
+    let (both, _, _) = f.probe(
+        &[
+            "check", "--client", &client, "--expect", "120", "--json", "--format", "text",
+        ],
+        &out,
+    );
+    assert_eq!(both, 2);
+}
+
+#[test]
+fn the_check_verdict_is_coloured_only_when_asked_and_never_in_the_files() {
+    let Some(f) = Fixture::new() else { return };
+    let client = f.client(120, 0.0);
+    let out = f.out("c");
+    let (_, plain, _) = f.probe(&["check", "--client", &client, "--expect", "120"], &out);
+    assert!(!plain.contains('\x1b'), "a pipe gets no colour");
+    let (_, painted, _) = f.probe(
+        &[
+            "--color", "always", "check", "--client", &client, "--expect", "120",
+        ],
+        &out,
+    );
+    assert!(
+        painted.contains("check: \x1b[1;32mheld\x1b[0m, inline up to 120"),
+        "{painted:?}"
+    );
+    let file = fs::read_to_string(out.join("results.txt")).unwrap();
+    assert!(!file.contains('\x1b'));
+    assert_eq!(report::color::strip(&painted), file);
+}
+
+#[test]
+fn each_point_ticks_its_seconds_on_a_terminal_and_gets_a_plain_line_elsewhere() {
+    let Some(f) = Fixture::new() else { return };
+    let client = f.client(120, 2.3);
+    let out = f.out("slow");
+    let (code, _, err) = f.probe(&["bracket", "--client", &client, "--points", "100"], &out);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("[1/1] n=100\n"), "{err}");
+    assert!(!err.contains('\r'), "{err:?}");
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIP: util-linux `script` is not installed, so no pty test");
+        return;
+    }
+    let line = format!(
+        "{PROBE} bracket --client '{client}' --points 100 --out {}",
+        out.display()
+    );
+    let mut cmd = Command::new("script");
+    testkit::hermetic(&mut cmd);
+    let tty = cmd
+        .args(["-q", "-e", "-c", &line, "/dev/null"])
+        .current_dir(f.dir.path())
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&tty.stdout);
+    for tick in ["n=100 (0s)", "n=100 (1s)", "n=100 (2s)"] {
+        assert!(tty.contains(tick), "no {tick:?} in {tty:?}");
+    }
+}
+
+#[test]
+fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
+    let run = |args: &[&str]| {
+        let o = testkit::bin(PROBE).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert_eq!(
+        run(&["--version"]),
+        format!("probe {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let bash = run(&["completions", "bash"]);
+    for sub in [
+        "serve",
+        "call",
+        "model",
+        "bracket",
+        "check",
+        "completions",
+        "man",
+    ] {
+        assert!(bash.contains(sub), "bash completion lacks {sub}");
+    }
+    assert!(bash.contains("--expect") && bash.contains("markdown"));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("probe.bash");
+    fs::write(&file, &bash).unwrap();
+    let check = Command::new("bash").arg("-n").arg(&file).output().unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(run(&["completions", "zsh"]).contains("bracket"));
+    assert!(run(&["completions", "fish"]).contains("bracket"));
+    assert!(run(&["man"]).contains(".TH probe 1"));
+    let pages = dir.path().join("man");
+    run(&["man", "--out", pages.to_str().unwrap()]);
+    let page = fs::read_to_string(pages.join("probe-check.1")).unwrap();
+    assert!(page.contains(".TH probe-check") && page.contains("expect"));
+    if Command::new("groff").arg("--version").output().is_ok() {
+        let r = Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
+            .arg(pages.join("probe-check.1"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert!(
+            text.contains("\nNAME\n") && text.contains("--expect"),
+            "{text}"
+        );
+        assert!(
+            r.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+}
