@@ -363,3 +363,64 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         );
     }
 }
+
+/// Every workflow's `run:` scripts joined; exit 3 without PyYAML.
+const WORKFLOW_RUNS: &str = r#"
+import glob, json, os, sys
+try:
+    import yaml
+except ImportError:
+    sys.exit(3)
+runs = []
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.yml"))):
+    for job in yaml.safe_load(open(path))["jobs"].values():
+        runs += [step["run"] for step in job["steps"] if "run" in step]
+print(json.dumps(runs))
+"#;
+
+#[test]
+fn every_probe_command_in_the_workflows_exists_as_written() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join(".github/workflows");
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(WORKFLOW_RUNS)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    if out.status.code() == Some(3) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "PyYAML is missing under CI"
+        );
+        eprintln!("SKIP: PyYAML is not installed");
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+    let call = regex::Regex::new(r"(?m)(?:^|[;|&]\s*)probe\s+([a-z]+)([^|;&>\n]*)").unwrap();
+    let mut calls = 0;
+    for run in &runs {
+        for c in call.captures_iter(&run.replace("\\\n", " ")) {
+            calls += 1;
+            let sub = &c[1];
+            let help = testkit::bin(PROBE).args([sub, "--help"]).output().unwrap();
+            assert!(help.status.success(), "probe {sub} does not exist");
+            let help = String::from_utf8_lossy(&help.stdout);
+            for flag in c[2].split_whitespace().filter(|a| a.starts_with("--")) {
+                let flag = flag.split('=').next().unwrap();
+                assert!(help.contains(flag), "probe {sub} has no {flag}");
+            }
+            if sub == "check" {
+                assert!(c[2].contains("--expect 50000") && c[2].contains("--client claude"));
+            }
+        }
+    }
+    assert_eq!(calls, 1, "the scheduled check runs probe check once");
+}
