@@ -614,10 +614,9 @@ fn the_workflows_parse_their_scripts_parse_and_every_gate_command_in_them_exists
     };
     let files: std::collections::BTreeSet<&str> =
         steps.iter().map(|s| s["file"].as_str().unwrap()).collect();
-    assert_eq!(
-        files.into_iter().collect::<Vec<_>>(),
-        ["ci.yml", "gate-candidate.yml", "probe-check.yml"]
-    );
+    for recipe in ["ci.yml", "gate-candidate.yml", "probe-check.yml"] {
+        assert!(files.contains(recipe), "no {recipe} among {files:?}");
+    }
     let mut gate_calls = 0;
     for step in &steps {
         let script = step["run"].as_str().unwrap();
