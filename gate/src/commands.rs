@@ -11,13 +11,14 @@ use anyhow::{bail, Context, Result};
 
 use report::{ColorChoice, Exit, Format, Painter, Timestamp};
 
-use crate::candidate::{self, Candidate, Place};
 use crate::cli::{Cli, Command};
-use crate::config::Config;
-use crate::git::Git;
 use crate::suite::{self, SuiteResult};
 use crate::summary::{self, CandidateFacts, GateReport, Rerun};
-use crate::{cites, demo, pack, worktree};
+use crate::{cites, demo};
+use candidate::apply::{self, Candidate, Place};
+use candidate::config::Config;
+use candidate::git::Git;
+use candidate::{pack, worktree};
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
@@ -175,9 +176,9 @@ fn cmd_apply(
     color: ColorChoice,
 ) -> Result<Exit> {
     worktree::clean_stale(repo);
-    let prepared = candidate::prepare(repo, candidate)?;
+    let prepared = apply::prepare(repo, candidate)?;
     let place = Place::Keep(at);
-    let applied = candidate::apply(repo, prepared, &place)?;
+    let applied = apply::apply(repo, prepared, &place)?;
     let facts = CandidateFacts::from_applied(&applied);
     let findings = facts.findings();
     if json {
@@ -264,14 +265,14 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
         head: config.head.clone(),
     };
     worktree::clean_stale(repo);
-    let prepared = candidate::prepare(repo, &candidate)?;
+    let prepared = apply::prepare(repo, &candidate)?;
     let previous = if s.only.is_empty() {
         None
     } else {
         load_previous(&s.out)?
     };
     let started = Timestamp::now();
-    let mut applied = candidate::apply(repo, prepared, &Place::Run)?;
+    let mut applied = apply::apply(repo, prepared, &Place::Run)?;
     applied.worktree.keep(s.keep);
     let mut planned = suite::expand(&config.suites, applied.worktree.path())?;
     if !s.only.is_empty() {
@@ -379,7 +380,7 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
 }
 
 fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
-    let parsed = candidate::read_manifest(manifest)?;
+    let parsed = apply::read_manifest(manifest)?;
     let verification =
         manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
     if json {

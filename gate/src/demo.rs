@@ -13,8 +13,8 @@ use anyhow::{Context, Result};
 use report::Exit;
 
 use crate::commands::{run_gate, RunSettings};
-use crate::git::Git;
-use crate::pack;
+use candidate::git::Git;
+use candidate::pack;
 
 /// (path in the sample repository, content) of the base commit.
 const BASE: &[(&str, &[u8])] = &[

@@ -7,14 +7,9 @@
 //! [`cites`] answers "was this head cited?", and [`commands`] maps each subcommand onto them.
 //! `mutants` reuses the candidate and worktree modules to build its own worktrees.
 
-pub mod candidate;
 pub mod cites;
 pub mod cli;
 pub mod commands;
-pub mod config;
 pub mod demo;
-pub mod git;
-pub mod pack;
 pub mod suite;
 pub mod summary;
-pub mod worktree;

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use report::runner::{self, Job, Outcome, RunRecord};
 
-use crate::config::{SuiteCommand, SuiteSpec};
+use candidate::config::{SuiteCommand, SuiteSpec};
 
 /// A suite ready to run: a shell command with its limits.
 #[derive(Clone, Debug, PartialEq, Eq)]

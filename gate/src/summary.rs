@@ -14,9 +14,9 @@ use report::markdown::{self, code};
 use report::runner::Outcome;
 use report::{Painter, Table, Timestamp};
 
-use crate::candidate::{short, Applied};
-use crate::git::Commit;
 use crate::suite::SuiteResult;
+use candidate::apply::{short, Applied};
+use candidate::git::Commit;
 
 /// The version of the gate.json layout; bumped when a field changes meaning or goes away.
 pub const REPORT_VERSION: u32 = 1;

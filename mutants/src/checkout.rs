@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use gate::candidate::{self, Applied, Candidate, Place};
-use gate::config::Config;
-use gate::git::Git;
-use gate::worktree::Worktree;
+use candidate::apply::{self, Applied, Candidate, Place};
+use candidate::config::Config;
+use candidate::git::Git;
+use candidate::worktree::Worktree;
 
 /// Where the copies come from.
 #[derive(Debug)]
@@ -168,8 +168,8 @@ fn make_one(source: &Source) -> Result<Checkout> {
                 manifest: config.manifest.clone(),
                 head: config.head.clone(),
             };
-            let prepared = candidate::prepare(repo, &cand)?;
-            let applied = candidate::apply(repo, prepared, &Place::Run)?;
+            let prepared = apply::prepare(repo, &cand)?;
+            let applied = apply::apply(repo, prepared, &Place::Run)?;
             Ok(Checkout::Candidate(Box::new(applied)))
         }
     }

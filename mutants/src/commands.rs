@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use gate::config::Config;
-use gate::git::Git;
+use candidate::config::Config;
+use candidate::git::Git;
 use report::progress::Progress;
 use report::{Exit, Timestamp};
 
@@ -183,7 +183,7 @@ fn cmd_run(args: RunArgs) -> Result<Exit> {
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;
     // A run killed with SIGKILL could not remove its worktrees; the next run does.
-    gate::worktree::clean_stale(&repo);
+    candidate::worktree::clean_stale(&repo);
     let out = absolute(&args.out);
     let (source, commit, carried, config_path) = match &args.candidate {
         Some(path) => {

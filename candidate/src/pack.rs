@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest as _, Sha256};
 
-use crate::candidate::{hex, parse_name_status, short};
+use crate::apply::{hex, parse_name_status, short};
 use crate::git::Git;
 use crate::worktree::Worktree;
 

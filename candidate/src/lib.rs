@@ -1,0 +1,16 @@
+//! A candidate: a patch, the base commit it applies to, and the sha256 manifest of what it
+//! leaves in place; and everything needed to rebuild it somewhere safe and check it.
+//!
+//! Shared by `gate` (which applies and gates candidates) and `mutants` (whose `--candidate`
+//! runs mutate a candidate's worktree): [`git`] runs the real git, [`worktree`] makes and
+//! cleans up detached worktrees, [`config`] reads gate.toml, [`apply`] applies a candidate and
+//! runs its checks, [`pack`] makes one from staged changes. Nothing here ever writes to the
+//! user's checkout.
+
+pub mod apply;
+pub mod config;
+pub mod git;
+pub mod pack;
+pub mod worktree;
+
+pub use apply::{Applied, Candidate, Place, Prepared};
