@@ -242,7 +242,7 @@ impl Driver {
         fs::create_dir_all(settings.out.join("points"))
             .with_context(|| format!("creating {}", settings.out.display()))?;
         let out = settings.out.canonicalize()?;
-        let probe_exe = std::env::current_exe().context("finding the probe binary")?;
+        let probe_exe = self_exe().context("finding the probe binary")?;
         let mut driver = Driver {
             settings: ClientSettings {
                 out,
@@ -995,4 +995,17 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
 fn write_partial(driver: &Driver, started: Timestamp) -> anyhow::Result<()> {
     let results = Results::new("bracket", driver, started);
     write_results(&driver.settings.out, &results, &render(&results))
+}
+
+/// The binary that answers to `probe serve`: the path this process was started by, when it is
+/// a path (so a multi-call binary linked as `probe`, as `gate demo` does, keeps its name), else
+/// the running executable.
+fn self_exe() -> std::io::Result<std::path::PathBuf> {
+    if let Some(arg0) = std::env::args_os().next() {
+        let path = std::path::PathBuf::from(arg0);
+        if path.components().count() > 1 && path.is_file() {
+            return std::path::absolute(path);
+        }
+    }
+    std::env::current_exe()
 }

@@ -1,16 +1,16 @@
 //! Command-line arguments (clap derive; the doc comments are the help text), and their
 //! validation into the settings the library takes.
 
+use crate::bracket::{BracketSettings, Client, Plan};
+use crate::check::CheckSettings;
+use crate::client::CallSettings;
+use crate::emit::{Fill, MAX_N};
+use crate::model::ModelSettings;
+use crate::server::ServeSettings;
+use crate::Command;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
-use probe::bracket::{BracketSettings, Client, Plan};
-use probe::check::CheckSettings;
-use probe::client::CallSettings;
-use probe::emit::{Fill, MAX_N};
-use probe::model::ModelSettings;
-use probe::server::ServeSettings;
-use probe::Command;
 use report::{ColorChoice, Exit, Format};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -52,6 +52,24 @@ enum Sub {
     },
     /// Run a client once per n and find where results stop coming back inline.
     Bracket(BracketArgs),
+    /// A small MCP client with a known inline limit, built in so `bracket` and `check` can be
+    /// tried (and tested) without installing an agent CLI: it calls `emit` with n on the first
+    /// server of an MCP config and prints the text when it fits under the limit, otherwise
+    /// saves it to a file and says so, as real clients do.
+    TestClient {
+        /// The MCP config (`{"mcpServers": {...}}`) naming the server to start.
+        #[arg(long, value_name = "FILE")]
+        mcp_config: PathBuf,
+        /// How many UTF-16 units to ask `emit` for.
+        #[arg(long)]
+        n: u64,
+        /// The most UTF-16 units this client passes on inline.
+        #[arg(long, default_value_t = 50_000)]
+        limit: u64,
+        /// Where a result over the limit is saved (default: the temp dir).
+        #[arg(long, value_name = "DIR")]
+        saved_dir: Option<PathBuf>,
+    },
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
     /// Print a shell completion script, e.g. `probe completions bash > /etc/bash_completion.d/probe`.
@@ -205,6 +223,17 @@ impl Cli {
                 return Err("completions and man are handled before this".into())
             }
             Sub::Serve { log } => Command::Serve(ServeSettings { log }),
+            Sub::TestClient {
+                mcp_config,
+                n,
+                limit,
+                saved_dir,
+            } => Command::TestClient(crate::testclient::TestClientSettings {
+                mcp_config,
+                n,
+                limit,
+                saved_dir,
+            }),
             Sub::Model {
                 port,
                 count_tokens,
@@ -299,7 +328,7 @@ fn write_man_pages(cmd: clap::Command, out: Option<&Path>) -> std::io::Result<()
 fn client_settings(
     a: ClientArgs,
     color: ColorChoice,
-) -> Result<probe::bracket::ClientSettings, String> {
+) -> Result<crate::bracket::ClientSettings, String> {
     let client = if a.client == "claude" {
         Client::Claude {
             bin: a.claude_bin,
@@ -314,7 +343,7 @@ fn client_settings(
     for p in &a.spill_patterns {
         regex::Regex::new(p).map_err(|e| format!("--spill-pattern {p:?} is not a regex: {e}"))?;
     }
-    Ok(probe::bracket::ClientSettings {
+    Ok(crate::bracket::ClientSettings {
         client,
         fill: parse_fill(&a.fill)?,
         spill_patterns: a.spill_patterns,
@@ -384,4 +413,20 @@ fn parse_margin(text: &str) -> Result<f64, String> {
         return Err(format!("--margin: {text:?} must be from 0% to under 100%"));
     }
     Ok(fraction)
+}
+
+/// The whole `probe` command line from the process's arguments: parse, run, exit code.
+pub fn main() -> Exit {
+    use clap::Parser as _;
+    let cli = Cli::parse();
+    if let Some(exit) = cli.describe() {
+        return exit;
+    }
+    match cli.into_command() {
+        Ok(command) => crate::run(command),
+        Err(message) => {
+            eprintln!("probe: {message}");
+            Exit::Usage
+        }
+    }
 }

@@ -85,6 +85,9 @@ pub struct CallReport {
     /// Whether the text fits under the cap (`None` without one).
     pub fits: Option<bool>,
     pub started: report::Timestamp,
+    /// The text blocks themselves (not in the JSON report, which gives their sizes).
+    #[serde(skip)]
+    pub texts: Vec<String>,
 }
 
 /// A running server and the lines it writes, read on a thread so a silent server can time out.
@@ -287,6 +290,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             cap: settings.cap,
             fits: settings.cap.map(|cap| text.units <= cap),
             started,
+            texts: texts.iter().map(|t| t.to_string()).collect(),
         })
     })();
     session.finish();

@@ -5,15 +5,18 @@
 //! [`model`] stand-in for the Anthropic Messages API so Claude Code can be driven offline; and the
 //! [`bracket`] driver (with [`check`] on top) that runs a client over many n, classifies each run
 //! from what was sent and what came back, and finds the threshold. [`protocol`] is the JSON-RPC
-//! framing they share.
+//! framing they share; [`testclient`] is a small client with a known limit, for trying the driver
+//! without an agent CLI.
 
 pub mod bracket;
 pub mod check;
+pub mod cli;
 pub mod client;
 pub mod emit;
 pub mod model;
 pub mod protocol;
 pub mod server;
+pub mod testclient;
 
 use report::Exit;
 
@@ -35,6 +38,7 @@ pub enum Command {
     Model(model::ModelSettings),
     Bracket(bracket::BracketSettings),
     Check(check::CheckSettings),
+    TestClient(testclient::TestClientSettings),
 }
 
 /// Runs `command`; errors are printed here, once, as one line with their causes.
@@ -50,6 +54,7 @@ pub fn run(command: Command) -> Exit {
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
         Command::Check(s) => check::run_check(&s),
+        Command::TestClient(s) => testclient::run_test_client(&s),
     };
     match result {
         Ok(exit) => exit,

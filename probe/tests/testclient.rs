@@ -1,0 +1,87 @@
+//! The built-in test client: a known limit that bracket, bisect and check find exactly.
+
+use predicates::prelude::*;
+
+fn probe() -> assert_cmd::Command {
+    testkit::bin(env!("CARGO_BIN_EXE_probe"))
+}
+
+fn client(limit: u64, saved: &std::path::Path) -> String {
+    format!(
+        "{} test-client --limit {limit} --mcp-config {{mcp_config}} --n {{n}} --saved-dir {}",
+        env!("CARGO_BIN_EXE_probe"),
+        saved.display()
+    )
+}
+
+#[test]
+fn bisect_finds_the_test_clients_exact_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = probe()
+        .args(["bracket", "--bisect", "1000..100000", "--client"])
+        .arg(client(12_345, dir.path()))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("threshold: inline up to 12345, saved from 12346"),
+        "{text}"
+    );
+    // A result over the limit was saved whole, not cut.
+    let saved: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("probe-test-client-")
+        })
+        .collect();
+    assert!(!saved.is_empty());
+    let body = std::fs::read_to_string(saved[0].path()).unwrap();
+    assert!(body.encode_utf16().count() > 12_345);
+}
+
+#[test]
+fn check_holds_at_the_limit_and_says_so_when_it_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    probe()
+        .args(["check", "--expect", "50000", "--client"])
+        .arg(client(50_000, dir.path()))
+        .arg("--out")
+        .arg(dir.path().join("held"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("suggested cap: 40000 units"));
+    probe()
+        .args(["check", "--expect", "50000", "--client"])
+        .arg(client(49_000, dir.path()))
+        .arg("--out")
+        .arg(dir.path().join("moved"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "inline up to 49000, saved from 49001",
+        ));
+}
+
+#[test]
+fn a_config_without_a_server_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    std::fs::write(&config, r#"{"mcpServers": {}}"#).unwrap();
+    probe()
+        .args(["test-client", "--n", "10", "--mcp-config"])
+        .arg(&config)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no server"));
+}
