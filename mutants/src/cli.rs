@@ -6,15 +6,23 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand};
+use clap_complete::Shell;
+use report::{ColorChoice, Format};
 
 use crate::record::Shard;
 
 /// Exact-anchor mutation runs: prove a suite notices each hand-written mutant, and that it does
 /// not notice the controls.
 #[derive(Debug, Parser)]
-#[command(name = "mutants", version, about)]
+#[command(name = "mutants", version, about, max_term_width = 100)]
 pub struct Cli {
+    /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
+    /// never. Files written to disk are never coloured.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
+    pub color: ColorChoice,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -23,7 +31,8 @@ pub struct Cli {
 pub enum Command {
     /// Count each anchor in its file; exit 1 if any does not occur exactly once.
     Check {
-        /// The spec (mutants.toml).
+        /// The spec.
+        #[arg(default_value = "mutants.toml")]
         spec: PathBuf,
         /// The git repository the spec's files are in [default: the current directory].
         #[arg(long)]
@@ -42,15 +51,32 @@ pub enum Command {
         /// Where the merged report goes.
         #[arg(long, default_value = "mutants-out")]
         out: PathBuf,
-        /// Print mutants.json on stdout instead of the table.
-        #[arg(long)]
+        /// Print mutants.json on stdout instead of the table (the same as --format json).
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// What to print on stdout: the text table, GitHub-flavoured Markdown for a pull
+        /// request, or mutants.json. The files in --out are the same either way.
+        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
+        format: Format,
+    },
+    /// Print a shell completion script, e.g. `mutants completions bash > /etc/bash_completion.d/mutants`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) on stdout, or write mutants.1 and one page per subcommand to DIR.
+    Man {
+        /// Write the pages into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The spec (mutants.toml).
+    /// The spec.
+    #[arg(default_value = "mutants.toml")]
     pub spec: PathBuf,
     /// The git repository to mutate a worktree of (HEAD plus uncommitted changes)
     /// [default: the current directory].
@@ -82,9 +108,31 @@ pub struct RunArgs {
     /// Leave the worktrees in place (their paths are printed).
     #[arg(long)]
     pub keep: bool,
-    /// Print mutants.json on stdout instead of the table.
-    #[arg(long)]
+    /// Print mutants.json on stdout instead of the table (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// What to print on stdout: the text table, GitHub-flavoured Markdown for a pull request
+    /// (ready for `gh pr comment --body-file`), or mutants.json. The files in --out are the same
+    /// either way, and always include junit.xml.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
+    pub format: Format,
+}
+
+impl RunArgs {
+    /// What to print on stdout, `--json` folded into `--format`.
+    pub fn stdout_format(&self) -> Format {
+        self.format.with_json_flag(self.json)
+    }
+}
+
+/// `--color`'s values, listed in help and completions, parsed into [`ColorChoice`].
+pub fn color_parser() -> impl clap::builder::TypedValueParser<Value = ColorChoice> {
+    PossibleValuesParser::new(ColorChoice::NAMES).map(|s| s.parse().expect("a listed value"))
+}
+
+/// `--format`'s values, listed in help and completions, parsed into [`Format`].
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {

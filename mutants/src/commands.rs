@@ -6,15 +6,17 @@
 //! does not hold, exits 4; findings (a survivor, a killed control, a skipped or error row) are
 //! outcomes and exit 1; an interrupt cleans up, writes the partial report and exits 130.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use candidate::config::Config;
 use candidate::git::Git;
-use report::progress::Progress;
-use report::{Exit, Timestamp};
+use report::progress::{step_status, Progress};
+use report::{ColorChoice, Exit, Format, Painter, Timestamp};
 
 use crate::anchor::count_anchor;
 use crate::checkout::{self, Checkout, DirState, Source};
@@ -47,11 +49,74 @@ fn one_line(e: &anyhow::Error) -> String {
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {
+    let color = cli.color;
     match cli.command {
         Command::Check { spec, dir, json } => cmd_check(&spec, dir, json),
-        Command::Run(args) => cmd_run(args),
-        Command::Merge { dirs, out, json } => merge::cmd_merge(&dirs, &out, json),
+        Command::Run(args) => cmd_run(args, color),
+        Command::Merge {
+            dirs,
+            out,
+            json,
+            format,
+        } => merge::cmd_merge(&dirs, &out, format.with_json_flag(json), color),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "mutants", &mut std::io::stdout());
+            Ok(Exit::Ok)
+        }
+        Command::Man { out } => {
+            write_man_pages(<Cli as clap::CommandFactory>::command(), out.as_deref())?;
+            Ok(Exit::Ok)
+        }
     }
+}
+
+/// The man page on stdout, or (with `out`) `mutants.1` and `mutants-SUB.1` for each
+/// subcommand written into `out`. Generated from the clap definitions, so the pages cannot
+/// drift from `--help`.
+fn write_man_pages(mut cmd: clap::Command, out: Option<&Path>) -> Result<()> {
+    cmd.build();
+    let Some(dir) = out else {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        std::io::Write::write_all(&mut std::io::stdout(), &page)?;
+        return Ok(());
+    };
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = cmd.get_name().to_string();
+    let mut pages = vec![(name.clone(), cmd.clone())];
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        // Without clap's `string` feature a command's name is `&'static str`: one small leak
+        // per page, once per process.
+        let full: &'static str = format!("{name}-{}", sub.get_name()).leak();
+        pages.push((full.to_string(), sub.clone().name(full)));
+    }
+    for (file, page_cmd) in pages {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(page_cmd).render(&mut page)?;
+        let path = dir.join(format!("{file}.1"));
+        fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Prints a finished report on stdout in the chosen format: `mutants.json` as written, the
+/// Markdown summary, or the text table (its verdicts painted when `color` says so).
+pub fn print_report(
+    report: &RunReport,
+    out: &Path,
+    format: Format,
+    color: ColorChoice,
+) -> Result<()> {
+    match format {
+        Format::Json => print!("{}", fs::read_to_string(out.join("mutants.json"))?),
+        Format::Markdown => print!("{}", output::render_markdown(report)),
+        Format::Text => print!(
+            "{}",
+            output::render_painted(report, Painter::new(color.for_stdout()))
+        ),
+    }
+    Ok(())
 }
 
 fn open_repo(dir: Option<PathBuf>) -> Result<Git> {
@@ -164,6 +229,7 @@ fn clear_previous(out: &Path) -> Result<()> {
         "mutants.txt",
         "mutation-report.json",
         "mutants.html",
+        "junit.xml",
     ] {
         let _ = fs::remove_file(out.join(name));
     }
@@ -178,7 +244,7 @@ fn clear_previous(out: &Path) -> Result<()> {
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))
 }
 
-fn cmd_run(args: RunArgs) -> Result<Exit> {
+fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     let spec = Spec::load(&args.spec)?;
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;
@@ -245,8 +311,9 @@ fn cmd_run(args: RunArgs) -> Result<Exit> {
 
     clear_previous(&out)?;
     let mut report = RunReport {
+        version: crate::record::REPORT_VERSION,
         tool: "mutants".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
         spec: spec.file.display().to_string(),
         spec_sha256: spec.sha256.clone(),
         dir: repo.dir().display().to_string(),
@@ -272,10 +339,23 @@ fn cmd_run(args: RunArgs) -> Result<Exit> {
         suites.len(),
         checkouts.len()
     );
-    let baseline = run::baseline(&suites, &checkouts, args.timeout, &out)?;
+    let mut baseline_progress = Progress::new(1, false);
+    let baseline = baseline_progress.during(
+        &format!("baseline: {} running unmutated", suite_names(&suites)),
+        || run::baseline(&suites, &checkouts, args.timeout, &out),
+    )?;
+    baseline_progress.clear();
     report.baseline = baseline.baselines.clone();
     if baseline.interrupted || report::interrupt::requested() {
-        return finish(report, &sources, &out, checkouts, &args, Exit::Interrupted);
+        return finish(
+            report,
+            &sources,
+            &out,
+            checkouts,
+            &args,
+            color,
+            Exit::Interrupted,
+        );
     }
     if !baseline.passed {
         report.baseline_failed = true;
@@ -287,7 +367,15 @@ fn cmd_run(args: RunArgs) -> Result<Exit> {
                 out.join(&b.log).display()
             );
         }
-        return finish(report, &sources, &out, checkouts, &args, Exit::Precondition);
+        return finish(
+            report,
+            &sources,
+            &out,
+            checkouts,
+            &args,
+            color,
+            Exit::Precondition,
+        );
     }
     report.end = Timestamp::now();
     output::write_all(&report, &sources, &out)?;
@@ -299,31 +387,41 @@ fn cmd_run(args: RunArgs) -> Result<Exit> {
         out: out.clone(),
     };
     let mut progress = Progress::new(plan.mutants.len(), false);
+    let paint = Painter::new(color.for_stderr());
+    let mut running: BTreeMap<usize, (String, Instant)> = BTreeMap::new();
     let mut write_error = None;
-    let result = run::run_mutants(&plan, &checkouts, |event| match event {
-        Event::Started { name, .. } => {
-            let t = Tally::of(&report.mutants);
-            progress.status(&format!(
-                "{} killed, {} survived; running {name}",
-                t.killed + t.killed_hang,
-                t.survived
-            ));
-        }
-        Event::Finished(row) => {
-            let line = progress_line(&row, report.mutants.len() + 1, report.planned);
-            report.mutants.push(*row);
-            report.settle();
-            report.end = Timestamp::now();
-            if let Err(e) = output::write_all(&report, &sources, &out) {
-                write_error.get_or_insert(e);
+    let result = run::run_mutants(&plan, &checkouts, |event| {
+        match event {
+            Event::Started { index, name } => {
+                running.insert(index, (name, Instant::now()));
             }
-            progress.finished(&line);
+            Event::Finished(row) => {
+                running.remove(&row.index);
+                let line = progress_line(&row, report.mutants.len() + 1, report.planned, paint);
+                report.mutants.push(*row);
+                report.settle();
+                report.end = Timestamp::now();
+                if let Err(e) = output::write_all(&report, &sources, &out) {
+                    write_error.get_or_insert(e);
+                }
+                progress.finished(&line);
+            }
+            Event::Tick => {}
         }
+        progress.status(&live_status(&report.tally, &running));
     });
     progress.clear();
     if let Err(e) = result {
         report.interrupted = report::interrupt::requested();
-        let _ = finish(report, &sources, &out, checkouts, &args, Exit::Findings);
+        let _ = finish(
+            report,
+            &sources,
+            &out,
+            checkouts,
+            &args,
+            color,
+            Exit::Findings,
+        );
         return Err(e);
     }
     if let Some(e) = write_error {
@@ -351,11 +449,35 @@ fn cmd_run(args: RunArgs) -> Result<Exit> {
     } else {
         Exit::from_held(report.held())
     };
-    finish(report, &sources, &out, checkouts, &args, exit)
+    finish(report, &sources, &out, checkouts, &args, color, exit)
+}
+
+/// The suites' names, for the baseline's progress line.
+fn suite_names(suites: &[&crate::spec::Suite]) -> String {
+    let names: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
+    names.join(", ")
+}
+
+/// The live line's status: the tally so far and the mutant running longest, with its seconds
+/// (`2 killed, 0 survived; running after inclusive (12s) +1 more`).
+fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Instant)>) -> String {
+    let mut s = format!(
+        "{} killed, {} survived",
+        tally.killed + tally.killed_hang,
+        tally.survived
+    );
+    if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
+        s.push_str("; running ");
+        s.push_str(&step_status(name, since.elapsed()));
+        if running.len() > 1 {
+            s.push_str(&format!(" +{} more", running.len() - 1));
+        }
+    }
+    s
 }
 
 /// `[3/12] killed          after inclusive (0.31s, 12 pass -> 1 failed)`
-fn progress_line(row: &crate::record::Row, done: usize, total: usize) -> String {
+fn progress_line(row: &crate::record::Row, done: usize, total: usize, paint: Painter) -> String {
     let detail = match &row.run {
         Some(run) => {
             let counts = run.counts_text();
@@ -376,9 +498,12 @@ fn progress_line(row: &crate::record::Row, done: usize, total: usize) -> String 
         }
         None => String::new(),
     };
+    let word = row.verdict.to_string();
+    // Padded before painting: escape sequences would count as width.
+    let pad = " ".repeat(16usize.saturating_sub(word.chars().count()));
     format!(
-        "[{done}/{total}] {:<16} {}{detail}",
-        row.verdict.to_string(),
+        "[{done}/{total}] {}{pad} {}{detail}",
+        paint.verdict(&word),
         row.name
     )
 }
@@ -390,6 +515,7 @@ fn finish(
     out: &Path,
     mut checkouts: Vec<Checkout>,
     args: &RunArgs,
+    color: ColorChoice,
     exit: Exit,
 ) -> Result<Exit> {
     if args.keep {
@@ -405,11 +531,7 @@ fn finish(
     report.end = Timestamp::now();
     report.exit_code = exit.code();
     output::write_all(&report, sources, out)?;
-    if args.json {
-        print!("{}", fs::read_to_string(out.join("mutants.json"))?);
-    } else {
-        print!("{}", output::render_text(&report));
-    }
+    print_report(&report, out, args.stdout_format(), color)?;
     eprintln!("mutants: report in {}", out.display());
     if exit == Exit::Interrupted {
         eprintln!(

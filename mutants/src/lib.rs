@@ -6,7 +6,8 @@
 //! controls. The binary is glue over these modules: [`spec`] reads mutants.toml, [`anchor`]
 //! finds and swaps anchors in bytes, [`checkout`] makes the private worktrees, [`run`] is the
 //! engine (baseline, then each mutant judged and restored), [`verdict`] names the outcome,
-//! [`record`] holds the rows the engine produces, [`output`] and [`html`] render them,
+//! [`record`] holds the rows the engine produces, [`output`], [`html`] and [`junit`] render
+//! them,
 //! [`shard`] and [`merge`] split and join runs, and [`commands`] maps each subcommand onto
 //! them. Processes run through `report`'s process-group runner, so nothing is left behind.
 
@@ -15,6 +16,7 @@ pub mod checkout;
 pub mod cli;
 pub mod commands;
 pub mod html;
+pub mod junit;
 pub mod merge;
 pub mod output;
 pub mod record;

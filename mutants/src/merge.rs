@@ -11,17 +11,27 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use report::Exit;
+use report::{ColorChoice, Exit, Format};
 
 use crate::output::{self, Sources};
-use crate::record::{ok_summary, RunReport};
+use crate::record::{ok_summary, RunReport, REPORT_VERSION};
 
-pub fn cmd_merge(dirs: &[PathBuf], out: &Path, json: bool) -> Result<Exit> {
+pub fn cmd_merge(dirs: &[PathBuf], out: &Path, format: Format, color: ColorChoice) -> Result<Exit> {
     let mut shards: Vec<(PathBuf, RunReport)> = Vec::new();
     for dir in dirs {
         let path = dir.join("mutants.json");
         let text = fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
-        let report: RunReport = serde_json::from_str(&text)
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a mutants report", path.display()))?;
+        // A report of another layout would merge into nonsense: say so before reading it.
+        if value["version"] != serde_json::json!(REPORT_VERSION) {
+            bail!(
+                "{}: mutants.json version {} is not {REPORT_VERSION}, the version this mutants reads",
+                path.display(),
+                value["version"]
+            );
+        }
+        let report: RunReport = serde_json::from_value(value)
             .with_context(|| format!("{}: not a mutants report", path.display()))?;
         shards.push((dir.clone(), report));
     }
@@ -59,11 +69,7 @@ pub fn cmd_merge(dirs: &[PathBuf], out: &Path, json: bool) -> Result<Exit> {
         }
     }
     output::write_all(&merged, &sources, out)?;
-    if json {
-        print!("{}", fs::read_to_string(out.join("mutants.json"))?);
-    } else {
-        print!("{}", output::render_text(&merged));
-    }
+    crate::commands::print_report(&merged, out, format, color)?;
     Ok(match merged.exit_code {
         130 => Exit::Interrupted,
         4 => Exit::Precondition,

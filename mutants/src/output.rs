@@ -1,5 +1,6 @@
-//! The report files in `--out`: `mutants.txt`, `mutants.json`, `mutation-report.json` and
-//! `mutants.html`, all rendered from one [`RunReport`].
+//! The report files in `--out`: `mutants.txt`, `mutants.json`, `mutation-report.json`,
+//! `mutants.html` and `junit.xml`, all rendered from one [`RunReport`]; and the renderings of it
+//! printed on stdout (text, painted on a terminal, or Markdown for a pull request).
 //!
 //! They are rewritten whole (atomically) after every mutant, so an interrupted or killed run
 //! leaves a consistent report of what it finished. `mutation-report.json` follows the
@@ -13,8 +14,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
+use report::color::Style;
 use report::duration::human;
-use report::Table;
+use report::markdown::{self, code};
+use report::{Painter, Table};
 
 use crate::record::{Row, RunReport};
 use crate::verdict::Verdict;
@@ -22,7 +25,7 @@ use crate::verdict::Verdict;
 /// The original text of every mutated file, for `mutation-report.json` (lossy for non-UTF-8).
 pub type Sources = BTreeMap<String, String>;
 
-/// Writes all four report files into `out`.
+/// Writes every report file into `out`.
 pub fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
     let write = |name: &str, text: &str| {
         report::json::write_text_atomic(&out.join(name), text)
@@ -36,6 +39,7 @@ pub fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()
     stryker.push('\n');
     write("mutation-report.json", &stryker)?;
     write("mutants.html", &crate::html::render(report, out))?;
+    write("junit.xml", &crate::junit::render(report, out))?;
     Ok(())
 }
 
@@ -52,8 +56,9 @@ pub fn comparison_suites(report: &RunReport) -> Vec<String> {
     names
 }
 
-/// The verdict table, one row per mutant: the part a reviewer pastes.
-pub fn table(report: &RunReport) -> Table {
+/// The verdict table's header and cells, one row per mutant, as plain text: the text table and
+/// the Markdown one are both made from these, so they cannot disagree.
+pub fn table_cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
     let also = comparison_suites(report);
     let mut headers: Vec<String> = ["Mutant", "Site", "What it undoes", "Verdict", "Counts"]
         .map(String::from)
@@ -62,7 +67,7 @@ pub fn table(report: &RunReport) -> Table {
         headers.push(format!("{a} (comparison)"));
     }
     headers.extend(["Time", "Exit", "Strays", "Failed tests"].map(String::from));
-    let mut t = Table::new(headers);
+    let mut rows = Vec::new();
     for r in &report.mutants {
         let run = r.run.as_ref();
         let mut cells = vec![
@@ -104,7 +109,20 @@ pub fn table(report: &RunReport) -> Table {
             run.map(|s| failed_names(&s.failed_tests))
                 .unwrap_or_default(),
         );
-        t.row(cells);
+        rows.push(cells);
+    }
+    (headers, rows)
+}
+
+/// The column of [`table_cells`] that holds the verdict.
+const VERDICT_COLUMN: usize = 3;
+
+/// The verdict table, one row per mutant: the part a reviewer pastes.
+pub fn table(report: &RunReport) -> Table {
+    let (headers, rows) = table_cells(report);
+    let mut t = Table::new(headers);
+    for r in rows {
+        t.row(r);
     }
     t
 }
@@ -118,6 +136,11 @@ fn failed_names(names: &[String]) -> String {
 
 /// `mutants.txt`: what was run, the table, the tally and how the run ended.
 pub fn render_text(report: &RunReport) -> String {
+    render_painted(report, Painter::plain())
+}
+
+/// [`render_text`] with the verdict words painted, for a terminal (files stay plain).
+pub fn render_painted(report: &RunReport, paint: Painter) -> String {
     let mut s = String::new();
     s.push_str(&format!(
         "spec: {} (sha256 {})\n",
@@ -167,10 +190,13 @@ pub fn render_text(report: &RunReport) -> String {
         report.start, report.end, report.jobs
     ));
     if report.baseline_failed {
-        s.push_str("BASELINE FAILED: a suite fails or hangs without any mutant, so no mutant was judged (exit 4).\n");
+        s.push_str(&paint.paint("BASELINE FAILED", Style::Bad));
+        s.push_str(
+            ": a suite fails or hangs without any mutant, so no mutant was judged (exit 4).\n",
+        );
         return s;
     }
-    s.push_str(&table(report).render_text());
+    s.push_str(&paint_verdicts(&table(report).render_text(), paint));
     s.push('\n');
     s.push_str(&report.tally.to_string());
     s.push('\n');
@@ -188,6 +214,159 @@ pub fn render_text(report: &RunReport) -> String {
         ));
     }
     s
+}
+
+/// Paints the verdict cell of every data row of a rendered text table. The table is aligned
+/// first and painted after, because escape sequences would count as width.
+fn paint_verdicts(table: &str, paint: Painter) -> String {
+    if !paint.is_on() {
+        return table.to_string();
+    }
+    let mut lines = table.lines();
+    let (Some(header), Some(rule)) = (lines.next(), lines.next()) else {
+        return table.to_string();
+    };
+    // The verdict column starts where its rule of dashes starts (counted in chars).
+    let mut starts = Vec::new();
+    let mut prev = ' ';
+    for (i, c) in rule.chars().enumerate() {
+        if c == '-' && prev == ' ' {
+            starts.push(i);
+        }
+        prev = c;
+    }
+    let Some(&col) = starts.get(VERDICT_COLUMN) else {
+        return table.to_string();
+    };
+    let mut out = format!("{header}\n{rule}\n");
+    for line in lines {
+        let chars: Vec<char> = line.chars().collect();
+        let rest: String = chars.iter().skip(col).collect();
+        // The cell ends at the two spaces that separate columns.
+        let cell_len = rest.find("  ").unwrap_or(rest.len());
+        let cell = &rest[..cell_len];
+        let before: String = chars.iter().take(col).collect();
+        out.push_str(&before);
+        out.push_str(&paint.verdict(cell));
+        out.push_str(&rest[cell_len..]);
+        out.push('\n');
+    }
+    out
+}
+
+/// `mutants PASS`, `FAIL`, `INTERRUPTED` or `BASELINE FAILED`: the run's verdict in a word.
+pub fn run_verdict(report: &RunReport) -> &'static str {
+    if report.interrupted {
+        "INTERRUPTED"
+    } else if report.baseline_failed {
+        "BASELINE FAILED"
+    } else if report.held() {
+        "PASS"
+    } else {
+        "FAIL"
+    }
+}
+
+/// The report as GitHub-flavoured Markdown for a pull request (`gh pr comment --body-file`):
+/// the verdict as a heading, the run's facts as a table, then the verdict table with every
+/// cell escaped (a mutant's name or claim may hold `*`, `<` or `|`) and findings in bold.
+pub fn render_markdown(report: &RunReport) -> String {
+    let verdict = run_verdict(report);
+    let mut out = format!("## mutants {verdict}\n\n");
+    let mut facts = vec![
+        (
+            "verdict",
+            format!(
+                "**{verdict}**: {}",
+                markdown::escape(&report.tally.to_string())
+            ),
+        ),
+        (
+            "spec",
+            format!(
+                "{} (sha256 {})",
+                code(&report.spec),
+                code(short(&report.spec_sha256))
+            ),
+        ),
+    ];
+    match &report.candidate {
+        Some(c) => {
+            facts.push((
+                "candidate",
+                format!("{} base {}", code(&c.config), code(short(&c.base))),
+            ));
+            facts.push(("tree", code(&c.tree)));
+            facts.push((
+                "manifest",
+                format!(
+                    "before: {}, after: {}",
+                    markdown::escape(&c.manifest_before),
+                    markdown::escape(c.manifest_after.as_deref().unwrap_or("not checked"))
+                ),
+            ));
+        }
+        None => facts.push((
+            "commit",
+            format!(
+                "{}{}",
+                code(short(&report.commit)),
+                report
+                    .carried
+                    .as_ref()
+                    .map(|c| format!(" + {}", markdown::escape(c)))
+                    .unwrap_or_default()
+            ),
+        )),
+    }
+    if let Some(shard) = report.shard {
+        facts.push(("shard", shard.to_string()));
+    }
+    for b in &report.baseline {
+        facts.push((
+            "baseline",
+            format!(
+                "{} {} in {}{}",
+                code(&b.suite),
+                if b.passed {
+                    "passed".to_string()
+                } else {
+                    format!("**FAILED** ({})", markdown::escape(&b.status))
+                },
+                human(std::time::Duration::from_secs_f64(b.duration_secs)),
+                b.counts.map(|c| format!(" ({c})")).unwrap_or_default()
+            ),
+        ));
+    }
+    facts.push(("time", format!("{} .. {}", report.start, report.end)));
+    out.push_str(&markdown::facts(facts));
+    if report.baseline_failed {
+        out.push_str("\nA suite fails or hangs without any mutant, so no mutant was judged.\n");
+        return out;
+    }
+    let (headers, rows) = table_cells(report);
+    let mut t = Table::new(headers);
+    for (row, r) in rows.into_iter().zip(&report.mutants) {
+        let cells = row.into_iter().enumerate().map(|(i, cell)| {
+            let text = markdown::escape(&cell);
+            if i == VERDICT_COLUMN && !r.verdict.holds() && !text.is_empty() {
+                format!("**{text}**")
+            } else {
+                text
+            }
+        });
+        t.row(cells.collect::<Vec<_>>());
+    }
+    out.push_str("\n");
+    out.push_str(&t.render_markdown());
+    if report.interrupted || report.mutants.len() < report.planned {
+        out.push_str(&format!(
+            "\n{} of {} mutants judged; the rest were not run.\n",
+            report.mutants.len(),
+            report.planned
+        ));
+    }
+    out
 }
 
 fn short(sha: &str) -> &str {
@@ -280,7 +459,7 @@ pub fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
         "thresholds": {"high": 80, "low": 60},
         "projectRoot": report.dir,
         "files": files,
-        "framework": {"name": "gatekit mutants", "version": report.version},
+        "framework": {"name": "gatekit mutants", "version": report.tool_version},
     })
 }
 

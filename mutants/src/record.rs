@@ -165,11 +165,18 @@ impl std::fmt::Display for Tally {
     }
 }
 
+/// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
+/// (docs/schema/mutants.schema.json describes it); `merge` refuses reports of another version.
+pub const REPORT_VERSION: u32 = 1;
+
 /// The whole run: `mutants.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
+    /// [`REPORT_VERSION`]: what a consumer checks before reading the rest.
+    pub version: u32,
     pub tool: String,
-    pub version: String,
+    /// The version of the `mutants` binary that wrote the report.
+    pub tool_version: String,
     pub spec: String,
     pub spec_sha256: String,
     /// The repository the run worked from, and the commit its worktrees started at.

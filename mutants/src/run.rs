@@ -173,9 +173,17 @@ pub fn baseline(
 /// What the engine tells its caller as mutants run.
 #[derive(Debug)]
 pub enum Event {
-    Started { index: usize, name: String },
+    Started {
+        index: usize,
+        name: String,
+    },
     Finished(Box<Row>),
+    /// A second passed with no other event.
+    Tick,
 }
+
+/// How often [`Event::Tick`] comes while mutants run.
+const TICK: Duration = Duration::from_secs(1);
 
 /// Everything a mutant run needs besides the mutant.
 #[derive(Debug)]
@@ -231,8 +239,14 @@ pub fn run_mutants(
             })
             .collect();
         drop(tx);
-        for event in rx {
-            on_event(event);
+        // A mutant's suite may run for minutes: a tick once a second lets the caller keep a
+        // live line's clock moving while no other event arrives.
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok(event) => on_event(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => on_event(Event::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
         }
         handles
             .into_iter()
@@ -397,13 +411,48 @@ fn suite_run(
 }
 
 /// Runs one suite through the shared runner: `sh -c RUN` in `dir`, its own process group,
-/// its timeout, output to `log`.
+/// its timeout, output to `log`, and a scratch `TMPDIR` of its own.
+///
+/// The scratch folder is why two mutants running at once (`--jobs`) cannot meet in `/tmp`: a
+/// suite that writes a fixed temp name would otherwise see the other mutant's file, and a
+/// verdict could depend on timing. It is removed afterwards, best effort (never a verdict).
 fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeout: Duration) -> Result<RunRecord> {
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("gatekit-mutants-tmp-{}-", std::process::id()))
+        .tempdir()
+        .context("creating the suite's scratch TMPDIR")?;
+    let tmp = scratch.path().display().to_string();
     let mut job = Job::shell(&suite.run, dir, log).timeout(timeout);
     for (k, v) in &suite.env {
         job = job.env(k, v);
     }
-    runner::run(&job).with_context(|| format!("creating the log {}", log.display()))
+    for var in ["TMPDIR", "TMP", "TEMP"] {
+        job = job.env(var, &tmp);
+    }
+    let record =
+        runner::run(&job).with_context(|| format!("creating the log {}", log.display()))?;
+    make_writable(scratch.path());
+    drop(scratch);
+    Ok(record)
+}
+
+/// Gives the owner write access to every folder under `dir`, so a suite that left a read-only
+/// folder cannot make its scratch TMPDIR outlive it.
+fn make_writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = fs::symlink_metadata(dir) {
+        let mut perms = meta.permissions();
+        perms.set_mode(perms.mode() | 0o700);
+        let _ = fs::set_permissions(dir, perms);
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            make_writable(&e.path());
+        }
+    }
 }
 
 /// `log` relative to `out`, with `/`, for reports that move with their folder.

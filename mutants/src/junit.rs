@@ -1,0 +1,151 @@
+//! `junit.xml`: the run as JUnit XML, so GitHub, GitLab and Jenkins show each mutant as a test.
+//!
+//! One testcase per mutant (classname the site, or the file when the mutant names no site; name
+//! the mutant's name). The mapping is by what a CI reader must act on: a survivor and a killed
+//! control are failures (the suite missed a claim, or is brittle), with the verdict and the
+//! claim it undoes as the message and the suite log's tail as the body; `killed` and
+//! `killed (hang)` pass (the suite noticed); a control that held passes; `error` (the suite could
+//! not start) is an error element, never a pass; `skipped (N matches)` is skipped. A red
+//! baseline, which judges no mutant, is a failed testcase of its own so the file is never an
+//! empty green.
+
+use std::path::Path;
+
+use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
+
+use crate::record::{Row, RunReport, SuiteRun};
+use crate::verdict::Verdict;
+
+/// How much of a log a failure's body carries.
+const TAIL_LINES: usize = 80;
+const TAIL_BYTES: usize = 16 * 1024;
+
+/// The report as JUnit XML; `out` is the folder the logs are relative to.
+pub fn render(report: &RunReport, out: &Path) -> String {
+    let mut cases = Vec::new();
+    if report.baseline_failed {
+        for b in report.baseline.iter().filter(|b| !b.passed) {
+            let mut case = TestCase::new(
+                format!("baseline: {}", b.suite),
+                "mutants.baseline",
+                b.duration_secs,
+            );
+            case.status = Status::Failed {
+                message: format!(
+                    "BASELINE FAILED: suite {} {} without any mutant, so no mutant was judged",
+                    b.suite, b.status
+                ),
+                kind: "baseline".into(),
+                body: log_tail(out, &b.log),
+            };
+            cases.push(case);
+        }
+    }
+    cases.extend(report.mutants.iter().map(|r| case(r, out)));
+    TestSuites {
+        name: "mutants".into(),
+        suites: vec![TestSuite {
+            name: format!("mutants {}", report.spec),
+            timestamp: Some(report.start),
+            cases,
+        }],
+    }
+    .render()
+}
+
+fn case(r: &Row, out: &Path) -> TestCase {
+    let classname = r.site.clone().unwrap_or_else(|| r.file.clone());
+    let run = r.run.as_ref();
+    let mut case = TestCase::new(
+        r.name.clone(),
+        classname,
+        run.map_or(0.0, |s| s.duration_secs),
+    );
+    case.system_out = Some(system_out(r));
+    let claim = match (&r.undoes, r.control) {
+        (Some(u), _) => u.clone(),
+        (None, true) => "a control: an edit the suite must not notice".into(),
+        (None, false) => format!("the mutant {:?}", r.name),
+    };
+    let body = || run.map(|s| log_tail(out, &s.log)).unwrap_or_default();
+    case.status = match r.verdict {
+        Verdict::Killed | Verdict::KilledHang | Verdict::ControlHeld => Status::Passed,
+        Verdict::Survived => Status::Failed {
+            message: format!(
+                "SURVIVED: the suite passed with the mutant in place; nothing defends: {claim}"
+            ),
+            kind: "survived".into(),
+            body: body(),
+        },
+        Verdict::ControlKilled => Status::Failed {
+            message: format!(
+                "CONTROL KILLED: the suite noticed an edit it must not notice ({claim}){}",
+                run.map(|s| format!(": {}", s.status)).unwrap_or_default()
+            ),
+            kind: "control killed".into(),
+            body: body(),
+        },
+        Verdict::Error => Status::Errored {
+            message: format!(
+                "error: the suite could not start{}",
+                run.map(|s| format!(": {}", s.status)).unwrap_or_default()
+            ),
+            kind: "error".into(),
+            body: body(),
+        },
+        Verdict::Skipped { matches } => Status::Skipped {
+            message: format!(
+                "skipped ({matches} matches): the anchor must occur exactly once in {}",
+                r.file
+            ),
+        },
+    };
+    case
+}
+
+/// What a reader wants beside the verdict: the suite's result and counts, the log, the diff.
+fn system_out(r: &Row) -> String {
+    let mut lines = vec![
+        format!("verdict: {}", r.verdict),
+        format!("file: {}", r.file),
+    ];
+    if let Some(u) = &r.undoes {
+        lines.push(format!("undoes: {u}"));
+    }
+    for s in r.run.iter().chain(r.also.iter()) {
+        lines.push(suite_line(s));
+    }
+    if let Some(d) = &r.diff {
+        lines.push(d.trim_end().to_string());
+    }
+    lines.join("\n")
+}
+
+fn suite_line(s: &SuiteRun) -> String {
+    let counts = s.counts_text();
+    format!(
+        "suite {}: {} ({}) in {:.2}s{}{}, log {}",
+        s.suite,
+        s.verdict,
+        s.status,
+        s.duration_secs,
+        if counts.is_empty() {
+            String::new()
+        } else {
+            format!(", {counts}")
+        },
+        if s.strays_killed > 0 {
+            format!(", {} strays killed", s.strays_killed)
+        } else {
+            String::new()
+        },
+        s.log
+    )
+}
+
+fn log_tail(out: &Path, log: &str) -> String {
+    match report::runner::read_tail(&out.join(log), 64 * 1024) {
+        Ok(text) => junit::tail(&text, TAIL_LINES, TAIL_BYTES),
+        Err(e) => format!("(log {log} unavailable: {e})"),
+    }
+}
