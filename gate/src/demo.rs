@@ -1,16 +1,26 @@
-//! `gate demo`: the whole gate on a sample, with nothing to set up.
+//! `gate demo`: a tour of the whole workflow on a sample, with nothing to set up.
 //!
 //! A small shell library (compiled into the binary from `gate/demo/`) is committed to a new
 //! repository in a temp dir; a later unrelated commit gives drift something to look through;
-//! the candidate (made on a branch from the base: a fix, new test cases, a binary file, a deleted file whose name has a space)
-//! is staged and packed with `gate pack`; then `gate run` applies it to a fresh worktree of the
-//! base and runs a plain suite and a `glob` of scripts. The user's own checkout is not touched.
+//! the candidate (made on a branch from the base: a fix, a new test file, a binary file, a
+//! deleted file whose name has a space) is staged and packed with `gate pack`. Then the tour:
+//! `gate run` applies it to a fresh worktree of the base and runs its suites; `mutants run
+//! --candidate` runs the sample's mutants on the candidate with a comparison suite (the cases
+//! the base already had); `probe check` finds the inline limit of probe's built-in test client.
+//!
+//! The gate binary carries the other two tools (it links their libraries and answers to the
+//! names `mutants` and `probe`, see `main.rs`), so `cargo run --bin gate -- demo` needs nothing
+//! else built. Each step runs as its own process through the report runner, as a user would
+//! run it. The user's own checkout is never touched.
 
 use std::fs;
 use std::path::Path;
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
-use report::Exit;
+use report::runner::{self, Job};
+use report::{Exit, Outcome, RunRecord};
 
 use crate::commands::{run_gate, RunSettings};
 use candidate::git::Git;
@@ -43,14 +53,17 @@ const BASE: &[(&str, &[u8])] = &[
 const CANDIDATE: &[(&str, &[u8])] = &[
     ("lib/slug.sh", include_bytes!("../demo/candidate/slug.sh")),
     (
-        "tests/cases.sh",
-        include_bytes!("../demo/candidate/cases.sh"),
+        "tests/cases-punctuation.sh",
+        include_bytes!("../demo/candidate/cases-punctuation.sh"),
     ),
     (
         "assets/icon.bin",
         include_bytes!("../demo/candidate/icon.bin"),
     ),
 ];
+
+/// The sample's mutants, run on the candidate.
+const MUTANTS_TOML: &str = include_str!("../demo/mutants.toml");
 
 /// What the candidate deletes.
 const DELETED: &[&str] = &["docs/old notes.md"];
@@ -146,15 +159,78 @@ pub fn run(keep: bool) -> Result<Exit> {
     };
     let report = run_gate(&git, &settings)?;
     println!("{}", report.render());
+    let gate_held = report.passed();
+    if report.interrupted {
+        return Ok(Exit::Interrupted);
+    }
+
+    // The other tools answer to their names when the gate binary is linked as them.
+    let bin = dir.path().join("bin");
+    fs::create_dir_all(&bin)?;
+    let me = std::env::current_exe().context("finding the gate binary")?;
+    for tool in ["mutants", "probe"] {
+        std::os::unix::fs::symlink(&me, bin.join(tool))
+            .with_context(|| format!("linking {tool}"))?;
+    }
+
+    fs::write(out.join("mutants.toml"), MUTANTS_TOML)?;
+    let mutants_cmd = format!(
+        "{} run {} --candidate {} --out {}",
+        bin.join("mutants").display(),
+        out.join("mutants.toml").display(),
+        out.join("gate.toml").display(),
+        out.join("mutants-out").display()
+    );
+    let mutants = step(&root, &out, "mutants", &mutants_cmd)?;
+
+    let client = format!(
+        "{} test-client --limit 50000 --mcp-config {{mcp_config}} --n {{n}} --saved-dir {}",
+        bin.join("probe").display(),
+        out.display()
+    );
+    let probe_cmd = format!(
+        "{} check --expect 50000 --client '{client}' --out {}",
+        bin.join("probe").display(),
+        out.join("probe-out").display()
+    );
+    let probe = step(&root, &out, "probe", &probe_cmd)?;
+
+    let held = |r: &RunRecord| r.outcome() == Outcome::Passed;
+    println!(
+        "== tour: gate {}, mutants {}, probe {}",
+        if gate_held { "PASS" } else { "FAIL" },
+        if held(&mutants) {
+            "held (exit 0)"
+        } else {
+            "FAILED"
+        },
+        if held(&probe) {
+            "held (exit 0)"
+        } else {
+            "FAILED"
+        },
+    );
     if keep {
         let kept = dir.keep();
         println!("sample kept in {}", kept.display());
     }
-    Ok(if report.interrupted {
+    Ok(if [&mutants, &probe].iter().any(|r| r.interrupted) {
         Exit::Interrupted
     } else {
-        Exit::from_held(report.passed())
+        Exit::from_held(gate_held && held(&mutants) && held(&probe))
     })
+}
+
+/// Runs one step of the tour as a child process in `dir`, then shows what it printed.
+fn step(dir: &Path, out: &Path, name: &str, command: &str) -> Result<RunRecord> {
+    let shown = command.replace(&format!("{}/", out.parent().unwrap_or(out).display()), "");
+    println!("== {shown}");
+    let log = out.join(format!("{name}.log"));
+    let job = Job::shell(command, dir, &log).timeout(Duration::from_secs(300));
+    let record = runner::run(&job).with_context(|| format!("running the {name} step"))?;
+    print!("{}", fs::read_to_string(&log).unwrap_or_default());
+    println!();
+    Ok(record)
 }
 
 fn write_files(root: &Path, files: &[(&str, &[u8])]) -> Result<()> {

@@ -354,4 +354,27 @@ fn the_demo_gates_its_sample_and_passes() {
         "{text}"
     );
     assert!(text.contains("drift     none"), "{text}");
+    // The tour: mutants on the candidate with a comparison suite, then probe's test client.
+    assert!(
+        text.contains("4 mutants: 3 killed, 1 control held"),
+        "{text}"
+    );
+    assert!(
+        text.contains("manifest before: 3/3 OK, after: 3/3 OK"),
+        "{text}"
+    );
+    assert!(text.contains("SURVIVED (3 pass -> 3 pass)"), "{text}");
+    assert!(
+        text.contains("slug ' padded '"),
+        "failed test names: {text}"
+    );
+    assert!(
+        text.contains("threshold: inline up to 50000, saved from 50001"),
+        "{text}"
+    );
+    assert!(text.contains("suggested cap: 40000 units"), "{text}");
+    assert!(
+        text.contains("== tour: gate PASS, mutants held (exit 0), probe held (exit 0)"),
+        "{text}"
+    );
 }

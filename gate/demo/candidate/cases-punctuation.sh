@@ -1,6 +1,3 @@
-check "Hello World" "hello-world"
-check "gatekit" "gatekit"
-check "Two  Spaces" "two-spaces"
 check "Hello, World!" "hello-world"
 check " padded " "padded"
 check "v1.2 (beta)" "v12-beta"
