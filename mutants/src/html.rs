@@ -1,169 +1,301 @@
 //! `mutants.html`: one self-contained page a reviewer opens in a browser.
 //!
-//! Written by hand, with no script and no third-party bundle: the page must open from a CI
-//! artifact or an email attachment with no network, and must not execute anything it was not
-//! reviewed to execute. Every piece of text from the spec, the files or the logs is escaped
-//! (a mutant's anchor is very likely to hold `<` or `&`). Each row unfolds (`<details>`) to show
-//! the swap as a diff and the tail of the suite's log.
+//! Written by hand, with no third-party bundle and no network: the page must open from a CI
+//! artifact or an email attachment. Every piece of text from the spec, the files or the logs is
+//! escaped (a mutant's anchor is very likely to hold `<` or `&`). The page is readable at a
+//! glance: each verdict is a coloured badge, the tally sits at the top, and each mutant is one
+//! `<tbody>` whose second row unfolds (`<details>`) to the swap as a diff and the tail of each
+//! suite's log.
+//!
+//! The only script is [`SCRIPT`], a few lines that filter the rows (all, findings, survivors) and
+//! honour the same choice from the URL fragment (`mutants.html#survivors`), so a link can point
+//! straight at what needs attention. Without script every row shows and the filter is hidden.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::output::{comparison_suites, stryker_status};
-use crate::record::{RunReport, SuiteRun};
+use crate::output::{comparison_suites, run_verdict, stryker_status};
+use crate::record::{Row, RunReport, SuiteRun};
+use crate::verdict::Verdict;
 
 /// How much of each log the page shows.
 const LOG_TAIL_LINES: usize = 40;
 
 const STYLE: &str = "
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-h1{font-size:1.4em}
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.5em 2em;color:#1f2328;background:#fff}
+h1{font-size:1.5em;margin:0 0 .3em}
+h1 .v{font-size:.8em;vertical-align:middle}
+.meta{color:#59636e;margin:.2em 0}
+.tally{margin:.8em 0;display:flex;flex-wrap:wrap;gap:.5em}
+.tally span.v{font-size:1em;padding:3px 10px}
+nav.filter{margin:1em 0;padding:.5em .8em;background:#f6f8fa;border:1px solid #d1d9e0;border-radius:6px;display:flex;gap:1.2em;align-items:center;flex-wrap:wrap}
+nav.filter label{cursor:pointer;white-space:nowrap}
+nav.filter #shown{color:#59636e;margin-left:auto}
 table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}
-pre{background:#f8f8f8;padding:8px;overflow:auto;max-height:30em;margin:4px 0}
-.v{font-weight:600;white-space:nowrap}
-.killed{color:#116329}.hang{color:#0a5b8c}.held{color:#116329}
-.survived,.control-killed{color:#fff;background:#c62828;padding:0 4px}
-.skipped{color:#8a5a00;background:#fff3cd;padding:0 4px}
-.error{color:#fff;background:#6a1b9a;padding:0 4px}
-.del{color:#b31d28}.add{color:#22863a}
-.meta{color:#555}
+th,td{padding:5px 8px;text-align:left;vertical-align:top}
+thead th{background:#f6f8fa;border-bottom:2px solid #d1d9e0;white-space:nowrap}
+tbody.mutant{border-bottom:1px solid #d1d9e0}
+tbody.mutant td:first-child{border-left:5px solid #d1d9e0}
+tbody.finding td:first-child{border-left-color:#cf222e}
+tbody.holds td:first-child{border-left-color:#1a7f37}
+tbody.finding{background:#fff5f5}
+tr.detail td{padding-top:0}
+details summary{cursor:pointer;color:#0969da}
+pre{background:#f6f8fa;border:1px solid #d1d9e0;border-radius:4px;padding:8px;overflow:auto;max-height:30em;margin:4px 0;font:12px/1.4 ui-monospace,'DejaVu Sans Mono',monospace}
+code{font:12px ui-monospace,'DejaVu Sans Mono',monospace;background:#f6f8fa;padding:0 3px}
+.v{font-weight:600;white-space:nowrap;border-radius:10px;padding:1px 8px;font-size:.9em;display:inline-block}
+.killed{color:#fff;background:#1a7f37}
+.hang{color:#fff;background:#0969da}
+.held{color:#1a7f37;background:#dafbe1;border:1px solid #1a7f37}
+.survived,.control-killed{color:#fff;background:#cf222e}
+.skipped{color:#6f4e00;background:#fff1c2;border:1px solid #d4a72c}
+.error{color:#fff;background:#8250df}
+.pass{color:#fff;background:#1a7f37}.fail{color:#fff;background:#cf222e}
+.del{color:#b31d28;background:#ffebe9}.add{color:#116329;background:#dafbe1}
+";
+
+/// Filters the rows by the radio buttons and by the URL fragment (`#all`, `#findings`,
+/// `#survivors`): each mutant's `<tbody>` gets `hidden` when it does not match, so the choice
+/// is visible in the DOM as well as on screen.
+const SCRIPT: &str = "
+(function(){
+  var rows=[].slice.call(document.querySelectorAll('tbody.mutant'));
+  var names=['all','findings','survivors'];
+  function matches(tb,f){
+    if(f==='survivors')return tb.getAttribute('data-verdict')==='survived';
+    if(f==='findings')return tb.classList.contains('finding');
+    return true;
+  }
+  function show(f){
+    var n=0;
+    rows.forEach(function(tb){var on=matches(tb,f);tb.hidden=!on;if(on)n++;});
+    document.getElementById('shown').textContent='showing '+n+' of '+rows.length;
+    var input=document.querySelector('input[name=filter][value='+f+']');
+    if(input)input.checked=true;
+    document.body.setAttribute('data-filter',f);
+  }
+  function fromUrl(){
+    var f=location.hash.slice(1)||new URLSearchParams(location.search).get('filter')||'all';
+    show(names.indexOf(f)>=0?f:'all');
+  }
+  [].forEach.call(document.querySelectorAll('input[name=filter]'),function(i){
+    i.addEventListener('change',function(){history.replaceState(null,'','#'+i.value);show(i.value);});
+  });
+  window.addEventListener('hashchange',fromUrl);
+  document.querySelector('nav.filter').hidden=false;
+  fromUrl();
+})();
 ";
 
 /// The page.
 pub fn render(report: &RunReport, out: &Path) -> String {
     let mut h = String::new();
+    let verdict = run_verdict(report);
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>mutants: {}</title><style>{STYLE}</style></head><body>\n",
+         <meta name=\"viewport\" content=\"width=device-width\">\
+         <title>mutants {verdict}: {}</title><style>{STYLE}</style></head><body data-filter=\"all\">\n",
         esc(&report.spec)
     );
-    let _ = writeln!(h, "<h1>mutants: {}</h1>", esc(&report.tally.to_string()));
-    let _ = writeln!(h, "<p class=\"meta\">spec {} &middot; ", esc(&report.spec));
+    let _ = writeln!(
+        h,
+        "<h1>mutants <span class=\"v {}\">{verdict}</span></h1>",
+        if verdict == "PASS" { "pass" } else { "fail" }
+    );
+    let _ = write!(
+        h,
+        "<p class=\"meta\">spec <code>{}</code> &middot; ",
+        esc(&report.spec)
+    );
     match &report.candidate {
         Some(c) => {
             let _ = write!(
                 h,
-                "candidate tree {} &middot; manifest before {}, after {}",
+                "candidate tree <code>{}</code> &middot; manifest before {}, after {}",
                 esc(&c.tree),
                 esc(&c.manifest_before),
                 esc(c.manifest_after.as_deref().unwrap_or("not checked"))
             );
         }
         None => {
-            let _ = write!(h, "commit {}", esc(&report.commit));
+            let _ = write!(h, "commit <code>{}</code>", esc(&report.commit));
+            if let Some(c) = &report.carried {
+                let _ = write!(h, " + {}", esc(c));
+            }
         }
     }
     let _ = writeln!(h, " &middot; {} to {}</p>", report.start, report.end);
+    for b in &report.baseline {
+        let _ = writeln!(
+            h,
+            "<p class=\"meta\">baseline <code>{}</code>: {} in {:.2}s{}; each mutant's timeout {:.0}s ({})</p>",
+            esc(&b.suite),
+            if b.passed { "passed".to_string() } else { format!("<span class=\"v fail\">FAILED ({})</span>", esc(&b.status)) },
+            b.duration_secs,
+            b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
+            b.mutant_timeout_secs,
+            esc(&b.timeout_source)
+        );
+    }
+    tally_badges(&mut h, report);
     if report.baseline_failed {
-        h.push_str("<p class=\"v survived\">BASELINE FAILED: no mutant was judged.</p>\n");
+        h.push_str("<p><span class=\"v fail\">BASELINE FAILED</span> a suite fails or hangs without any mutant, so no mutant was judged.</p>\n");
     }
     if report.interrupted {
         let _ = writeln!(
             h,
-            "<p class=\"v skipped\">INTERRUPTED: {} of {} mutants judged.</p>",
+            "<p><span class=\"v skipped\">INTERRUPTED</span> {} of {} mutants judged; the rest were not run.</p>",
             report.mutants.len(),
             report.planned
         );
     }
+    let findings = report.mutants.iter().filter(|r| !r.verdict.holds()).count();
+    let survivors = report
+        .mutants
+        .iter()
+        .filter(|r| r.verdict == Verdict::Survived)
+        .count();
+    let _ = writeln!(
+        h,
+        "<nav class=\"filter\" hidden><strong>Show</strong>\
+         <label><input type=\"radio\" name=\"filter\" value=\"all\" checked> all ({})</label>\
+         <label><input type=\"radio\" name=\"filter\" value=\"findings\"> findings ({findings})</label>\
+         <label><input type=\"radio\" name=\"filter\" value=\"survivors\"> survivors ({survivors})</label>\
+         <span id=\"shown\"></span></nav>",
+        report.mutants.len()
+    );
     let also = comparison_suites(report);
     h.push_str("<table><thead><tr><th>#</th><th>Mutant</th><th>Site</th><th>What it undoes</th><th>Verdict</th><th>Counts</th>");
     for a in &also {
         let _ = write!(h, "<th>{} (comparison)</th>", esc(a));
     }
-    h.push_str("<th>Time</th><th>Exit</th><th>Strays</th></tr></thead><tbody>\n");
+    h.push_str("<th>Time</th><th>Exit</th><th>Strays</th></tr></thead>\n");
+    let cols = 9 + also.len();
     for r in &report.mutants {
-        let run = r.run.as_ref();
-        let _ = write!(
-            h,
-            "<tr id=\"m{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v {}\">{}</span></td><td>{}</td>",
-            r.index + 1,
-            r.index + 1,
-            esc(&r.name),
-            esc(r.site.as_deref().unwrap_or("")),
-            esc(r.undoes.as_deref().unwrap_or(if r.control { "(control)" } else { "" })),
-            r.verdict.class(),
-            esc(&r.verdict.to_string()),
-            esc(&run.map(SuiteRun::counts_text).unwrap_or_default()),
-        );
-        for a in &also {
-            match r.also.iter().find(|s| &s.suite == a) {
-                Some(s) => {
-                    let _ = write!(
-                        h,
-                        "<td><span class=\"v {}\">{}</span> {}</td>",
-                        s.verdict.class(),
-                        esc(&s.verdict.to_string()),
-                        esc(&s.counts_text())
-                    );
-                }
-                None => h.push_str("<td></td>"),
-            }
+        mutant_rows(&mut h, r, &also, cols, out);
+    }
+    h.push_str("</table>\n");
+    let _ = writeln!(h, "<script>{SCRIPT}</script>\n</body></html>");
+    h
+}
+
+/// One badge per verdict that occurs, with its count.
+fn tally_badges(h: &mut String, report: &RunReport) {
+    let t = &report.tally;
+    h.push_str("<div class=\"tally\">");
+    let _ = write!(h, "<span class=\"meta\">{} mutants:</span>", t.total);
+    for (n, word, class) in [
+        (t.killed, "killed", "killed"),
+        (t.killed_hang, "killed (hang)", "hang"),
+        (t.control_held, "control held", "held"),
+        (t.survived, "SURVIVED", "survived"),
+        (t.control_killed, "CONTROL KILLED", "control-killed"),
+        (t.skipped, "skipped", "skipped"),
+        (t.error, "error", "error"),
+    ] {
+        if n > 0 {
+            let _ = write!(h, "<span class=\"v {class}\">{n} {word}</span>");
         }
-        let _ = writeln!(
-            h,
-            "<td>{}</td><td>{}</td><td>{}</td></tr>",
-            run.map(|s| format!("{:.2}s", s.duration_secs))
-                .unwrap_or_default(),
-            esc(&run.map(|s| s.status.clone()).unwrap_or_default()),
-            run.map(|s| s.strays_killed.to_string()).unwrap_or_default(),
-        );
-        // The unfolding detail row: diff, failed tests, log tails.
-        let cols = 9 + also.len();
-        let _ = write!(
-            h,
-            "<tr><td></td><td colspan=\"{}\"><details><summary>{} &middot; {}</summary>",
-            cols - 1,
-            esc(&r.file),
-            esc(&stryker_status(r).1)
-        );
-        if let Some(d) = &r.diff {
-            h.push_str("<pre>");
-            for line in d.lines() {
-                let class = match line.as_bytes().first() {
-                    Some(b'-') if !line.starts_with("---") => "del",
-                    Some(b'+') if !line.starts_with("+++") => "add",
-                    _ => "",
-                };
-                let _ = writeln!(h, "<span class=\"{class}\">{}</span>", esc(line));
-            }
-            h.push_str("</pre>");
-        } else {
-            let _ = write!(
-                h,
-                "<p>anchor <code>{}</code> occurs {} times in {}: nothing was swapped.</p>",
-                esc(&r.anchor),
-                r.matches,
-                esc(&r.file)
-            );
-        }
-        for s in run.into_iter().chain(r.also.iter()) {
-            if !s.failed_tests.is_empty() {
+    }
+    h.push_str("</div>\n");
+}
+
+/// A mutant's `<tbody>`: its table row, then the row that unfolds to its diff and logs.
+fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path) {
+    let run = r.run.as_ref();
+    let _ = write!(
+        h,
+        "<tbody class=\"mutant {}\" id=\"m{}\" data-verdict=\"{}\"><tr class=\"row\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v {}\">{}</span></td><td>{}</td>",
+        if r.verdict.holds() { "holds" } else { "finding" },
+        r.index + 1,
+        r.verdict.class(),
+        r.index + 1,
+        esc(&r.name),
+        esc(r.site.as_deref().unwrap_or("")),
+        esc(r.undoes.as_deref().unwrap_or(if r.control { "(control)" } else { "" })),
+        r.verdict.class(),
+        esc(&r.verdict.to_string()),
+        esc(&run.map(SuiteRun::counts_text).unwrap_or_default()),
+    );
+    for a in also {
+        match r.also.iter().find(|s| &s.suite == a) {
+            Some(s) => {
                 let _ = write!(
                     h,
-                    "<p>failed under {}: {}</p>",
-                    esc(&s.suite),
-                    esc(&s.failed_tests.join(", "))
+                    "<td><span class=\"v {}\">{}</span> {}</td>",
+                    s.verdict.class(),
+                    esc(&s.verdict.to_string()),
+                    esc(&s.counts_text())
                 );
             }
+            None => h.push_str("<td></td>"),
+        }
+    }
+    let _ = writeln!(
+        h,
+        "<td>{}</td><td>{}</td><td>{}</td></tr>",
+        run.map(|s| format!("{:.2}s", s.duration_secs))
+            .unwrap_or_default(),
+        esc(&run.map(|s| s.status.clone()).unwrap_or_default()),
+        run.map(|s| s.strays_killed.to_string()).unwrap_or_default(),
+    );
+    let _ = write!(
+        h,
+        "<tr class=\"detail\"><td></td><td colspan=\"{}\"><details{}><summary>{}: <code>{}</code> &middot; {}</summary>",
+        cols - 1,
+        // What survived is what a reviewer opened the page for: its diff is already unfolded.
+        if matches!(r.verdict, Verdict::Survived | Verdict::ControlKilled) {
+            " open"
+        } else {
+            ""
+        },
+        if r.diff.is_some() { "diff and log" } else { "anchor" },
+        esc(&r.file),
+        esc(&stryker_status(r).1)
+    );
+    if let Some(d) = &r.diff {
+        h.push_str("<pre class=\"diff\">");
+        for line in d.lines() {
+            let class = match line.as_bytes().first() {
+                Some(b'-') if !line.starts_with("---") => "del",
+                Some(b'+') if !line.starts_with("+++") => "add",
+                _ => "ctx",
+            };
+            let _ = write!(h, "<span class=\"{class}\">{}</span>\n", esc(line));
+        }
+        h.push_str("</pre>");
+    } else {
+        let _ = write!(
+            h,
+            "<p>anchor <code>{}</code> occurs {} times in <code>{}</code>: nothing was swapped.</p>",
+            esc(&r.anchor),
+            r.matches,
+            esc(&r.file)
+        );
+    }
+    for s in run.into_iter().chain(r.also.iter()) {
+        if !s.failed_tests.is_empty() {
             let _ = write!(
                 h,
-                "<p class=\"meta\">{}: {} in {:.2}s, timeout {:.0}s, {} strays killed, log <code>{}</code></p><pre>{}</pre>",
+                "<p>failed under {}: {}</p>",
                 esc(&s.suite),
-                esc(&s.status),
-                s.duration_secs,
-                s.timeout_secs,
-                s.strays_killed,
-                esc(&s.log),
-                esc(&log_tail(&out.join(&s.log)))
+                esc(&s.failed_tests.join(", "))
             );
         }
-        h.push_str("</details></td></tr>\n");
+        let _ = write!(
+            h,
+            "<p class=\"meta\">{}: {} in {:.2}s, timeout {:.0}s, {} strays killed, log <code>{}</code></p><pre class=\"log\">{}</pre>",
+            esc(&s.suite),
+            esc(&s.status),
+            s.duration_secs,
+            s.timeout_secs,
+            s.strays_killed,
+            esc(&s.log),
+            esc(&log_tail(&out.join(&s.log)))
+        );
     }
-    h.push_str("</tbody></table>\n</body></html>\n");
-    h
+    h.push_str("</details></td></tr></tbody>\n");
 }
 
 /// The last lines of a log, or a note when it is gone.
