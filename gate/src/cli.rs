@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Parser, Subcommand};
-use clap_complete::Shell;
+use report::manual::Shell;
 use report::{ColorChoice, Format};
 
 /// Prove a candidate is what was reviewed: apply its patch to a fresh detached worktree of its

@@ -103,44 +103,17 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         Command::Cites { head, file, json } => cmd_cites(&repo()?, &head, file.as_deref(), json),
         Command::Demo { keep } => demo::run(keep),
         Command::Completions { shell } => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "gate", &mut std::io::stdout());
+            report::manual::print_completions(shell, <Cli as clap::CommandFactory>::command());
             Ok(Exit::Ok)
         }
         Command::Man { out } => {
-            write_man_pages(<Cli as clap::CommandFactory>::command(), out.as_deref())?;
+            report::manual::write_man_pages(
+                <Cli as clap::CommandFactory>::command(),
+                out.as_deref(),
+            )?;
             Ok(Exit::Ok)
         }
     }
-}
-
-/// The man page of `cmd` on stdout, or (with `out`) `NAME.1` and `NAME-SUB.1` for each
-/// subcommand written into `out`. Generated from the clap definitions, so the pages can never
-/// drift from `--help`.
-pub fn write_man_pages(cmd: clap::Command, out: Option<&Path>) -> Result<()> {
-    let mut cmd = cmd;
-    cmd.build();
-    let Some(dir) = out else {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut page)?;
-        std::io::Write::write_all(&mut std::io::stdout(), &page)?;
-        return Ok(());
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = cmd.get_name().to_string();
-    let mut pages = vec![(name.clone(), cmd.clone())];
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        // clap names are `&'static str` without its `string` feature; a page run leaks a few.
-        let full: &'static str = format!("{name}-{}", sub.get_name()).leak();
-        pages.push((full.to_string(), sub.clone().name(full)));
-    }
-    for (file, page_cmd) in pages {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(page_cmd).render(&mut page)?;
-        let path = dir.join(format!("{file}.1"));
-        std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
 }
 
 fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {

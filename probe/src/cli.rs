@@ -10,9 +10,9 @@ use crate::server::ServeSettings;
 use crate::Command;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use clap_complete::Shell;
+use report::manual::Shell;
 use report::{ColorChoice, Exit, Format};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Measure where an MCP client stops passing tool results inline.
@@ -195,15 +195,10 @@ impl Cli {
     pub fn describe(&self) -> Option<Exit> {
         let result = match &self.command {
             Sub::Completions { shell } => {
-                clap_complete::generate(
-                    *shell,
-                    &mut Cli::command(),
-                    "probe",
-                    &mut std::io::stdout(),
-                );
+                report::manual::print_completions(*shell, Cli::command());
                 Ok(())
             }
-            Sub::Man { out } => write_man_pages(Cli::command(), out.as_deref()),
+            Sub::Man { out } => report::manual::write_man_pages(Cli::command(), out.as_deref()),
             _ => return None,
         };
         Some(match result {
@@ -299,30 +294,6 @@ impl Cli {
             }
         })
     }
-}
-
-/// The man page on stdout, or `probe.1` and `probe-SUB.1` written into `out`, generated from
-/// the clap definitions so they cannot drift from `--help`.
-fn write_man_pages(cmd: clap::Command, out: Option<&Path>) -> std::io::Result<()> {
-    let mut cmd = cmd;
-    cmd.build();
-    let Some(dir) = out else {
-        return clap_mangen::Man::new(cmd).render(&mut std::io::stdout());
-    };
-    std::fs::create_dir_all(dir)?;
-    let name = cmd.get_name().to_string();
-    let mut pages = vec![(name.clone(), cmd.clone())];
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        // clap names are `&'static str` without its `string` feature; a page run leaks a few.
-        let full: &'static str = format!("{name}-{}", sub.get_name()).leak();
-        pages.push((full.to_string(), sub.clone().name(full)));
-    }
-    for (file, page_cmd) in pages {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(page_cmd).render(&mut page)?;
-        std::fs::write(dir.join(format!("{file}.1")), page)?;
-    }
-    Ok(())
 }
 
 fn client_settings(

@@ -300,24 +300,11 @@ pub fn failed_tests(log: &str) -> Vec<String> {
 
 /// Removes ANSI colour sequences, which runners add even to logs when forced to.
 fn strip_ansi(line: &str) -> String {
-    if !line.contains('\x1b') {
-        return line.to_string();
+    if line.contains('\x1b') {
+        crate::color::strip(line)
+    } else {
+        line.to_string()
     }
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' && chars.peek() == Some(&'[') {
-            chars.next();
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

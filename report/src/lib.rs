@@ -17,6 +17,7 @@ pub mod format;
 pub mod interrupt;
 pub mod json;
 pub mod junit;
+pub mod manual;
 pub mod markdown;
 pub mod progress;
 pub mod runner;
