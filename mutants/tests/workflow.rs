@@ -213,46 +213,6 @@ fn comparison_suites_show_their_own_verdict_and_failed_tests_become_killed_by() 
     );
 }
 
-/// A candidate as `gate pack` would hand it over: the patch and manifest of staged changes.
-fn candidate(fx: &Fixture, manifest_ok: bool) -> (tempfile::TempDir, String) {
-    let base = fx.repo.head();
-    fx.repo.write(
-        "lib.sh",
-        format!("{LIB}double() {{ echo $(( $1 * 2 )); }}\n"),
-    );
-    fx.repo.write(
-        "double-test.sh",
-        ". ./lib.sh\n[ \"$(double 4)\" = 8 ] && echo '1 passed, 0 failed' || { echo '0 passed, 1 failed'; exit 1; }\n",
-    );
-    fx.repo.git(["add", "-A"]);
-    let tree = fx.repo.git(["write-tree"]);
-    let dir = tempfile::tempdir().unwrap();
-    let patch = fx
-        .repo
-        .git_output(["diff", "--cached", "--binary", &base])
-        .stdout;
-    std::fs::write(dir.path().join("build.patch"), patch).unwrap();
-    let sums = Command::new("sha256sum")
-        .current_dir(fx.repo.path())
-        .args(["lib.sh", "double-test.sh"])
-        .output()
-        .unwrap()
-        .stdout;
-    let mut sums = String::from_utf8(sums).unwrap();
-    if !manifest_ok {
-        sums = sums.replacen(&sums[..4], "0000", 1);
-    }
-    std::fs::write(dir.path().join("candidate-manifest.sha256"), sums).unwrap();
-    std::fs::write(
-        dir.path().join("gate.toml"),
-        format!("base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n"),
-    )
-    .unwrap();
-    fx.repo.git(["reset", "-q", "--hard"]);
-    fx.repo.git(["clean", "-qfd"]);
-    (dir, tree)
-}
-
 #[test]
 fn a_candidate_run_checks_the_manifest_before_and_after_and_records_the_tree() {
     let spec = "[suites.double]\nrun = \"sh double-test.sh\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
