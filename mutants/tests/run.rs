@@ -428,3 +428,30 @@ fn only_and_from_rerun_part_of_a_spec() {
     // A rerun replaces the previous report and its logs rather than mixing with them.
     assert!(!fx.out().join("logs/001-first.log").exists());
 }
+
+#[test]
+fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
+    // The suite records its TMPDIR and leaves a file (and a read-only folder) in it.
+    let suite = "[suites.unit]\nrun = \"echo $TMPDIR >> $PIDS/tmpdirs; mkdir $TMPDIR/ro; touch $TMPDIR/ro/left; chmod 500 $TMPDIR/ro; sh test.sh\"\n\n";
+    let spec = format!(
+        "{suite}{}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", ""),
+        mutant("greet bye", "echo \"hello\"", "echo \"bye\"", "")
+    );
+    let fx = Fixture::new(&spec);
+    let out = fx.run(&["--jobs", "2"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let dirs: Vec<String> = std::fs::read_to_string(fx.pids.path().join("tmpdirs"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    // Two baselines (one per worktree) and two mutants, each in a folder of its own.
+    assert_eq!(dirs.len(), 4, "{dirs:?}");
+    let distinct: std::collections::BTreeSet<&String> = dirs.iter().collect();
+    assert_eq!(distinct.len(), 4, "{dirs:?}");
+    for d in &dirs {
+        assert!(d.contains("gatekit-mutants-tmp-"), "{d}");
+        assert!(!std::path::Path::new(d).exists(), "{d} outlived its suite");
+    }
+}

@@ -13,6 +13,17 @@ use serde_json::Value;
 
 #[test]
 fn sigint_kills_the_running_suite_restores_removes_worktrees_and_keeps_the_partial_report() {
+    interrupted_by(Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_kills_the_running_suite_restores_removes_worktrees_and_keeps_the_partial_report() {
+    interrupted_by(Signal::SIGTERM);
+}
+
+/// A run sent `signal` while its second mutant's suite sleeps: exit 130, the sleeper gone, the
+/// first verdict kept, the files restored and the worktrees removed.
+fn interrupted_by(signal: Signal) {
     let suite = "[suites.unit]\nrun = \"sh test.sh\"\ntimeout = \"60s\"\n\n";
     let spec = format!(
         "{suite}{}{}{}",
@@ -52,7 +63,7 @@ fn sigint_kills_the_running_suite_restores_removes_worktrees_and_keeps_the_parti
         std::thread::sleep(Duration::from_millis(20));
     }
     let sleeper = fx.pids("sleeper")[0];
-    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let exit = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -60,12 +71,12 @@ fn sigint_kills_the_running_suite_restores_removes_worktrees_and_keeps_the_parti
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("mutants did not stop after SIGINT");
+            panic!("mutants did not stop after {signal}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
     let output = child.wait_with_output().unwrap();
-    assert_eq!(exit.code(), Some(130), "{}", text(&output));
+    assert_eq!(exit.code(), Some(130), "{signal}: {}", text(&output));
     assert!(
         !testkit::alive(sleeper),
         "the interrupted suite is still running"
