@@ -262,7 +262,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
                 Some(b'+') if !line.starts_with("+++") => "add",
                 _ => "ctx",
             };
-            let _ = write!(h, "<span class=\"{class}\">{}</span>\n", esc(line));
+            let _ = writeln!(h, "<span class=\"{class}\">{}</span>", esc(line));
         }
         h.push_str("</pre>");
     } else {

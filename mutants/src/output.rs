@@ -357,7 +357,7 @@ pub fn render_markdown(report: &RunReport) -> String {
         });
         t.row(cells.collect::<Vec<_>>());
     }
-    out.push_str("\n");
+    out.push('\n');
     out.push_str(&t.render_markdown());
     if report.interrupted || report.mutants.len() < report.planned {
         out.push_str(&format!(

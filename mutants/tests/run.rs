@@ -431,7 +431,8 @@ fn only_and_from_rerun_part_of_a_spec() {
 
 #[test]
 fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
-    // The suite records its TMPDIR and leaves a file (and a read-only folder) in it.
+    // The suite records its TMPDIR and leaves a file and a read-only folder in it (which only
+    // bites when the tests run as a user other than root: root removes it regardless).
     let suite = "[suites.unit]\nrun = \"echo $TMPDIR >> $PIDS/tmpdirs; mkdir $TMPDIR/ro; touch $TMPDIR/ro/left; chmod 500 $TMPDIR/ro; sh test.sh\"\n\n";
     let spec = format!(
         "{suite}{}{}",
