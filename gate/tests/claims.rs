@@ -87,3 +87,46 @@ fn a_deleted_path_that_still_opens_fails_apply_and_run() {
     assert!(text.contains("gate FAIL"), "{text}");
     assert!(text.contains("1/1 suites passed"), "{text}");
 }
+
+#[test]
+fn a_glob_star_stays_within_one_folder() {
+    // `scripts/test-*.sh` names `scripts/test-a.sh`, never `scripts/test-x/deep.sh`: a `*` that
+    // crossed folders would run a script nobody listed.
+    let repo = Repo::new();
+    repo.write("scripts/test-a.sh", "#!/bin/sh\necho '1 passed, 0 failed'\n")
+        .chmod_x("scripts/test-a.sh")
+        .write("scripts/test-x/deep.sh", "#!/bin/sh\necho deep ran\n")
+        .chmod_x("scripts/test-x/deep.sh")
+        .write("README", "v1\n");
+    let base = repo.commit_all("base");
+    repo.write("README", "v2\n");
+    repo.git(["add", "README"]);
+    let out = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    std::fs::write(
+        out.path().join("gate.toml"),
+        format!(
+            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[[suite]]\nglob = \"scripts/test-*.sh\"\n"
+        ),
+    )
+    .unwrap();
+    let ran = gate()
+        .current_dir(repo.path())
+        .arg("run")
+        .arg("--config")
+        .arg(out.path().join("gate.toml"))
+        .arg("--out")
+        .arg(out.path().join("gate-out"))
+        .output()
+        .unwrap();
+    let text = stdout(&ran);
+    assert_eq!(ran.status.code(), Some(0), "{text}{}", stderr(&ran));
+    assert!(text.contains("scripts/test-a.sh"), "{text}");
+    assert!(!text.contains("deep.sh"), "{text}");
+    assert!(text.contains("1/1 suites passed"), "{text}");
+}
