@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand};
-use clap_complete::Shell;
+use report::manual::Shell;
 use report::{ColorChoice, Format};
 
 use crate::record::Shard;

@@ -60,44 +60,17 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             format,
         } => merge::cmd_merge(&dirs, &out, format.with_json_flag(json), color),
         Command::Completions { shell } => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "mutants", &mut std::io::stdout());
+            report::manual::print_completions(shell, <Cli as clap::CommandFactory>::command());
             Ok(Exit::Ok)
         }
         Command::Man { out } => {
-            write_man_pages(<Cli as clap::CommandFactory>::command(), out.as_deref())?;
+            report::manual::write_man_pages(
+                <Cli as clap::CommandFactory>::command(),
+                out.as_deref(),
+            )?;
             Ok(Exit::Ok)
         }
     }
-}
-
-/// The man page on stdout, or (with `out`) `mutants.1` and `mutants-SUB.1` for each
-/// subcommand written into `out`. Generated from the clap definitions, so the pages cannot
-/// drift from `--help`.
-fn write_man_pages(mut cmd: clap::Command, out: Option<&Path>) -> Result<()> {
-    cmd.build();
-    let Some(dir) = out else {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut page)?;
-        std::io::Write::write_all(&mut std::io::stdout(), &page)?;
-        return Ok(());
-    };
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let name = cmd.get_name().to_string();
-    let mut pages = vec![(name.clone(), cmd.clone())];
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
-        // Without clap's `string` feature a command's name is `&'static str`: one small leak
-        // per page, once per process.
-        let full: &'static str = format!("{name}-{}", sub.get_name()).leak();
-        pages.push((full.to_string(), sub.clone().name(full)));
-    }
-    for (file, page_cmd) in pages {
-        let mut page = Vec::new();
-        clap_mangen::Man::new(page_cmd).render(&mut page)?;
-        let path = dir.join(format!("{file}.1"));
-        fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
 }
 
 /// Prints a finished report on stdout in the chosen format: `mutants.json` as written, the
