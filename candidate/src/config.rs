@@ -94,7 +94,7 @@ impl Config {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| ConfigError {
             file: file.clone(),
-            line: span.map(|s| line_of(text, s.start)),
+            line: span.map(|s| report::span::line_of(text, s.start)),
             message,
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
@@ -181,16 +181,6 @@ impl Config {
             suites,
         })
     }
-}
-
-/// The 1-based line holding byte `offset` of `text`.
-pub fn line_of(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]

@@ -25,20 +25,8 @@ pub fn run(cli: Cli) -> Exit {
     report::interrupt::install();
     match dispatch(cli) {
         Ok(exit) => exit,
-        Err(e) => {
-            if report::interrupt::requested() {
-                eprintln!("gate: interrupted");
-                return Exit::Interrupted;
-            }
-            eprintln!("gate: error: {}", one_line(&e));
-            Exit::Usage
-        }
+        Err(e) => report::exit::fail("gate", e.as_ref()),
     }
-}
-
-/// The cause chain on one line.
-pub fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

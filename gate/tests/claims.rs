@@ -93,11 +93,14 @@ fn a_glob_star_stays_within_one_folder() {
     // `scripts/test-*.sh` names `scripts/test-a.sh`, never `scripts/test-x/deep.sh`: a `*` that
     // crossed folders would run a script nobody listed.
     let repo = Repo::new();
-    repo.write("scripts/test-a.sh", "#!/bin/sh\necho '1 passed, 0 failed'\n")
-        .chmod_x("scripts/test-a.sh")
-        .write("scripts/test-x/deep.sh", "#!/bin/sh\necho deep ran\n")
-        .chmod_x("scripts/test-x/deep.sh")
-        .write("README", "v1\n");
+    repo.write(
+        "scripts/test-a.sh",
+        "#!/bin/sh\necho '1 passed, 0 failed'\n",
+    )
+    .chmod_x("scripts/test-a.sh")
+    .write("scripts/test-x/deep.sh", "#!/bin/sh\necho deep ran\n")
+    .chmod_x("scripts/test-x/deep.sh")
+    .write("README", "v1\n");
     let base = repo.commit_all("base");
     repo.write("README", "v2\n");
     repo.git(["add", "README"]);

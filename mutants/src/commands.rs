@@ -32,20 +32,8 @@ pub fn run(cli: Cli) -> Exit {
     report::interrupt::install();
     match dispatch(cli) {
         Ok(exit) => exit,
-        Err(e) => {
-            if report::interrupt::requested() {
-                eprintln!("mutants: interrupted");
-                return Exit::Interrupted;
-            }
-            eprintln!("mutants: error: {}", one_line(&e));
-            Exit::Usage
-        }
+        Err(e) => report::exit::fail("mutants", e.as_ref()),
     }
-}
-
-/// The cause chain on one line.
-fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

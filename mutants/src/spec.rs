@@ -138,7 +138,7 @@ impl Spec {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| SpecError {
             file: file.clone(),
-            line: span.map(|s| line_of(text, s.start)),
+            line: span.map(|s| report::span::line_of(text, s.start)),
             message,
         };
         let raw: RawSpec =
@@ -181,7 +181,7 @@ impl Spec {
         let mut mutants: Vec<Mutant> = Vec::new();
         for (index, spanned) in raw.mutant.iter().enumerate() {
             let m = spanned.get_ref();
-            let line = line_of(text, spanned.span().start);
+            let line = report::span::line_of(text, spanned.span().start);
             let name = m.name.get_ref().trim().to_string();
             if name.is_empty() {
                 return Err(at(Some(m.name.span()), "`name` is empty".into()));
@@ -302,16 +302,6 @@ fn check_file(file: &str) -> Result<String, &'static str> {
         return Err("names no file");
     }
     Ok(parts.join("/"))
-}
-
-/// The 1-based line holding byte `offset` of `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]

@@ -45,3 +45,49 @@ impl From<Exit> for std::process::ExitCode {
         std::process::ExitCode::from(e.code())
     }
 }
+
+/// Prints an error that stopped `tool` from judging, once, as one line with its causes
+/// (`gate: error: patch build.patch: No such file or directory`), and returns its exit code:
+/// 130 when the run was interrupted, else 2 (bad usage or input).
+pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
+    if crate::interrupt::requested() {
+        eprintln!("{tool}: interrupted");
+        return Exit::Interrupted;
+    }
+    eprintln!("{tool}: error: {}", one_line(error));
+    Exit::Usage
+}
+
+/// An error and its causes on one line, `: `-separated, without repeats (many errors quote
+/// their source in their own message).
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    text.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("reading gate.toml")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn an_error_chain_is_one_line() {
+        let e = Outer(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such\nfile",
+        ));
+        assert_eq!(one_line(&e), "reading gate.toml: no such file");
+    }
+}

@@ -21,6 +21,7 @@ pub mod manual;
 pub mod markdown;
 pub mod progress;
 pub mod runner;
+pub mod span;
 pub mod table;
 pub mod time;
 

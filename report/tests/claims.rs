@@ -26,7 +26,10 @@ fn a_main_process_that_ignores_sigterm_gets_sigkill_after_the_grace() {
     assert_eq!(rec.outcome(), Outcome::Hang);
     assert!(rec.duration_secs < 5.0, "{}", rec.duration_secs);
     assert_eq!(rec.signal.as_deref(), Some("SIGKILL"), "{rec:?}");
-    assert!(!alive(pid_from(&pidfile)), "the shell that ignored SIGTERM lives");
+    assert!(
+        !alive(pid_from(&pidfile)),
+        "the shell that ignored SIGTERM lives"
+    );
 }
 
 #[test]
