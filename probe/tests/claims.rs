@@ -44,5 +44,9 @@ fn a_threshold_is_exact_only_when_the_points_are_one_unit_apart() {
         pinned["threshold"]["text"],
         "inline up to 100, saved from 101"
     );
-    assert_eq!(pinned["threshold"]["exact"], true, "{}", pinned["threshold"]);
+    assert_eq!(
+        pinned["threshold"]["exact"], true,
+        "{}",
+        pinned["threshold"]
+    );
 }
