@@ -23,10 +23,12 @@ use candidate::{pack, worktree};
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
     report::interrupt::install();
-    match dispatch(cli) {
+    let exit = match dispatch(cli) {
         Ok(exit) => exit,
         Err(e) => report::exit::fail("gate", e.as_ref()),
-    }
+    };
+    report::exit::sweep_strays("gate");
+    exit
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

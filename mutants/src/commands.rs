@@ -30,10 +30,12 @@ use crate::spec::{Mutant, Spec};
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
     report::interrupt::install();
-    match dispatch(cli) {
+    let exit = match dispatch(cli) {
         Ok(exit) => exit,
         Err(e) => report::exit::fail("mutants", e.as_ref()),
-    }
+    };
+    report::exit::sweep_strays("mutants");
+    exit
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

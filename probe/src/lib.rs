@@ -56,13 +56,15 @@ pub fn run(command: Command) -> Exit {
         Command::Check(s) => check::run_check(&s),
         Command::TestClient(s) => testclient::run_test_client(&s),
     };
-    match result {
+    let exit = match result {
         Ok(exit) => exit,
         Err(e) => {
             eprintln!("probe: {e:#}");
             exit_for(&e)
         }
-    }
+    };
+    report::exit::sweep_strays("probe");
+    exit
 }
 
 /// The exit code for an error: what it says it is, else 4 (something stopped the judging).

@@ -58,6 +58,15 @@ pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
     Exit::Usage
 }
 
+/// The last thing a tool does: kill what its runs left behind (see
+/// [`crate::runner::sweep`]) and say so on stderr when there was anything.
+pub fn sweep_strays(tool: &str) {
+    let killed = crate::runner::sweep();
+    if killed > 0 {
+        eprintln!("{tool}: killed {killed} stray process(es) that outlived their runs");
+    }
+}
+
 /// An error and its causes on one line, `: `-separated, without repeats (many errors quote
 /// their source in their own message).
 pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {

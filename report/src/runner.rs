@@ -275,7 +275,24 @@ pub fn run(job: &Job) -> io::Result<RunRecord> {
     for (key, value) in &job.env {
         cmd.env(key, value);
     }
-    cmd.env(TAG_VAR, &tag);
+    // Nested runs (a suite that itself runs gatekit) extend the tag instead of replacing it, so
+    // the outer run still recognises every descendant of the inner one as its own.
+    let inherited = if job.env_clear {
+        None
+    } else {
+        job.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == TAG_VAR)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(TAG_VAR).ok())
+            .filter(|v| !v.is_empty())
+    };
+    let tag_value = match inherited {
+        Some(outer) => format!("{outer}:{tag}"),
+        None => tag.clone(),
+    };
+    cmd.env(TAG_VAR, &tag_value);
 
     let start = Timestamp::now();
     let started = Instant::now();
@@ -487,9 +504,14 @@ fn scan() -> Vec<Proc> {
     .collect()
 }
 
-fn has_tag(pid: i32, needle: &[u8]) -> bool {
+/// Whether the process's `GATEKIT_RUN` holds `tag` among its `:`-separated runs.
+fn has_tag(pid: i32, tag: &[u8]) -> bool {
+    let prefix = format!("{TAG_VAR}=").into_bytes();
     match fs::read(format!("/proc/{pid}/environ")) {
-        Ok(env) => env.split(|b| *b == 0).any(|var| var == needle),
+        Ok(env) => env
+            .split(|b| *b == 0)
+            .filter_map(|var| var.strip_prefix(prefix.as_slice()))
+            .any(|value| value.split(|b| *b == b':').any(|part| part == tag)),
         Err(_) => false,
     }
 }
@@ -540,7 +562,7 @@ fn members(scope: &Scope) -> Vec<Proc> {
     let me = std::process::id() as i32;
     let my_pgid = nix::unistd::getpgrp().as_raw();
     let pid = scope.pid;
-    let needle = format!("{TAG_VAR}={}", scope.tag).into_bytes();
+    let needle = scope.tag.as_bytes();
     let alone = ACTIVE.load(Ordering::SeqCst) <= 1;
     let owned = owned().lock().unwrap_or_else(|e| e.into_inner()).clone();
     let procs: Vec<Proc> = scan().into_iter().filter(|p| p.pid != me).collect();
@@ -549,7 +571,7 @@ fn members(scope: &Scope) -> Vec<Proc> {
         .filter(|p| {
             p.pgid == pid
                 || p.pid == pid
-                || (!p.zombie && has_tag(p.pid, &needle))
+                || (!p.zombie && has_tag(p.pid, needle))
                 || (alone
                     && p.ppid == me
                     && p.pgid != my_pgid
@@ -576,6 +598,58 @@ fn members(scope: &Scope) -> Vec<Proc> {
         .into_iter()
         .filter(|p| !p.zombie && set.contains(&p.pid))
         .collect()
+}
+
+/// Kills what is left of every run of this process: live children we adopted as subreaper
+/// (orphans in a group other than ours that no run claimed, e.g. a descendant that left its
+/// group and cleared its environment while several runs were in flight) and their
+/// descendants. Tools call it once, when their last run has ended, so no run leaves a process
+/// behind. Returns how many it killed.
+pub fn sweep() -> u32 {
+    let me = std::process::id() as i32;
+    let my_pgid = nix::unistd::getpgrp().as_raw();
+    let owned = owned().lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let mut killed: BTreeSet<i32> = BTreeSet::new();
+    for _ in 0..50 {
+        let procs = scan();
+        let mut set: HashSet<i32> = procs
+            .iter()
+            .filter(|p| p.ppid == me && p.pgid != my_pgid && !owned.contains(&p.pid))
+            .map(|p| p.pid)
+            .collect();
+        loop {
+            let before = set.len();
+            for p in &procs {
+                if set.contains(&p.ppid) {
+                    set.insert(p.pid);
+                }
+            }
+            if set.len() == before {
+                break;
+            }
+        }
+        let live: Vec<i32> = procs
+            .iter()
+            .filter(|p| !p.zombie && set.contains(&p.pid))
+            .map(|p| p.pid)
+            .collect();
+        // Our adopted children's zombies (ours to reap as their subreaper).
+        for p in procs
+            .iter()
+            .filter(|p| p.zombie && p.ppid == me && p.pgid != my_pgid && !owned.contains(&p.pid))
+        {
+            let _ = waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG));
+        }
+        if live.is_empty() {
+            break;
+        }
+        for pid in live {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            killed.insert(pid);
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    killed.len() as u32
 }
 
 /// Reaps zombies that were reparented to us from this run (its group, or pids we killed).

@@ -164,3 +164,33 @@ fn an_escaped_child_that_dies_on_sigterm_still_counts_as_a_stray() {
     assert!(!alive(pid_from(&pidfile)));
     assert_eq!(rec.strays_killed, 1);
 }
+
+#[test]
+fn a_nested_run_extends_the_tag_and_still_finds_its_strays() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.log");
+    let pidfile = dir.path().join("pid");
+    // As if this runner ran inside an outer gatekit run.
+    let script = format!(
+        "echo \"tag=$GATEKIT_RUN\"; setsid sh -c 'echo $$ > {}; exec sleep 1000' & sleep 0.3",
+        pidfile.display()
+    );
+    let job = Job::shell(script, dir.path(), &log).env("GATEKIT_RUN", "outer-run");
+    // A second run in flight meanwhile, so the adopted-orphan rule (one run only) cannot be
+    // what finds the stray: only the extended tag can.
+    let other_dir = dir.path().to_path_buf();
+    let other = std::thread::spawn(move || {
+        let job = Job::shell("sleep 2", &other_dir, other_dir.join("other.log"));
+        runner::run(&job).unwrap()
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let rec = within(30, move || runner::run(&job).unwrap());
+    other.join().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("tag=outer-run:"), "{text}");
+    assert!(
+        !alive(pid_from(&pidfile)),
+        "the nested run's stray survived"
+    );
+    assert_eq!(rec.strays_killed, 1);
+}
