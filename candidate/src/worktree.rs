@@ -12,6 +12,16 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::git::{Git, GitError};
 
+/// Serialises this process's `git worktree add`/`remove`/`prune`: git's worktree bookkeeping
+/// (`.git/worktrees/NAME/commondir` and friends) is not safe against two of them at once, and
+/// `mutants --jobs N` makes N worktrees in parallel (seen failing under load with "failed to
+/// read .git/worktrees/.../commondir"). Checkouts are still made one after another, which is
+/// the cheap part next to the suites.
+fn admin_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Name prefix of worktrees that belong to one run and die with it.
 const RUN_PREFIX: &str = "gatekit-run-";
 
@@ -65,6 +75,7 @@ impl Worktree {
     }
 
     fn create(repo: &Git, commit: &str, path: PathBuf, keep: bool) -> Result<Worktree, GitError> {
+        let _serial = admin_lock();
         repo.bytes([
             "worktree".as_ref(),
             "add".as_ref(),
@@ -123,6 +134,7 @@ impl Worktree {
             return Ok(());
         }
         self.removed = true;
+        let _serial = admin_lock();
         let result = self.repo.bytes([
             "worktree".as_ref(),
             "remove".as_ref(),
