@@ -156,8 +156,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         .iter()
         .filter(|(status, _)| *status == b'D')
         .map(|(_, path)| Deleted {
-            gone: fs::symlink_metadata(worktree.path().join(std::ffi::OsStr::from_bytes(path)))
-                .is_err(),
+            gone: is_gone(&worktree.path().join(std::ffi::OsStr::from_bytes(path))),
             path: path.clone(),
         })
         .collect();
@@ -182,6 +181,16 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         commits_since_base,
         tree,
     })
+}
+
+/// Whether a file the patch deletes is gone: nothing is there, or a folder is (a candidate that
+/// turns file `x` into `x/y`). Anything else counts as still present, including a file reached
+/// through a link the candidate put in a parent's place.
+fn is_gone(path: &std::path::Path) -> bool {
+    match fs::symlink_metadata(path) {
+        Err(_) => true,
+        Ok(meta) => meta.is_dir(),
+    }
 }
 
 /// `git diff --name-status -z` output as (status letter, path) pairs.

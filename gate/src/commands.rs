@@ -115,13 +115,13 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
         packed.patch_sha256
     );
     println!(
-        "manifest  {}  {} paths{}",
+        "manifest  {}  {}{}",
         packed.manifest.display(),
-        packed.entries,
+        plural(packed.entries, "path"),
         if packed.deleted > 0 {
             format!(
-                " ({} deleted paths have no line; apply checks they are gone)",
-                packed.deleted
+                " ({} deleted: no line, apply checks they are gone)",
+                plural(packed.deleted, "path")
             )
         } else {
             String::new()
@@ -263,7 +263,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
             interrupted = true;
             break;
         }
-        let prefix = if s.only.is_empty() { "" } else { "rerun-" };
+        let prefix = if previous.is_some() { "rerun-" } else { "" };
         let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
         let result = progress.during(&format!("suite {} running", p.name), || {
             suite::run_suite(p, applied.worktree.path(), &config.env, &log, s.echo)
@@ -412,4 +412,13 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
         }
     }
     Ok(Exit::from_held(found.is_cited()))
+}
+
+/// `1 path`, `3 paths`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }

@@ -139,11 +139,11 @@ pub fn run(keep: bool) -> Result<Exit> {
     println!("== gate pack --base base --out {}", out.display());
     let packed = pack::pack(&git, "base", &out, &[])?;
     println!(
-        "wrote {} (sha256 {}) and {} ({} paths; {} deleted)\n",
+        "wrote {} (sha256 {}) and {} ({}; {} deleted)\n",
         packed.patch.display(),
         packed.patch_sha256,
         packed.manifest.display(),
-        packed.entries,
+        crate::commands::plural(packed.entries, "path"),
         packed.deleted
     );
     fs::write(out.join("gate.toml"), GATE_TOML)?;

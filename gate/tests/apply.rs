@@ -288,3 +288,38 @@ fn check_agrees_with_sha256sum_both_ways() {
         .code(1)
         .stdout(predicate::str::contains("plain.txt: MISSING"));
 }
+
+#[test]
+fn a_file_turned_into_a_folder_counts_as_gone() {
+    let repo = testkit::Repo::new();
+    repo.write("x", "a file\n").write("keep.txt", "k\n");
+    let base = repo.commit_all("base");
+    repo.git(["rm", "-q", "x"]);
+    repo.write("x/y", "now a folder\n");
+    repo.git(["add", "-A"]);
+    let out_dir = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(out_dir.path())
+        .assert()
+        .success();
+    let wt = out_dir.path().join("wt");
+    let out = gate()
+        .current_dir(repo.path())
+        .args(["apply", "--base", &base, "--head", &base, "--patch"])
+        .arg(out_dir.path().join("build.patch"))
+        .arg("--manifest")
+        .arg(out_dir.path().join("candidate-manifest.sha256"))
+        .arg("--worktree")
+        .arg(&wt)
+        .output()
+        .unwrap();
+    repo.git(["worktree", "remove", "--force", wt.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("deleted   1/1 gone: x"),
+        "{}",
+        stdout(&out)
+    );
+}

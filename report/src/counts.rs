@@ -242,7 +242,7 @@ fn name_patterns() -> &'static NamePatterns {
     P.get_or_init(|| {
         let re = |s: &str| Regex::new(s).expect("static pattern");
         NamePatterns {
-            cargo: re(r"^test (\S+) \.\.\. FAILED\s*$"),
+            cargo: re(r"^(?:test (\S+) \.\.\. FAILED|---- (\S+) stdout ----)\s*$"),
             nextest: re(r"^\s*(?:FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL) \[\s*[\d.]+s\]\s+(?:\(\s*\d+/\d+\)\s+)?(.+?)\s*$"),
             tap: re(r"^\s*not ok \d+ - (.+?)(?:\s+#\s.*)?\s*$"),
             node_spec: re(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$"),
@@ -268,7 +268,10 @@ pub fn failed_tests(log: &str) -> Vec<String> {
         let line = strip_ansi(line.trim_end_matches('\r'));
         let line = line.as_str();
         if let Some(c) = p.cargo.captures(line) {
-            push(c[1].to_string());
+            // `test NAME ... FAILED`, or with `-q` only the `---- NAME stdout ----` header.
+            if let Some(name) = c.get(1).or_else(|| c.get(2)) {
+                push(name.as_str().to_string());
+            }
         } else if let Some(c) = p.nextest.captures(line) {
             push(c[1].to_string());
         } else if let Some(c) = p.tap.captures(line) {
@@ -326,6 +329,13 @@ mod tests {
             test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n";
         assert_eq!(read(log), c(7, 1, 1));
         assert_eq!(failed_tests(log), ["b::c"]);
+    }
+
+    #[test]
+    fn cargo_test_quiet_names_failures_by_their_output_header() {
+        let log = "running 3 tests\n.F.\nfailures:\n\n---- tests::it_breaks stdout ----\n\nthread panicked\n\nfailures:\n    tests::it_breaks\n\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        assert_eq!(read(log), c(2, 1, 0));
+        assert_eq!(failed_tests(log), ["tests::it_breaks"]);
     }
 
     #[test]
