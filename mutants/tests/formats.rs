@@ -11,54 +11,12 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use common::*;
 use serde_json::{json, Value};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Runs a Python script that prints JSON. `None` (after a notice) when python3 or the module it
-/// imports (the script exits 3) is missing outside CI; a panic when missing under CI.
-fn python_json(what: &str, script: &str, args: &[&Path]) -> Option<Value> {
-    let in_ci = std::env::var_os("CI").is_some();
-    let out = match Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-    {
-        Ok(out) => out,
-        Err(e) => {
-            assert!(!in_ci, "python3 could not run under CI: {e}");
-            eprintln!("SKIP: python3 is not installed, so {what} was not checked");
-            return None;
-        }
-    };
-    if out.status.code() == Some(3) {
-        assert!(
-            !in_ci,
-            "the Python module for {what} is missing under CI: .ci/run must install it"
-        );
-        eprintln!(
-            "SKIP: the Python module for {what} is not installed \
-             (python3 -m pip install junitparser jsonschema)"
-        );
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "{what}: python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).unwrap())
-}
+use testkit::{python_json, workspace};
 
 /// Every testcase junitparser reads, with its result elements.
 const READ_JUNIT: &str = r#"

@@ -171,3 +171,49 @@ pub fn alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+/// The workspace's root folder (where `docs/`, `.github/` and the crates are).
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// Runs a Python script that prints JSON, for checks done by real consumers from PyPI
+/// (junitparser, jsonschema, PyYAML). `None`, after a notice, when python3 or the module the
+/// script imports (the script exits 3) is missing outside CI; a panic when missing under CI
+/// (`CI` set), where a check that silently checks nothing would hide a broken report.
+pub fn python_json(what: &str, script: &str, args: &[&Path]) -> Option<serde_json::Value> {
+    let in_ci = std::env::var_os("CI").is_some();
+    let out = match Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            assert!(!in_ci, "python3 could not run under CI: {e}");
+            eprintln!("SKIP: python3 is not installed, so {what} was not checked");
+            return None;
+        }
+    };
+    if out.status.code() == Some(3) {
+        assert!(
+            !in_ci,
+            "the Python module for {what} is missing under CI: .ci/run must install it"
+        );
+        eprintln!(
+            "SKIP: the Python module for {what} is not installed \
+             (python3 -m pip install junitparser jsonschema pyyaml)"
+        );
+        return None;
+    }
+    assert!(
+        out.status.success(),
+        "{what}: python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("the script prints JSON"))
+}
