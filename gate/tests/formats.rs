@@ -15,7 +15,7 @@ use std::process::Command;
 
 use common::{gate, stderr, stdout, Fixture};
 use serde_json::{json, Value};
-use testkit::{python_json, workspace};
+use testkit::{python_json, schema_errors, workspace};
 
 const READ_JUNIT: &str = r#"
 import json, sys
@@ -38,40 +38,6 @@ print(json.dumps(out))
 "#;
 
 /// Validates an instance against a schema; prints `{"errors": [...]}`.
-const VALIDATE: &str = r#"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    sys.exit(3)
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-instance = json.load(open(sys.argv[2]))
-v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
-print(json.dumps({"errors": sorted(e.message for e in v.iter_errors(instance))}))
-"#;
-
-/// Schema errors for `instance` against docs/schema/`schema`; `None` when skipped.
-pub fn schema_errors(schema: &str, instance: &Value) -> Option<Vec<String>> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("instance.json");
-    fs::write(&path, serde_json::to_string_pretty(instance).unwrap()).unwrap();
-    let schema = workspace().join("docs/schema").join(schema);
-    let v = python_json(
-        "JSON Schema validation (jsonschema)",
-        VALIDATE,
-        &[&schema, &path],
-    )?;
-    Some(
-        v["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e.as_str().unwrap().to_string())
-            .collect(),
-    )
-}
-
 /// Four suites: one passes, one fails with markup in its log, one hangs, one cannot start.
 const MIXED: &str = r#"
 [[suite]]

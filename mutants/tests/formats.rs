@@ -16,7 +16,7 @@ use std::process::Command;
 
 use common::*;
 use serde_json::{json, Value};
-use testkit::{python_json, workspace};
+use testkit::{python_json, schema_errors};
 
 /// Every testcase junitparser reads, with its result elements.
 const READ_JUNIT: &str = r#"
@@ -40,40 +40,6 @@ print(json.dumps(out))
 "#;
 
 /// Validates an instance against a schema; prints `{"errors": [...]}`.
-const VALIDATE: &str = r#"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    sys.exit(3)
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-instance = json.load(open(sys.argv[2]))
-v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
-print(json.dumps({"errors": sorted(e.message for e in v.iter_errors(instance))}))
-"#;
-
-/// Schema errors for `instance` against docs/schema/mutants.schema.json; `None` when skipped.
-fn schema_errors(instance: &Value) -> Option<Vec<String>> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("instance.json");
-    fs::write(&path, serde_json::to_string_pretty(instance).unwrap()).unwrap();
-    let schema = workspace().join("docs/schema/mutants.schema.json");
-    let v = python_json(
-        "JSON Schema validation (jsonschema)",
-        VALIDATE,
-        &[&schema, &path],
-    )?;
-    Some(
-        v["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e.as_str().unwrap().to_string())
-            .collect(),
-    )
-}
-
 /// One mutant of every verdict, in this order: killed, killed (hang), SURVIVED (its name holds
 /// markup), control held, CONTROL KILLED, skipped (0 matches), error (a second suite whose
 /// runner cannot start once its shebang is broken).
@@ -252,7 +218,7 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
     assert_eq!(report["version"], 1);
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(printed, report, "--format json prints mutants.json");
-    let Some(errors) = schema_errors(&report) else {
+    let Some(errors) = schema_errors("mutants.schema.json", &report) else {
         return;
     };
     assert_eq!(errors, Vec::<String>::new());
@@ -267,7 +233,7 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
             .output()
             .unwrap();
         assert_eq!(
-            schema_errors(&report_in(&dir)).unwrap(),
+            schema_errors("mutants.schema.json", &report_in(&dir)).unwrap(),
             Vec::<String>::new()
         );
     }
@@ -283,7 +249,10 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
     assert_eq!(code(&m), 1, "{}", text(&m));
     let merged_report = report_in(&merged);
     assert_eq!(merged_report["shard"], Value::Null);
-    assert_eq!(schema_errors(&merged_report).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        schema_errors("mutants.schema.json", &merged_report).unwrap(),
+        Vec::<String>::new()
+    );
 
     // A candidate run carries its candidate facts.
     let spec = "[suites.double]\nrun = \"sh double-test.sh\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
@@ -296,14 +265,19 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
     assert_eq!(code(&out), 0, "{}", text(&out));
     let cand = cfx.report();
     assert_eq!(cand["candidate"]["manifest_after"], "2/2 OK");
-    assert_eq!(schema_errors(&cand).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        schema_errors("mutants.schema.json", &cand).unwrap(),
+        Vec::<String>::new()
+    );
 
     // Strict enough to catch a consumer-breaking change: a renamed field, top level or in a
     // row, and a missing version are refused.
     let mut renamed = report.clone();
     let tally = renamed.as_object_mut().unwrap().remove("tally").unwrap();
     renamed["totals"] = tally;
-    assert!(!schema_errors(&renamed).unwrap().is_empty());
+    assert!(!schema_errors("mutants.schema.json", &renamed)
+        .unwrap()
+        .is_empty());
     let mut nested = report.clone();
     let verdict = nested["mutants"][0]
         .as_object_mut()
@@ -311,13 +285,19 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
         .remove("verdict")
         .unwrap();
     nested["mutants"][0]["outcome"] = verdict;
-    assert!(!schema_errors(&nested).unwrap().is_empty());
+    assert!(!schema_errors("mutants.schema.json", &nested)
+        .unwrap()
+        .is_empty());
     let mut word = report.clone();
     word["mutants"][2]["verdict"] = json!("survived");
-    assert!(!schema_errors(&word).unwrap().is_empty());
+    assert!(!schema_errors("mutants.schema.json", &word)
+        .unwrap()
+        .is_empty());
     let mut no_version = report;
     no_version.as_object_mut().unwrap().remove("version");
-    assert!(!schema_errors(&no_version).unwrap().is_empty());
+    assert!(!schema_errors("mutants.schema.json", &no_version)
+        .unwrap()
+        .is_empty());
 }
 
 #[test]

@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use testkit::schema_errors;
 
 /// A stdio MCP client with a limit: starts the server from the config probe wrote, calls emit
 /// with n, and prints the text when it is at most LIMIT units, a spill message otherwise; it
@@ -87,52 +88,6 @@ impl Fixture {
     }
 }
 
-const VALIDATE: &str = r#"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    sys.exit(3)
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-instance = json.load(open(sys.argv[2]))
-v = jsonschema.Draft202012Validator(schema)
-print(json.dumps(sorted(e.message for e in v.iter_errors(instance))))
-"#;
-
-/// Errors validating `instance` against docs/schema/results.schema.json; `None` when skipped.
-fn schema_errors(instance: &Value) -> Option<Vec<String>> {
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("docs/schema/results.schema.json");
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("results.json");
-    fs::write(&path, serde_json::to_string(instance).unwrap()).unwrap();
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(VALIDATE)
-        .arg(&schema)
-        .arg(&path)
-        .output()
-        .unwrap();
-    if out.status.code() == Some(3) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "jsonschema is not installed under CI: .ci/run must install it \
-             (python3 -m pip install junitparser jsonschema)"
-        );
-        eprintln!("SKIP: jsonschema is not installed (python3 -m pip install jsonschema)");
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).unwrap())
-}
-
 #[test]
 fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_not() {
     let Some(f) = Fixture::new() else { return };
@@ -157,7 +112,7 @@ fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_n
     let check = f.results(&check);
     assert_eq!(check["check"]["held"], true);
     for doc in [&bracket, &f.results(&bisect), &check] {
-        let Some(errors) = schema_errors(doc) else {
+        let Some(errors) = schema_errors("results.schema.json", doc) else {
             return;
         };
         assert_eq!(errors, Vec::<String>::new(), "{doc:#}");
@@ -169,7 +124,9 @@ fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_n
         .remove("threshold")
         .unwrap();
     renamed["thresholds"] = t;
-    assert!(!schema_errors(&renamed).unwrap().is_empty());
+    assert!(!schema_errors("results.schema.json", &renamed)
+        .unwrap()
+        .is_empty());
     let mut point = bracket.clone();
     let v = point["points"][0]
         .as_object_mut()
@@ -177,10 +134,14 @@ fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_n
         .remove("verdict")
         .unwrap();
     point["points"][0]["result"] = v;
-    assert!(!schema_errors(&point).unwrap().is_empty());
+    assert!(!schema_errors("results.schema.json", &point)
+        .unwrap()
+        .is_empty());
     let mut verdict = bracket;
     verdict["points"][0]["verdict"] = "fine".into();
-    assert!(!schema_errors(&verdict).unwrap().is_empty());
+    assert!(!schema_errors("results.schema.json", &verdict)
+        .unwrap()
+        .is_empty());
 }
 
 #[test]

@@ -217,3 +217,38 @@ pub fn python_json(what: &str, script: &str, args: &[&Path]) -> Option<serde_jso
     );
     Some(serde_json::from_slice(&out.stdout).expect("the script prints JSON"))
 }
+
+const VALIDATE: &str = r#"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(3)
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+instance = json.load(open(sys.argv[2]))
+v = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+print(json.dumps({"errors": sorted(e.message for e in v.iter_errors(instance))}))
+"#;
+
+/// The errors of `instance` against `docs/schema/SCHEMA` (draft 2020-12, formats checked), by
+/// the real `jsonschema` from PyPI; `None` when skipped (see [`python_json`]).
+pub fn schema_errors(schema: &str, instance: &serde_json::Value) -> Option<Vec<String>> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("instance.json");
+    fs::write(&path, serde_json::to_string_pretty(instance).expect("JSON")).expect("write");
+    let schema = workspace().join("docs/schema").join(schema);
+    let v = python_json(
+        "JSON Schema validation (jsonschema)",
+        VALIDATE,
+        &[&schema, &path],
+    )?;
+    Some(
+        v["errors"]
+            .as_array()
+            .expect("a list of errors")
+            .iter()
+            .map(|e| e.as_str().unwrap_or_default().to_string())
+            .collect(),
+    )
+}
