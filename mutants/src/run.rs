@@ -422,18 +422,44 @@ fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeout: Duration) -> Result
         .tempdir()
         .context("creating the suite's scratch TMPDIR")?;
     let tmp = scratch.path().display().to_string();
-    let mut job = Job::shell(&suite.run, dir, log).timeout(timeout);
-    for (k, v) in &suite.env {
-        job = job.env(k, v);
+    let job_for = |script: &str, log: &Path| {
+        let mut job = Job::shell(script, dir, log).timeout(timeout);
+        for (k, v) in &suite.env {
+            job = job.env(k, v);
+        }
+        for var in ["TMPDIR", "TMP", "TEMP"] {
+            job = job.env(var, &tmp);
+        }
+        job
+    };
+    let mut record = None;
+    if let Some(build) = &suite.build {
+        let build_log = log.with_extension("build.log");
+        let built = runner::run(&job_for(build, &build_log))
+            .with_context(|| format!("creating the log {}", build_log.display()))?;
+        if built.outcome() != Outcome::Passed {
+            record = Some(build_failed(built));
+        }
     }
-    for var in ["TMPDIR", "TMP", "TEMP"] {
-        job = job.env(var, &tmp);
-    }
-    let record =
-        runner::run(&job).with_context(|| format!("creating the log {}", log.display()))?;
+    let record = match record {
+        Some(r) => r,
+        None => runner::run(&job_for(&suite.run, log))
+            .with_context(|| format!("creating the log {}", log.display()))?,
+    };
     make_writable(scratch.path());
     drop(scratch);
     Ok(record)
+}
+
+/// A failed build as the suite's record: the suite never ran, so it "could not start" (an
+/// `error`, never a kill), with the build's own status kept in the record's text. An
+/// interrupted or hung build keeps its own outcome.
+fn build_failed(mut built: RunRecord) -> RunRecord {
+    if !built.interrupted && !built.hang {
+        let status = built.status_text();
+        built.spawn_error = Some(format!("build failed ({status})"));
+    }
+    built
 }
 
 /// Gives the owner write access to every folder under `dir`, so a suite that left a read-only
@@ -488,6 +514,7 @@ mod tests {
 
     fn suite(timeout: Option<Duration>) -> Suite {
         Suite {
+            build: None,
             name: "bus".into(),
             run: "true".into(),
             timeout,

@@ -36,6 +36,7 @@ struct RawSpec {
 #[serde(deny_unknown_fields)]
 struct RawSuite {
     run: Spanned<String>,
+    build: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, String>,
@@ -61,6 +62,10 @@ struct RawMutant {
 pub struct Suite {
     pub name: String,
     pub run: String,
+    /// Run before `run`, for the baseline and every mutant: a mutant whose build fails is an
+    /// `error` (it proves nothing), never a kill. Without it, a replacement that does not
+    /// compile would fail the suite and look killed.
+    pub build: Option<String>,
     /// The spec's own timeout for this suite, if it gives one.
     pub timeout: Option<Duration>,
     pub env: BTreeMap<String, String>,
@@ -169,6 +174,11 @@ impl Spec {
                 Suite {
                     name: name.clone(),
                     run: suite.run.get_ref().clone(),
+                    build: suite
+                        .build
+                        .as_ref()
+                        .map(|b| b.get_ref().clone())
+                        .filter(|b| !b.trim().is_empty()),
                     timeout,
                     env: suite.env.clone(),
                 },
