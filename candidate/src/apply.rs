@@ -14,7 +14,6 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
 use manifests::{Manifest, Verification};
-use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
 use crate::git::{Commit, Git};
@@ -39,15 +38,10 @@ pub enum Place {
 }
 
 /// A path the patch deletes, and whether it is gone from the worktree.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Deleted {
-    #[serde(serialize_with = "lossy")]
     pub path: Vec<u8>,
     pub gone: bool,
-}
-
-fn lossy<S: serde::Serializer>(p: &[u8], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&String::from_utf8_lossy(p))
 }
 
 /// The inputs as read and resolved, before any worktree exists.

@@ -22,13 +22,7 @@ use candidate::{pack, worktree};
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
-    report::interrupt::install();
-    let exit = match dispatch(cli) {
-        Ok(exit) => exit,
-        Err(e) => report::exit::fail("gate", e.as_ref()),
-    };
-    report::exit::sweep_strays("gate");
-    exit
+    report::exit::run_tool("gate", || dispatch(cli))
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

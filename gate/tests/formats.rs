@@ -411,22 +411,8 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         assert!(script.contains(sub), "bash completion lacks {sub}");
     }
     assert!(script.contains("--junit") && script.contains("markdown"));
+    testkit::assert_bash_completion("gate", &script);
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("gate.bash");
-    fs::write(&file, &script).unwrap();
-    let check = Command::new("bash").arg("-n").arg(&file).output().unwrap();
-    assert!(
-        check.status.success(),
-        "bash -n: {}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-    // Sourcing it registers the completion function with bash.
-    let sourced = Command::new("bash")
-        .arg("-c")
-        .arg(format!("source {} && complete -p gate", file.display()))
-        .output()
-        .unwrap();
-    assert!(stdout(&sourced).contains("gate"), "{}", stderr(&sourced));
     for shell in ["zsh", "fish"] {
         let out = gate().args(["completions", shell]).output().unwrap();
         assert!(

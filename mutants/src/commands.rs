@@ -29,13 +29,7 @@ use crate::spec::{Mutant, Spec};
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
-    report::interrupt::install();
-    let exit = match dispatch(cli) {
-        Ok(exit) => exit,
-        Err(e) => report::exit::fail("mutants", e.as_ref()),
-    };
-    report::exit::sweep_strays("mutants");
-    exit
+    report::exit::run_tool("mutants", || dispatch(cli))
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {

@@ -290,15 +290,8 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         assert!(bash.contains(sub), "bash completion lacks {sub}");
     }
     assert!(bash.contains("--expect") && bash.contains("markdown"));
+    testkit::assert_bash_completion("probe", &bash);
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("probe.bash");
-    fs::write(&file, &bash).unwrap();
-    let check = Command::new("bash").arg("-n").arg(&file).output().unwrap();
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
     assert!(run(&["completions", "zsh"]).contains("bracket"));
     assert!(run(&["completions", "fish"]).contains("bracket"));
     assert!(run(&["man"]).contains(".TH probe 1"));

@@ -58,6 +58,24 @@ pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
     Exit::Usage
 }
 
+/// A tool's whole run: route Ctrl-C and SIGTERM to the interrupt flag, do the work, print an
+/// error that stopped it once (see [`fail`]), and sweep what its runs left behind.
+pub fn run_tool<E>(tool: &str, work: impl FnOnce() -> Result<Exit, E>) -> Exit
+where
+    E: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    crate::interrupt::install();
+    let exit = match work() {
+        Ok(exit) => exit,
+        Err(e) => {
+            let e: Box<dyn std::error::Error + Send + Sync> = e.into();
+            fail(tool, &*e)
+        }
+    };
+    sweep_strays(tool);
+    exit
+}
+
 /// The last thing a tool does: kill what its runs left behind (see
 /// [`crate::runner::sweep`]) and say so on stderr when there was anything.
 pub fn sweep_strays(tool: &str) {

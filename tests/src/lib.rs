@@ -252,3 +252,31 @@ pub fn schema_errors(schema: &str, instance: &serde_json::Value) -> Option<Vec<S
             .collect(),
     )
 }
+
+/// Proves a bash completion script for `tool` is valid bash (`bash -n`) and, sourced, registers
+/// a completion for `tool` (`complete -p TOOL`).
+pub fn assert_bash_completion(tool: &str, script: &str) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join(format!("{tool}.bash"));
+    fs::write(&file, script).expect("write");
+    let check = Command::new("bash")
+        .arg("-n")
+        .arg(&file)
+        .output()
+        .expect("run bash");
+    assert!(
+        check.status.success(),
+        "bash -n {tool}.bash: {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let sourced = Command::new("bash")
+        .arg("-c")
+        .arg(format!("source {} && complete -p {tool}", file.display()))
+        .output()
+        .expect("run bash");
+    assert!(
+        String::from_utf8_lossy(&sourced.stdout).contains(tool),
+        "sourcing the script registers no completion for {tool}: {}",
+        String::from_utf8_lossy(&sourced.stderr)
+    );
+}
