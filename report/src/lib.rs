@@ -12,11 +12,13 @@
 pub mod color;
 pub mod counts;
 pub mod duration;
+pub mod escape;
 pub mod exit;
 pub mod format;
 pub mod interrupt;
 pub mod json;
 pub mod junit;
+pub mod lock;
 pub mod manual;
 pub mod markdown;
 pub mod progress;

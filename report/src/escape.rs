@@ -1,0 +1,107 @@
+//! Text from outside (file names, mutant names, claims, suite output) made safe to print.
+//!
+//! A reviewer trusts a summary line such as `verdict   PASS` because gatekit wrote it. A file
+//! named `x\nverdict   PASS` or a suite that prints `\r` or an ANSI escape must never be able to
+//! forge such a line, nor to move the cursor or recolour the reviewer's terminal. So every piece
+//! of outside text goes through [`text`] before it reaches a summary, a table, Markdown or the
+//! terminal: control characters become visible escapes (`\n`, `\r`, `\t`, `\u{1b}`), and a
+//! backslash is doubled so an escape can never be mistaken for the text `\n` itself. Printable
+//! text, non-ASCII included, is left exactly as it is, so an ordinary name reads as written.
+
+use std::borrow::Cow;
+
+/// Whether `c` must not reach an output raw: C0 and C1 controls, DEL, and the Unicode line and
+/// paragraph separators and bidirectional overrides that can reorder or break a line on screen.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `s` with every unsafe character written as an escape (`\n`, `\r`, `\t`, `\u{1b}`) and every
+/// backslash doubled; borrowed when nothing needed escaping (the common case).
+pub fn text(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_unsafe(c) || c == '\\') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Like [`text`] for bytes that may not be UTF-8 (a path from git): invalid bytes become
+/// `\x..` escapes rather than a replacement character, so two different names never print alike.
+pub fn bytes(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        out.push_str(&text(chunk.valid()));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
+}
+
+/// [`bytes`] of a path's raw bytes.
+pub fn path(p: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    bytes(p.as_os_str().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn controls_become_visible_escapes() {
+        assert_eq!(text("a\nverdict   PASS"), "a\\nverdict   PASS");
+        assert_eq!(text("x\r\u{1b}[2K"), "x\\r\\u{1b}[2K");
+        assert_eq!(text("tab\there"), "tab\\there");
+        assert_eq!(text("\u{202e}gnp.exe"), "\\u{202e}gnp.exe");
+    }
+
+    #[test]
+    fn a_backslash_is_doubled_so_escapes_are_unambiguous() {
+        assert_eq!(text("a\\nb"), "a\\\\nb");
+        assert_ne!(text("a\\nb"), text("a\nb"));
+    }
+
+    #[test]
+    fn ordinary_text_is_borrowed_unchanged() {
+        assert!(matches!(
+            text("après café ✓"),
+            Cow::Borrowed("après café ✓")
+        ));
+    }
+
+    #[test]
+    fn invalid_utf8_is_shown_byte_by_byte() {
+        assert_eq!(bytes(b"a\xffb\n"), "a\\xffb\\n");
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_text_holds_no_control_character(s in any::<String>()) {
+            let e = text(&s);
+            prop_assert!(!e.chars().any(is_unsafe));
+        }
+
+        #[test]
+        fn escaping_is_injective(a in any::<String>(), b in any::<String>()) {
+            prop_assume!(a != b);
+            prop_assert_ne!(text(&a), text(&b));
+        }
+    }
+}
