@@ -85,6 +85,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             json,
         } => cmd_check(&manifest, &dir, json),
         Command::Cites { head, file, json } => cmd_cites(&repo()?, &head, file.as_deref(), json),
+        Command::Clean => cmd_clean(),
         Command::Demo { keep } => demo::run(keep),
         Command::Completions { shell } => {
             report::manual::print_completions(shell, <Cli as clap::CommandFactory>::command());
@@ -100,8 +101,28 @@ fn dispatch(cli: Cli) -> Result<Exit> {
     }
 }
 
+/// `gate clean`: what [`worktree::clean_stale`] removes at every start, and the kept
+/// checkouts, each only when its owner marker still says it is gatekit's.
+fn cmd_clean() -> Result<Exit> {
+    let stale = worktree::clean_stale();
+    println!("removed {} of killed runs", plural(stale, "checkout"));
+    let mut failed = false;
+    for kept in worktree::clean_kept() {
+        let path = report::escape::path(&kept.path);
+        match kept.result {
+            Ok(true) => println!("removed   {path} (kept)"),
+            Ok(false) => println!("left      {path}: no longer a gatekit checkout (forgotten)"),
+            Err(e) => {
+                failed = true;
+                eprintln!("gate: could not remove {path}: {e}");
+            }
+        }
+    }
+    Ok(Exit::from_held(!failed))
+}
+
 fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
-    worktree::clean_stale(repo);
+    worktree::clean_stale();
     let packed = pack::pack(repo, base, out, paths)?;
     println!(
         "patch     {}  sha256 {}",
@@ -132,7 +153,7 @@ fn cmd_apply(
     json: bool,
     color: ColorChoice,
 ) -> Result<Exit> {
-    worktree::clean_stale(repo);
+    worktree::clean_stale();
     let prepared = apply::prepare(repo, candidate)?;
     let place = Place::Keep(at);
     let applied = apply::apply(repo, prepared, &place)?;
@@ -221,7 +242,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
         manifest: config.manifest.clone(),
         head: config.head.clone(),
     };
-    worktree::clean_stale(repo);
+    worktree::clean_stale();
     let prepared = apply::prepare(repo, &candidate)?;
     let previous = if s.only.is_empty() {
         None

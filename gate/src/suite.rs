@@ -104,24 +104,19 @@ pub fn run_suite(
     log: &Path,
     echo: bool,
 ) -> Result<SuiteResult> {
-    let scratch = tempfile::Builder::new()
-        .prefix(&format!("gatekit-tmp-{}-", std::process::id()))
-        .tempdir()
-        .context("creating the suite's scratch TMPDIR")?;
-    let tmp = scratch.path().display().to_string();
+    let scratch =
+        report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let mut job = Job::shell(&suite.script, dir, log)
         .timeout(suite.timeout)
         .echo(echo);
     for (k, v) in env.iter().chain(suite.env.iter()) {
         job = job.env(k, v);
     }
-    for var in ["TMPDIR", "TMP", "TEMP"] {
-        job = job.env(var, &tmp);
-    }
+    let job = job.tmpdir(scratch.path());
     let record = runner::run(&job).with_context(|| format!("creating log {}", log.display()))?;
-    // A suite may leave read-only files behind; removal is best effort and never a verdict.
-    make_writable(scratch.path());
-    drop(scratch);
+    // Read-only folders a suite left are made writable first; removal is never a verdict, and
+    // what cannot be removed now goes with the session at the end of the run.
+    let _ = scratch.remove();
     Ok(SuiteResult {
         name: suite.name.clone(),
         command: suite.script.clone(),
@@ -129,15 +124,6 @@ pub fn run_suite(
         outcome: record.outcome(),
         record,
     })
-}
-
-fn make_writable(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
-        if entry.file_type().is_dir() {
-            let _ = std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o700));
-        }
-    }
 }
 
 /// A file name for a suite's log: its position and a slug of its name.

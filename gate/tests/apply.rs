@@ -40,7 +40,7 @@ fn pack_then_apply_proves_binary_files_odd_names_and_deletions() {
     );
     assert!(!std::path::Path::new(&format!("{wt}/docs/old.md")).exists());
     assert_eq!(f.repo.status(), status, "the user's checkout changed");
-    f.repo.git(["worktree", "remove", "--force", wt]);
+    f.repo.remove_checkout(wt);
 }
 
 #[test]
@@ -239,7 +239,7 @@ fn apply_json_carries_the_same_facts() {
         f.repo.git(["rev-parse", "work^{tree}"])
     );
     let wt = v["candidate"]["worktree"].as_str().unwrap().to_string();
-    f.repo.git(["worktree", "remove", "--force", &wt]);
+    f.repo.remove_checkout(&wt);
 }
 
 #[test]
@@ -315,7 +315,7 @@ fn a_file_turned_into_a_folder_counts_as_gone() {
         .arg(&wt)
         .output()
         .unwrap();
-    repo.git(["worktree", "remove", "--force", wt.to_str().unwrap()]);
+    repo.remove_checkout(wt.to_str().unwrap());
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
         stdout(&out).contains("deleted   1/1 gone: x"),

@@ -56,7 +56,7 @@ fn a_deleted_path_that_still_opens_fails_apply_and_run() {
         .find_map(|l| l.strip_prefix("worktree"))
         .and_then(|l| l.split_whitespace().next())
     {
-        repo.git(["worktree", "remove", "--force", wt]);
+        repo.remove_checkout(wt);
     }
     assert_eq!(applied.status.code(), Some(1), "{text}{}", stderr(&applied));
     assert!(text.contains("1/1 OK"), "{text}");

@@ -255,29 +255,6 @@ fn a_bad_gate_toml_names_file_and_line_and_writes_nothing() {
 }
 
 #[test]
-fn a_stale_worktree_from_a_killed_run_is_removed_on_the_next_start() {
-    let f = Fixture::new();
-    f.pack();
-    f.settle();
-    // No process has pid 2^22+1 (above the kernel's pid_max ceiling).
-    let stale =
-        std::env::temp_dir().join(format!("gatekit-run-4194305-{}", f.base.get(..8).unwrap()));
-    f.repo.git([
-        "worktree",
-        "add",
-        "-q",
-        "--detach",
-        stale.to_str().unwrap(),
-        &f.base,
-    ]);
-    assert_eq!(f.repo.extra_worktrees().len(), 1);
-    let config = f.config("[[suite]]\nname = \"ok\"\nrun = \"true\"\n");
-    f.run(&config, &f.out.path().join("o")).assert().success();
-    assert!(f.repo.extra_worktrees().is_empty());
-    assert!(!stale.exists());
-}
-
-#[test]
 fn keep_leaves_the_worktree_with_the_candidate_applied() {
     let f = Fixture::new();
     f.pack();
@@ -291,8 +268,7 @@ fn keep_leaves_the_worktree_with_the_candidate_applied() {
         fs::read(kept[0].join("src/lib.txt")).unwrap(),
         b"one\ntwo\nthree\n"
     );
-    f.repo
-        .git(["worktree", "remove", "--force", kept[0].to_str().unwrap()]);
+    f.repo.remove_checkout(&kept[0]);
 }
 
 #[test]

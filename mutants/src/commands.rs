@@ -206,7 +206,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;
     // A run killed with SIGKILL could not remove its worktrees; the next run does.
-    candidate::worktree::clean_stale(&repo);
+    candidate::worktree::clean_stale();
     let out = absolute(&args.out);
     let (source, commit, carried, config_path) = match &args.candidate {
         Some(path) => {

@@ -417,20 +417,14 @@ fn suite_run(
 /// suite that writes a fixed temp name would otherwise see the other mutant's file, and a
 /// verdict could depend on timing. It is removed afterwards, best effort (never a verdict).
 fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeout: Duration) -> Result<RunRecord> {
-    let scratch = tempfile::Builder::new()
-        .prefix(&format!("gatekit-mutants-tmp-{}-", std::process::id()))
-        .tempdir()
-        .context("creating the suite's scratch TMPDIR")?;
-    let tmp = scratch.path().display().to_string();
+    let scratch =
+        report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let job_for = |script: &str, log: &Path| {
         let mut job = Job::shell(script, dir, log).timeout(timeout);
         for (k, v) in &suite.env {
             job = job.env(k, v);
         }
-        for var in ["TMPDIR", "TMP", "TEMP"] {
-            job = job.env(var, &tmp);
-        }
-        job
+        job.tmpdir(scratch.path())
     };
     let mut record = None;
     if let Some(build) = &suite.build {
@@ -446,8 +440,9 @@ fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeout: Duration) -> Result
         None => runner::run(&job_for(&suite.run, log))
             .with_context(|| format!("creating the log {}", log.display()))?,
     };
-    make_writable(scratch.path());
-    drop(scratch);
+    // Read-only folders a suite left are made writable first; removal is never a verdict, and
+    // what cannot be removed now goes with the session at the end of the run.
+    let _ = scratch.remove();
     Ok(record)
 }
 
@@ -460,25 +455,6 @@ fn build_failed(mut built: RunRecord) -> RunRecord {
         built.spawn_error = Some(format!("build failed ({status})"));
     }
     built
-}
-
-/// Gives the owner write access to every folder under `dir`, so a suite that left a read-only
-/// folder cannot make its scratch TMPDIR outlive it.
-fn make_writable(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    if let Ok(meta) = fs::symlink_metadata(dir) {
-        let mut perms = meta.permissions();
-        perms.set_mode(perms.mode() | 0o700);
-        let _ = fs::set_permissions(dir, perms);
-    }
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        if e.file_type().is_ok_and(|t| t.is_dir()) {
-            make_writable(&e.path());
-        }
-    }
 }
 
 /// `log` relative to `out`, with `/`, for reports that move with their folder.

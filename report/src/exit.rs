@@ -65,6 +65,15 @@ where
     E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     crate::interrupt::install();
+    // A run that died with SIGKILL could clean nothing: its processes and scratch are ours to
+    // remove now, before this run starts its own.
+    let stale = crate::scratch::clean_stale();
+    if stale.processes > 0 {
+        eprintln!(
+            "{tool}: killed {} process(es) left by a gatekit run that was killed",
+            stale.processes
+        );
+    }
     let exit = match work() {
         Ok(exit) => exit,
         Err(e) => {
@@ -73,6 +82,7 @@ where
         }
     };
     sweep_strays(tool);
+    crate::scratch::finish();
     exit
 }
 

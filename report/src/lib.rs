@@ -23,6 +23,7 @@ pub mod manual;
 pub mod markdown;
 pub mod progress;
 pub mod runner;
+pub mod scratch;
 pub mod span;
 pub mod table;
 pub mod time;

@@ -112,6 +112,13 @@ impl Job {
         self
     }
 
+    /// Points `TMPDIR`, `TMP` and `TEMP` at `dir`: a suite's scratch folder of its own (see
+    /// [`crate::scratch::ScratchDir`]), so runs side by side cannot meet in `/tmp`.
+    pub fn tmpdir(self, dir: &Path) -> Job {
+        let dir = dir.display().to_string();
+        self.env("TMPDIR", &dir).env("TMP", &dir).env("TEMP", dir)
+    }
+
     pub fn echo(mut self, echo: bool) -> Job {
         self.echo = echo;
         self
@@ -224,6 +231,9 @@ pub fn become_subreaper() {
     });
 }
 
+/// A tag no other run on the machine has: this process's [`RunId`](crate::scratch::RunId)
+/// (pid and start time), then a sequence number and the clock. The `PID.START` prefix is what
+/// lets the next gatekit start find and kill the processes of a run that died with SIGKILL.
 fn new_tag() -> String {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
@@ -232,10 +242,23 @@ fn new_tag() -> String {
         .unwrap_or(0);
     format!(
         "{}-{}-{nanos}",
-        std::process::id(),
+        crate::scratch::RunId::current().tag(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     )
 }
+
+/// Variables that would point a child's git at another repository than the one it runs in
+/// (set when gatekit itself runs inside a git hook): a suite's `git tag` must land in the run's
+/// own repository, never in the user's.
+const GIT_REDIRECTING: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+];
 
 /// Runs `job` to the end and returns its record.
 ///
@@ -243,6 +266,9 @@ fn new_tag() -> String {
 /// `spawn_error` set, because for a judge that is an outcome ("could not start"), not a crash.
 pub fn run(job: &Job) -> io::Result<RunRecord> {
     become_subreaper();
+    // The session folder exists before the first child does, so that if this process dies
+    // with SIGKILL the next gatekit start finds it and kills what it left running.
+    crate::scratch::session()?;
     let log = File::create(&job.log)?;
     let tag = new_tag();
     let argv = job.argv();
@@ -268,6 +294,9 @@ pub fn run(job: &Job) -> io::Result<RunRecord> {
         .process_group(0);
     if job.env_clear {
         cmd.env_clear();
+    }
+    for key in GIT_REDIRECTING {
+        cmd.env_remove(key);
     }
     for key in &job.env_remove {
         cmd.env_remove(key);
@@ -502,6 +531,23 @@ fn scan() -> Vec<Proc> {
         })
     })
     .collect()
+}
+
+/// Every live process whose `GATEKIT_RUN` has a `:`-separated part for which `matches` holds.
+pub fn tagged_processes(matches: impl Fn(&[u8]) -> bool) -> Vec<i32> {
+    let prefix = format!("{TAG_VAR}=").into_bytes();
+    scan()
+        .into_iter()
+        .filter(|p| !p.zombie)
+        .filter(|p| match fs::read(format!("/proc/{}/environ", p.pid)) {
+            Ok(env) => env
+                .split(|b| *b == 0)
+                .filter_map(|var| var.strip_prefix(prefix.as_slice()))
+                .any(|value| value.split(|b| *b == b':').any(&matches)),
+            Err(_) => false,
+        })
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// Whether the process's `GATEKIT_RUN` holds `tag` among its `:`-separated runs.
