@@ -5,7 +5,10 @@
 //! files, index and status stay untouched even if the tool is killed mid-swap. What is carried:
 //! every change to tracked files, staged or not (`git diff --binary HEAD`, applied with
 //! `git apply`), and every untracked file git does not ignore (copied, mode and symlinks kept),
-//! because a new test file not yet added is part of what the suite runs. Ignored files (build
+//! because a new test file not yet added is part of what the suite runs. Two things `git diff`
+//! does not show are carried too: a tracked file marked assume-unchanged or skip-worktree is
+//! copied as it is in DIR (git hides its edits, the suite would not), and an untracked nested
+//! repository is copied as a folder of files (its own `.git` left out). Ignored files (build
 //! output, `node_modules`) are not carried; the suite builds them in the worktree as CI would.
 //!
 //! With `--candidate gate.toml` a copy is built the way `gate apply` builds it instead.
@@ -37,6 +40,10 @@ pub struct DirState {
     pub commit: String,
     diff: Vec<u8>,
     untracked: Vec<Vec<u8>>,
+    /// Tracked files whose edits git hides (assume-unchanged, skip-worktree) and that exist.
+    hidden: Vec<Vec<u8>>,
+    /// Untracked nested repositories (listed by git as `DIR/`).
+    nested: usize,
 }
 
 impl DirState {
@@ -64,13 +71,29 @@ impl DirState {
                 let abs = top.join(std::ffi::OsStr::from_bytes(p));
                 skip.as_ref().map_or(true, |s| !abs.starts_with(s))
             })
-            .map(<[u8]>::to_vec)
+            .map(|p| p.strip_suffix(b"/").unwrap_or(p).to_vec())
+            .collect::<Vec<_>>();
+        let nested = untracked
+            .iter()
+            .filter(|p| top.join(std::ffi::OsStr::from_bytes(p)).is_dir())
+            .count();
+        // `ls-files -v` tags assume-unchanged entries in lower case and skip-worktree ones `S`.
+        let tagged = repo
+            .bytes(["ls-files", "-v", "-z"])
+            .context("listing DIR's tracked files")?;
+        let hidden = tagged
+            .split(|b| *b == 0)
+            .filter(|e| e.len() > 2 && (e[0].is_ascii_lowercase() || e[0] == b'S'))
+            .map(|e| e[2..].to_vec())
+            .filter(|p| fs::symlink_metadata(top.join(std::ffi::OsStr::from_bytes(p))).is_ok())
             .collect();
         Ok(DirState {
             repo,
             commit,
             diff,
             untracked,
+            hidden,
+            nested,
         })
     }
 
@@ -81,10 +104,24 @@ impl DirState {
             .split(|b| *b == b'\n')
             .filter(|l| l.starts_with(b"diff --git "))
             .count();
-        format!(
+        let mut text = format!(
             "{changed} changed tracked path(s), {} untracked file(s)",
-            self.untracked.len()
-        )
+            self.untracked.len() - self.nested
+        );
+        if self.nested > 0 {
+            text.push_str(&format!(
+                ", {} untracked nested repositor{} copied as files (its .git left out)",
+                self.nested,
+                if self.nested == 1 { "y" } else { "ies" }
+            ));
+        }
+        if !self.hidden.is_empty() {
+            text.push_str(&format!(
+                ", {} file(s) marked assume-unchanged or skip-worktree carried as they are in DIR",
+                self.hidden.len()
+            ));
+        }
+        text
     }
 }
 
@@ -186,23 +223,41 @@ fn carry(state: &DirState, root: &Path) -> Result<()> {
             .context("carrying DIR's uncommitted changes into the worktree (git apply)")?;
     }
     let from_root = state.repo.dir();
-    for rel in &state.untracked {
+    for rel in state.untracked.iter().chain(&state.hidden) {
         let rel = Path::new(std::ffi::OsStr::from_bytes(rel));
-        let from = from_root.join(rel);
-        let to = root.join(rel);
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent)?;
+        copy_entry(&from_root.join(rel), &root.join(rel))?;
+    }
+    Ok(())
+}
+
+/// Copies one file, link or (a nested repository) folder from DIR into a copy, replacing what
+/// is there; a nested repository's own `.git` is left out. Links are copied as links.
+fn copy_entry(from: &Path, to: &Path) -> Result<()> {
+    let meta = match fs::symlink_metadata(from) {
+        Ok(m) => m,
+        // Gone since we listed it: nothing to carry.
+        Err(_) => return Ok(()),
+    };
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    if fs::symlink_metadata(to).is_ok_and(|m| !m.is_dir()) {
+        fs::remove_file(to).with_context(|| format!("replacing {}", to.display()))?;
+    }
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        std::os::unix::fs::symlink(fs::read_link(from)?, to)?;
+    } else if kind.is_dir() {
+        fs::create_dir_all(to)?;
+        for entry in fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+            let entry = entry?;
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            copy_entry(&entry.path(), &to.join(entry.file_name()))?;
         }
-        let meta = match fs::symlink_metadata(&from) {
-            Ok(m) => m,
-            // Gone since we listed it: nothing to carry.
-            Err(_) => continue,
-        };
-        if meta.file_type().is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&from)?, &to)?;
-        } else {
-            fs::copy(&from, &to).with_context(|| format!("copying {}", from.display()))?;
-        }
+    } else if kind.is_file() {
+        fs::copy(from, to).with_context(|| format!("copying {}", from.display()))?;
     }
     Ok(())
 }

@@ -1,0 +1,94 @@
+//! The run's checkouts are repositories of their own: what a suite does to "its" git never
+//! reaches DIR's repository, and DIR's state that `git diff` cannot show (a nested repository,
+//! files marked assume-unchanged or skip-worktree) is carried, never a failed run.
+
+mod common;
+
+use std::fs;
+
+use common::{code, mutant, text, verdicts, Fixture, LIB, SUITE};
+
+#[test]
+fn a_meddling_suite_leaves_dirs_repository_byte_for_byte_as_it_was() {
+    let suite = r#"[suites.unit]
+run = """
+git config user.name Meddler && git config user.email m@example.invalid &&
+git config gatekit.test changed && git tag -f evil && git branch -f evil &&
+git tag -d v1 >/dev/null && echo x >> README && git stash -q && echo '#!/bin/sh' > .git/hooks/pre-push &&
+git worktree add -q "$TMPDIR/wt" HEAD && git commit -q --allow-empty -m meddle &&
+sh test.sh
+"""
+timeout = "20s"
+
+"#;
+    let spec = format!(
+        "{suite}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", "")
+    );
+    let fx = Fixture::new(&spec);
+    fx.repo.write("README", "readme\n");
+    fx.repo.commit_all("readme");
+    fx.repo.git(["tag", "v1"]);
+    fx.repo.git(["config", "gatekit.test", "original"]);
+    let git_dir = fx.repo.path().join(".git");
+    let before = testkit::snapshot(&git_dir);
+    let status = fx.repo.status();
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(verdicts(&fx.report())[0].1, "killed");
+    let after = testkit::snapshot(&git_dir);
+    let changed: Vec<_> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .collect();
+    assert!(changed.is_empty(), "DIR's .git changed: {changed:?}");
+    assert_eq!(fx.repo.status(), status);
+    assert_eq!(fx.repo.git(["config", "gatekit.test"]), "original");
+    assert!(fx.repo.extra_worktrees().is_empty());
+}
+
+#[test]
+fn a_nested_repository_and_hidden_edits_are_carried_into_the_run() {
+    // The suite reads a file from an untracked nested repository and the real content of a
+    // file whose edit git hides (assume-unchanged), and fails unless both are as in DIR.
+    let suite = "[suites.unit]\nrun = \"[ \\\"$(cat vendor/dep/VERSION)\\\" = 2.0 ] && grep -q edited hidden.txt && sh test.sh\"\ntimeout = \"20s\"\n\n";
+    let spec = format!(
+        "{suite}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", "")
+    );
+    let fx = Fixture::new(&spec);
+    fx.repo.write("hidden.txt", "original\n");
+    fx.repo.commit_all("hidden");
+    let nested = testkit::Repo::new();
+    nested.write("VERSION", "2.0");
+    nested.commit_all("dep");
+    let vendor = fx.repo.path().join("vendor");
+    fs::create_dir_all(&vendor).unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(nested.path())
+        .arg(vendor.join("dep"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    fx.repo
+        .git(["update-index", "--assume-unchanged", "hidden.txt"]);
+    fx.repo.write("hidden.txt", "edited\n");
+    let before = fx.repo.status();
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(verdicts(&fx.report())[0].1, "killed");
+    let said = text(&out);
+    assert!(
+        said.contains("1 untracked nested repository copied"),
+        "{said}"
+    );
+    assert!(said.contains("assume-unchanged or skip-worktree"), "{said}");
+    assert_eq!(fx.repo.status(), before);
+    assert_eq!(
+        fs::read_to_string(fx.repo.path().join("hidden.txt")).unwrap(),
+        "edited\n"
+    );
+    let _ = (LIB, SUITE);
+}
