@@ -197,11 +197,23 @@ impl Git {
             OsStr::new("--no-renames"),
             OsStr::new("--format=%H%x1f%P%x1f%s"),
             OsStr::new(&range),
+            OsStr::new("--stdin"),
             OsStr::new("--"),
         ];
+        // The paths go on stdin, one per line, so a candidate of any size fits (the command line
+        // has a length limit, 30,000 long paths pass it). A name holding a newline cannot be a
+        // line: those few go on the command line.
         use std::os::unix::ffi::OsStrExt;
-        args.extend(paths.iter().map(|p| OsStr::from_bytes(p)));
-        let out = self.bytes(args)?;
+        let mut input = b"--\n".to_vec();
+        for p in paths {
+            if p.contains(&b'\n') {
+                args.push(OsStr::from_bytes(p));
+            } else {
+                input.extend_from_slice(p);
+                input.push(b'\n');
+            }
+        }
+        let out = self.bytes_with_input(args, Some(&input))?;
         // A subject is one line, so one line per commit; 0x1f cannot occur in a sha list.
         let commits = String::from_utf8_lossy(&out)
             .lines()
