@@ -71,7 +71,7 @@ pub struct Applied {
 impl Applied {
     /// The manifest checked again now, against the worktree as it is.
     pub fn recheck(&self) -> Result<Verification> {
-        manifests::verify(self.worktree.path(), &self.prepared.manifest)
+        manifests::verify_as_recorded(self.worktree.path(), &self.prepared.manifest)
             .with_context(|| format!("{}", self.prepared.candidate.manifest.display()))
     }
 }
@@ -134,7 +134,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
             short(&prepared.base)
         );
     }
-    let verification = manifests::verify(worktree.path(), &prepared.manifest)
+    let verification = manifests::verify_as_recorded(worktree.path(), &prepared.manifest)
         .with_context(|| format!("{}", prepared.candidate.manifest.display()))?;
 
     let changes = wt.bytes([

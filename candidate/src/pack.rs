@@ -29,6 +29,8 @@ pub struct Packed {
     pub manifest: PathBuf,
     pub entries: usize,
     pub deleted: usize,
+    /// Submodule bumps: no manifest line, bound by the tree id.
+    pub submodules: usize,
 }
 
 /// Packs the staged changes against `base`, limited to `paths` when any are given.
@@ -87,10 +89,15 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     let wt = scratch.git();
     wt.bytes_with_input(["apply", "--index", "-"], Some(&patch))
         .context("the staged diff does not apply to its own base")?;
+    // A submodule bump is a commit id in the index, not a file: sha256sum has no way to say
+    // it, so it gets no line (like a deletion) and is bound by the tree id instead.
+    let gitlinks = gitlinks(&wt)?;
+    let kept: Vec<Vec<u8>> = kept.into_iter().filter(|p| !gitlinks.contains(p)).collect();
+    let submodules = changes.len() - deleted - kept.len();
     let manifest = if kept.is_empty() {
         None
     } else {
-        Some(manifests::manifest_for(scratch.path(), &kept)?)
+        Some(manifests::manifest_as_recorded(scratch.path(), &kept)?)
     };
     drop(scratch);
 
@@ -112,5 +119,20 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         manifest: manifest_path,
         entries: kept.len(),
         deleted,
+        submodules,
     })
+}
+
+/// The paths the index of `repo` records as submodules (gitlinks, mode 160000).
+pub fn gitlinks(repo: &Git) -> Result<std::collections::HashSet<Vec<u8>>> {
+    let list = repo.bytes(["ls-files", "--stage", "-z"])?;
+    Ok(list
+        .split(|b| *b == 0)
+        .filter(|e| e.starts_with(b"160000 "))
+        .filter_map(|e| {
+            e.iter()
+                .position(|b| *b == b'\t')
+                .map(|i| e[i + 1..].to_vec())
+        })
+        .collect())
 }

@@ -129,17 +129,27 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
         packed.patch.display(),
         packed.patch_sha256
     );
+    let mut notes = Vec::new();
+    if packed.deleted > 0 {
+        notes.push(format!(
+            "{} deleted: no line, apply checks they are gone",
+            plural(packed.deleted, "path")
+        ));
+    }
+    if packed.submodules > 0 {
+        notes.push(format!(
+            "{}: no line, bound by the tree id",
+            plural(packed.submodules, "submodule bump")
+        ));
+    }
     println!(
         "manifest  {}  {}{}",
         packed.manifest.display(),
         plural(packed.entries, "path"),
-        if packed.deleted > 0 {
-            format!(
-                " ({} deleted: no line, apply checks they are gone)",
-                plural(packed.deleted, "path")
-            )
-        } else {
+        if notes.is_empty() {
             String::new()
+        } else {
+            format!(" ({})", notes.join("; "))
         }
     );
     println!("base      {}", packed.base);

@@ -200,26 +200,33 @@ fn hostile_and_malformed_manifests_name_the_line() {
 }
 
 #[test]
-fn a_link_out_of_the_tree_is_refused() {
+fn a_link_out_of_the_tree_is_bound_by_its_target_and_never_followed() {
     let f = Fixture::new();
-    std::os::unix::fs::symlink("/etc", f.repo.path().join("escape")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret"), "outside\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), f.repo.path().join("escape")).unwrap();
     f.repo.git(["add", "escape"]);
-    f.pack_expect_failure_or_refusal();
-}
-
-impl Fixture {
-    /// A candidate holding a link out of the tree can be packed only to be refused when
-    /// hashed: either way nothing outside the tree is read and the exit is 2.
-    fn pack_expect_failure_or_refusal(&self) {
-        let out = gate()
-            .current_dir(self.repo.path())
-            .args(["pack", "--base", &self.base, "--out"])
-            .arg(self.out.path())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-        assert!(stderr(&out).contains("escape"), "{}", stderr(&out));
-        assert!(self.repo.extra_worktrees().is_empty());
+    f.pack();
+    let text = fs::read_to_string(f.manifest()).unwrap();
+    assert!(text.contains("  escape\n"), "{text}");
+    // A manifest that asks for a file through the link is refused that file: never read.
+    let hex = "0".repeat(64);
+    fs::write(f.manifest(), format!("{text}{hex}  escape/secret\n")).unwrap();
+    let out = f.apply().arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entries = v["candidate"]["manifest"]["entries"].as_array().unwrap();
+    let through = entries
+        .iter()
+        .find(|e| e["path"] == "escape/secret")
+        .unwrap();
+    assert_eq!(through["status"], "FAILED", "{through}");
+    assert!(through["detail"]
+        .as_str()
+        .unwrap()
+        .contains("beyond a symbolic link"));
+    if let Some(wt) = v["candidate"]["worktree"].as_str() {
+        f.repo.remove_checkout(wt);
     }
 }
 

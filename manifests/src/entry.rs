@@ -19,6 +19,12 @@ use serde::{Serialize, Serializer};
 pub struct Digest(pub [u8; 32]);
 
 impl Digest {
+    /// The SHA-256 of `bytes` held in memory (a link's target, say).
+    pub fn of(bytes: &[u8]) -> Digest {
+        use sha2::Digest as _;
+        Digest(sha2::Sha256::digest(bytes).into())
+    }
+
     /// Reads exactly 64 hex digits, either case. Anything else is `None`.
     pub fn from_hex(hex: &[u8]) -> Option<Digest> {
         if hex.len() != 64 {

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use crate::entry::{Entry, Manifest};
+use crate::entry::{Digest, Entry, Manifest};
 use crate::hash::{hash_jobs, Job};
-use crate::path::Located;
+use crate::path::{Links, Located};
 use crate::tree::{locate_all, TreeError};
 
 /// Hashes `paths` (relative to `root`, under the path rules) on every core and returns their
@@ -15,11 +15,29 @@ use crate::tree::{locate_all, TreeError};
 /// for something absent or unreadable could never check OK, so those are errors here, as are
 /// an empty list and any path the rules refuse.
 pub fn manifest_for<P: AsRef<[u8]>>(root: &Path, paths: &[P]) -> Result<Manifest, TreeError> {
+    manifest_with(root, paths, Links::Follow)
+}
+
+/// [`manifest_for`] with links judged as git records them ([`Links::AsRecorded`]): a link's
+/// line holds the digest of its target's bytes. What `gate pack` writes.
+pub fn manifest_as_recorded<P: AsRef<[u8]>>(
+    root: &Path,
+    paths: &[P],
+) -> Result<Manifest, TreeError> {
+    manifest_with(root, paths, Links::AsRecorded)
+}
+
+fn manifest_with<P: AsRef<[u8]>>(
+    root: &Path,
+    paths: &[P],
+    links: Links,
+) -> Result<Manifest, TreeError> {
     if paths.is_empty() {
         return Err(TreeError::NoPaths);
     }
-    let located = locate_all(root, paths)?;
+    let located = locate_all(root, paths, links)?;
     let mut jobs = Vec::with_capacity(located.len());
+    let mut digests = vec![None; paths.len()];
     for (index, (place, path)) in located.into_iter().zip(paths).enumerate() {
         let path = path.as_ref().to_vec();
         match place {
@@ -28,11 +46,11 @@ pub fn manifest_for<P: AsRef<[u8]>>(root: &Path, paths: &[P]) -> Result<Manifest
                 path: real,
                 len,
             }),
+            Located::Link { target } => digests[index] = Some(Digest::of(&target)),
             Located::Missing => return Err(TreeError::Missing { path }),
             Located::Unreadable(message) => return Err(TreeError::Unreadable { path, message }),
         }
     }
-    let mut digests = vec![None; paths.len()];
     for (index, result) in hash_jobs(jobs) {
         match result {
             Ok(digest) => digests[index] = Some(digest),

@@ -70,7 +70,7 @@ pub fn hash_files<P: AsRef<[u8]>>(
     root: &Path,
     paths: &[P],
 ) -> Result<Vec<io::Result<Digest>>, TreeError> {
-    let located = locate_all(root, paths)?;
+    let located = locate_all(root, paths, crate::path::Links::Follow)?;
     let mut jobs = Vec::new();
     let mut results: Vec<Option<io::Result<Digest>>> = Vec::with_capacity(located.len());
     for (index, place) in located.into_iter().enumerate() {
@@ -83,6 +83,7 @@ pub fn hash_files<P: AsRef<[u8]>>(
                 });
                 None
             }
+            Located::Link { target } => Some(Ok(Digest::of(&target))),
             Located::Missing => Some(Err(io::Error::new(
                 io::ErrorKind::NotFound,
                 "no such file in the tree",

@@ -28,8 +28,8 @@ mod verify;
 
 pub use entry::{Digest, Entry, Form, Manifest};
 pub use format::{escape_name, parse, write, write_entry, LineProblem, ParseError};
-pub use generate::manifest_for;
+pub use generate::{manifest_as_recorded, manifest_for};
 pub use hash::{hash_file, hash_files, hash_reader};
-pub use path::{check_path, PathError, PathProblem};
+pub use path::{check_path, Links, PathError, PathProblem};
 pub use tree::TreeError;
-pub use verify::{verify, Checked, Status, Summary, Verification};
+pub use verify::{verify, verify_as_recorded, Checked, Status, Summary, Verification};

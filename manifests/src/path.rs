@@ -121,9 +121,25 @@ pub fn check_path(path: &[u8]) -> Result<(), PathError> {
     }
 }
 
+/// How a symlink in the tree is judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Links {
+    /// As `sha256sum` does: a link that stays in the tree is followed and the file it shows is
+    /// hashed (`gate check`).
+    #[default]
+    Follow,
+    /// As git records it: a link is a file whose content is its target, hashed as such and never
+    /// followed, whether relative, absolute or dangling; a path that goes through a link to a
+    /// folder is not a path git can record. This is how a candidate's manifest is made and
+    /// checked, so a link in a patch is bound by what it says, not by what it points at.
+    AsRecorded,
+}
+
 /// Where a checked path leads inside the tree.
 #[derive(Debug)]
 pub(crate) enum Located {
+    /// A symlink judged as git records it ([`Links::AsRecorded`]): its target's bytes.
+    Link { target: Vec<u8> },
     /// A regular file, at a real path with no symlinks left in it, and its size.
     File { real: PathBuf, len: u64 },
     /// Nothing there: a component does not exist, or one before the last is not a directory
@@ -141,8 +157,9 @@ const MAX_LINKS: usize = 40;
 /// [`std::fs::canonicalize`]), following in-tree symlinks and refusing any that leave.
 ///
 /// The path must have passed [`check_path`]; this checks it again so no caller can skip it.
-pub(crate) fn locate(root: &Path, path: &[u8]) -> Result<Located, PathError> {
+pub(crate) fn locate(root: &Path, path: &[u8], links: Links) -> Result<Located, PathError> {
     check_path(path)?;
+    let links_policy = links;
     let escape = |link: &Path, target: &Path| PathError {
         path: path.to_vec(),
         problem: PathProblem::LinkEscapes {
@@ -185,6 +202,19 @@ pub(crate) fn locate(root: &Path, path: &[u8]) -> Result<Located, PathError> {
             Err(e) => return Ok(Located::Unreadable(e.to_string())),
         };
         let kind = meta.file_type();
+        if kind.is_symlink() && links_policy == Links::AsRecorded {
+            if !pending.is_empty() {
+                return Ok(Located::Unreadable(
+                    "beyond a symbolic link (git records no path through one)".to_string(),
+                ));
+            }
+            return match fs::read_link(&real) {
+                Ok(target) => Ok(Located::Link {
+                    target: target.as_os_str().as_bytes().to_vec(),
+                }),
+                Err(e) => Ok(Located::Unreadable(e.to_string())),
+            };
+        }
         if kind.is_symlink() {
             links += 1;
             if links > MAX_LINKS {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::path::{locate, show_path, Located, PathError};
+use crate::path::{locate, show_path, Links, Located, PathError};
 
 /// Why a tree could not be hashed or checked at all. A file that differs or is absent is not
 /// an error but a [`crate::Status`]; these are bad input or a tree that cannot be opened.
@@ -57,10 +57,11 @@ pub(crate) fn open_root(root: &Path) -> Result<PathBuf, TreeError> {
 pub(crate) fn locate_all<P: AsRef<[u8]>>(
     root: &Path,
     paths: &[P],
+    links: Links,
 ) -> Result<Vec<Located>, TreeError> {
     let root = open_root(root)?;
     paths
         .iter()
-        .map(|p| locate(&root, p.as_ref()).map_err(TreeError::from))
+        .map(|p| locate(&root, p.as_ref(), links).map_err(TreeError::from))
         .collect()
 }

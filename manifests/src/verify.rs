@@ -21,7 +21,7 @@ use serde::{Serialize, Serializer};
 use crate::entry::{Digest, Manifest};
 use crate::format::{escape_name, needs_escape};
 use crate::hash::{hash_jobs, Job};
-use crate::path::Located;
+use crate::path::{Links, Located};
 use crate::tree::{locate_all, TreeError};
 
 /// The verdict on one entry.
@@ -201,8 +201,18 @@ impl Serialize for Verification {
 /// out of the tree, including through a parent directory) makes the whole check an error
 /// before any file is read.
 pub fn verify(root: &Path, manifest: &Manifest) -> Result<Verification, TreeError> {
+    verify_with(root, manifest, Links::Follow)
+}
+
+/// [`verify`] with links judged as git records them ([`Links::AsRecorded`]): a link is OK when
+/// its target's bytes have the digest, and is never followed. How a candidate is checked.
+pub fn verify_as_recorded(root: &Path, manifest: &Manifest) -> Result<Verification, TreeError> {
+    verify_with(root, manifest, Links::AsRecorded)
+}
+
+fn verify_with(root: &Path, manifest: &Manifest, links: Links) -> Result<Verification, TreeError> {
     let paths: Vec<&[u8]> = manifest.iter().map(|e| e.path.as_slice()).collect();
-    let located = locate_all(root, &paths)?;
+    let located = locate_all(root, &paths, links)?;
     let mut jobs = Vec::new();
     let mut entries: Vec<Checked> = Vec::with_capacity(located.len());
     for (index, (place, entry)) in located.into_iter().zip(manifest).enumerate() {
@@ -215,6 +225,21 @@ pub fn verify(root: &Path, manifest: &Manifest) -> Result<Verification, TreeErro
                 });
                 // Settled below, once hashed.
                 (Status::Failed, Some("not hashed".to_string()))
+            }
+            Located::Link { target } => {
+                let actual = Digest::of(&target);
+                entries.push(Checked {
+                    path: entry.path.clone(),
+                    expected: entry.digest,
+                    actual: Some(actual),
+                    status: if actual == entry.digest {
+                        Status::Ok
+                    } else {
+                        Status::Failed
+                    },
+                    detail: (actual != entry.digest).then(|| "link target differs".to_string()),
+                });
+                continue;
             }
             Located::Missing => (Status::Missing, Some("no such file".to_string())),
             Located::Unreadable(why) => (Status::Failed, Some(why)),
