@@ -127,12 +127,18 @@ pub fn session() -> io::Result<&'static Path> {
     if let Some(p) = SESSION.get() {
         return Ok(p);
     }
+    // Threads (mutants' jobs) ask at once: one makes it, the others wait and find it made.
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = SESSION.get() {
+        return Ok(p);
+    }
     let me = RunId::current();
     let dir = base().join(me.folder_name());
     match fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}
-        // Ours from an earlier call that lost the race below, or a leftover of a dead process
-        // with our pid and start time, which cannot exist: only trust it when it is ours.
+        // A folder by our name that we did not make in this process: a leftover of a dead
+        // process with our pid and start time cannot exist, so only trust it when it is ours.
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             if !is_owned_session(&dir, &me) {
                 return Err(io::Error::other(format!(
