@@ -1,0 +1,418 @@
+//! Counts read from real runners' closing lines.
+//!
+//! Each case is a small project with a known mix of outcomes (passing, failing, skipped, and
+//! where the runner has them: todo, xfail, xpass, errors, warnings, deselected), the command
+//! that runs it, and the counts gatekit must read from its output. Two tests use them:
+//! - `checked_in_fixtures_give_their_counts` reads the output each runner really printed,
+//!   captured into `tests/fixtures/counts/` (always runs, needs no runner);
+//! - `live_runners_give_the_same_counts` runs every runner that is installed
+//!   (`scripts/install-runners.sh`) on its project now, and fails if the counts differ, so a
+//!   runner's new version that changes its summary is noticed. With `GATEKIT_CAPTURE=1` it
+//!   rewrites the fixtures from what the runners printed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use report::counts::{self, Counts};
+
+struct Case {
+    /// The fixture's name: `runner-variant`.
+    name: &'static str,
+    /// The program to look for; the live test skips when it does not run.
+    program: fn() -> Option<PathBuf>,
+    /// Files of the project, relative to its folder.
+    files: &'static [(&'static str, &'static str)],
+    /// Arguments after the program.
+    args: &'static [&'static str],
+    expect: Counts,
+}
+
+const fn counts(passed: u64, failed: u64, skipped: u64) -> Counts {
+    Counts {
+        passed,
+        failed,
+        skipped,
+    }
+}
+
+fn runners_dir() -> PathBuf {
+    std::env::var_os("GATEKIT_RUNNERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/gatekit/runners")
+        })
+}
+
+fn npm_bin(name: &str) -> Option<PathBuf> {
+    let p = runners_dir().join("node_modules/.bin").join(name);
+    runs(&p).then_some(p)
+}
+
+fn runs(program: &Path) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(name);
+    runs(&p).then_some(p)
+}
+
+fn python() -> Option<PathBuf> {
+    on_path("python3")
+}
+
+fn pytest() -> Option<PathBuf> {
+    let ok = Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then(|| PathBuf::from("python3"))
+}
+
+const PYTEST: &str = r#"import warnings
+import pytest
+
+def test_a(): pass
+def test_b(): pass
+def test_c(): pass
+def test_fails(): assert 1 == 2
+
+@pytest.mark.skip(reason="not today")
+def test_skipped(): pass
+
+@pytest.mark.xfail(strict=False)
+def test_xfail(): assert False
+
+@pytest.mark.xfail(strict=False)
+def test_xpass(): pass
+
+def test_warns():
+    warnings.warn(UserWarning("careful"))
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fixture")
+
+def test_error(broken): pass
+
+def test_deselected(): pass
+"#;
+
+// passed: a, b, c, warns + 1 xpassed; failed: fails + 1 error; skipped: skipped + 1 xfailed.
+const PYTEST_COUNTS: Counts = counts(5, 2, 2);
+
+const UNITTEST: &str = r#"import unittest
+
+class T(unittest.TestCase):
+    def test_a(self): pass
+    def test_b(self): pass
+    def test_c(self): pass
+    def test_fails(self): self.assertEqual(1, 2)
+    @unittest.skip("not today")
+    def test_skipped(self): pass
+    @unittest.expectedFailure
+    def test_xfail(self): self.assertEqual(1, 2)
+    def test_error(self): raise RuntimeError("boom")
+"#;
+
+const NODE: &str = r#"import test from 'node:test';
+import assert from 'node:assert';
+test('a', () => {});
+test('b', () => {});
+test('c', () => {});
+test('fails', () => { assert.strictEqual(1, 2); });
+test('skipped', { skip: true }, () => {});
+test('later', { todo: true });
+"#;
+
+const JEST: &str = r#"test('a', () => {});
+test('b', () => {});
+test('c', () => {});
+test('fails', () => { expect(1).toBe(2); });
+test.skip('skipped', () => {});
+test.todo('later');
+"#;
+
+const VITEST: &str = r#"import { test, expect } from 'vitest';
+test('a', () => {});
+test('b', () => {});
+test('c', () => {});
+test('fails', () => { expect(1).toBe(2); });
+test.skip('skipped', () => {});
+test.todo('later');
+"#;
+
+const MOCHA: &str = r#"const assert = require('node:assert');
+describe('sample', () => {
+  it('a', () => {});
+  it('b', () => {});
+  it('c', () => {});
+  it('fails', () => { assert.strictEqual(1, 2); });
+  it.skip('skipped', () => {});
+});
+"#;
+
+const DENO: &str = r#"Deno.test("a", () => {});
+Deno.test("b", () => {});
+Deno.test("c", () => {});
+Deno.test("fails", () => { throw new Error("no"); });
+Deno.test({ name: "skipped", ignore: true, fn() {} });
+"#;
+
+const BUN: &str = r#"import { test, expect } from "bun:test";
+test("a", () => {});
+test("b", () => {});
+test("c", () => {});
+test("fails", () => { expect(1).toBe(2); });
+test.skip("skipped", () => {});
+test.todo("later");
+"#;
+
+const CARGO_TOML: &str =
+    "[package]\nname = \"sample\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+const CARGO_LIB: &str = r#"#[cfg(test)]
+mod tests {
+    #[test] fn a() {}
+    #[test] fn b() {}
+    #[test] fn c() {}
+    #[test] fn fails() { assert_eq!(1, 2); }
+    #[test] #[ignore] fn skipped() {}
+}
+"#;
+
+fn cases() -> Vec<Case> {
+    let node = || on_path("node");
+    vec![
+        Case {
+            name: "pytest-q",
+            program: pytest,
+            files: &[("test_sample.py", PYTEST)],
+            args: &[
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-k",
+                "not deselected",
+            ],
+            expect: PYTEST_COUNTS,
+        },
+        Case {
+            name: "pytest-qq",
+            program: pytest,
+            files: &[("test_sample.py", PYTEST)],
+            args: &[
+                "-m",
+                "pytest",
+                "-qq",
+                "-p",
+                "no:cacheprovider",
+                "-k",
+                "not deselected",
+            ],
+            expect: PYTEST_COUNTS,
+        },
+        Case {
+            name: "pytest-default",
+            program: pytest,
+            files: &[("test_sample.py", PYTEST)],
+            args: &[
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-k",
+                "not deselected",
+            ],
+            expect: PYTEST_COUNTS,
+        },
+        Case {
+            name: "unittest",
+            program: python,
+            files: &[("test_sample.py", UNITTEST)],
+            args: &["-m", "unittest", "-v", "test_sample"],
+            // 7 ran: failures=1, errors=1, skipped=1, expected failures=1.
+            expect: counts(3, 2, 2),
+        },
+        Case {
+            name: "node-spec",
+            program: node,
+            files: &[("sample.test.mjs", NODE)],
+            args: &["--test", "--test-reporter=spec", "sample.test.mjs"],
+            expect: counts(3, 1, 2),
+        },
+        Case {
+            name: "node-tap",
+            program: node,
+            files: &[("sample.test.mjs", NODE)],
+            args: &["--test", "--test-reporter=tap", "sample.test.mjs"],
+            expect: counts(3, 1, 2),
+        },
+        Case {
+            name: "node-dot",
+            program: node,
+            files: &[("sample.test.mjs", NODE)],
+            args: &["--test", "--test-reporter=dot", "sample.test.mjs"],
+            // The dot reporter marks a skip and a todo as it marks a pass.
+            expect: counts(5, 1, 0),
+        },
+        Case {
+            name: "jest",
+            program: || npm_bin("jest"),
+            files: &[("sample.test.js", JEST), ("package.json", "{}\n")],
+            args: &["--ci", "--colors=false"],
+            expect: counts(3, 1, 2),
+        },
+        Case {
+            name: "vitest",
+            program: || npm_bin("vitest"),
+            files: &[("sample.test.mjs", VITEST)],
+            args: &["run", "--color=false"],
+            expect: counts(3, 1, 2),
+        },
+        Case {
+            name: "mocha",
+            program: || npm_bin("mocha"),
+            files: &[("test/sample.test.js", MOCHA)],
+            args: &["--no-color"],
+            expect: counts(3, 1, 1),
+        },
+        Case {
+            name: "deno",
+            program: || npm_bin("deno"),
+            files: &[("sample_test.ts", DENO)],
+            args: &["test", "--no-check", "sample_test.ts"],
+            expect: counts(3, 1, 1),
+        },
+        Case {
+            name: "bun",
+            program: || npm_bin("bun"),
+            files: &[("sample.test.ts", BUN)],
+            args: &["test"],
+            expect: counts(3, 1, 2),
+        },
+        Case {
+            name: "cargo-test",
+            program: || on_path("cargo"),
+            files: &[("Cargo.toml", CARGO_TOML), ("src/lib.rs", CARGO_LIB)],
+            args: &["test", "--offline", "--color", "never"],
+            expect: counts(3, 1, 1),
+        },
+        Case {
+            name: "nextest",
+            program: || {
+                let ok = Command::new("cargo")
+                    .args(["nextest", "--version"])
+                    .output()
+                    .is_ok_and(|o| o.status.success());
+                ok.then(|| PathBuf::from("cargo"))
+            },
+            files: &[("Cargo.toml", CARGO_TOML), ("src/lib.rs", CARGO_LIB)],
+            args: &[
+                "nextest",
+                "run",
+                "--offline",
+                "--color",
+                "never",
+                "--no-fail-fast",
+            ],
+            expect: counts(3, 1, 1),
+        },
+    ]
+}
+
+fn fixture_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/counts")
+        .join(format!("{name}.log"))
+}
+
+#[test]
+fn checked_in_fixtures_give_their_counts() {
+    let mut missing = Vec::new();
+    for case in cases() {
+        let path = fixture_path(case.name);
+        let Ok(log) = fs::read_to_string(&path) else {
+            missing.push(case.name);
+            continue;
+        };
+        assert_eq!(
+            counts::read(&log),
+            Some(case.expect),
+            "{}: the counts read from {}",
+            case.name,
+            path.display()
+        );
+    }
+    // Every runner the machine had when they were captured left a fixture; those it lacked
+    // are named in the README. Deno and Bun may be absent where their npm packages cannot be
+    // fetched.
+    let allowed: &[&str] = &["deno", "bun"];
+    let unexpected: Vec<_> = missing.iter().filter(|m| !allowed.contains(m)).collect();
+    assert!(unexpected.is_empty(), "fixtures missing: {unexpected:?}");
+}
+
+#[test]
+fn live_runners_give_the_same_counts() {
+    let capture = std::env::var_os("GATEKIT_CAPTURE").is_some();
+    let mut skipped = Vec::new();
+    let mut wrong = Vec::new();
+    for case in cases() {
+        let Some(program) = (case.program)() else {
+            skipped.push(case.name);
+            continue;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in case.files {
+            let p = dir.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        let out = Command::new(&program)
+            .args(case.args)
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .env("FORCE_COLOR", "0")
+            .env("CI", "1")
+            .env("CARGO_TARGET_DIR", dir.path().join("target"))
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap();
+        let mut log = String::from_utf8_lossy(&out.stdout).into_owned();
+        log.push_str(&String::from_utf8_lossy(&out.stderr));
+        // Make the fixture independent of where it ran.
+        let log = log.replace(&dir.path().display().to_string(), "/tmp/sample");
+        if capture {
+            let path = fixture_path(case.name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, &log).unwrap();
+        }
+        let got = counts::read(&log);
+        if got != Some(case.expect) {
+            wrong.push(format!(
+                "{}: read {got:?}, expected {:?}; {program:?} {:?} printed:\n{log}",
+                case.name, case.expect, case.args
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    if !skipped.is_empty() {
+        eprintln!("runners not installed, live counts not checked: {skipped:?} (scripts/install-runners.sh)");
+    }
+}
+
+#[test]
+fn a_scripts_own_tally_never_hides_the_runners_count() {
+    // A suite script that prints its own summary beside the runner's.
+    let log = "checking fixtures... 2 passed, 0 failed\n\
+        ============ 584 passed, 1 skipped in 6.90s ============\n";
+    assert_eq!(counts::read(log), Some(counts(584, 0, 1)));
+    let log = "smoke: 1 passed, 0 failed\n584 passed, 1 skipped in 6.90s\n";
+    assert_eq!(counts::read(log), Some(counts(584, 0, 1)));
+}

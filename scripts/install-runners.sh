@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the real test runners whose closing lines report::counts reads, so the counts tests
+# run each one live on a small project (and can recapture the checked-in fixtures):
+#   - pytest (PyPI), into the current python3's environment;
+#   - jest, vitest, mocha, and Deno and Bun from their npm packages, into
+#     $GATEKIT_RUNNERS_DIR (default: $HOME/.cache/gatekit/runners), where the tests look for
+#     node_modules/.bin/NAME.
+# node's own test runner, unittest, cargo test and cargo-nextest come with the machine. A runner
+# that is missing makes its live test skip with a notice; its checked-in fixture is still read.
+# Safe to run twice. Versions are pinned (override with e.g. JEST_VERSION=...).
+set -uo pipefail
+
+dir="${GATEKIT_RUNNERS_DIR:-$HOME/.cache/gatekit/runners}"
+mkdir -p "$dir"
+[ -f "$dir/package.json" ] || printf '{ "name": "gatekit-runners", "private": true }\n' > "$dir/package.json"
+
+python3 -m pip install --quiet --disable-pip-version-check "pytest==${PYTEST_VERSION:-8.3.4}" || echo "pytest: not installed"
+for pkg in "jest@${JEST_VERSION:-29.7.0}" "vitest@${VITEST_VERSION:-3.2.4}" "mocha@${MOCHA_VERSION:-11.1.0}"; do
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$pkg" || echo "$pkg: not installed"
+done
+# Deno and Bun ship their binaries as npm packages too; where the platform package cannot be
+# fetched the live tests for them skip.
+for pkg in "deno@${DENO_VERSION:-2.2.12}" "bun@${BUN_VERSION:-1.2.15}"; do
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$pkg" || echo "$pkg: not installed"
+done
+for bin in jest vitest mocha deno bun; do
+    if "$dir/node_modules/.bin/$bin" --version >/dev/null 2>&1; then
+        echo "$bin $("$dir/node_modules/.bin/$bin" --version 2>&1 | head -1)"
+    else
+        echo "$bin: not runnable"
+    fi
+done
+python3 -m pytest --version 2>&1 | head -1
