@@ -2,7 +2,9 @@
 //!
 //! Reviews cite commits by abbreviated hashes of whatever width the writer's git chose (7, 8,
 //! 9, 12...), so matching is width-free: any hex token of 7 or more characters that the head's
-//! full id starts with counts. The tokens that match nothing are listed too: they are the
+//! full id starts with counts. An approval bound to a tree (the `tree` line of a gate summary)
+//! cites every commit whose tree that is, so a token the head's tree id starts with counts too,
+//! and the answer says which of the two it matched. The tokens that match nothing are listed too: they are the
 //! positive control showing the scan found citations at all (an empty list on a text full of
 //! hashes would mean the scan is broken, not that nobody cited the head).
 
@@ -11,17 +13,32 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Serialize;
 
+/// What a cited token matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Match {
+    /// The head's commit id starts with it.
+    Commit,
+    /// The head's tree id starts with it (an approval bound to the tree).
+    Tree,
+}
+
 /// One hex token found in the text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Token {
     pub text: String,
     pub line: usize,
+    /// What it matched, for a cited token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Match>,
 }
 
 /// The answer.
 #[derive(Clone, Debug, Serialize)]
 pub struct Citations {
     pub head: String,
+    /// The head's tree id.
+    pub tree: String,
     /// Tokens that the head's id starts with.
     pub cited: Vec<Token>,
     /// Tokens that do not.
@@ -44,19 +61,36 @@ pub fn tokens(text: &str) -> Vec<Token> {
             re.find_iter(line).map(move |m| Token {
                 text: m.as_str().to_string(),
                 line: i + 1,
+                matched: None,
             })
         })
         .collect()
 }
 
-/// Splits the text's tokens into those `head` (a full id) starts with and the rest.
-pub fn find(head: &str, text: &str) -> Citations {
+/// Splits the text's tokens into those that `head` or `tree` (full ids) start with, each
+/// marked with what it matched, and the rest.
+pub fn find(head: &str, tree: &str, text: &str) -> Citations {
     let head = head.to_ascii_lowercase();
-    let (cited, others) = tokens(text)
-        .into_iter()
-        .partition(|t| head.starts_with(&t.text.to_ascii_lowercase()));
+    let tree = tree.to_ascii_lowercase();
+    let (mut cited, mut others) = (Vec::new(), Vec::new());
+    for mut t in tokens(text) {
+        let lower = t.text.to_ascii_lowercase();
+        t.matched = if head.starts_with(&lower) {
+            Some(Match::Commit)
+        } else if tree.starts_with(&lower) {
+            Some(Match::Tree)
+        } else {
+            None
+        };
+        if t.matched.is_some() {
+            cited.push(t);
+        } else {
+            others.push(t);
+        }
+    }
     Citations {
         head,
+        tree,
         cited,
         others,
     }
@@ -67,6 +101,29 @@ mod tests {
     use super::*;
 
     const HEAD: &str = "9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d";
+    const TREE: &str = "b335940e697e64712e89cd948b284e0890ecc7f9";
+
+    fn find(head: &str, text: &str) -> Citations {
+        super::find(head, TREE, text)
+    }
+
+    #[test]
+    fn a_tree_id_cites_the_head_and_says_so() {
+        let c = find(HEAD, "approved tree b335940e697e, and 9c1d2e3f");
+        let got: Vec<_> = c
+            .cited
+            .iter()
+            .map(|t| (t.text.as_str(), t.matched))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("b335940e697e", Some(Match::Tree)),
+                ("9c1d2e3f", Some(Match::Commit))
+            ]
+        );
+        assert!(!find(HEAD, "tree b335940f").is_cited());
+    }
 
     #[test]
     fn any_width_from_seven_counts() {

@@ -402,7 +402,10 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
             String::from_utf8_lossy(&buf).into_owned()
         }
     };
-    let found = cites::find(&head_sha, &text);
+    let tree = repo
+        .text(["rev-parse", "--verify", &format!("{head_sha}^{{tree}}")])
+        .context("head's tree")?;
+    let found = cites::find(&head_sha, &tree, &text);
     if json {
         let value = serde_json::json!({
             "version": summary::REPORT_VERSION,
@@ -416,11 +419,16 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
     } else {
         let list = |ts: &[cites::Token]| {
             ts.iter()
-                .map(|t| format!("{} (line {})", t.text, t.line))
+                .map(|t| match t.matched {
+                    Some(cites::Match::Commit) => format!("{} (line {}, commit)", t.text, t.line),
+                    Some(cites::Match::Tree) => format!("{} (line {}, tree)", t.text, t.line),
+                    None => format!("{} (line {})", t.text, t.line),
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         println!("head    {head_sha}  ({head})");
+        println!("tree    {tree}");
         if found.is_cited() {
             println!("cited   yes: {}", list(&found.cited));
         } else {

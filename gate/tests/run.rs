@@ -295,7 +295,7 @@ fn cites_matches_the_head_at_any_width_and_lists_the_rest() {
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
     assert!(
-        text.contains(&format!("cited   yes: {} (line 1)", &head[..9])),
+        text.contains(&format!("cited   yes: {} (line 1, commit)", &head[..9])),
         "{text}"
     );
     assert!(text.contains("others  deadbeef12 (line 2)"), "{text}");
@@ -310,6 +310,25 @@ fn cites_matches_the_head_at_any_width_and_lists_the_rest() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("cited   NO"));
     assert!(stdout(&out).contains(&f.base[..10]));
+
+    // An approval bound to the gated tree cites every head whose tree it is: here a new commit
+    // on top with the same tree (a reworded message, say).
+    let tree = f.repo.git(["rev-parse", "work^{tree}"]);
+    let reworded = f
+        .repo
+        .git(["commit-tree", &tree, "-p", "work", "-m", "reworded"]);
+    let out = common::gate()
+        .current_dir(f.repo.path())
+        .args(["cites", "--head", &reworded])
+        .write_stdin(format!("Gated; tree {} PASS\n", &tree[..12]))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("cited   yes: {} (line 1, tree)", &tree[..12])),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
