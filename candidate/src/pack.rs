@@ -31,11 +31,106 @@ pub struct Packed {
     pub deleted: usize,
     /// Submodule bumps: no manifest line, bound by the tree id.
     pub submodules: usize,
+    /// Staged folders left out because they are gatekit's outputs.
+    pub left_out: Vec<LeftOut>,
 }
 
-/// Packs the staged changes against `base`, limited to `paths` when any are given.
+/// Report folders gatekit writes, known by two files each holds: staged by a careless
+/// `git add -A`, they are the reviewer's outputs, never part of the candidate.
+const OUTPUT_MARKERS: &[(&str, &str, &str)] = &[
+    ("gate.json", "gate-summary.txt", "a gate report folder"),
+    ("mutants.json", "mutants.txt", "a mutants report folder"),
+    ("results.json", "results.txt", "a probe results folder"),
+    (PATCH_FILE, MANIFEST_FILE, "a packed candidate"),
+];
+
+/// A folder left out of the candidate, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Relative to the repository's top, with a trailing `/`.
+    pub dir: String,
+    pub why: &'static str,
+}
+
+/// The staged folders that are gatekit's own outputs: `out` (where this pack writes) when it is
+/// inside the repository, and any folder holding a report's two marker files.
+fn outputs_staged(repo: &Git, base: &str, out: &Path) -> Result<Vec<LeftOut>> {
+    let staged = repo.bytes([
+        "diff",
+        "--cached",
+        "--name-only",
+        "--no-renames",
+        "-z",
+        base,
+    ])?;
+    let staged: Vec<&[u8]> = staged
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut left = Vec::new();
+    let top = repo
+        .dir()
+        .canonicalize()
+        .unwrap_or(repo.dir().to_path_buf());
+    let out_abs = std::path::absolute(out).unwrap_or(out.to_path_buf());
+    let out_real = out_abs.canonicalize().unwrap_or(out_abs);
+    if let Ok(rel) = out_real.strip_prefix(&top) {
+        let rel = rel.to_string_lossy().into_owned();
+        if !rel.is_empty() {
+            let dir = format!("{rel}/");
+            if staged.iter().any(|p| p.starts_with(dir.as_bytes())) {
+                left.push(LeftOut {
+                    dir,
+                    why: "this pack's --out",
+                });
+            }
+        }
+    }
+    let mut dirs: std::collections::BTreeMap<&[u8], Vec<&[u8]>> = Default::default();
+    for p in &staged {
+        let (dir, name) = match p.iter().rposition(|b| *b == b'/') {
+            Some(i) => (&p[..=i], &p[i + 1..]),
+            None => (&p[..0], &p[..]),
+        };
+        dirs.entry(dir).or_default().push(name);
+    }
+    for (dir, names) in dirs {
+        for (a, b, why) in OUTPUT_MARKERS {
+            if names.contains(&a.as_bytes()) && names.contains(&b.as_bytes()) {
+                let dir = String::from_utf8_lossy(dir).into_owned();
+                if !left.iter().any(|l| dir.starts_with(&l.dir)) {
+                    left.push(LeftOut { dir, why });
+                }
+            }
+        }
+    }
+    Ok(left)
+}
+
+/// Packs the staged changes against `base`, limited to `paths` when any are given, leaving out
+/// the folders that are gatekit's own outputs (see [`Packed::left_out`]).
 pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Packed> {
     let base_sha = repo.commit_id(base).context("base")?;
+    let left_out = outputs_staged(repo, &base_sha, out)?;
+    // A report folder at the top (dir "") would exclude everything: then only its files go.
+    let mut paths: Vec<String> = paths.to_vec();
+    if !left_out.is_empty() && paths.is_empty() {
+        paths.push(":(top)".to_string());
+    }
+    for l in &left_out {
+        if l.dir.is_empty() {
+            for (a, b, _) in OUTPUT_MARKERS {
+                paths.push(format!(":(top,exclude,literal){a}"));
+                paths.push(format!(":(top,exclude,literal){b}"));
+            }
+        } else {
+            paths.push(format!(
+                ":(top,exclude,literal){}",
+                l.dir.trim_end_matches('/')
+            ));
+        }
+    }
+    let paths = &paths[..];
     let mut diff_args: Vec<String> = [
         "diff",
         "--cached",
@@ -120,6 +215,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         entries: kept.len(),
         deleted,
         submodules,
+        left_out,
     })
 }
 

@@ -153,6 +153,14 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
         }
     );
     println!("base      {}", packed.base);
+    for l in &packed.left_out {
+        let dir = if l.dir.is_empty() { "./" } else { &l.dir };
+        println!(
+            "left out {}: staged, but {} (not part of the candidate)",
+            report::escape::text(dir),
+            l.why
+        );
+    }
     Ok(Exit::Ok)
 }
 
