@@ -43,6 +43,9 @@ pub struct Commit {
     pub subject: String,
     /// Whether it is a merge (more than one parent).
     pub merge: bool,
+    /// The candidate paths it touched (for a merge, those that differ from every parent).
+    #[serde(default)]
+    pub paths: Vec<String>,
 }
 
 /// A repository (or one of its worktrees): the folder git commands run in.
@@ -195,7 +198,11 @@ impl Git {
             OsStr::new("log"),
             OsStr::new("--full-history"),
             OsStr::new("--no-renames"),
-            OsStr::new("--format=%H%x1f%P%x1f%s"),
+            // A record separator before each commit, then its NUL-separated paths.
+            OsStr::new("--format=%x1e%H%x1f%P%x1f%s"),
+            OsStr::new("--name-only"),
+            OsStr::new("-z"),
+            OsStr::new("--cc"),
             OsStr::new(&range),
             OsStr::new("--stdin"),
             OsStr::new("--"),
@@ -214,17 +221,25 @@ impl Git {
             }
         }
         let out = self.bytes_with_input(args, Some(&input))?;
-        // A subject is one line, so one line per commit; 0x1f cannot occur in a sha list.
-        let commits = String::from_utf8_lossy(&out)
-            .lines()
-            .filter_map(|line| {
-                let mut parts = line.splitn(3, '\x1f');
-                let sha = parts.next()?.to_string();
+        let commits = out
+            .split(|b| *b == 0x1e)
+            .filter(|r| !r.is_empty())
+            .filter_map(|record| {
+                let mut fields = record.split(|b| *b == 0);
+                let header = String::from_utf8_lossy(fields.next()?).into_owned();
+                let mut parts = header.splitn(3, '\x1f');
+                let sha = parts.next()?.trim().to_string();
                 let parents = parts.next()?;
+                let paths = fields
+                    .map(|p| p.strip_prefix(b"\n").unwrap_or(p))
+                    .filter(|p| !p.is_empty())
+                    .map(|p| String::from_utf8_lossy(p).into_owned())
+                    .collect();
                 Some(Commit {
                     sha,
                     merge: parents.split_whitespace().count() > 1,
-                    subject: parts.next().unwrap_or("").to_string(),
+                    subject: parts.next().unwrap_or("").trim_end().to_string(),
+                    paths,
                 })
             })
             .collect();

@@ -316,12 +316,18 @@ impl GateReport {
         if !c.drift.is_empty() {
             out.push_str("\nCommits since the base that touch candidate paths:\n\n");
             for commit in &c.drift {
+                let paths: Vec<String> = commit.paths.iter().map(|p| code(p)).collect();
                 let _ = writeln!(
                     out,
-                    "- {} {}{}",
+                    "- {} {}{}{}",
                     code(short(&commit.sha)),
                     markdown::escape(&commit.subject),
-                    if commit.merge { " (merge)" } else { "" }
+                    if commit.merge { " (merge)" } else { "" },
+                    if paths.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", paths.join(", "))
+                    }
                 );
             }
         }
@@ -454,9 +460,17 @@ pub fn render_candidate(c: &CandidateFacts) -> String {
             out,
             "          {} {}{}",
             short(&commit.sha),
-            commit.subject,
+            report::escape::text(&commit.subject),
             if commit.merge { " (merge)" } else { "" }
         );
+        if !commit.paths.is_empty() {
+            let paths: Vec<String> = commit
+                .paths
+                .iter()
+                .map(|p| report::escape::text(p).into_owned())
+                .collect();
+            let _ = writeln!(out, "            touches {}", paths.join(", "));
+        }
     }
     let _ = writeln!(out, "tree      {}", c.tree);
     let _ = writeln!(
@@ -528,7 +542,9 @@ fn deleted_text(deleted: &[DeletedFact]) -> String {
 
 fn drift_text(c: &CandidateFacts) -> String {
     let range = format!("{}..{}", short(&c.base), short(&c.head));
-    if c.drift.is_empty() {
+    if c.commits_since_base == 0 {
+        format!("none: head is the base ({range} holds no commit), nothing to compare")
+    } else if c.drift.is_empty() {
         format!(
             "none: no commit in {range} ({} commits) touches a candidate path",
             c.commits_since_base

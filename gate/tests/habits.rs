@@ -47,3 +47,59 @@ fn pack_leaves_its_out_folder_and_gatekit_reports_out_of_the_candidate() {
         String::from_utf8_lossy(&repo.read("gate-in/candidate-manifest.sha256")).into_owned();
     assert_eq!(manifest.lines().count(), 2, "{manifest}");
 }
+
+#[test]
+fn drift_names_the_paths_each_commit_touched_and_an_empty_range_says_so() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n")
+        .write("b.txt", "b\n")
+        .write("c.txt", "c\n");
+    let base = repo.commit_all("base");
+    repo.write("a.txt", "a2\n").write("b.txt", "b2\n");
+    repo.git(["add", "-A"]);
+    let out = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let apply = |head: &str| {
+        gate()
+            .current_dir(repo.path())
+            .args(["apply", "--base", &base, "--head", head, "--patch"])
+            .arg(out.path().join("build.patch"))
+            .arg("--manifest")
+            .arg(out.path().join("candidate-manifest.sha256"))
+            .output()
+            .unwrap()
+    };
+    // Head is the base: nothing to compare, said plainly.
+    let same = apply(&base);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    assert!(
+        stdout(&same).contains("drift     none: head is the base"),
+        "{}",
+        stdout(&same)
+    );
+    // A commit on main touching b.txt and c.txt: only b.txt is a candidate path.
+    repo.git(["stash", "-q"]);
+    repo.write("b.txt", "main's b\n")
+        .write("c.txt", "main's c\n");
+    let head = repo.commit_all("main moves b and c");
+    let drift = apply(&head);
+    assert_eq!(drift.status.code(), Some(1), "{}", stderr(&drift));
+    let text = stdout(&drift);
+    let line = text
+        .lines()
+        .position(|l| l.contains("main moves b and c"))
+        .unwrap();
+    assert_eq!(
+        text.lines().nth(line + 1).unwrap().trim(),
+        "touches b.txt",
+        "{text}"
+    );
+    for wt in repo.extra_worktrees() {
+        repo.remove_checkout(wt);
+    }
+}

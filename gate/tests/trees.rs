@@ -60,6 +60,8 @@ fn a_candidate_of_30000_paths_packs_applies_and_finds_drift() {
     );
     assert_eq!(c["drift"].as_array().unwrap().len(), 1, "{}", c["drift"]);
     assert_eq!(c["drift"][0]["sha"], head.as_str());
+    // Each drifting commit names the candidate paths it touched.
+    assert_eq!(c["drift"][0]["paths"], serde_json::json!([name(N - 1)]));
     if let Some(wt) = c["worktree"].as_str() {
         repo.remove_checkout(wt);
     }
