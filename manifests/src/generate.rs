@@ -14,20 +14,20 @@ use crate::tree::{locate_all, TreeError};
 /// Every path must be a readable regular file (in-tree links are followed): a manifest line
 /// for something absent or unreadable could never check OK, so those are errors here, as are
 /// an empty list and any path the rules refuse.
-pub fn manifest_for<P: AsRef<[u8]>>(root: &Path, paths: &[P]) -> Result<Manifest, TreeError> {
+pub fn manifest_for<P: AsRef<[u8]> + Sync>(root: &Path, paths: &[P]) -> Result<Manifest, TreeError> {
     manifest_with(root, paths, Links::Follow)
 }
 
 /// [`manifest_for`] with links judged as git records them ([`Links::AsRecorded`]): a link's
 /// line holds the digest of its target's bytes. What `gate pack` writes.
-pub fn manifest_as_recorded<P: AsRef<[u8]>>(
+pub fn manifest_as_recorded<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
 ) -> Result<Manifest, TreeError> {
     manifest_with(root, paths, Links::AsRecorded)
 }
 
-fn manifest_with<P: AsRef<[u8]>>(
+fn manifest_with<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
     links: Links,

@@ -66,7 +66,7 @@ fn hash_path_with(path: &Path, buf: &mut [u8]) -> io::Result<Digest> {
 /// path, in the order given: a missing file is an `io::ErrorKind::NotFound` error, a
 /// directory or unreadable file another error. A path that breaks the rules (absolute, `..`,
 /// a link out of the tree) refuses the whole call before anything is read.
-pub fn hash_files<P: AsRef<[u8]>>(
+pub fn hash_files<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
 ) -> Result<Vec<io::Result<Digest>>, TreeError> {

@@ -121,9 +121,10 @@ pub fn state_dir() -> PathBuf {
     base().join(format!("gatekit-state-{}", nix::unistd::geteuid()))
 }
 
+static SESSION: OnceLock<PathBuf> = OnceLock::new();
+
 /// This process's session folder, made (mode 0700, with its `owner` file) on first use.
 pub fn session() -> io::Result<&'static Path> {
-    static SESSION: OnceLock<PathBuf> = OnceLock::new();
     if let Some(p) = SESSION.get() {
         return Ok(p);
     }
@@ -267,7 +268,8 @@ fn make_writable(dir: &Path) {
 
 /// Removes this process's session folder; tools call it when their last run has ended.
 pub fn finish() {
-    if let Ok(dir) = session() {
+    // Only a folder that was made: a command that ran no child never had one.
+    if let Some(dir) = SESSION.get() {
         let _ = remove_all(dir);
     }
 }
