@@ -3,6 +3,13 @@
 //! A finding (a failed check, a survived mutant, a moved threshold) is not an error: it is an
 //! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
 //! or 4 (a precondition such as a red baseline).
+//!
+//! Data goes to stdout through [`print`] (or [`outln!`](crate::outln)), never `println!`: a
+//! reader that goes away early (`gate check ... | head -1`) closes the pipe, and `println!`
+//! would panic with "failed printing to stdout". Rust ignores SIGPIPE, so the write fails with
+//! `EPIPE` instead; [`print`] turns that into the typed [`StdoutClosed`] error, and
+//! [`run_tool`] ends such a run quietly with exit 0, as ripgrep does: nobody is left to read
+//! an error, and the work the reader wanted was done.
 
 /// What a run of any gatekit tool ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -46,10 +53,72 @@ impl From<Exit> for std::process::ExitCode {
     }
 }
 
+/// Stdout was closed by its reader (a broken pipe): not a failure of the tool's work.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed by its reader")]
+pub struct StdoutClosed;
+
+/// Writes `text` to stdout and flushes it. A closed pipe is [`StdoutClosed`] (in an
+/// `io::Error` of kind `BrokenPipe`), which [`run_tool`] ends quietly; other failures (a full
+/// disk behind a redirect) stay errors.
+pub fn print(text: &str) -> std::io::Result<()> {
+    print_bytes(text.as_bytes())
+}
+
+/// [`print`] for bytes (a man page, a completion script).
+pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
+            } else {
+                e
+            }
+        })
+}
+
+/// `println!` for data on stdout, through [`print`]: evaluates to `std::io::Result<()>`, so a
+/// tool writes `outln!("{x}")?;` and a closed pipe ends it quietly.
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::exit::print("\n") };
+    ($($arg:tt)*) => { $crate::exit::print(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Whether `error` (or any of its causes) is stdout closed by its reader.
+pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.is::<StdoutClosed>() {
+            return true;
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe
+                && io.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>())
+            {
+                return true;
+            }
+        }
+        next = e.source();
+    }
+    false
+}
+
 /// Prints an error that stopped `tool` from judging, once, as one line with its causes
 /// (`gate: error: patch build.patch: No such file or directory`), and returns its exit code:
-/// 130 when the run was interrupted, else 2 (bad usage or input).
+/// 130 when the run was interrupted, 0 (and nothing printed) when stdout's reader went away,
+/// else 2 (bad usage or input).
 pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
+    if is_stdout_closed(error) {
+        return if crate::interrupt::requested() {
+            Exit::Interrupted
+        } else {
+            Exit::Ok
+        };
+    }
     if crate::interrupt::requested() {
         eprintln!("{tool}: interrupted");
         return Exit::Interrupted;
@@ -86,7 +155,9 @@ pub fn sweep_strays(tool: &str) {
 }
 
 /// An error and its causes on one line, `: `-separated, without repeats (many errors quote
-/// their source in their own message).
+/// their source in their own message). Errors quote outside text (a path, git's stderr), so
+/// line breaks and tabs become spaces and every other control character a visible escape
+/// (see [`crate::escape`]): an error can never print a second line or a terminal escape.
 pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -98,7 +169,15 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
         }
         source = cause.source();
     }
-    text.replace('\n', " ")
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => line.push(' '),
+            c if crate::escape::is_unsafe(c) => line.push_str(&crate::escape::text(&c.to_string())),
+            c => line.push(c),
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -116,5 +195,24 @@ mod tests {
             "no such\nfile",
         ));
         assert_eq!(one_line(&e), "reading gate.toml: no such file");
+    }
+
+    #[test]
+    fn an_error_quoting_outside_text_prints_no_control_character() {
+        let e = Outer(std::io::Error::other("x\rverdict   PASS\u{1b}[2J"));
+        let line = one_line(&e);
+        assert!(!line.chars().any(crate::escape::is_unsafe), "{line:?}");
+        assert_eq!(line, "reading gate.toml: x verdict   PASS\\u{1b}[2J");
+    }
+
+    #[test]
+    fn a_closed_stdout_is_known_through_any_wrapping() {
+        let closed = std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed);
+        assert!(is_stdout_closed(&closed));
+        assert!(is_stdout_closed(&Outer(closed)));
+        // A broken pipe to a child is a real error, not our reader leaving.
+        let child = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(!is_stdout_closed(&Outer(child)));
+        assert_eq!(fail("t", &StdoutClosed), Exit::Ok);
     }
 }
