@@ -4,11 +4,18 @@
 //! The record is built from the applied candidate and the suite results; the text is rendered
 //! from the record alone, so the two can never disagree. A rerun (`gate run --only`) appends a
 //! section to both, with the manifest result and tree id at that moment.
+//!
+//! The verdict is PASS only when every suite the gate.toml names (`planned`) passed at its
+//! latest run, every run was on the summary's one tree, and the manifest held each time: a
+//! suite never run, or failed at its latest run, is a finding. The text renderings quote
+//! outside text (paths, commit subjects, suite names, findings) through [`report::escape`],
+//! so nothing a candidate names can forge a line such as `verdict   PASS`.
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use report::escape::text as esc;
 use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
 use report::markdown::{self, code};
 use report::runner::Outcome;
@@ -56,6 +63,9 @@ pub struct CandidateFacts {
     pub head: String,
     pub patch: String,
     pub patch_sha256: String,
+    /// The sha256 of the manifest file itself, so a rerun can prove it is the same manifest.
+    #[serde(default)]
+    pub manifest_sha256: String,
     pub manifest: ManifestFacts,
     pub deleted: Vec<DeletedFact>,
     pub drift: Vec<Commit>,
@@ -66,7 +76,7 @@ pub struct CandidateFacts {
 }
 
 impl CandidateFacts {
-    pub fn from_applied(a: &Applied) -> CandidateFacts {
+    pub fn from_applied(a: &Applied, manifest_sha256: &str) -> CandidateFacts {
         let p = &a.prepared;
         CandidateFacts {
             base_rev: p.candidate.base.clone(),
@@ -75,6 +85,7 @@ impl CandidateFacts {
             head: p.head.clone(),
             patch: p.candidate.patch.display().to_string(),
             patch_sha256: p.patch_sha256.clone(),
+            manifest_sha256: manifest_sha256.to_string(),
             manifest: manifest_facts(&p.candidate.manifest.display().to_string(), &a.verification),
             deleted: a
                 .deleted
@@ -146,6 +157,9 @@ pub struct GateReport {
     pub started: Timestamp,
     pub finished: Timestamp,
     pub candidate: CandidateFacts,
+    /// Every suite the gate.toml names, in order (a glob expanded): the suites a PASS needs.
+    #[serde(default)]
+    pub planned: Vec<String>,
     pub suites: Vec<SuiteResult>,
     #[serde(default)]
     pub reruns: Vec<Rerun>,
@@ -159,6 +173,7 @@ impl GateReport {
     pub fn new(
         started: Timestamp,
         candidate: CandidateFacts,
+        planned: Vec<String>,
         suites: Vec<SuiteResult>,
         interrupted: bool,
     ) -> GateReport {
@@ -168,6 +183,7 @@ impl GateReport {
             started,
             finished: Timestamp::now(),
             candidate,
+            planned,
             suites,
             reruns: Vec::new(),
             interrupted,
@@ -178,16 +194,30 @@ impl GateReport {
         r
     }
 
-    /// Recomputes the verdict and findings from the facts (the latest result of each suite
-    /// counts: a rerun that passes clears that suite's earlier failure).
+    /// Recomputes the verdict and findings from the facts. The latest result of each suite
+    /// counts (a rerun that passes clears that suite's earlier failure), but only on the
+    /// summary's one tree, with the manifest holding at every run, and with every planned
+    /// suite run at least once.
     pub fn judge(&mut self) {
         let mut findings = self.candidate.findings();
-        if let Some(last) = self.reruns.last() {
-            if last.manifest != self.candidate.manifest.summary && !last.manifest.ends_with(" OK") {
-                findings.push(format!("manifest at rerun {}", last.manifest));
+        for rerun in &self.reruns {
+            if rerun.tree != self.candidate.tree {
+                findings.push(format!(
+                    "rerun at {} was on tree {}, not the summary's {}",
+                    rerun.at, rerun.tree, self.candidate.tree
+                ));
+            }
+            if !manifest_held(&rerun.manifest) {
+                findings.push(format!("manifest at rerun {}", rerun.manifest));
             }
         }
-        for suite in self.latest_suites() {
+        let latest = self.latest_suites();
+        for name in &self.planned {
+            if !latest.iter().any(|s| &s.name == name) {
+                findings.push(format!("suite {name} never ran"));
+            }
+        }
+        for suite in latest {
             if !suite.passed() {
                 findings.push(format!("suite {} {}", suite.name, suite.result_text()));
             }
@@ -243,7 +273,11 @@ impl GateReport {
         if self.findings.is_empty() {
             let _ = writeln!(out, "verdict   {verdict}: every check held");
         } else {
-            let _ = writeln!(out, "verdict   {verdict}: {}", self.findings.join("; "));
+            let _ = writeln!(
+                out,
+                "verdict   {verdict}: {}",
+                esc(&self.findings.join("; "))
+            );
         }
         out
     }
@@ -252,13 +286,13 @@ impl GateReport {
     /// the candidate's facts as a table, the suites as a table, each rerun after them.
     pub fn render_markdown(&self) -> String {
         let c = &self.candidate;
-        let mut out = format!("## gate {}\n\n", self.verdict);
+        let mut out = format!("## gate {}\n\n", markdown::escape(&self.verdict));
         let verdict = if self.findings.is_empty() {
-            format!("**{}**: every check held", self.verdict)
+            format!("**{}**: every check held", markdown::escape(&self.verdict))
         } else {
             format!(
                 "**{}**: {}",
-                self.verdict,
+                markdown::escape(&self.verdict),
                 markdown::escape(&self.findings.join("; "))
             )
         };
@@ -289,7 +323,11 @@ impl GateReport {
             ),
             (
                 "manifest",
-                format!("{} {}", code(&c.manifest.file), c.manifest.summary),
+                format!(
+                    "{} {}",
+                    code(&c.manifest.file),
+                    markdown::escape(&c.manifest.summary)
+                ),
             ),
             ("deleted", deleted),
             ("drift", markdown::escape(&drift_text(c))),
@@ -310,7 +348,12 @@ impl GateReport {
                     .as_ref()
                     .map(|d| format!(" ({})", markdown::escape(d)))
                     .unwrap_or_default();
-                let _ = writeln!(out, "- {}: **{}**{detail}", code(&e.path), e.status);
+                let _ = writeln!(
+                    out,
+                    "- {}: **{}**{detail}",
+                    code(&e.path),
+                    markdown::escape(&e.status)
+                );
             }
         }
         if !c.drift.is_empty() {
@@ -326,7 +369,7 @@ impl GateReport {
             }
         }
         out.push_str("\n### Suites\n\n");
-        out.push_str(&suite_table(&self.suites).render_markdown());
+        out.push_str(&suite_table_markdown(&self.suites).render_markdown());
         let _ = writeln!(
             out,
             "\n{}",
@@ -337,10 +380,10 @@ impl GateReport {
                 out,
                 "\n### Rerun {}\n\nmanifest {}, tree {}\n",
                 rerun.at,
-                rerun.manifest,
+                markdown::escape(&rerun.manifest),
                 code(&rerun.tree)
             );
-            out.push_str(&suite_table(&rerun.suites).render_markdown());
+            out.push_str(&suite_table_markdown(&rerun.suites).render_markdown());
             let _ = writeln!(
                 out,
                 "\n{}",
@@ -428,22 +471,33 @@ pub fn junit(report: &GateReport) -> TestSuites {
     }
 }
 
-/// The candidate's header lines: base, head, patch, manifest, deletions, drift, tree.
+/// The candidate's header lines: base, head, patch, manifest, deletions, drift, tree. Every
+/// value is outside text (revisions as typed, paths, subjects) and is escaped.
 pub fn render_candidate(c: &CandidateFacts) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "base      {}  ({})", c.base, c.base_rev);
-    let _ = writeln!(out, "head      {}  ({})", c.head, c.head_rev);
-    let _ = writeln!(out, "patch     {}  sha256 {}", c.patch, c.patch_sha256);
-    let _ = writeln!(out, "manifest  {}  {}", c.manifest.file, c.manifest.summary);
+    let _ = writeln!(out, "base      {}  ({})", esc(&c.base), esc(&c.base_rev));
+    let _ = writeln!(out, "head      {}  ({})", esc(&c.head), esc(&c.head_rev));
+    let _ = writeln!(
+        out,
+        "patch     {}  sha256 {}",
+        esc(&c.patch),
+        esc(&c.patch_sha256)
+    );
+    let _ = writeln!(
+        out,
+        "manifest  {}  {}",
+        esc(&c.manifest.file),
+        esc(&c.manifest.summary)
+    );
     for e in c.manifest.entries.iter().filter(|e| e.status != "OK") {
         let _ = writeln!(
             out,
             "          {}: {}{}",
-            e.path,
-            e.status,
+            esc(&e.path),
+            esc(&e.status),
             e.detail
                 .as_ref()
-                .map(|d| format!(" ({d})"))
+                .map(|d| format!(" ({})", esc(d)))
                 .unwrap_or_default()
         );
     }
@@ -453,16 +507,16 @@ pub fn render_candidate(c: &CandidateFacts) -> String {
         let _ = writeln!(
             out,
             "          {} {}{}",
-            short(&commit.sha),
-            commit.subject,
+            esc(short(&commit.sha)),
+            esc(&commit.subject),
             if commit.merge { " (merge)" } else { "" }
         );
     }
-    let _ = writeln!(out, "tree      {}", c.tree);
+    let _ = writeln!(out, "tree      {}", esc(&c.tree));
     let _ = writeln!(
         out,
         "worktree  {}{}",
-        c.worktree,
+        esc(&c.worktree),
         if c.worktree_kept {
             " (kept)"
         } else {
@@ -476,7 +530,9 @@ pub fn render_candidate(c: &CandidateFacts) -> String {
 pub fn render_rerun(rerun: &Rerun) -> String {
     let mut out = format!(
         "rerun {}  manifest {}  tree {}\n",
-        rerun.at, rerun.manifest, rerun.tree
+        rerun.at,
+        esc(&rerun.manifest),
+        esc(&rerun.tree)
     );
     out.push_str(&suite_table(&rerun.suites).render_text());
     out.push_str(&total_line(&rerun.suites));
@@ -498,6 +554,31 @@ pub fn suite_table(suites: &[SuiteResult]) -> Table {
     t
 }
 
+/// [`suite_table`] with its cells quoted for Markdown (a suite name from a glob is outside
+/// text: `*` or `_` in it must not turn bold).
+pub fn suite_table_markdown(suites: &[SuiteResult]) -> Table {
+    let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    for s in suites {
+        t.row([
+            markdown::escape(&s.name),
+            s.record.start.to_string(),
+            s.record.end.to_string(),
+            report::duration::human(s.record.duration()),
+            markdown::escape(&s.result_text()),
+            s.counts_text(),
+        ]);
+    }
+    t
+}
+
+/// Whether a manifest summary (`12/12 OK`, `11/12 OK, 1 FAILED`) says every entry held.
+pub fn manifest_held(summary: &str) -> bool {
+    summary
+        .strip_suffix(" OK")
+        .and_then(|counts| counts.split_once('/'))
+        .is_some_and(|(ok, total)| ok == total && ok.parse::<usize>().is_ok())
+}
+
 fn total_line(suites: &[SuiteResult]) -> String {
     let passed = suites.iter().filter(|s| s.passed()).count();
     let secs: f64 = suites.iter().map(|s| s.record.duration_secs).sum();
@@ -517,9 +598,9 @@ fn deleted_text(deleted: &[DeletedFact]) -> String {
         .iter()
         .map(|d| {
             if d.gone {
-                d.path.clone()
+                esc(&d.path).into_owned()
             } else {
-                format!("{} (STILL PRESENT)", d.path)
+                format!("{} (STILL PRESENT)", esc(&d.path))
             }
         })
         .collect();
@@ -527,7 +608,7 @@ fn deleted_text(deleted: &[DeletedFact]) -> String {
 }
 
 fn drift_text(c: &CandidateFacts) -> String {
-    let range = format!("{}..{}", short(&c.base), short(&c.head));
+    let range = format!("{}..{}", esc(short(&c.base)), esc(short(&c.head)));
     if c.drift.is_empty() {
         format!(
             "none: no commit in {range} ({} commits) touches a candidate path",
@@ -539,5 +620,24 @@ fn drift_text(c: &CandidateFacts) -> String {
             c.drift.len(),
             c.commits_since_base
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_all_ok_manifest_summary_holds() {
+        assert!(manifest_held("12/12 OK"));
+        for bad in [
+            "11/12 OK, 1 FAILED",
+            "0/1 OK, 1 MISSING",
+            "11/12 OK",
+            "x/x OK",
+            "",
+        ] {
+            assert!(!manifest_held(bad), "{bad}");
+        }
     }
 }
