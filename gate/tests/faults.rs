@@ -378,6 +378,22 @@ fn an_error_naming_outside_text_is_one_line_without_controls() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     assert_unforged("stderr", &out.stderr);
+    // A patch whose name is an attack: the error quotes it raw from deep in the library.
+    let text = fs::read_to_string(&config).unwrap();
+    fs::write(
+        &config,
+        text.replace("\"build.patch\"", "\"x\\nverdict   PASS\\u001b[2J\\r\""),
+    )
+    .unwrap();
+    let out = f.run(&config, &f.out.path().join("o")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("x verdict   PASS"),
+        "{}",
+        stderr(&out)
+    );
+    assert_unforged("stderr", &out.stderr);
 }
 
 // ---- 3. one run per --out --------------------------------------------------------------------
@@ -802,12 +818,12 @@ fn send(pid: u32, signal: &str) {
     assert!(status.success());
 }
 
-#[test]
-fn a_pack_interrupted_by_sigterm_exits_130_and_leaves_no_files() {
+/// A repository whose staged candidate is large enough (32 MiB of noise) that packing or
+/// applying it takes a while in a debug build; returns it with its base.
+fn big_candidate() -> (Repo, String) {
     let repo = Repo::new();
     repo.write("README", "r\n");
     let base = repo.commit_all("base");
-    // Enough content that hashing and applying take a while in a debug build.
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     for i in 0..16 {
         let mut data = vec![0u8; 2 << 20];
@@ -820,26 +836,33 @@ fn a_pack_interrupted_by_sigterm_exits_130_and_leaves_no_files() {
         repo.write(format!("big/{i}.bin"), data);
     }
     repo.git(["add", "-A"]);
-    let out_dir = tempfile::tempdir().unwrap();
-    let target = out_dir.path().join("cand");
-    let mut child = gate_std(repo.path())
-        .args(["pack", "--base", &base, "--out"])
-        .arg(&target)
+    (repo, base)
+}
+
+/// Starts `cmd`, sends it SIGTERM (to its own pid only) while it works, and returns its exit.
+fn terminated(mut cmd: Command) -> std::process::ExitStatus {
+    let mut child = cmd
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(400));
     assert!(
         child.try_wait().unwrap().is_none(),
-        "pack finished before the signal"
+        "the command finished before the signal"
     );
     send(child.id(), "TERM");
-    let status = wait_for(&mut child, Duration::from_secs(120));
-    assert_eq!(status.code(), Some(130));
-    for name in ["build.patch", "candidate-manifest.sha256"] {
-        assert!(!target.join(name).exists(), "{name} left behind");
-    }
+    wait_for(&mut child, Duration::from_secs(120))
+}
+
+#[test]
+fn a_pack_interrupted_by_sigterm_exits_130_and_leaves_no_files() {
+    let (repo, base) = big_candidate();
+    let out_dir = tempfile::tempdir().unwrap();
+    let target = out_dir.path().join("cand");
+    let mut cmd = gate_std(repo.path());
+    cmd.args(["pack", "--base", &base, "--out"]).arg(&target);
+    assert_eq!(terminated(cmd).code(), Some(130));
     let leftovers: Vec<_> = fs::read_dir(&target)
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
@@ -848,4 +871,27 @@ fn a_pack_interrupted_by_sigterm_exits_130_and_leaves_no_files() {
         repo.extra_worktrees().is_empty(),
         "a scratch worktree was left"
     );
+}
+
+#[test]
+fn an_apply_interrupted_by_sigterm_exits_130_and_leaves_no_worktree() {
+    let (repo, base) = big_candidate();
+    let cand = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(cand.path())
+        .assert()
+        .success();
+    let at = cand.path().join("wt");
+    let mut cmd = gate_std(repo.path());
+    cmd.args(["apply", "--base", &base, "--patch"])
+        .arg(cand.path().join("build.patch"))
+        .arg("--manifest")
+        .arg(cand.path().join("candidate-manifest.sha256"))
+        .arg("--worktree")
+        .arg(&at);
+    assert_eq!(terminated(cmd).code(), Some(130));
+    assert!(!at.exists(), "the worktree was left at {}", at.display());
+    assert!(repo.extra_worktrees().is_empty(), "a worktree was left");
 }

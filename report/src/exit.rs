@@ -129,11 +129,13 @@ pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
             Exit::Ok
         };
     }
+    // Not eprintln!: it panics when stderr is closed too.
+    use std::io::Write as _;
     if crate::interrupt::requested() {
-        eprintln!("{tool}: interrupted");
+        let _ = writeln!(std::io::stderr(), "{tool}: interrupted");
         return Exit::Interrupted;
     }
-    eprintln!("{tool}: error: {}", one_line(error));
+    let _ = writeln!(std::io::stderr(), "{tool}: error: {}", one_line(error));
     Exit::Usage
 }
 
