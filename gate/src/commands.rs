@@ -528,7 +528,7 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
         Ok(text) => {
             let report: GateReport = serde_json::from_str(&text).with_context(|| {
                 format!(
-                    "{}: not a gate report this version can append to",
+                    "{}: not a gate report this version can append to (pass --fresh to start a new summary)",
                     path.display()
                 )
             })?;

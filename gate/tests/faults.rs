@@ -893,3 +893,61 @@ fn an_apply_interrupted_by_sigterm_exits_130_and_leaves_no_worktree() {
     assert!(!at.exists(), "the worktree was left at {}", at.display());
     assert!(repo.extra_worktrees().is_empty(), "a worktree was left");
 }
+
+#[test]
+fn a_run_interrupted_by_sigint_or_sigterm_exits_130_with_its_suite_killed_and_nothing_left() {
+    for signal in ["INT", "TERM"] {
+        let f = Fixture::new();
+        f.pack();
+        let pid_file = f.out.path().join("suite.pid");
+        let config = f.config(&format!(
+            "[[suite]]\nname = \"slow\"\nrun = \"echo $$ > '{}'; exec sleep 60\"\n\n[[suite]]\nname = \"later\"\nrun = \"true\"\n",
+            pid_file.display()
+        ));
+        let out_dir = f.out.path().join("o");
+        let mut child = gate_std(f.repo.path())
+            .arg("run")
+            .arg("--config")
+            .arg(&config)
+            .arg("--out")
+            .arg(&out_dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let suite_pid = loop {
+            if let Some(pid) = fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse::<i32>().ok())
+            {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "the suite never started");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let sent = Instant::now();
+        send(child.id(), signal);
+        let status = wait_for(&mut child, Duration::from_secs(60));
+        assert_eq!(status.code(), Some(130), "SIG{signal}");
+        assert!(
+            sent.elapsed() < Duration::from_secs(30),
+            "SIG{signal}: slow to stop"
+        );
+        assert!(
+            !testkit::alive(suite_pid),
+            "SIG{signal}: the suite still runs"
+        );
+        let report = json(&out_dir.join("gate.json"));
+        assert_eq!(report["verdict"], "INTERRUPTED", "SIG{signal}");
+        assert_eq!(
+            report["suites"].as_array().unwrap().len(),
+            1,
+            "later never started"
+        );
+        assert!(
+            f.repo.extra_worktrees().is_empty(),
+            "SIG{signal}: a worktree was left"
+        );
+    }
+}
