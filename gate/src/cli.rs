@@ -66,7 +66,7 @@ pub enum Command {
         #[arg(long, value_name = "DIR", default_value = "gate-out")]
         out: PathBuf,
         /// Rerun only this suite (repeatable), appending to an existing summary. A candidate
-        /// whose base, patch, manifest or tree differs from the summary's is refused.
+        /// whose base, head, patch, manifest or tree differs from the summary's is refused.
         #[arg(long, value_name = "SUITE")]
         only: Vec<String>,
         /// With --only: start a new summary instead of appending (the old one is replaced).

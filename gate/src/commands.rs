@@ -165,34 +165,37 @@ fn cmd_apply(
     }
     let facts = CandidateFacts::from_applied(&applied, &manifest_sha256);
     let findings = facts.findings();
-    if json {
-        let value = serde_json::json!({
-            "version": summary::REPORT_VERSION,
-            "tool": "gate",
-            "command": "apply",
-            "at": Timestamp::now(),
-            "candidate": facts,
-            "verdict": if findings.is_empty() { "PASS" } else { "FAIL" },
-            "findings": findings,
-        });
-        outln!("{}", serde_json::to_string_pretty(&value)?)?;
-    } else {
-        let paint = Painter::new(color.for_stdout());
-        report::exit::print(&summary::render_candidate(&facts))?;
-        if findings.is_empty() {
-            outln!(
-                "verdict   {}: the candidate applies cleanly, its manifest holds, no drift",
-                paint.verdict("PASS")
-            )?;
+    let print = || -> Result<()> {
+        if json {
+            let value = serde_json::json!({
+                "version": summary::REPORT_VERSION,
+                "tool": "gate",
+                "command": "apply",
+                "at": Timestamp::now(),
+                "candidate": facts,
+                "verdict": if findings.is_empty() { "PASS" } else { "FAIL" },
+                "findings": findings,
+            });
+            outln!("{}", serde_json::to_string_pretty(&value)?)?;
         } else {
-            outln!(
-                "verdict   {}: {}",
-                paint.verdict("FAIL"),
-                esc(&findings.join("; "))
-            )?;
+            let paint = Painter::new(color.for_stdout());
+            report::exit::print(&summary::render_candidate(&facts))?;
+            if findings.is_empty() {
+                outln!(
+                    "verdict   {}: the candidate applies cleanly, its manifest holds, no drift",
+                    paint.verdict("PASS")
+                )?;
+            } else {
+                outln!(
+                    "verdict   {}: {}",
+                    paint.verdict("FAIL"),
+                    esc(&findings.join("; "))
+                )?;
+            }
         }
-    }
-    Ok(Exit::from_held(findings.is_empty()))
+        Ok(())
+    };
+    finished(print(), Exit::from_held(findings.is_empty()))
 }
 
 /// `gate run`'s options.
@@ -336,6 +339,8 @@ fn locked_run(
     if let Some(prev) = &previous {
         let c = &prev.candidate;
         same_as_summary(&summary_path, "base commit", &prepared.base, &c.base)?;
+        // The summary's drift answer is for its head: a moved head needs a summary of its own.
+        same_as_summary(&summary_path, "head commit", &prepared.head, &c.head)?;
         same_as_summary(
             &summary_path,
             "patch sha256",
@@ -551,24 +556,37 @@ fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
     let parsed = apply::read_manifest(manifest)?;
     let verification =
         manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
-    if json {
-        let value = serde_json::json!({
-            "version": summary::REPORT_VERSION,
-            "tool": "gate",
-            "command": "check",
-            "at": Timestamp::now(),
-            "manifest": manifest.display().to_string(),
-            "result": verification,
-        });
-        outln!("{}", serde_json::to_string_pretty(&value)?)?;
-    } else {
-        // The lines are sha256sum's (a name with a line break is already `\`-escaped); any
-        // other control character a name holds is shown as an escape.
-        for line in verification.to_string().lines() {
-            outln!("{}", report::markdown::controls(line))?;
+    let print = || -> Result<()> {
+        if json {
+            let value = serde_json::json!({
+                "version": summary::REPORT_VERSION,
+                "tool": "gate",
+                "command": "check",
+                "at": Timestamp::now(),
+                "manifest": manifest.display().to_string(),
+                "result": verification,
+            });
+            outln!("{}", serde_json::to_string_pretty(&value)?)?;
+        } else {
+            // The lines are sha256sum's (a name with a line break is already `\`-escaped);
+            // any other control character a name holds is shown as an escape.
+            for line in verification.to_string().lines() {
+                outln!("{}", report::markdown::controls(line))?;
+            }
         }
+        Ok(())
+    };
+    finished(print(), Exit::from_held(verification.all_ok()))
+}
+
+/// `exit` for work that is done, once its result is printed: a reader that closed stdout early
+/// (`gate check ... | head -1`) does not change it, so a finding is never lost to a closed
+/// pipe; any other failure to print is an error.
+fn finished(printed: Result<()>, exit: Exit) -> Result<Exit> {
+    match printed {
+        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => Ok(exit),
+        other => other.map(|()| exit),
     }
-    Ok(Exit::from_held(verification.all_ok()))
 }
 
 fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<Exit> {
@@ -587,40 +605,43 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
         }
     };
     let found = cites::find(&head_sha, &text);
-    if json {
-        let value = serde_json::json!({
-            "version": summary::REPORT_VERSION,
-            "tool": "gate",
-            "command": "cites",
-            "head_rev": head,
-            "result": found,
-            "cited": found.is_cited(),
-        });
-        outln!("{}", serde_json::to_string_pretty(&value)?)?;
-    } else {
-        let list = |ts: &[cites::Token]| {
-            ts.iter()
-                .map(|t| format!("{} (line {})", t.text, t.line))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        outln!("head    {head_sha}  ({})", esc(head))?;
-        if found.is_cited() {
-            outln!("cited   yes: {}", list(&found.cited))?;
+    let print = || -> Result<()> {
+        if json {
+            let value = serde_json::json!({
+                "version": summary::REPORT_VERSION,
+                "tool": "gate",
+                "command": "cites",
+                "head_rev": head,
+                "result": found,
+                "cited": found.is_cited(),
+            });
+            outln!("{}", serde_json::to_string_pretty(&value)?)?;
         } else {
-            outln!("cited   NO")?;
-        }
-        if found.others.is_empty() {
-            if found.cited.is_empty() {
-                outln!("others  none: the text holds no hex token of 7+ characters at all")?;
+            let list = |ts: &[cites::Token]| {
+                ts.iter()
+                    .map(|t| format!("{} (line {})", t.text, t.line))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            outln!("head    {head_sha}  ({})", esc(head))?;
+            if found.is_cited() {
+                outln!("cited   yes: {}", list(&found.cited))?;
             } else {
-                outln!("others  none")?;
+                outln!("cited   NO")?;
             }
-        } else {
-            outln!("others  {}", list(&found.others))?;
+            if found.others.is_empty() {
+                if found.cited.is_empty() {
+                    outln!("others  none: the text holds no hex token of 7+ characters at all")?;
+                } else {
+                    outln!("others  none")?;
+                }
+            } else {
+                outln!("others  {}", list(&found.others))?;
+            }
         }
-    }
-    Ok(Exit::from_held(found.is_cited()))
+        Ok(())
+    };
+    finished(print(), Exit::from_held(found.is_cited()))
 }
 
 /// `1 path`, `3 paths`.

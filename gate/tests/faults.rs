@@ -115,6 +115,27 @@ fn only_refuses_a_candidate_whose_manifest_patch_or_tree_differs_and_leaves_the_
     assert_eq!(read(&summary), text_before);
     assert_eq!(read(&report), json_before);
 
+    // The same candidate, but the head moved: the summary's drift answer is for its own head.
+    let fresh_head = f.out.path().join("head");
+    f.run(&config, &fresh_head).assert().code(0);
+    let before_head = read(&fresh_head.join("gate.json"));
+    f.repo.write("unrelated.txt", "u\n");
+    f.repo.git(["add", "unrelated.txt"]);
+    f.repo
+        .git(["commit", "-q", "-m", "unrelated", "--", "unrelated.txt"]);
+    let out = f
+        .run(&config, &fresh_head)
+        .args(["--only", "a"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("head commit differs from the summary's"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&fresh_head.join("gate.json")), before_head);
+
     // A summary of another tree (as one written for another candidate would be).
     let mut other: serde_json::Value = json(&report);
     let fresh = f.out.path().join("fresh");
@@ -700,8 +721,18 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
         .arg("--out")
         .arg(f.out.path().join("o"))
         .arg("--json");
+    let broken = f.out.path().join("broken.sha256");
+    let manifest = fs::read_to_string(f.manifest()).unwrap();
+    fs::write(&broken, manifest.replacen(&manifest[..8], "00000000", 1)).unwrap();
+    let mut failing_check = gate_std(dir);
+    failing_check
+        .arg("check")
+        .arg("--manifest")
+        .arg(&broken)
+        .arg(".");
     for (name, cmd, code) in [
         ("check", check, 0),
+        ("check with a finding", failing_check, 1),
         ("completions", completions, 0),
         ("man", man, 0),
         ("run --json", run, 0),
