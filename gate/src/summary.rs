@@ -626,6 +626,108 @@ fn drift_text(c: &CandidateFacts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use report::runner::RunRecord;
+
+    fn suite(name: &str, exit: i32) -> SuiteResult {
+        let now = Timestamp::now();
+        let record = RunRecord {
+            argv: vec!["sh".into()],
+            dir: "wt".into(),
+            start: now,
+            end: now,
+            duration_secs: 0.0,
+            exit_code: Some(exit),
+            signal: None,
+            hang: false,
+            interrupted: false,
+            strays_killed: 0,
+            spawn_error: None,
+            counts: None,
+            failed_tests: Vec::new(),
+            log: "log".into(),
+        };
+        SuiteResult {
+            name: name.into(),
+            command: "true".into(),
+            timeout_secs: 1.0,
+            outcome: record.outcome(),
+            record,
+            refused: None,
+        }
+    }
+
+    fn report(planned: &[&str], suites: Vec<SuiteResult>) -> GateReport {
+        let candidate = CandidateFacts {
+            base_rev: "base".into(),
+            base: "b".repeat(40),
+            head_rev: "HEAD".into(),
+            head: "b".repeat(40),
+            patch: "build.patch".into(),
+            patch_sha256: "0".repeat(64),
+            manifest_sha256: "1".repeat(64),
+            manifest: ManifestFacts {
+                file: "m".into(),
+                summary: "1/1 OK".into(),
+                all_ok: true,
+                entries: Vec::new(),
+            },
+            deleted: Vec::new(),
+            drift: Vec::new(),
+            commits_since_base: 0,
+            tree: "a".repeat(40),
+            worktree: "wt".into(),
+            worktree_kept: false,
+        };
+        let planned = planned.iter().map(|s| s.to_string()).collect();
+        GateReport::new(Timestamp::now(), candidate, planned, suites, false)
+    }
+
+    fn rerun(r: &mut GateReport, tree: &str, manifest: &str, suites: Vec<SuiteResult>) {
+        r.reruns.push(Rerun {
+            at: Timestamp::now(),
+            manifest: manifest.into(),
+            tree: tree.into(),
+            suites,
+        });
+        r.judge();
+    }
+
+    #[test]
+    fn pass_needs_every_planned_suite_passed_at_its_latest_run() {
+        let r = report(&["a", "b"], vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL");
+        assert_eq!(r.findings, vec!["suite b never ran".to_string()]);
+        let mut r = report(&["a", "b"], vec![suite("a", 0), suite("b", 1)]);
+        assert_eq!(r.verdict, "FAIL");
+        let tree = r.candidate.tree.clone();
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL", "b's failure stands: {:?}", r.findings);
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("b", 0)]);
+        assert_eq!(r.verdict, "PASS", "{:?}", r.findings);
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 1)]);
+        assert_eq!(r.verdict, "FAIL", "a rerun that fails flips it back");
+    }
+
+    #[test]
+    fn a_rerun_on_another_tree_or_with_a_broken_manifest_is_no_pass() {
+        let mut r = report(&["a"], vec![suite("a", 1)]);
+        rerun(&mut r, &"c".repeat(40), "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL");
+        assert!(
+            r.findings[0].contains("not the summary's"),
+            "{:?}",
+            r.findings
+        );
+        let mut r = report(&["a"], vec![suite("a", 0)]);
+        let tree = r.candidate.tree.clone();
+        rerun(&mut r, &tree, "0/1 OK, 1 FAILED", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL");
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(
+            r.verdict, "FAIL",
+            "an earlier broken manifest stays on record"
+        );
+    }
 
     #[test]
     fn only_an_all_ok_manifest_summary_holds() {
@@ -638,6 +740,60 @@ mod tests {
             "",
         ] {
             assert!(!manifest_held(bad), "{bad}");
+        }
+    }
+
+    /// A report whose every outside text is `name`: suite, paths, subject, detail, revs.
+    fn hostile(name: &str) -> GateReport {
+        let mut r = report(&[name, "b"], vec![suite(name, 1)]);
+        let c = &mut r.candidate;
+        c.base_rev = name.into();
+        c.patch = name.into();
+        c.manifest.file = name.into();
+        c.manifest.summary = "0/1 OK, 1 FAILED".into();
+        c.manifest.all_ok = false;
+        c.manifest.entries.push(EntryFact {
+            path: name.into(),
+            status: "FAILED".into(),
+            detail: Some(name.into()),
+        });
+        c.deleted.push(DeletedFact {
+            path: name.into(),
+            gone: false,
+        });
+        c.drift.push(Commit {
+            sha: "d".repeat(40),
+            subject: name.into(),
+            merge: false,
+        });
+        r.judge();
+        r
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Whatever a name holds, every rendering has exactly the lines of a plain name's, no
+        /// control character but the line breaks gatekit writes, and one verdict line.
+        #[test]
+        fn no_outside_text_can_add_a_line_or_a_control_to_any_rendering(
+            name in "(\\PC|[\n\r\t\u{1b}\u{7f}\u{85}\u{9b}\u{2028}\u{202e}])*"
+        ) {
+            let plain = hostile("plain");
+            let evil = hostile(&name);
+            for (ours, theirs) in [
+                (plain.render(), evil.render()),
+                (plain.render_markdown(), evil.render_markdown()),
+                (render_candidate(&plain.candidate), render_candidate(&evil.candidate)),
+            ] {
+                proptest::prop_assert_eq!(ours.lines().count(), theirs.lines().count(), "{}", theirs);
+                proptest::prop_assert!(
+                    !theirs.chars().any(|c| c != '\n' && report::escape::is_unsafe(c)),
+                    "{:?}", theirs
+                );
+                let verdicts = theirs.lines().filter(|l| l.starts_with("verdict")).count();
+                proptest::prop_assert!(verdicts <= 1, "{}", theirs);
+            }
         }
     }
 }
