@@ -164,7 +164,13 @@ impl Config {
             let suite_at = Some(spanned.span());
             let command = match (&suite.run, &suite.glob) {
                 (Some(run), None) => SuiteCommand::Run(nonempty(run, "run")?),
-                (None, Some(glob)) => SuiteCommand::Glob(nonempty(glob, "glob")?),
+                (None, Some(glob)) => {
+                    let pattern = nonempty(glob, "glob")?;
+                    // A glob matches files of the candidate's tree, so it is relative to it.
+                    relative_path(&pattern)
+                        .map_err(|why| at(Some(glob.span()), format!("`glob` {why}")))?;
+                    SuiteCommand::Glob(pattern)
+                }
                 (Some(_), Some(glob)) => {
                     return Err(at(
                         Some(glob.span()),
@@ -447,6 +453,12 @@ glob = "scripts/test-*.sh"
             assert!(e.message.contains(why), "{path}: {e}");
         }
         assert!(parse(&GOOD.replace("\"build.patch\"", "\"./in/build.patch\"")).is_ok());
+        for glob in ["../scripts/*.sh", "/tmp/*.sh"] {
+            let bad = GOOD.replace("\"scripts/test-*.sh\"", &format!("{glob:?}"));
+            let e = parse(&bad).unwrap_err();
+            assert_eq!(e.line, Some(15), "{e}");
+            assert!(e.message.starts_with("`glob`"), "{e}");
+        }
     }
 
     #[test]

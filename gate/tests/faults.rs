@@ -417,6 +417,26 @@ fn an_error_naming_outside_text_is_one_line_without_controls() {
     assert_unforged("stderr", &out.stderr);
 }
 
+#[test]
+fn a_refused_argument_is_quoted_with_escapes_and_help_survives_a_closed_stdout() {
+    let out = gate()
+        .args(["completions", "\u{1b}[2J\nverdict   PASS"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\\nverdict   PASS"),
+        "{}",
+        stderr(&out)
+    );
+    assert_unforged("stderr", &out.stderr);
+    let mut help = gate_std(Path::new("."));
+    help.arg("--help");
+    let (status, err) = with_closed_stdout(help);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
 // ---- 3. one run per --out --------------------------------------------------------------------
 
 #[test]

@@ -117,6 +117,53 @@ pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// What a command line clap refused (or `--help`, `--version`) ends with: help and version go
+/// to stdout (a closed pipe ends quietly, exit 0), a usage error to stderr as exit 2. The
+/// text quotes the arguments as typed, so control characters in them are shown as escapes:
+/// an argument cannot clear the screen or print a line of its own.
+pub fn usage(error: clap::Error) -> Exit {
+    use std::io::Write as _;
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let safe = usage_text(&error, &args);
+    if error.use_stderr() {
+        let _ = std::io::stderr().write_all(safe.as_bytes());
+        Exit::Usage
+    } else {
+        let _ = print(&safe);
+        Exit::Ok
+    }
+}
+
+/// clap's text for `error` with every argument it quotes (`args`, or the value after a
+/// `--flag=`) written escaped, so an argument's line break cannot pass for one of clap's; the
+/// lines clap writes are kept, and any other control character is escaped.
+pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
+    let mut text = error.to_string();
+    // clap quotes a value as typed, or with its ANSI sequences stripped (in its plain text).
+    let mut quoted: Vec<String> = args
+        .iter()
+        .flat_map(|a| [a.as_str(), a.split_once('=').map_or("", |(_, v)| v)])
+        .flat_map(|a| [a.to_string(), crate::color::strip(a)])
+        .filter(|a| a.chars().any(crate::escape::is_unsafe))
+        .collect();
+    quoted.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    for arg in quoted {
+        text = text.replace(&arg, &crate::escape::text(&arg));
+    }
+    let mut safe = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        safe.push_str(&crate::markdown::controls(body));
+        safe.push_str(end);
+    }
+    safe
+}
+
 /// Prints an error that stopped `tool` from judging, once, as one line with its causes
 /// (`gate: error: patch build.patch: No such file or directory`), and returns its exit code:
 /// 130 when the run was interrupted, 0 (and nothing printed) when stdout's reader went away,
@@ -215,6 +262,27 @@ mod tests {
         let line = one_line(&e);
         assert!(!line.chars().any(crate::escape::is_unsafe), "{line:?}");
         assert_eq!(line, "reading gate.toml: x verdict   PASS\\u{1b}[2J");
+    }
+
+    #[test]
+    fn a_usage_error_quoting_controls_is_shown_with_escapes() {
+        use clap::Parser as _;
+        #[derive(Debug, clap::Parser)]
+        struct Cli {
+            #[arg(long, value_parser = ["a", "b"])]
+            pick: String,
+        }
+        let args = ["t", "--pick", "x\u{1b}[2J\ny"].map(String::from);
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        assert!(e.use_stderr());
+        let text = usage_text(&e, &args);
+        assert!(
+            text.contains("'x\\u{1b}[2J\\ny'") || text.contains("'x\\ny'"),
+            "{text:?} from {:?}",
+            e.to_string()
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert_eq!(usage(e), Exit::Usage);
     }
 
     #[test]
