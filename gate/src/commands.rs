@@ -254,19 +254,22 @@ fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
     } else {
         Exit::from_held(report.passed())
     };
-    match printed {
+    let on_stdout = match printed {
+        Ok(()) => "; the report on stdout is complete",
         // The reader of stdout went away: the work is done and its files are written.
-        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => {}
-        Err(e) => write_errors.push(e.context("printing the report on stdout")),
-        Ok(()) => {}
-    }
+        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => "",
+        Err(e) => {
+            write_errors.push(e.context("printing the report on stdout"));
+            ""
+        }
+    };
     if write_errors.is_empty() {
         return Ok(verdict);
     }
     for e in &write_errors {
         let _ = writeln!(
             std::io::stderr(),
-            "gate: error: {} (the verdict {} stands; the report on stdout is complete)",
+            "gate: error: {} (the verdict {} stands{on_stdout})",
             report::exit::one_line(e.as_ref()),
             report.verdict
         );
