@@ -4,6 +4,12 @@
 //! key (`tmeout`) or a duration (`15 minutes`) must not surface after the first suite has run
 //! for half an hour. Paths are relative to the file's own folder, so a gate.toml can sit beside
 //! its patch and be run from anywhere.
+//!
+//! gate.toml is outside input, so its path rules are the manifest's: `patch` and `manifest`
+//! are relative, never climb out with `..`, and (checked by [`Config::load`] before either is
+//! opened) never reach through a link to a file outside the gate.toml's folder. No string may
+//! hold a NUL byte (the kernel cannot pass one in an argument or environment), an `[env]` name
+//! is a valid variable name, and a `timeout` is at most [`MAX_TIMEOUT`].
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -15,6 +21,10 @@ use thiserror::Error;
 use toml::Spanned;
 
 use report::runner::DEFAULT_TIMEOUT;
+
+/// The longest suite `timeout` a gate.toml may set: 30 days. Longer is surely a typo, and a
+/// bound keeps every deadline (start + timeout) far inside what a clock can hold.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
 
 #[derive(Debug, Error)]
 #[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
@@ -32,7 +42,7 @@ struct RawConfig {
     manifest: Spanned<String>,
     head: Option<Spanned<String>>,
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    env: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     suite: Vec<Spanned<RawSuite>>,
 }
@@ -45,7 +55,7 @@ struct RawSuite {
     glob: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    env: BTreeMap<String, Spanned<String>>,
 }
 
 /// What the suite runs: a shell command, or every file a glob matches.
@@ -86,7 +96,31 @@ impl Config {
             line: None,
             message: e.to_string(),
         })?;
-        Config::parse(&text, path)
+        let config = Config::parse(&text, path)?;
+        let folder = path.parent().unwrap_or(Path::new(""));
+        for (key, file) in [("patch", &config.patch), ("manifest", &config.manifest)] {
+            if let Err(why) = stays_inside(folder, file) {
+                return Err(ConfigError {
+                    file: path.display().to_string(),
+                    line: key_line(&text, key),
+                    message: format!("`{key}` {why}"),
+                });
+            }
+        }
+        Ok(config)
+    }
+
+    /// Bad input unless the file names at least one suite: `gate run` has nothing to judge
+    /// without one (a candidate for `mutants run --candidate` needs none).
+    pub fn require_suites(&self) -> Result<(), ConfigError> {
+        if self.suites.is_empty() {
+            return Err(ConfigError {
+                file: self.file.display().to_string(),
+                line: None,
+                message: "no [[suite]]: name at least one suite to run".into(),
+            });
+        }
+        Ok(())
     }
 
     /// Validates `text` as if read from `path`.
@@ -102,24 +136,24 @@ impl Config {
             at(e.span(), message)
         })?;
         let folder = path.parent().unwrap_or(Path::new(""));
-        let resolve = |p: &str| {
-            let p = Path::new(p);
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                folder.join(p)
-            }
-        };
         let nonempty = |s: &Spanned<String>, key: &str| {
             if s.get_ref().trim().is_empty() {
                 Err(at(Some(s.span()), format!("`{key}` is empty")))
+            } else if s.get_ref().contains('\0') {
+                Err(at(Some(s.span()), format!("`{key}` holds a NUL byte")))
             } else {
                 Ok(s.get_ref().clone())
             }
         };
+        let relative = |s: &Spanned<String>, key: &str| {
+            let p = nonempty(s, key)?;
+            relative_path(&p)
+                .map(|p| folder.join(p))
+                .map_err(|why| at(Some(s.span()), format!("`{key}` {why}")))
+        };
         let base = nonempty(&raw.base, "base")?;
-        let patch = resolve(&nonempty(&raw.patch, "patch")?);
-        let manifest = resolve(&nonempty(&raw.manifest, "manifest")?);
+        let patch = relative(&raw.patch, "patch")?;
+        let manifest = relative(&raw.manifest, "manifest")?;
         let head = match &raw.head {
             Some(h) => nonempty(h, "head")?,
             None => "HEAD".to_string(),
@@ -130,7 +164,13 @@ impl Config {
             let suite_at = Some(spanned.span());
             let command = match (&suite.run, &suite.glob) {
                 (Some(run), None) => SuiteCommand::Run(nonempty(run, "run")?),
-                (None, Some(glob)) => SuiteCommand::Glob(nonempty(glob, "glob")?),
+                (None, Some(glob)) => {
+                    let pattern = nonempty(glob, "glob")?;
+                    // A glob matches files of the candidate's tree, so it is relative to it.
+                    relative_path(&pattern)
+                        .map_err(|why| at(Some(glob.span()), format!("`glob` {why}")))?;
+                    SuiteCommand::Glob(pattern)
+                }
                 (Some(_), Some(glob)) => {
                     return Err(at(
                         Some(glob.span()),
@@ -156,19 +196,15 @@ impl Config {
                 return Err(at(span, format!("two suites are named {name:?}")));
             }
             let timeout = match &suite.timeout {
-                Some(t) => report::duration::parse(t.get_ref())
-                    .map_err(|e| at(Some(t.span()), format!("timeout: {e}")))?,
+                Some(t) => timeout(t.get_ref())
+                    .map_err(|why| at(Some(t.span()), format!("timeout: {why}")))?,
                 None => DEFAULT_TIMEOUT,
             };
-            if timeout.is_zero() {
-                let span = suite.timeout.as_ref().map(|t| t.span());
-                return Err(at(span, "timeout must be more than zero".into()));
-            }
             suites.push(SuiteSpec {
                 name,
                 command,
                 timeout,
-                env: suite.env.clone(),
+                env: env_table(&suite.env, &at)?,
             });
         }
         Ok(Config {
@@ -177,10 +213,122 @@ impl Config {
             patch,
             manifest,
             head,
-            env: raw.env,
+            env: env_table(&raw.env, &at)?,
             suites,
         })
     }
+}
+
+/// An `[env]` table checked: each name non-empty, without `=` or NUL, each value without NUL
+/// (the kernel's environment has no way to carry either).
+fn env_table(
+    raw: &BTreeMap<String, Spanned<String>>,
+    at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    let mut env = BTreeMap::new();
+    for (name, value) in raw {
+        let span = Some(value.span());
+        if name.is_empty() || name.contains(['=', '\0']) {
+            let shown = report::escape::text(name);
+            return Err(at(
+                span,
+                format!("env name \"{shown}\" is not a variable name (empty, or holds `=` or NUL)"),
+            ));
+        }
+        if value.get_ref().contains('\0') {
+            return Err(at(span, format!("env {name} holds a NUL byte")));
+        }
+        env.insert(name.clone(), value.get_ref().clone());
+    }
+    Ok(env)
+}
+
+/// A suite timeout as written (`15m`), more than zero and at most [`MAX_TIMEOUT`]. Text too long
+/// to be a sane timeout is refused before it is parsed: with at most 64 characters and numbers
+/// of at most 12 digits, the parser's running sum stays far below what a `Duration` holds.
+pub fn timeout(text: &str) -> Result<Duration, String> {
+    let too_long = format!("at most {} (30 days)", report::duration::human(MAX_TIMEOUT));
+    let longest_number = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    if text.len() > 64 || longest_number > 12 {
+        return Err(format!(
+            "{:?} is too long: a timeout is {too_long}",
+            report::escape::text(text)
+        ));
+    }
+    let d = report::duration::parse(text).map_err(|e| e.to_string())?;
+    if d.is_zero() {
+        return Err("it must be more than zero".into());
+    }
+    if d > MAX_TIMEOUT {
+        return Err(format!(
+            "{} is too long: a timeout is {too_long}",
+            report::duration::human(d)
+        ));
+    }
+    Ok(d)
+}
+
+/// `p` as a path relative to gate.toml's folder: not absolute, no `..`. (Links are checked
+/// once the folder can be looked at: [`stays_inside`].)
+pub fn relative_path(p: &str) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let path = Path::new(p);
+    for part in path.components() {
+        match part {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(format!(
+                    "{p:?} climbs out of the gate.toml's folder with `..`"
+                ))
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(format!(
+                    "{p:?} is absolute: paths are relative to the gate.toml's folder"
+                ))
+            }
+        }
+    }
+    Ok(path.to_path_buf())
+}
+
+/// `Ok` unless `file` (inside `folder`) resolves, through a link anywhere on its way, to a
+/// place outside `folder`. A path that does not exist yet is left to the open that follows.
+pub fn stays_inside(folder: &Path, file: &Path) -> Result<(), String> {
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let Ok(real_folder) = folder.canonicalize() else {
+        return Ok(());
+    };
+    match file.canonicalize() {
+        Ok(real) if real.starts_with(&real_folder) => Ok(()),
+        Ok(_) => Err(format!(
+            "{} is a link to a file outside the gate.toml's folder",
+            report::escape::path(file)
+        )),
+        Err(_) if std::fs::symlink_metadata(file).is_ok() => Err(format!(
+            "{} is a link that leads nowhere inside the gate.toml's folder",
+            report::escape::path(file)
+        )),
+        Err(_) => Ok(()),
+    }
+}
+
+/// The line of the top-level `key = ...` in `text`, for an error found after parsing.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
 }
 
 #[cfg(test)]
@@ -254,5 +402,124 @@ glob = "scripts/test-*.sh"
         assert!(parse(&dup).unwrap_err().message.contains("two suites"));
         let neither = "base=\"a\"\npatch=\"p\"\nmanifest=\"m\"\n[[suite]]\nname=\"x\"\n";
         assert!(parse(neither).unwrap_err().message.contains("neither"));
+    }
+
+    #[test]
+    fn nul_bytes_and_bad_env_names_name_their_line() {
+        let nul = GOOD.replace("unix:///nonexistent", "unix:///x\\u0000y");
+        let e = parse(&nul).unwrap_err();
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("NUL"), "{e}");
+        let in_suite = format!("{GOOD}env = {{ A = \"a\\u0000\" }}\n");
+        let e = parse(&in_suite).unwrap_err();
+        assert_eq!(e.line, Some(16), "{e}");
+        assert!(e.message.contains("NUL"), "{e}");
+        let eq = GOOD.replace("DOCKER_HOST =", "\"A=B\" =");
+        let e = parse(&eq).unwrap_err();
+        assert_eq!(e.line, Some(7), "{e}");
+        assert!(e.message.contains("not a variable name"), "{e}");
+        let run = GOOD.replace("node --test", "node\\u0000--test");
+        assert!(parse(&run).unwrap_err().message.contains("NUL"));
+    }
+
+    #[test]
+    fn timeouts_are_bounded_and_never_overflow() {
+        assert_eq!(timeout("30d").unwrap(), MAX_TIMEOUT);
+        for bad in [
+            "31d",
+            "0s",
+            "18446744073709551615s",
+            "99999999999d 99999999999d 99999999999d 99999999999d",
+            "1e9s",
+        ] {
+            assert!(timeout(bad).is_err(), "{bad}");
+        }
+        let bad = GOOD.replace("\"15m\"", "\"9999d\"");
+        let e = parse(&bad).unwrap_err();
+        assert_eq!(e.line, Some(12), "{e}");
+        assert!(e.message.contains("at most"), "{e}");
+    }
+
+    #[test]
+    fn paths_must_stay_in_the_files_folder() {
+        for (path, why) in [
+            ("../build.patch", "climbs out"),
+            ("sub/../../x", "climbs out"),
+            ("/tmp/build.patch", "absolute"),
+        ] {
+            let bad = GOOD.replace("\"build.patch\"", &format!("{path:?}"));
+            let e = parse(&bad).unwrap_err();
+            assert_eq!(e.line, Some(3), "{e}");
+            assert!(e.message.contains(why), "{path}: {e}");
+        }
+        assert!(parse(&GOOD.replace("\"build.patch\"", "\"./in/build.patch\"")).is_ok());
+        for glob in ["../scripts/*.sh", "/tmp/*.sh"] {
+            let bad = GOOD.replace("\"scripts/test-*.sh\"", &format!("{glob:?}"));
+            let e = parse(&bad).unwrap_err();
+            assert_eq!(e.line, Some(15), "{e}");
+            assert!(e.message.starts_with("`glob`"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_link_out_of_the_folder_is_refused_before_it_is_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cand = tmp.path().join("cand");
+        std::fs::create_dir(&cand).unwrap();
+        let outside = tmp.path().join("outside.patch");
+        std::fs::write(&outside, "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, cand.join("build.patch")).unwrap();
+        std::fs::write(cand.join("inside.sha256"), "x").unwrap();
+        std::os::unix::fs::symlink("inside.sha256", cand.join("candidate-manifest.sha256"))
+            .unwrap();
+        let toml = cand.join("gate.toml");
+        std::fs::write(&toml, GOOD).unwrap();
+        let e = Config::load(&toml).unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("outside"), "{e}");
+        // A link that stays inside the folder is fine.
+        std::fs::remove_file(cand.join("build.patch")).unwrap();
+        std::fs::write(cand.join("build.patch"), "p").unwrap();
+        Config::load(&toml).unwrap();
+    }
+
+    #[test]
+    fn a_file_without_suites_is_refused_by_require_suites() {
+        let c = parse("base = \"a\"\npatch = \"p\"\nmanifest = \"m\"\n").unwrap();
+        let e = c.require_suites().unwrap_err();
+        assert!(
+            e.to_string().starts_with("cand/gate.toml: no [[suite]]"),
+            "{e}"
+        );
+        parse(GOOD).unwrap().require_suites().unwrap();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn any_text_is_a_config_or_an_error_never_a_panic(text in "\\PC*") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn any_edit_of_a_good_file_is_a_config_or_an_error(
+            at in 0usize..400,
+            insert in "[\\x00-\\x7f\u{1b}\u{202e}]{0,12}",
+        ) {
+            let mut text = GOOD.to_string();
+            let at = text.char_indices().map(|(i, _)| i).nth(at % text.chars().count()).unwrap();
+            text.insert_str(at, &insert);
+            if let Err(e) = parse(&text) {
+                proptest::prop_assert!(!e.to_string().is_empty());
+            }
+        }
+
+        #[test]
+        fn any_timeout_text_is_a_bounded_duration_or_an_error(t in "[0-9.smhd ]{0,80}") {
+            if let Ok(d) = timeout(&t) {
+                proptest::prop_assert!(!d.is_zero() && d <= MAX_TIMEOUT);
+            }
+        }
     }
 }

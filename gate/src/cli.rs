@@ -65,9 +65,14 @@ pub enum Command {
         /// Where gate-summary.txt, gate.json and the suite logs go.
         #[arg(long, value_name = "DIR", default_value = "gate-out")]
         out: PathBuf,
-        /// Rerun only this suite (repeatable), appending to an existing summary.
+        /// Rerun only this suite (repeatable), appending to an existing summary. A candidate
+        /// whose base, head, patch, manifest or tree differs from the summary's is refused.
         #[arg(long, value_name = "SUITE")]
         only: Vec<String>,
+        /// With --only: start a new summary instead of appending (the old one is replaced).
+        /// Suites not run are findings, so the verdict is not PASS until all have passed.
+        #[arg(long, requires = "only")]
+        fresh: bool,
         /// Keep the worktree after the run.
         #[arg(long)]
         keep: bool,

@@ -3,12 +3,19 @@
 //! Errors (bad input, a patch that does not apply, an unknown revision) are printed once as
 //! one line and exit 2; findings (a manifest mismatch, drift, a failed suite) are outcomes and
 //! exit 1; an interrupt cleans up and exits 130.
+//!
+//! Data goes to stdout through [`report::outln!`] (never `println!`), so a reader that closes
+//! the pipe early ends the command quietly; every piece of outside text printed (paths, revs)
+//! goes through [`report::escape`].
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use report::escape::{path as esc_path, text as esc};
+use report::lock::OutLock;
+use report::outln;
 use report::{ColorChoice, Exit, Format, Painter, Timestamp};
 
 use crate::cli::{Cli, Command};
@@ -57,6 +64,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             config,
             out,
             only,
+            fresh,
             keep,
             echo,
             json,
@@ -68,6 +76,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
                 config,
                 out,
                 only,
+                fresh,
                 keep,
                 echo,
                 json: format == Format::Json,
@@ -88,7 +97,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         Command::Clean => cmd_clean(),
         Command::Demo { keep } => demo::run(keep),
         Command::Completions { shell } => {
-            report::manual::print_completions(shell, <Cli as clap::CommandFactory>::command());
+            report::manual::write_completions(shell, <Cli as clap::CommandFactory>::command())?;
             Ok(Exit::Ok)
         }
         Command::Man { out } => {
@@ -105,16 +114,16 @@ fn dispatch(cli: Cli) -> Result<Exit> {
 /// checkouts, each only when its owner marker still says it is gatekit's.
 fn cmd_clean() -> Result<Exit> {
     let stale = worktree::clean_stale();
-    println!("removed {} of killed runs", plural(stale, "checkout"));
+    outln!("removed {} of killed runs", plural(stale, "checkout"))?;
     let mut failed = false;
     for kept in worktree::clean_kept() {
         let path = report::escape::path(&kept.path);
         match kept.result {
-            Ok(true) => println!("removed   {path} (kept)"),
-            Ok(false) => println!("left      {path}: no longer a gatekit checkout (forgotten)"),
+            Ok(true) => outln!("removed   {path} (kept)")?,
+            Ok(false) => outln!("left      {path}: no longer a gatekit checkout (forgotten)")?,
             Err(e) => {
                 failed = true;
-                eprintln!("gate: could not remove {path}: {e}");
+                let _ = writeln!(std::io::stderr(), "gate: could not remove {path}: {e}");
             }
         }
     }
@@ -124,11 +133,19 @@ fn cmd_clean() -> Result<Exit> {
 fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
     worktree::clean_stale();
     let packed = pack::pack(repo, base, out, paths)?;
-    println!(
+    if report::interrupt::requested() {
+        // The interrupt came while pack worked; what it wrote is not a finished candidate the
+        // user asked for, so it goes (both files were written whole, through a rename).
+        let _ = std::fs::remove_file(&packed.patch);
+        let _ = std::fs::remove_file(&packed.manifest);
+        let _ = writeln!(std::io::stderr(), "gate: interrupted");
+        return Ok(Exit::Interrupted);
+    }
+    outln!(
         "patch     {}  sha256 {}",
-        packed.patch.display(),
+        esc_path(&packed.patch),
         packed.patch_sha256
-    );
+    )?;
     let mut notes = Vec::new();
     if packed.deleted > 0 {
         notes.push(format!(
@@ -142,24 +159,24 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
             plural(packed.submodules, "submodule bump")
         ));
     }
-    println!(
+    outln!(
         "manifest  {}  {}{}",
-        packed.manifest.display(),
+        esc_path(&packed.manifest),
         plural(packed.entries, "path"),
         if notes.is_empty() {
             String::new()
         } else {
             format!(" ({})", notes.join("; "))
         }
-    );
-    println!("base      {}", packed.base);
+    )?;
+    outln!("base      {}", packed.base)?;
     for l in &packed.left_out {
         let dir = if l.dir.is_empty() { "./" } else { &l.dir };
-        println!(
+        outln!(
             "left out {}: staged, but {} (not part of the candidate)",
             report::escape::text(dir),
             l.why
-        );
+        )?;
     }
     Ok(Exit::Ok)
 }
@@ -173,38 +190,51 @@ fn cmd_apply(
 ) -> Result<Exit> {
     worktree::clean_stale();
     let prepared = apply::prepare(repo, candidate)?;
+    let manifest_sha256 = file_sha256(&candidate.manifest)?;
+    if report::interrupt::requested() {
+        bail!("interrupted");
+    }
     let place = Place::Keep(at);
     let applied = apply::apply(repo, prepared, &place)?;
-    let facts = CandidateFacts::from_applied(&applied);
-    let findings = facts.findings();
-    if json {
-        let value = serde_json::json!({
-            "version": summary::REPORT_VERSION,
-            "tool": "gate",
-            "command": "apply",
-            "at": Timestamp::now(),
-            "candidate": facts,
-            "verdict": if findings.is_empty() { "PASS" } else { "FAIL" },
-            "findings": findings,
-        });
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        let paint = Painter::new(color.for_stdout());
-        print!("{}", summary::render_candidate(&facts));
-        if findings.is_empty() {
-            println!(
-                "verdict   {}: the candidate applies cleanly, its manifest holds, no drift",
-                paint.verdict("PASS")
-            );
-        } else {
-            println!(
-                "verdict   {}: {}",
-                paint.verdict("FAIL"),
-                findings.join("; ")
-            );
-        }
+    if report::interrupt::requested() {
+        // Nothing half-made is left behind: the worktree the user would keep goes too.
+        let _ = applied.worktree.remove();
+        let _ = writeln!(std::io::stderr(), "gate: interrupted");
+        return Ok(Exit::Interrupted);
     }
-    Ok(Exit::from_held(findings.is_empty()))
+    let facts = CandidateFacts::from_applied(&applied, &manifest_sha256);
+    let findings = facts.findings();
+    let print = || -> Result<()> {
+        if json {
+            let value = serde_json::json!({
+                "version": summary::REPORT_VERSION,
+                "tool": "gate",
+                "command": "apply",
+                "at": Timestamp::now(),
+                "candidate": facts,
+                "verdict": if findings.is_empty() { "PASS" } else { "FAIL" },
+                "findings": findings,
+            });
+            outln!("{}", serde_json::to_string_pretty(&value)?)?;
+        } else {
+            let paint = Painter::new(color.for_stdout());
+            report::exit::print(&summary::render_candidate(&facts))?;
+            if findings.is_empty() {
+                outln!(
+                    "verdict   {}: the candidate applies cleanly, its manifest holds, no drift",
+                    paint.verdict("PASS")
+                )?;
+            } else {
+                outln!(
+                    "verdict   {}: {}",
+                    paint.verdict("FAIL"),
+                    esc(&findings.join("; "))
+                )?;
+            }
+        }
+        Ok(())
+    };
+    finished(print(), Exit::from_held(findings.is_empty()))
 }
 
 /// `gate run`'s options.
@@ -213,6 +243,8 @@ pub struct RunSettings {
     pub config: PathBuf,
     pub out: PathBuf,
     pub only: Vec<String>,
+    /// With `only`: start a new summary instead of appending to the one in `out`.
+    pub fresh: bool,
     pub keep: bool,
     pub echo: bool,
     pub json: bool,
@@ -231,29 +263,78 @@ pub struct RunOutput {
 pub const SUMMARY_FILE: &str = "gate-summary.txt";
 pub const REPORT_FILE: &str = "gate.json";
 
+/// `gate run`: the run itself ([`run_gate`]), then the JUnit copy and what goes on stdout,
+/// all under the output folder's lock.
+///
+/// A report that cannot be written once the suites ran never hides the verdict: the summary is
+/// still printed on stdout, the failed write is named on stderr, and the exit code is the
+/// verdict's (1 for FAIL, 130 when interrupted) — except that a PASS whose record could not be
+/// written exits 2, because a pass must come with its record.
 fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
-    let report = run_gate(repo, s)?;
+    let gated = run_gate(repo, s, output.junit.as_deref())?;
+    let report = &gated.report;
+    let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();
     if let Some(path) = &output.junit {
-        write_junit(path, &report)?;
+        if let Err(e) = write_junit(path, report) {
+            write_errors.push(e);
+        }
     }
-    match output.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Markdown => print!("{}", report.render_markdown()),
-        Format::Text => print!(
-            "{}",
-            report.render_painted(Painter::new(output.color.for_stdout()))
-        ),
-    }
-    Ok(if report.interrupted {
+    let printed = match output.format {
+        Format::Json => serde_json::to_string_pretty(report)
+            .map_err(anyhow::Error::from)
+            .and_then(|json| Ok(report::outln!("{json}")?)),
+        Format::Markdown => Ok(report::exit::print(&report.render_markdown())?),
+        Format::Text => Ok(report::exit::print(
+            &report.render_painted(Painter::new(output.color.for_stdout())),
+        )?),
+    };
+    let verdict = if report.interrupted {
         Exit::Interrupted
     } else {
         Exit::from_held(report.passed())
+    };
+    let on_stdout = match printed {
+        Ok(()) => "; the report on stdout is complete",
+        // The reader of stdout went away: the work is done and its files are written.
+        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => "",
+        Err(e) => {
+            write_errors.push(e.context("printing the report on stdout"));
+            ""
+        }
+    };
+    if write_errors.is_empty() {
+        return Ok(verdict);
+    }
+    for e in &write_errors {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gate: error: {} (the verdict {} stands{on_stdout})",
+            report::exit::one_line(e.as_ref()),
+            report.verdict
+        );
+    }
+    Ok(if verdict == Exit::Ok {
+        Exit::Usage
+    } else {
+        verdict
     })
 }
 
-/// The whole `gate run`: apply, run the suites, write the report. Returns the report.
-pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
+/// A finished `gate run`: the report, and the error of writing its files, if any (see
+/// [`cmd_run`]). Holds the output folder's lock until it is dropped.
+pub struct Gated {
+    pub report: GateReport,
+    pub write_error: Option<anyhow::Error>,
+    _lock: OutLock,
+}
+
+/// The whole `gate run`: apply, run the suites, write the report. Nothing is started before
+/// the gate.toml is valid, the candidate's files are read, the output folder is locked for
+/// this run alone and proved writable, and (for `--only`) the candidate is proved to be the
+/// summary's own; a refusal leaves an existing summary byte for byte as it was.
+pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
     let config = Config::load(&s.config)?;
+    config.require_suites()?;
     let candidate = Candidate {
         base: config.base.clone(),
         patch: config.patch.clone(),
@@ -262,23 +343,92 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
     };
     worktree::clean_stale();
     let prepared = apply::prepare(repo, &candidate)?;
-    let previous = if s.only.is_empty() {
+    let manifest_sha256 = file_sha256(&config.manifest)?;
+    let created = !s.out.exists();
+    let lock = OutLock::acquire(&s.out)?;
+    let gated = locked_run(repo, s, junit, &config, prepared, &manifest_sha256);
+    if gated.is_err() && created {
+        // A run that failed before it wrote anything leaves no output folder behind.
+        let _ = std::fs::remove_file(s.out.join(report::lock::LOCK_FILE));
+        let _ = std::fs::remove_dir(&s.out);
+    }
+    let (report, write_error) = gated?;
+    Ok(Gated {
+        report,
+        write_error,
+        _lock: lock,
+    })
+}
+
+fn locked_run(
+    repo: &Git,
+    s: &RunSettings,
+    junit: Option<&Path>,
+    config: &Config,
+    prepared: apply::Prepared,
+    manifest_sha256: &str,
+) -> Result<(GateReport, Option<anyhow::Error>)> {
+    writable_folder(&s.out, "the output folder")?;
+    if let Some(path) = junit {
+        writable_file(path)?;
+    }
+    let previous = if s.only.is_empty() || s.fresh {
         None
     } else {
         load_previous(&s.out)?
     };
+    let summary_path = s.out.join(REPORT_FILE);
+    if let Some(prev) = &previous {
+        let c = &prev.candidate;
+        same_as_summary(&summary_path, "base commit", &prepared.base, &c.base)?;
+        // The summary's drift answer is for its head: a moved head needs a summary of its own.
+        same_as_summary(&summary_path, "head commit", &prepared.head, &c.head)?;
+        same_as_summary(
+            &summary_path,
+            "patch sha256",
+            &prepared.patch_sha256,
+            &c.patch_sha256,
+        )?;
+        same_as_summary(
+            &summary_path,
+            "manifest sha256",
+            manifest_sha256,
+            &c.manifest_sha256,
+        )?;
+    }
     let started = Timestamp::now();
     let mut applied = apply::apply(repo, prepared, &Place::Run)?;
     applied.worktree.keep(s.keep);
+    if let Some(prev) = &previous {
+        if applied.tree != prev.candidate.tree {
+            bail!(
+                "{}: tree id {} differs from the summary's {}: one summary describes one tree, \
+                 so --only cannot append to it (pass --fresh to start a new summary)",
+                summary_path.display(),
+                applied.tree,
+                report::escape::text(&prev.candidate.tree)
+            );
+        }
+    }
     let mut planned = suite::expand(&config.suites, applied.worktree.path())?;
+    let mut names: Vec<String> = previous
+        .as_ref()
+        .map(|p| p.planned.clone())
+        .unwrap_or_default();
+    for p in &planned {
+        if !names.contains(&p.name) {
+            names.push(p.name.clone());
+        }
+    }
     if !s.only.is_empty() {
         for name in &s.only {
             if !planned.iter().any(|p| &p.name == name) {
                 let names: Vec<&str> = planned.iter().map(|p| p.name.as_str()).collect();
                 bail!(
-                    "{}: no suite named {name:?} (suites: {})",
+                    "{}: no suite named \"{}\" (suites: {})",
                     config.file.display(),
-                    names.join(", ")
+                    report::escape::text(name),
+                    report::escape::text(&names.join(", "))
                 );
             }
         }
@@ -291,20 +441,24 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
     let mut interrupted = false;
     let total = planned.len();
     let mut progress = report::progress::Progress::new(total, s.json);
+    let prefix = match &previous {
+        Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
+        None => String::new(),
+    };
     for (i, p) in planned.iter().enumerate() {
         if report::interrupt::requested() {
             interrupted = true;
             break;
         }
-        let prefix = if previous.is_some() { "rerun-" } else { "" };
         let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
-        let result = progress.during(&format!("suite {} running", p.name), || {
+        let shown = report::escape::text(&p.name);
+        let result = progress.during(&format!("suite {shown} running"), || {
             suite::run_suite(p, applied.worktree.path(), &config.env, &log, s.echo)
         })?;
         progress.finished(&format!(
             "[{}/{total}] {:<24} {:<12} {:>8}  {}",
             i + 1,
-            p.name,
+            shown,
             result.result_text(),
             report::duration::human(result.record.duration()),
             result.counts_text()
@@ -317,8 +471,12 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
         }
     }
     progress.clear();
+    if report::interrupt::requested() {
+        interrupted = true;
+    }
 
-    let report = match previous {
+    let first_run = previous.is_none();
+    let mut report = match previous {
         Some(mut report) => {
             // The manifest as it stands now, after these suites ran in the worktree.
             let now = applied.recheck()?;
@@ -328,6 +486,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
                 tree: applied.tree.clone(),
                 suites: results,
             });
+            report.planned = names;
             report.finished = Timestamp::now();
             report.interrupted = interrupted;
             report.judge();
@@ -335,17 +494,75 @@ pub fn run_gate(repo: &Git, s: &RunSettings) -> Result<GateReport> {
         }
         None => GateReport::new(
             started,
-            CandidateFacts::from_applied(&applied),
+            CandidateFacts::from_applied(&applied, manifest_sha256),
+            names,
             results,
             interrupted,
         ),
     };
-    report::json::write_atomic(&s.out.join(REPORT_FILE), &report)
-        .with_context(|| format!("writing {}", s.out.join(REPORT_FILE).display()))?;
-    report::json::write_text_atomic(&s.out.join(SUMMARY_FILE), &report.render())
-        .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))?;
-    drop(applied);
-    Ok(report)
+    // Removed before the report is written, so "(removed)" is said only of what is gone.
+    let kept = applied.worktree.kept();
+    let removed = !kept && applied.worktree.remove().is_ok();
+    if first_run {
+        report.candidate.worktree_removed = removed;
+    }
+    let written = report::json::write_atomic(&s.out.join(REPORT_FILE), &report)
+        .with_context(|| format!("writing {}", s.out.join(REPORT_FILE).display()))
+        .and_then(|()| {
+            report::json::write_text_atomic(&s.out.join(SUMMARY_FILE), &report.render())
+                .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))
+        });
+    Ok((report, written.err()))
+}
+
+/// Refuses a rerun whose candidate is not the summary's (`what` differs).
+fn same_as_summary(summary: &Path, what: &str, ours: &str, theirs: &str) -> Result<()> {
+    if ours == theirs {
+        return Ok(());
+    }
+    let theirs = if theirs.is_empty() {
+        "(none recorded)".into()
+    } else {
+        report::escape::text(theirs)
+    };
+    bail!(
+        "{}: {what} differs from the summary's ({ours} here, {theirs} in the summary): one \
+         summary describes one tree, so --only cannot append to it (pass --fresh to start a \
+         new summary)",
+        summary.display()
+    )
+}
+
+/// The sha256 of a file's bytes, as lowercase hex.
+fn file_sha256(path: &Path) -> Result<String> {
+    use sha2::Digest as _;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(candidate::apply::hex(&sha2::Sha256::digest(&bytes)))
+}
+
+/// Proves `dir` can take files before any work starts: it is made if missing, and a probe file
+/// is created in it and removed.
+pub fn writable_folder(dir: &Path, what: &str) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{}: cannot create {what}", dir.display()))?;
+    tempfile::Builder::new()
+        .prefix(".gatekit-probe-")
+        .tempfile_in(dir)
+        .with_context(|| format!("{}: cannot write in {what}", dir.display()))?;
+    Ok(())
+}
+
+/// Proves a report file can be written at `path`: its folder is writable and it is not a
+/// folder itself.
+pub fn writable_file(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        bail!("{}: is a folder, not a file to write", path.display());
+    }
+    let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p,
+        None => Path::new("."),
+    };
+    writable_folder(parent, "the folder of the report file")
 }
 
 /// Writes `report` as JUnit XML to `path` (atomically; its folder is made if missing).
@@ -364,7 +581,7 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
         Ok(text) => {
             let report: GateReport = serde_json::from_str(&text).with_context(|| {
                 format!(
-                    "{}: not a gate report this version can append to",
+                    "{}: not a gate report this version can append to (pass --fresh to start a new summary)",
                     path.display()
                 )
             })?;
@@ -376,23 +593,48 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
 }
 
 fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => bail!(
+            "{}: not a folder (the folder the manifest's paths are relative to)",
+            esc_path(dir)
+        ),
+        Err(e) => return Err(e).with_context(|| format!("{}: the folder to check", esc_path(dir))),
+    }
     let parsed = apply::read_manifest(manifest)?;
     let verification =
         manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
-    if json {
-        let value = serde_json::json!({
-            "version": summary::REPORT_VERSION,
-            "tool": "gate",
-            "command": "check",
-            "at": Timestamp::now(),
-            "manifest": manifest.display().to_string(),
-            "result": verification,
-        });
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        println!("{verification}");
+    let print = || -> Result<()> {
+        if json {
+            let value = serde_json::json!({
+                "version": summary::REPORT_VERSION,
+                "tool": "gate",
+                "command": "check",
+                "at": Timestamp::now(),
+                "manifest": manifest.display().to_string(),
+                "result": verification,
+            });
+            outln!("{}", serde_json::to_string_pretty(&value)?)?;
+        } else {
+            // The lines are sha256sum's (a name with a line break is already `\`-escaped);
+            // any other control character a name holds is shown as an escape.
+            for line in verification.to_string().lines() {
+                outln!("{}", report::markdown::controls(line))?;
+            }
+        }
+        Ok(())
+    };
+    finished(print(), Exit::from_held(verification.all_ok()))
+}
+
+/// `exit` for work that is done, once its result is printed: a reader that closed stdout early
+/// (`gate check ... | head -1`) does not change it, so a finding is never lost to a closed
+/// pipe; any other failure to print is an error.
+fn finished(printed: Result<()>, exit: Exit) -> Result<Exit> {
+    match printed {
+        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => Ok(exit),
+        other => other.map(|()| exit),
     }
-    Ok(Exit::from_held(verification.all_ok()))
 }
 
 fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<Exit> {
@@ -414,45 +656,50 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
         .text(["rev-parse", "--verify", &format!("{head_sha}^{{tree}}")])
         .context("head's tree")?;
     let found = cites::find(&head_sha, &tree, &text);
-    if json {
-        let value = serde_json::json!({
-            "version": summary::REPORT_VERSION,
-            "tool": "gate",
-            "command": "cites",
-            "head_rev": head,
-            "result": found,
-            "cited": found.is_cited(),
-        });
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        let list = |ts: &[cites::Token]| {
-            ts.iter()
-                .map(|t| match t.matched {
-                    Some(cites::Match::Commit) => format!("{} (line {}, commit)", t.text, t.line),
-                    Some(cites::Match::Tree) => format!("{} (line {}, tree)", t.text, t.line),
-                    None => format!("{} (line {})", t.text, t.line),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        println!("head    {head_sha}  ({head})");
-        println!("tree    {tree}");
-        if found.is_cited() {
-            println!("cited   yes: {}", list(&found.cited));
+    let print = || -> Result<()> {
+        if json {
+            let value = serde_json::json!({
+                "version": summary::REPORT_VERSION,
+                "tool": "gate",
+                "command": "cites",
+                "head_rev": head,
+                "result": found,
+                "cited": found.is_cited(),
+            });
+            outln!("{}", serde_json::to_string_pretty(&value)?)?;
         } else {
-            println!("cited   NO");
-        }
-        if found.others.is_empty() {
-            if found.cited.is_empty() {
-                println!("others  none: the text holds no hex token of 7+ characters at all");
+            let list = |ts: &[cites::Token]| {
+                ts.iter()
+                    .map(|t| match t.matched {
+                        Some(cites::Match::Commit) => {
+                            format!("{} (line {}, commit)", t.text, t.line)
+                        }
+                        Some(cites::Match::Tree) => format!("{} (line {}, tree)", t.text, t.line),
+                        None => format!("{} (line {})", t.text, t.line),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            outln!("head    {head_sha}  ({})", esc(head))?;
+            outln!("tree    {tree}")?;
+            if found.is_cited() {
+                outln!("cited   yes: {}", list(&found.cited))?;
             } else {
-                println!("others  none");
+                outln!("cited   NO")?;
             }
-        } else {
-            println!("others  {}", list(&found.others));
+            if found.others.is_empty() {
+                if found.cited.is_empty() {
+                    outln!("others  none: the text holds no hex token of 7+ characters at all")?;
+                } else {
+                    outln!("others  none")?;
+                }
+            } else {
+                outln!("others  {}", list(&found.others))?;
+            }
         }
-    }
-    Ok(Exit::from_held(found.is_cited()))
+        Ok(())
+    };
+    finished(print(), Exit::from_held(found.is_cited()))
 }
 
 /// `1 path`, `3 paths`.

@@ -136,29 +136,34 @@ pub fn run(keep: bool) -> Result<Exit> {
     }
     git.bytes(["add", "-A"])?;
 
-    println!("== gate pack --base base --out {}", out.display());
+    report::outln!("== gate pack --base base --out {}", out.display())?;
     let packed = pack::pack(&git, "base", &out, &[])?;
-    println!(
+    report::outln!(
         "wrote {} (sha256 {}) and {} ({}; {} deleted)\n",
         packed.patch.display(),
         packed.patch_sha256,
         packed.manifest.display(),
         crate::commands::plural(packed.entries, "path"),
         packed.deleted
-    );
+    )?;
     fs::write(out.join("gate.toml"), GATE_TOML)?;
 
-    println!("== gate run --config {}", out.join("gate.toml").display());
+    report::outln!("== gate run --config {}", out.join("gate.toml").display())?;
     let settings = RunSettings {
         config: out.join("gate.toml"),
         out: out.join("gate-out"),
         only: Vec::new(),
+        fresh: false,
         keep: false,
         echo: false,
         json: false,
     };
-    let report = run_gate(&git, &settings)?;
-    println!("{}", report.render());
+    let gated = run_gate(&git, &settings, None)?;
+    if let Some(e) = gated.write_error {
+        return Err(e);
+    }
+    let report = gated.report;
+    report::outln!("{}", report.render())?;
     let gate_held = report.passed();
     if report.interrupted {
         return Ok(Exit::Interrupted);
@@ -196,7 +201,7 @@ pub fn run(keep: bool) -> Result<Exit> {
     let probe = step(&root, &out, "probe", &probe_cmd)?;
 
     let held = |r: &RunRecord| r.outcome() == Outcome::Passed;
-    println!(
+    report::outln!(
         "== tour: gate {}, mutants {}, probe {}",
         if gate_held { "PASS" } else { "FAIL" },
         if held(&mutants) {
@@ -209,10 +214,10 @@ pub fn run(keep: bool) -> Result<Exit> {
         } else {
             "FAILED"
         },
-    );
+    )?;
     if keep {
         let kept = dir.keep();
-        println!("sample kept in {}", kept.display());
+        report::outln!("sample kept in {}", kept.display())?;
     }
     Ok(if [&mutants, &probe].iter().any(|r| r.interrupted) {
         Exit::Interrupted
@@ -224,12 +229,16 @@ pub fn run(keep: bool) -> Result<Exit> {
 /// Runs one step of the tour as a child process in `dir`, then shows what it printed.
 fn step(dir: &Path, out: &Path, name: &str, command: &str) -> Result<RunRecord> {
     let shown = command.replace(&format!("{}/", out.parent().unwrap_or(out).display()), "");
-    println!("== {shown}");
+    report::outln!("== {shown}")?;
     let log = out.join(format!("{name}.log"));
     let job = Job::shell(command, dir, &log).timeout(Duration::from_secs(300));
     let record = runner::run(&job).with_context(|| format!("running the {name} step"))?;
-    print!("{}", fs::read_to_string(&log).unwrap_or_default());
-    println!();
+    // The step's own output, its controls made visible (a tool's colour is off here anyway).
+    let shown = fs::read_to_string(&log).unwrap_or_default();
+    for line in shown.lines() {
+        report::outln!("{}", report::progress::safe(line))?;
+    }
+    report::outln!()?;
     Ok(record)
 }
 

@@ -14,6 +14,9 @@ fn main() -> std::process::ExitCode {
     match invoked_as.as_str() {
         "mutants" => mutants::commands::run(mutants::cli::Cli::parse()).into(),
         "probe" => probe::cli::main().into(),
-        _ => gate::commands::run(gate::cli::Cli::parse()).into(),
+        _ => match gate::cli::Cli::try_parse() {
+            Ok(cli) => gate::commands::run(cli).into(),
+            Err(e) => report::exit::usage(e).into(),
+        },
     }
 }

@@ -3,6 +3,11 @@
 //!
 //! Each suite gets a scratch `TMPDIR` of its own, removed afterwards, so one suite cannot see
 //! (or be broken by) another's temp files, and a suite that litters /tmp leaves nothing.
+//!
+//! A `glob` runs files the candidate brings, so each match is checked before it runs: only a
+//! regular file inside the tree (or a link to one inside it) is run, and one without its exec
+//! bit is not started. Either way it still gets its row (`not executable`, `a link out of the
+//! tree`), a finding, so a script the candidate broke can never vanish from the summary.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +28,8 @@ pub struct Planned {
     pub script: String,
     pub timeout: Duration,
     pub env: BTreeMap<String, String>,
+    /// Why this match of a glob is not run (`not executable`), if it is not.
+    pub refused: Option<String>,
 }
 
 /// One suite's run, as reported.
@@ -33,6 +40,10 @@ pub struct SuiteResult {
     pub timeout_secs: f64,
     pub outcome: Outcome,
     pub record: RunRecord,
+    /// Why the suite was not started at all (a glob match that is `not executable`, or a link
+    /// out of the tree); `null` for a suite that ran.
+    #[serde(default)]
+    pub refused: Option<String>,
 }
 
 impl SuiteResult {
@@ -43,6 +54,9 @@ impl SuiteResult {
     /// `exit 0`, `exit 1`, `hang (killed at 15m00s)`, `SIGSEGV`, `not started`, plus strays.
     pub fn result_text(&self) -> String {
         let r = &self.record;
+        if let Some(why) = &self.refused {
+            return why.clone();
+        }
         let mut text = match self.outcome {
             Outcome::Hang => format!(
                 "hang (killed at {})",
@@ -76,6 +90,7 @@ pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
                 script: script.clone(),
                 timeout: spec.timeout,
                 env: spec.env.clone(),
+                refused: None,
             }),
             SuiteCommand::Glob(pattern) => {
                 let files = glob_files(root, pattern)?;
@@ -84,8 +99,9 @@ pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
                 }
                 for file in files {
                     planned.push(Planned {
-                        name: file.clone(),
+                        refused: runnable(root, &file).err(),
                         script: format!("./{}", shell_quote(&file)),
+                        name: file,
                         timeout: spec.timeout,
                         env: spec.env.clone(),
                     });
@@ -104,6 +120,9 @@ pub fn run_suite(
     log: &Path,
     echo: bool,
 ) -> Result<SuiteResult> {
+    if let Some(why) = &suite.refused {
+        return refused(suite, dir, log, why);
+    }
     let scratch =
         report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let mut job = Job::shell(&suite.script, dir, log)
@@ -123,7 +142,70 @@ pub fn run_suite(
         timeout_secs: suite.timeout.as_secs_f64(),
         outcome: record.outcome(),
         record,
+        refused: None,
     })
+}
+
+/// The row of a suite that is not started: its log says why, its outcome is "could not start".
+fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteResult> {
+    std::fs::write(
+        log,
+        format!(
+            "gatekit: not started: {}: {why}\n",
+            report::escape::text(&suite.name)
+        ),
+    )
+    .with_context(|| format!("creating log {}", log.display()))?;
+    let now = report::Timestamp::now();
+    let record = RunRecord {
+        argv: vec!["sh".into(), "-c".into(), suite.script.clone()],
+        dir: dir.to_path_buf(),
+        start: now,
+        end: now,
+        duration_secs: 0.0,
+        exit_code: None,
+        signal: None,
+        hang: false,
+        interrupted: false,
+        strays_killed: 0,
+        spawn_error: Some(why.to_string()),
+        counts: None,
+        failed_tests: Vec::new(),
+        log: log.to_path_buf(),
+    };
+    Ok(SuiteResult {
+        name: suite.name.clone(),
+        command: suite.script.clone(),
+        timeout_secs: suite.timeout.as_secs_f64(),
+        outcome: record.outcome(),
+        record,
+        refused: Some(why.to_string()),
+    })
+}
+
+/// `Ok` when the glob match `rel` can be run as `./rel`: a regular file inside `root` (itself,
+/// or through a link that stays inside) with an exec bit; otherwise why not.
+pub fn runnable(root: &Path, rel: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = root.join(rel);
+    let own = std::fs::symlink_metadata(&path).map_err(|e| format!("unreadable: {e}"))?;
+    if own.file_type().is_symlink() {
+        let inside = match (path.canonicalize(), root.canonicalize()) {
+            (Ok(real), Ok(real_root)) => real.starts_with(real_root),
+            _ => false,
+        };
+        if !inside {
+            return Err("a link out of the tree".into());
+        }
+    }
+    let meta = std::fs::metadata(&path).map_err(|e| format!("unreadable: {e}"))?;
+    if !meta.file_type().is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.permissions().mode() & 0o111 == 0 {
+        return Err("not executable".into());
+    }
+    Ok(())
 }
 
 /// A file name for a suite's log: its position and a slug of its name.

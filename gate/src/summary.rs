@@ -4,11 +4,18 @@
 //! The record is built from the applied candidate and the suite results; the text is rendered
 //! from the record alone, so the two can never disagree. A rerun (`gate run --only`) appends a
 //! section to both, with the manifest result and tree id at that moment.
+//!
+//! The verdict is PASS only when every suite the gate.toml names (`planned`) passed at its
+//! latest run, every run was on the summary's one tree, and the manifest held each time: a
+//! suite never run, or failed at its latest run, is a finding. The text renderings quote
+//! outside text (paths, commit subjects, suite names, findings) through [`report::escape`],
+//! so nothing a candidate names can forge a line such as `verdict   PASS`.
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use report::escape::text as esc;
 use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
 use report::markdown::{self, code};
 use report::runner::Outcome;
@@ -56,6 +63,9 @@ pub struct CandidateFacts {
     pub head: String,
     pub patch: String,
     pub patch_sha256: String,
+    /// The sha256 of the manifest file itself, so a rerun can prove it is the same manifest.
+    #[serde(default)]
+    pub manifest_sha256: String,
     pub manifest: ManifestFacts,
     pub deleted: Vec<DeletedFact>,
     pub drift: Vec<Commit>,
@@ -63,10 +73,13 @@ pub struct CandidateFacts {
     pub tree: String,
     pub worktree: String,
     pub worktree_kept: bool,
+    /// Whether the run's checkout was really removed at its end (never claimed, only seen).
+    #[serde(default)]
+    pub worktree_removed: bool,
 }
 
 impl CandidateFacts {
-    pub fn from_applied(a: &Applied) -> CandidateFacts {
+    pub fn from_applied(a: &Applied, manifest_sha256: &str) -> CandidateFacts {
         let p = &a.prepared;
         CandidateFacts {
             base_rev: p.candidate.base.clone(),
@@ -75,6 +88,7 @@ impl CandidateFacts {
             head: p.head.clone(),
             patch: p.candidate.patch.display().to_string(),
             patch_sha256: p.patch_sha256.clone(),
+            manifest_sha256: manifest_sha256.to_string(),
             manifest: manifest_facts(&p.candidate.manifest.display().to_string(), &a.verification),
             deleted: a
                 .deleted
@@ -89,6 +103,7 @@ impl CandidateFacts {
             tree: a.tree.clone(),
             worktree: a.worktree.path().display().to_string(),
             worktree_kept: a.worktree.kept(),
+            worktree_removed: false,
         }
     }
 
@@ -146,6 +161,9 @@ pub struct GateReport {
     pub started: Timestamp,
     pub finished: Timestamp,
     pub candidate: CandidateFacts,
+    /// Every suite the gate.toml names, in order (a glob expanded): the suites a PASS needs.
+    #[serde(default)]
+    pub planned: Vec<String>,
     pub suites: Vec<SuiteResult>,
     #[serde(default)]
     pub reruns: Vec<Rerun>,
@@ -159,6 +177,7 @@ impl GateReport {
     pub fn new(
         started: Timestamp,
         candidate: CandidateFacts,
+        planned: Vec<String>,
         suites: Vec<SuiteResult>,
         interrupted: bool,
     ) -> GateReport {
@@ -168,6 +187,7 @@ impl GateReport {
             started,
             finished: Timestamp::now(),
             candidate,
+            planned,
             suites,
             reruns: Vec::new(),
             interrupted,
@@ -178,16 +198,30 @@ impl GateReport {
         r
     }
 
-    /// Recomputes the verdict and findings from the facts (the latest result of each suite
-    /// counts: a rerun that passes clears that suite's earlier failure).
+    /// Recomputes the verdict and findings from the facts. The latest result of each suite
+    /// counts (a rerun that passes clears that suite's earlier failure), but only on the
+    /// summary's one tree, with the manifest holding at every run, and with every planned
+    /// suite run at least once.
     pub fn judge(&mut self) {
         let mut findings = self.candidate.findings();
-        if let Some(last) = self.reruns.last() {
-            if last.manifest != self.candidate.manifest.summary && !last.manifest.ends_with(" OK") {
-                findings.push(format!("manifest at rerun {}", last.manifest));
+        for rerun in &self.reruns {
+            if rerun.tree != self.candidate.tree {
+                findings.push(format!(
+                    "rerun at {} was on tree {}, not the summary's {}",
+                    rerun.at, rerun.tree, self.candidate.tree
+                ));
+            }
+            if !manifest_held(&rerun.manifest) {
+                findings.push(format!("manifest at rerun {}", rerun.manifest));
             }
         }
-        for suite in self.latest_suites() {
+        let latest = self.latest_suites();
+        for name in &self.planned {
+            if !latest.iter().any(|s| &s.name == name) {
+                findings.push(format!("suite {name} never ran"));
+            }
+        }
+        for suite in latest {
             if !suite.passed() {
                 findings.push(format!("suite {} {}", suite.name, suite.result_text()));
             }
@@ -243,7 +277,11 @@ impl GateReport {
         if self.findings.is_empty() {
             let _ = writeln!(out, "verdict   {verdict}: every check held");
         } else {
-            let _ = writeln!(out, "verdict   {verdict}: {}", self.findings.join("; "));
+            let _ = writeln!(
+                out,
+                "verdict   {verdict}: {}",
+                esc(&self.findings.join("; "))
+            );
         }
         out
     }
@@ -252,13 +290,13 @@ impl GateReport {
     /// the candidate's facts as a table, the suites as a table, each rerun after them.
     pub fn render_markdown(&self) -> String {
         let c = &self.candidate;
-        let mut out = format!("## gate {}\n\n", self.verdict);
+        let mut out = format!("## gate {}\n\n", markdown::escape(&self.verdict));
         let verdict = if self.findings.is_empty() {
-            format!("**{}**: every check held", self.verdict)
+            format!("**{}**: every check held", markdown::escape(&self.verdict))
         } else {
             format!(
                 "**{}**: {}",
-                self.verdict,
+                markdown::escape(&self.verdict),
                 markdown::escape(&self.findings.join("; "))
             )
         };
@@ -289,7 +327,11 @@ impl GateReport {
             ),
             (
                 "manifest",
-                format!("{} {}", code(&c.manifest.file), c.manifest.summary),
+                format!(
+                    "{} {}",
+                    code(&c.manifest.file),
+                    markdown::escape(&c.manifest.summary)
+                ),
             ),
             ("deleted", deleted),
             ("drift", markdown::escape(&drift_text(c))),
@@ -310,7 +352,12 @@ impl GateReport {
                     .as_ref()
                     .map(|d| format!(" ({})", markdown::escape(d)))
                     .unwrap_or_default();
-                let _ = writeln!(out, "- {}: **{}**{detail}", code(&e.path), e.status);
+                let _ = writeln!(
+                    out,
+                    "- {}: **{}**{detail}",
+                    code(&e.path),
+                    markdown::escape(&e.status)
+                );
             }
         }
         if !c.drift.is_empty() {
@@ -332,7 +379,7 @@ impl GateReport {
             }
         }
         out.push_str("\n### Suites\n\n");
-        out.push_str(&suite_table(&self.suites).render_markdown());
+        out.push_str(&suite_table_markdown(&self.suites).render_markdown());
         let _ = writeln!(
             out,
             "\n{}",
@@ -343,10 +390,10 @@ impl GateReport {
                 out,
                 "\n### Rerun {}\n\nmanifest {}, tree {}\n",
                 rerun.at,
-                rerun.manifest,
+                markdown::escape(&rerun.manifest),
                 code(&rerun.tree)
             );
-            out.push_str(&suite_table(&rerun.suites).render_markdown());
+            out.push_str(&suite_table_markdown(&rerun.suites).render_markdown());
             let _ = writeln!(
                 out,
                 "\n{}",
@@ -434,22 +481,33 @@ pub fn junit(report: &GateReport) -> TestSuites {
     }
 }
 
-/// The candidate's header lines: base, head, patch, manifest, deletions, drift, tree.
+/// The candidate's header lines: base, head, patch, manifest, deletions, drift, tree. Every
+/// value is outside text (revisions as typed, paths, subjects) and is escaped.
 pub fn render_candidate(c: &CandidateFacts) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "base      {}  ({})", c.base, c.base_rev);
-    let _ = writeln!(out, "head      {}  ({})", c.head, c.head_rev);
-    let _ = writeln!(out, "patch     {}  sha256 {}", c.patch, c.patch_sha256);
-    let _ = writeln!(out, "manifest  {}  {}", c.manifest.file, c.manifest.summary);
+    let _ = writeln!(out, "base      {}  ({})", esc(&c.base), esc(&c.base_rev));
+    let _ = writeln!(out, "head      {}  ({})", esc(&c.head), esc(&c.head_rev));
+    let _ = writeln!(
+        out,
+        "patch     {}  sha256 {}",
+        esc(&c.patch),
+        esc(&c.patch_sha256)
+    );
+    let _ = writeln!(
+        out,
+        "manifest  {}  {}",
+        esc(&c.manifest.file),
+        esc(&c.manifest.summary)
+    );
     for e in c.manifest.entries.iter().filter(|e| e.status != "OK") {
         let _ = writeln!(
             out,
             "          {}: {}{}",
-            e.path,
-            e.status,
+            esc(&e.path),
+            esc(&e.status),
             e.detail
                 .as_ref()
-                .map(|d| format!(" ({d})"))
+                .map(|d| format!(" ({})", esc(d)))
                 .unwrap_or_default()
         );
     }
@@ -459,28 +517,26 @@ pub fn render_candidate(c: &CandidateFacts) -> String {
         let _ = writeln!(
             out,
             "          {} {}{}",
-            short(&commit.sha),
-            report::escape::text(&commit.subject),
+            esc(short(&commit.sha)),
+            esc(&commit.subject),
             if commit.merge { " (merge)" } else { "" }
         );
         if !commit.paths.is_empty() {
-            let paths: Vec<String> = commit
-                .paths
-                .iter()
-                .map(|p| report::escape::text(p).into_owned())
-                .collect();
+            let paths: Vec<String> = commit.paths.iter().map(|p| esc(p).into_owned()).collect();
             let _ = writeln!(out, "            touches {}", paths.join(", "));
         }
     }
-    let _ = writeln!(out, "tree      {}", c.tree);
+    let _ = writeln!(out, "tree      {}", esc(&c.tree));
     let _ = writeln!(
         out,
         "worktree  {}{}",
-        c.worktree,
+        esc(&c.worktree),
         if c.worktree_kept {
             " (kept)"
-        } else {
+        } else if c.worktree_removed {
             " (removed)"
+        } else {
+            " (NOT removed: still there; gate clean removes it)"
         }
     );
     out
@@ -490,7 +546,9 @@ pub fn render_candidate(c: &CandidateFacts) -> String {
 pub fn render_rerun(rerun: &Rerun) -> String {
     let mut out = format!(
         "rerun {}  manifest {}  tree {}\n",
-        rerun.at, rerun.manifest, rerun.tree
+        rerun.at,
+        esc(&rerun.manifest),
+        esc(&rerun.tree)
     );
     out.push_str(&suite_table(&rerun.suites).render_text());
     out.push_str(&total_line(&rerun.suites));
@@ -512,6 +570,31 @@ pub fn suite_table(suites: &[SuiteResult]) -> Table {
     t
 }
 
+/// [`suite_table`] with its cells quoted for Markdown (a suite name from a glob is outside
+/// text: `*` or `_` in it must not turn bold).
+pub fn suite_table_markdown(suites: &[SuiteResult]) -> Table {
+    let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    for s in suites {
+        t.row([
+            markdown::escape(&s.name),
+            s.record.start.to_string(),
+            s.record.end.to_string(),
+            report::duration::human(s.record.duration()),
+            markdown::escape(&s.result_text()),
+            s.counts_text(),
+        ]);
+    }
+    t
+}
+
+/// Whether a manifest summary (`12/12 OK`, `11/12 OK, 1 FAILED`) says every entry held.
+pub fn manifest_held(summary: &str) -> bool {
+    summary
+        .strip_suffix(" OK")
+        .and_then(|counts| counts.split_once('/'))
+        .is_some_and(|(ok, total)| ok == total && ok.parse::<usize>().is_ok())
+}
+
 fn total_line(suites: &[SuiteResult]) -> String {
     let passed = suites.iter().filter(|s| s.passed()).count();
     let secs: f64 = suites.iter().map(|s| s.record.duration_secs).sum();
@@ -531,9 +614,9 @@ fn deleted_text(deleted: &[DeletedFact]) -> String {
         .iter()
         .map(|d| {
             if d.gone {
-                d.path.clone()
+                esc(&d.path).into_owned()
             } else {
-                format!("{} (STILL PRESENT)", d.path)
+                format!("{} (STILL PRESENT)", esc(&d.path))
             }
         })
         .collect();
@@ -541,7 +624,7 @@ fn deleted_text(deleted: &[DeletedFact]) -> String {
 }
 
 fn drift_text(c: &CandidateFacts) -> String {
-    let range = format!("{}..{}", short(&c.base), short(&c.head));
+    let range = format!("{}..{}", esc(short(&c.base)), esc(short(&c.head)));
     if c.commits_since_base == 0 {
         format!("none: head is the base ({range} holds no commit), nothing to compare")
     } else if c.drift.is_empty() {
@@ -555,5 +638,193 @@ fn drift_text(c: &CandidateFacts) -> String {
             c.drift.len(),
             c.commits_since_base
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use report::runner::RunRecord;
+
+    fn suite(name: &str, exit: i32) -> SuiteResult {
+        let now = Timestamp::now();
+        let record = RunRecord {
+            argv: vec!["sh".into()],
+            dir: "wt".into(),
+            start: now,
+            end: now,
+            duration_secs: 0.0,
+            exit_code: Some(exit),
+            signal: None,
+            hang: false,
+            interrupted: false,
+            strays_killed: 0,
+            spawn_error: None,
+            counts: None,
+            failed_tests: Vec::new(),
+            log: "log".into(),
+        };
+        SuiteResult {
+            name: name.into(),
+            command: "true".into(),
+            timeout_secs: 1.0,
+            outcome: record.outcome(),
+            record,
+            refused: None,
+        }
+    }
+
+    fn report(planned: &[&str], suites: Vec<SuiteResult>) -> GateReport {
+        let candidate = CandidateFacts {
+            base_rev: "base".into(),
+            base: "b".repeat(40),
+            head_rev: "HEAD".into(),
+            head: "b".repeat(40),
+            patch: "build.patch".into(),
+            patch_sha256: "0".repeat(64),
+            manifest_sha256: "1".repeat(64),
+            manifest: ManifestFacts {
+                file: "m".into(),
+                summary: "1/1 OK".into(),
+                all_ok: true,
+                entries: Vec::new(),
+            },
+            deleted: Vec::new(),
+            drift: Vec::new(),
+            commits_since_base: 0,
+            tree: "a".repeat(40),
+            worktree: "wt".into(),
+            worktree_kept: false,
+            worktree_removed: true,
+        };
+        let planned = planned.iter().map(|s| s.to_string()).collect();
+        GateReport::new(Timestamp::now(), candidate, planned, suites, false)
+    }
+
+    fn rerun(r: &mut GateReport, tree: &str, manifest: &str, suites: Vec<SuiteResult>) {
+        r.reruns.push(Rerun {
+            at: Timestamp::now(),
+            manifest: manifest.into(),
+            tree: tree.into(),
+            suites,
+        });
+        r.judge();
+    }
+
+    #[test]
+    fn removed_is_said_only_of_a_checkout_that_is_gone() {
+        let mut r = report(&["a"], vec![suite("a", 0)]);
+        assert!(render_candidate(&r.candidate).contains("wt (removed)"));
+        r.candidate.worktree_removed = false;
+        let text = render_candidate(&r.candidate);
+        assert!(text.contains("wt (NOT removed"), "{text}");
+        r.candidate.worktree_kept = true;
+        assert!(render_candidate(&r.candidate).contains("wt (kept)"));
+    }
+
+    #[test]
+    fn pass_needs_every_planned_suite_passed_at_its_latest_run() {
+        let r = report(&["a", "b"], vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL");
+        assert_eq!(r.findings, vec!["suite b never ran".to_string()]);
+        let mut r = report(&["a", "b"], vec![suite("a", 0), suite("b", 1)]);
+        assert_eq!(r.verdict, "FAIL");
+        let tree = r.candidate.tree.clone();
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL", "b's failure stands: {:?}", r.findings);
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("b", 0)]);
+        assert_eq!(r.verdict, "PASS", "{:?}", r.findings);
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 1)]);
+        assert_eq!(r.verdict, "FAIL", "a rerun that fails flips it back");
+    }
+
+    #[test]
+    fn a_rerun_on_another_tree_or_with_a_broken_manifest_is_no_pass() {
+        let mut r = report(&["a"], vec![suite("a", 1)]);
+        rerun(&mut r, &"c".repeat(40), "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL");
+        assert!(
+            r.findings[0].contains("not the summary's"),
+            "{:?}",
+            r.findings
+        );
+        let mut r = report(&["a"], vec![suite("a", 0)]);
+        let tree = r.candidate.tree.clone();
+        rerun(&mut r, &tree, "0/1 OK, 1 FAILED", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, "FAIL");
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(
+            r.verdict, "FAIL",
+            "an earlier broken manifest stays on record"
+        );
+    }
+
+    #[test]
+    fn only_an_all_ok_manifest_summary_holds() {
+        assert!(manifest_held("12/12 OK"));
+        for bad in [
+            "11/12 OK, 1 FAILED",
+            "0/1 OK, 1 MISSING",
+            "11/12 OK",
+            "x/x OK",
+            "",
+        ] {
+            assert!(!manifest_held(bad), "{bad}");
+        }
+    }
+
+    /// A report whose every outside text is `name`: suite, paths, subject, detail, revs.
+    fn hostile(name: &str) -> GateReport {
+        let mut r = report(&[name, "b"], vec![suite(name, 1)]);
+        let c = &mut r.candidate;
+        c.base_rev = name.into();
+        c.patch = name.into();
+        c.manifest.file = name.into();
+        c.manifest.summary = "0/1 OK, 1 FAILED".into();
+        c.manifest.all_ok = false;
+        c.manifest.entries.push(EntryFact {
+            path: name.into(),
+            status: "FAILED".into(),
+            detail: Some(name.into()),
+        });
+        c.deleted.push(DeletedFact {
+            path: name.into(),
+            gone: false,
+        });
+        c.drift.push(Commit {
+            sha: "d".repeat(40),
+            subject: name.into(),
+            merge: false,
+            paths: vec![name.into()],
+        });
+        r.judge();
+        r
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Whatever a name holds, every rendering has exactly the lines of a plain name's, no
+        /// control character but the line breaks gatekit writes, and one verdict line.
+        #[test]
+        fn no_outside_text_can_add_a_line_or_a_control_to_any_rendering(
+            name in "(\\PC|[\n\r\t\u{1b}\u{7f}\u{85}\u{9b}\u{2028}\u{202e}])*"
+        ) {
+            let plain = hostile("plain");
+            let evil = hostile(&name);
+            for (ours, theirs) in [
+                (plain.render(), evil.render()),
+                (plain.render_markdown(), evil.render_markdown()),
+                (render_candidate(&plain.candidate), render_candidate(&evil.candidate)),
+            ] {
+                proptest::prop_assert_eq!(ours.lines().count(), theirs.lines().count(), "{}", theirs);
+                proptest::prop_assert!(
+                    !theirs.chars().any(|c| c != '\n' && report::escape::is_unsafe(c)),
+                    "{:?}", theirs
+                );
+                let verdicts = theirs.lines().filter(|l| l.starts_with("verdict")).count();
+                proptest::prop_assert!(verdicts <= 1, "{}", theirs);
+            }
+        }
     }
 }

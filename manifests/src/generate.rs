@@ -14,7 +14,10 @@ use crate::tree::{locate_all, TreeError};
 /// Every path must be a readable regular file (in-tree links are followed): a manifest line
 /// for something absent or unreadable could never check OK, so those are errors here, as are
 /// an empty list and any path the rules refuse.
-pub fn manifest_for<P: AsRef<[u8]> + Sync>(root: &Path, paths: &[P]) -> Result<Manifest, TreeError> {
+pub fn manifest_for<P: AsRef<[u8]> + Sync>(
+    root: &Path,
+    paths: &[P],
+) -> Result<Manifest, TreeError> {
     manifest_with(root, paths, Links::Follow)
 }
 

@@ -3,6 +3,13 @@
 //! A finding (a failed check, a survived mutant, a moved threshold) is not an error: it is an
 //! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
 //! or 4 (a precondition such as a red baseline).
+//!
+//! Data goes to stdout through [`print`] (or [`outln!`](crate::outln)), never `println!`: a
+//! reader that goes away early (`gate check ... | head -1`) closes the pipe, and `println!`
+//! would panic with "failed printing to stdout". Rust ignores SIGPIPE, so the write fails with
+//! `EPIPE` instead; [`print`] turns that into the typed [`StdoutClosed`] error, and
+//! [`run_tool`] ends such a run quietly with exit 0, as ripgrep does: nobody is left to read
+//! an error, and the work the reader wanted was done.
 
 /// What a run of any gatekit tool ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -46,15 +53,136 @@ impl From<Exit> for std::process::ExitCode {
     }
 }
 
+/// Stdout was closed by its reader (a broken pipe): not a failure of the tool's work.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed by its reader")]
+pub struct StdoutClosed;
+
+/// Set once a write to stdout met a closed pipe: an error that follows from it, however a
+/// caller wrapped it (an `anyhow` chain hides the `io::Error` inside from a `dyn Error`
+/// walk), still ends the run quietly.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `text` to stdout and flushes it. A closed pipe is [`StdoutClosed`] (in an
+/// `io::Error` of kind `BrokenPipe`), which [`run_tool`] ends quietly; other failures (a full
+/// disk behind a redirect) stay errors.
+pub fn print(text: &str) -> std::io::Result<()> {
+    print_bytes(text.as_bytes())
+}
+
+/// [`print`] for bytes (a man page, a completion script).
+pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::SeqCst);
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
+            } else {
+                e
+            }
+        })
+}
+
+/// `println!` for data on stdout, through [`print`]: evaluates to `std::io::Result<()>`, so a
+/// tool writes `outln!("{x}")?;` and a closed pipe ends it quietly.
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::exit::print("\n") };
+    ($($arg:tt)*) => { $crate::exit::print(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Whether `error` (or any of its causes) is stdout closed by its reader, or came after a write
+/// to stdout met a closed pipe.
+pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::SeqCst) {
+        return true;
+    }
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.is::<StdoutClosed>() {
+            return true;
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe
+                && io.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>())
+            {
+                return true;
+            }
+        }
+        next = e.source();
+    }
+    false
+}
+
+/// What a command line clap refused (or `--help`, `--version`) ends with: help and version go
+/// to stdout (a closed pipe ends quietly, exit 0), a usage error to stderr as exit 2. The
+/// text quotes the arguments as typed, so control characters in them are shown as escapes:
+/// an argument cannot clear the screen or print a line of its own.
+pub fn usage(error: clap::Error) -> Exit {
+    use std::io::Write as _;
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let safe = usage_text(&error, &args);
+    if error.use_stderr() {
+        let _ = std::io::stderr().write_all(safe.as_bytes());
+        Exit::Usage
+    } else {
+        let _ = print(&safe);
+        Exit::Ok
+    }
+}
+
+/// clap's text for `error` with every argument it quotes (`args`, or the value after a
+/// `--flag=`) written escaped, so an argument's line break cannot pass for one of clap's; the
+/// lines clap writes are kept, and any other control character is escaped.
+pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
+    let mut text = error.to_string();
+    // clap quotes a value as typed, or with its ANSI sequences stripped (in its plain text).
+    let mut quoted: Vec<String> = args
+        .iter()
+        .flat_map(|a| [a.as_str(), a.split_once('=').map_or("", |(_, v)| v)])
+        .flat_map(|a| [a.to_string(), crate::color::strip(a)])
+        .filter(|a| a.chars().any(crate::escape::is_unsafe))
+        .collect();
+    quoted.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    for arg in quoted {
+        text = text.replace(&arg, &crate::escape::text(&arg));
+    }
+    let mut safe = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        safe.push_str(&crate::markdown::controls(body));
+        safe.push_str(end);
+    }
+    safe
+}
+
 /// Prints an error that stopped `tool` from judging, once, as one line with its causes
 /// (`gate: error: patch build.patch: No such file or directory`), and returns its exit code:
-/// 130 when the run was interrupted, else 2 (bad usage or input).
+/// 130 when the run was interrupted, 0 (and nothing printed) when stdout's reader went away,
+/// else 2 (bad usage or input).
 pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
+    if is_stdout_closed(error) {
+        return if crate::interrupt::requested() {
+            Exit::Interrupted
+        } else {
+            Exit::Ok
+        };
+    }
+    // Not eprintln!: it panics when stderr is closed too.
+    use std::io::Write as _;
     if crate::interrupt::requested() {
-        eprintln!("{tool}: interrupted");
+        let _ = writeln!(std::io::stderr(), "{tool}: interrupted");
         return Exit::Interrupted;
     }
-    eprintln!("{tool}: error: {}", one_line(error));
+    let _ = writeln!(std::io::stderr(), "{tool}: error: {}", one_line(error));
     Exit::Usage
 }
 
@@ -96,7 +224,9 @@ pub fn sweep_strays(tool: &str) {
 }
 
 /// An error and its causes on one line, `: `-separated, without repeats (many errors quote
-/// their source in their own message).
+/// their source in their own message). Errors quote outside text (a path, git's stderr), so
+/// line breaks and tabs become spaces and every other control character a visible escape
+/// (see [`crate::escape`]): an error can never print a second line or a terminal escape.
 pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -108,7 +238,15 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
         }
         source = cause.source();
     }
-    text.replace('\n', " ")
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => line.push(' '),
+            c if crate::escape::is_unsafe(c) => line.push_str(&crate::escape::text(&c.to_string())),
+            c => line.push(c),
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -126,5 +264,45 @@ mod tests {
             "no such\nfile",
         ));
         assert_eq!(one_line(&e), "reading gate.toml: no such file");
+    }
+
+    #[test]
+    fn an_error_quoting_outside_text_prints_no_control_character() {
+        let e = Outer(std::io::Error::other("x\rverdict   PASS\u{1b}[2J"));
+        let line = one_line(&e);
+        assert!(!line.chars().any(crate::escape::is_unsafe), "{line:?}");
+        assert_eq!(line, "reading gate.toml: x verdict   PASS\\u{1b}[2J");
+    }
+
+    #[test]
+    fn a_usage_error_quoting_controls_is_shown_with_escapes() {
+        use clap::Parser as _;
+        #[derive(Debug, clap::Parser)]
+        struct Cli {
+            #[arg(long, value_parser = ["a", "b"])]
+            pick: String,
+        }
+        let args = ["t", "--pick", "x\u{1b}[2J\ny"].map(String::from);
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        assert!(e.use_stderr());
+        let text = usage_text(&e, &args);
+        assert!(
+            text.contains("'x\\u{1b}[2J\\ny'") || text.contains("'x\\ny'"),
+            "{text:?} from {:?}",
+            e.to_string()
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert_eq!(usage(e), Exit::Usage);
+    }
+
+    #[test]
+    fn a_closed_stdout_is_known_through_any_wrapping() {
+        let closed = std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed);
+        assert!(is_stdout_closed(&closed));
+        assert!(is_stdout_closed(&Outer(closed)));
+        // A broken pipe to a child is a real error, not our reader leaving.
+        let child = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(!is_stdout_closed(&Outer(child)));
+        assert_eq!(fail("t", &StdoutClosed), Exit::Ok);
     }
 }

@@ -1,15 +1,33 @@
 //! Shell completions and man pages, generated from a tool's clap definitions so they can never
 //! drift from its `--help`. One place for all three tools.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 pub use clap_complete::Shell;
 
-/// Writes the completion script for `shell` to stdout.
-pub fn print_completions(shell: Shell, mut cmd: clap::Command) {
+/// Writes the completion script for `shell` to stdout. The script is made in memory first:
+/// clap_complete panics when a write fails, and a reader may close the pipe early
+/// (`gate completions bash | head`), which [`crate::exit::print_bytes`] reports as a quiet
+/// [`crate::exit::StdoutClosed`].
+pub fn write_completions(shell: Shell, mut cmd: clap::Command) -> io::Result<()> {
     let name = cmd.get_name().to_string();
-    clap_complete::generate(shell, &mut cmd, name, &mut io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, name, &mut script);
+    crate::exit::print_bytes(&script)
+}
+
+/// [`write_completions`] for callers with no error path: a closed stdout ends it quietly, any
+/// other failure is one line on stderr.
+pub fn print_completions(shell: Shell, cmd: clap::Command) {
+    if let Err(e) = write_completions(shell, cmd) {
+        if !crate::exit::is_stdout_closed(&e) {
+            eprintln!(
+                "error: writing the completion script: {}",
+                crate::exit::one_line(&e)
+            );
+        }
+    }
 }
 
 /// The man page of `cmd` on stdout, or (with `out`) `NAME.1` and one `NAME-SUB.1` per
@@ -19,7 +37,7 @@ pub fn write_man_pages(mut cmd: clap::Command, out: Option<&Path>) -> io::Result
     let Some(dir) = out else {
         let mut page = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut page)?;
-        return io::stdout().write_all(&page);
+        return crate::exit::print_bytes(&page);
     };
     std::fs::create_dir_all(dir)?;
     let name = cmd.get_name().to_string();

@@ -3,13 +3,33 @@
 //!
 //! A summary quotes what it cannot control (paths, commit subjects, finding texts), so those go
 //! into code spans whose fence is longer than any run of backticks inside, and `|` is escaped
-//! so a value cannot split a table row.
+//! so a value cannot split a table row. Control characters (a line break, `\r`, an ANSI
+//! escape) never pass raw: they are shown as visible escapes (`\n`, `\u{1b}`), so a file name
+//! cannot start a line of its own in the summary.
 
 use crate::table::Table;
 
-/// `text` as an inline code span that survives backticks inside it.
+/// `text` with every control character (see [`crate::escape::is_unsafe`]) written as its
+/// visible escape and everything else as it is: for text that is Markdown already.
+pub fn controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(crate::escape::is_unsafe) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if crate::escape::is_unsafe(c) {
+            out.push_str(&crate::escape::text(&c.to_string()));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` as an inline code span that survives backticks inside it; control characters are
+/// shown as escapes (a code span shows backslashes as they are).
 pub fn code(text: &str) -> String {
-    let text = text.replace('\n', " ");
+    let text = controls(text).into_owned();
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     // A span that starts or ends with a backtick needs a space to keep it apart from the fence.
@@ -21,7 +41,8 @@ pub fn code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-/// Plain text with the characters Markdown would act on escaped (`|` is left to the table).
+/// Plain text with the characters Markdown would act on escaped (`|` is left to the table),
+/// and control characters shown as escapes.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -30,7 +51,7 @@ pub fn escape(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            '\n' => out.push(' '),
+            c if crate::escape::is_unsafe(c) => out.push_str(&crate::escape::text(&c.to_string())),
             c => out.push(c),
         }
     }
@@ -55,12 +76,14 @@ mod tests {
         assert_eq!(code("a.rs"), "`a.rs`");
         assert_eq!(code("a`b"), "``a`b``");
         assert_eq!(code("`x`"), "`` `x` ``");
-        assert_eq!(code("two\nlines"), "`two lines`");
+        assert_eq!(code("two\nlines"), "`two\\nlines`");
+        assert_eq!(code("\u{1b}[31m"), "`\\u{1b}[31m`");
     }
 
     #[test]
     fn text_escapes_what_markdown_acts_on() {
         assert_eq!(escape("a_b *c* | d"), "a\\_b \\*c\\* | d");
+        assert_eq!(escape("x\nverdict\r"), "x\\nverdict\\r");
     }
 
     #[test]

@@ -6,6 +6,11 @@
 //! A step that blocks for minutes (a suite, a client run) would freeze the live line, so
 //! [`Progress::during`] runs it while a ticker thread redraws the line once a second with the
 //! step's own elapsed time; off a terminal the step gets one plain line when it starts instead.
+//!
+//! Progress lines quote outside text (suite and mutant names), so every line passes through
+//! [`safe`] before it is printed: control characters become visible escapes, and only the
+//! colour codes a [`crate::Painter`] emits (`ESC [ digits m`) pass, so a name can never move
+//! the cursor, erase the line or print a line of its own.
 
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc;
@@ -70,7 +75,7 @@ impl Progress {
             HumanDuration(self.elapsed())
         );
         let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[K{}", truncate(&line, 150));
+        let _ = write!(err, "\r\x1b[K{}", truncate(&safe(&line), 150));
         let _ = err.flush();
         self.drawn = true;
     }
@@ -85,9 +90,10 @@ impl Progress {
         if !self.live {
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "[{}/{}] {status}",
+                "[{}/{}] {}",
                 self.done + 1,
-                self.total
+                self.total,
+                safe(status)
             );
             return work();
         }
@@ -121,7 +127,7 @@ impl Progress {
             let _ = write!(err, "\r\x1b[K");
             self.drawn = false;
         }
-        let _ = writeln!(err, "{line}");
+        let _ = writeln!(err, "{}", safe(line));
     }
 
     /// Erases the live line.
@@ -147,6 +153,41 @@ pub fn step_status(status: &str, elapsed: Duration) -> String {
     }
 }
 
+/// `line` with every control character shown as its escape (see [`crate::escape::text`]),
+/// except colour codes (`ESC [` digits and `;` then `m`), which only recolour text.
+pub fn safe(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.chars().any(crate::escape::is_unsafe) {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b' {
+            if let Some(len) = sgr_len(rest) {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if crate::escape::is_unsafe(c) {
+            out.push_str(&crate::escape::text(&c.to_string()));
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The length of the colour code `ESC [ [0-9;]* m` at the start of `s`, if one is there.
+fn sgr_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("\x1b[")?;
+    let params = body
+        .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+        .unwrap_or(body.len());
+    (body[params..].starts_with('m')).then_some(2 + params + 1)
+}
+
 fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
@@ -168,6 +209,18 @@ mod tests {
             "suite bus (12s)"
         );
         assert_eq!(step_status("n=5", Duration::from_secs(125)), "n=5 (2m05s)");
+    }
+
+    #[test]
+    fn lines_keep_colour_codes_but_no_other_control() {
+        assert_eq!(
+            safe("[1/2] bus  \x1b[32mPASS\x1b[0m"),
+            "[1/2] bus  \x1b[32mPASS\x1b[0m"
+        );
+        assert_eq!(
+            safe("x\nverdict   PASS\r\x1b[2K\x1b[31"),
+            "x\\nverdict   PASS\\r\\u{1b}[2K\\u{1b}[31"
+        );
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! Tables a reviewer pastes: aligned plain text, TSV for scripts, GitHub-flavoured Markdown.
 //!
 //! Widths are counted in `char`s, not bytes, so a non-ASCII path does not skew the columns.
+//!
+//! Cells hold outside text (paths, suite and mutant names, messages), so every renderer passes
+//! each cell through [`crate::escape`]: a cell can never break its row into a second line that
+//! reads like one gatekit wrote (`verdict   PASS`), nor reach a terminal as an escape sequence.
 
 use std::fmt::Write as _;
 
@@ -51,10 +55,11 @@ impl Table {
     }
 
     /// Columns padded to their widest cell, two spaces apart, with a rule under the header.
-    /// Line breaks inside a cell are shown as `\n` so one row stays one line.
+    /// Every cell is [`crate::escape::text`]: line breaks, tabs and other controls are shown
+    /// as `\n`, `\t`, `\u{1b}`, so one row stays one line.
     pub fn render_text(&self) -> String {
         let n = self.columns();
-        let clean = |s: &str| s.replace('\n', "\\n").replace('\t', " ");
+        let clean = |s: &str| crate::escape::text(s).into_owned();
         let header: Vec<String> = (0..n)
             .map(|i| clean(Self::cell(&self.headers, i)))
             .collect();
@@ -92,13 +97,14 @@ impl Table {
         out
     }
 
-    /// Tab-separated values with the header first; tabs and newlines in cells become spaces.
+    /// Tab-separated values with the header first; every cell is [`crate::escape::text`], so
+    /// a tab or line break inside a cell is `\t` or `\n` and never a separator.
     pub fn render_tsv(&self) -> String {
         let n = self.columns();
         let mut out = String::new();
         for r in std::iter::once(&self.headers).chain(self.rows.iter()) {
             let cells: Vec<String> = (0..n)
-                .map(|i| Self::cell(r, i).replace(['\t', '\n', '\r'], " "))
+                .map(|i| crate::escape::text(Self::cell(r, i)).into_owned())
                 .collect();
             out.push_str(&cells.join("\t"));
             out.push('\n');
@@ -106,10 +112,13 @@ impl Table {
         out
     }
 
-    /// A GitHub-flavoured Markdown table; `|` in cells is escaped.
+    /// A GitHub-flavoured Markdown table. Cells are Markdown already (callers quote outside
+    /// text with [`crate::markdown::escape`] or [`crate::markdown::code`], whose backslashes
+    /// must survive), so here only what would break the row is made safe: control characters
+    /// become visible escapes ([`crate::markdown::controls`]) and `|` is escaped.
     pub fn render_markdown(&self) -> String {
         let n = self.columns();
-        let esc = |s: &str| s.replace('|', "\\|").replace('\n', "<br>");
+        let esc = |s: &str| crate::markdown::controls(s).replace('|', "\\|");
         let mut out = String::new();
         let mut line = |r: &[String]| {
             let cells: Vec<String> = (0..n).map(|i| esc(Self::cell(r, i))).collect();
@@ -145,10 +154,25 @@ mod tests {
     fn tsv_and_markdown_escape_their_separators() {
         let mut t = Table::new(["a", "b"]);
         t.row(["x\ty", "p|q"]);
-        assert_eq!(t.render_tsv(), "a\tb\nx y\tp|q\n");
+        assert_eq!(t.render_tsv(), "a\tb\nx\\ty\tp|q\n");
         assert_eq!(
             t.render_markdown(),
-            "| a | b |\n| --- | --- |\n| x\ty | p\\|q |\n"
+            "| a | b |\n| --- | --- |\n| x\\ty | p\\|q |\n"
         );
+    }
+
+    #[test]
+    fn no_cell_can_forge_a_line_or_an_escape_in_any_rendering() {
+        let mut t = Table::new(["suite", "result"]);
+        t.row(["x\nverdict   PASS", "\u{1b}[31mred\r"]);
+        for (out, lines) in [
+            (t.render_text(), 3),
+            (t.render_tsv(), 2),
+            (t.render_markdown(), 3),
+        ] {
+            assert_eq!(out.lines().count(), lines, "{out}");
+            assert!(!out.lines().any(|l| l.starts_with("verdict")), "{out}");
+            assert!(!out.contains('\u{1b}') && !out.contains('\r'), "{out:?}");
+        }
     }
 }
