@@ -203,10 +203,18 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         Some(m) => m.to_bytes(),
         None => bail!("the candidate only deletes files: a manifest needs at least one path it leaves in place"),
     };
-    report::json::write_bytes_atomic(&patch_path, &patch)
-        .with_context(|| format!("writing {}", patch_path.display()))?;
-    report::json::write_bytes_atomic(&manifest_path, &manifest_bytes)
-        .with_context(|| format!("writing {}", manifest_path.display()))?;
+    // An interrupt while the scratch checkout was hashed must not replace an earlier pair.
+    if report::interrupt::requested() {
+        bail!("interrupted before writing the candidate");
+    }
+    report::json::write_all_atomic(&[(&patch_path, &patch), (&manifest_path, &manifest_bytes)])
+        .with_context(|| {
+            format!(
+                "writing {} and {}",
+                patch_path.display(),
+                manifest_path.display()
+            )
+        })?;
     Ok(Packed {
         base: base_sha,
         patch: patch_path,

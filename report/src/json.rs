@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -24,6 +24,44 @@ pub fn write_text_atomic(path: &Path, text: &str) -> io::Result<()> {
 
 /// Writes `bytes` to `path`, atomically.
 pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_all_atomic(&[(path, bytes)])
+}
+
+/// Writes several files so that each appears whole, and all of them at (nearly) the same
+/// moment: every temp file is written and synced first, then they are renamed in order, so an
+/// error or an interrupt before the renames leaves the old set untouched (a patch and its
+/// manifest are a pair; one must never be replaced without the other).
+pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> io::Result<()> {
+    let mut temps: Vec<(PathBuf, &Path)> = Vec::new();
+    let result = (|| {
+        for (path, bytes) in files {
+            let tmp = temp_beside(path)?;
+            temps.push((tmp.clone(), path));
+            // A stale temp of ours, or a link someone planted under its name, goes first:
+            // `create_new` then refuses to follow anything that appears in its place.
+            let _ = fs::remove_file(&tmp);
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_data()?;
+        }
+        for (tmp, path) in &temps {
+            fs::rename(tmp, path)?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        for (tmp, _) in &temps {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+    result
+}
+
+/// `DIR/.NAME.tmpPID` for `DIR/NAME`: in the same folder, so the rename is atomic.
+fn temp_beside(path: &Path) -> io::Result<PathBuf> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -34,17 +72,7 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_data()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    Ok(dir.join(tmp_name))
 }
 
 #[cfg(test)]
