@@ -135,10 +135,7 @@ pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
     PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
 }
 
+/// `--timeout`: the spec's rule (more than zero, at most 30 days).
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let d = report::duration::parse(s).map_err(|e| e.to_string())?;
-    if d.is_zero() {
-        return Err("a timeout must be more than zero".into());
-    }
-    Ok(d)
+    crate::spec::check_duration(s)
 }

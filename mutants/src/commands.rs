@@ -44,14 +44,20 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             format,
         } => merge::cmd_merge(&dirs, &out, format.with_json_flag(json), color),
         Command::Completions { shell } => {
-            report::manual::print_completions(shell, <Cli as clap::CommandFactory>::command());
+            // Rendered whole first: clap_complete panics on a write error, and a closed
+            // stdout (`| head -1`) must end quietly.
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let name = cmd.get_name().to_string();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, name, &mut script);
+            crate::stdout::write_bytes(&script)?;
             Ok(Exit::Ok)
         }
         Command::Man { out } => {
-            report::manual::write_man_pages(
+            crate::stdout::quiet(report::manual::write_man_pages(
                 <Cli as clap::CommandFactory>::command(),
                 out.as_deref(),
-            )?;
+            ))?;
             Ok(Exit::Ok)
         }
     }
@@ -65,14 +71,12 @@ pub fn print_report(
     format: Format,
     color: ColorChoice,
 ) -> Result<()> {
-    match format {
-        Format::Json => print!("{}", fs::read_to_string(out.join("mutants.json"))?),
-        Format::Markdown => print!("{}", output::render_markdown(report)),
-        Format::Text => print!(
-            "{}",
-            output::render_painted(report, Painter::new(color.for_stdout()))
-        ),
-    }
+    let text = match format {
+        Format::Json => fs::read_to_string(out.join("mutants.json"))?,
+        Format::Markdown => output::render_markdown(report),
+        Format::Text => output::render_painted(report, Painter::new(color.for_stdout())),
+    };
+    crate::stdout::print(&text)?;
     Ok(())
 }
 
@@ -85,57 +89,83 @@ fn open_repo(dir: Option<PathBuf>) -> Result<Git> {
 }
 
 /// `mutants check`: every anchor counted in DIR's files as they are (uncommitted edits
-/// included, as a run would see them).
+/// included, as a run would see them). A file is found under the rule `run` uses
+/// ([`crate::swap::file_in`]): one that leads out of the tree through a link, or is not a regular
+/// file, is a spec error (exit 2), never read.
 fn cmd_check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Result<Exit> {
     let spec = Spec::load(spec_path)?;
     let repo = open_repo(dir)?;
     let mut table = report::Table::new(["Mutant", "File", "Matches"]);
     let mut rows = Vec::new();
     let mut bad = 0;
+    let mut complaints = Vec::new();
     for m in &spec.mutants {
-        let path = repo.dir().join(&m.file);
-        let count = fs::read(&path)
-            .ok()
-            .map(|b| count_anchor(&b, m.anchor.as_bytes()));
+        let count = match spec_file(&spec, m, repo.dir())? {
+            Some(path) => {
+                let bytes = crate::swap::read_regular(&path)
+                    .with_context(|| format!("reading {}", report::escape::path(&path)))?
+                    .bytes;
+                Some(count_anchor(&bytes, m.anchor.as_bytes()))
+            }
+            None => None,
+        };
         let shown = count.map_or_else(|| "file missing".to_string(), |n| n.to_string());
         if count != Some(1) {
             bad += 1;
+            let file = report::escape::text(&m.file);
             let what = match count {
-                Some(n) => format!("occurs {n} times in {}", m.file),
-                None => format!("cannot be looked for: {} is missing", m.file),
+                Some(n) => format!("occurs {n} times in {file}"),
+                None => format!("cannot be looked for: {file} is missing"),
             };
-            eprintln!(
+            complaints.push(format!(
                 "{}:{}: anchor of {:?} {what} (it must occur exactly once)",
-                spec.file.display(),
+                report::escape::path(&spec.file),
                 m.line,
                 m.name
-            );
+            ));
         }
         table.row([m.name.clone(), m.file.clone(), shown]);
         rows.push(serde_json::json!({
             "name": m.name, "file": m.file, "line": m.line, "matches": count,
         }));
     }
+    for c in complaints {
+        eprintln!("{c}");
+    }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "spec": spec.file.display().to_string(), "mutants": rows, "bad": bad,
-            }))?
-        );
+        let mut text = serde_json::to_string_pretty(&serde_json::json!({
+            "spec": spec.file.display().to_string(), "mutants": rows, "bad": bad,
+        }))?;
+        text.push('\n');
+        crate::stdout::print(&text)?;
     } else {
-        print!("{}", table.render_text());
-        println!(
-            "{} anchors, {}",
+        let mut text = table.render_text();
+        text.push_str(&format!(
+            "{} anchors, {}\n",
             spec.mutants.len(),
             if bad == 0 {
                 "each found exactly once".to_string()
             } else {
                 format!("{bad} not found exactly once")
             }
-        );
+        ));
+        crate::stdout::print(&text)?;
     }
     Ok(Exit::from_held(bad == 0))
+}
+
+/// The mutant's file in `root` under the one path rule, `None` when nothing is there at all;
+/// anything else the rule refuses (a link out of the tree, a folder) is a spec error at the
+/// mutant's line.
+fn spec_file(spec: &Spec, m: &Mutant, root: &Path) -> Result<Option<PathBuf>> {
+    if fs::symlink_metadata(root.join(&m.file))
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Ok(None);
+    }
+    crate::swap::file_in(root, &m.file)
+        .map(Some)
+        .map_err(|e| spec.error_at(m.line, format!("{e:#}")).into())
 }
 
 /// The mutants `--only`, `--from` and `--shard` leave, in spec order.
@@ -226,7 +256,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
         }
     };
     let copies = usize::from(args.jobs).min(selected.len()).max(1);
-    let checkouts = checkout::make(&source, copies)?;
+    let mut checkouts = checkout::make(&source, copies)?;
 
     let candidate = match (&config_path, checkouts.first()) {
         (Some(config), Some(Checkout::Candidate(applied))) => {
@@ -257,15 +287,23 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     // Every mutated file must be in the tree: a spec error, reported at the mutant's line.
     let mut sources = Sources::new();
     for m in &selected {
-        let path = checkouts[0]
-            .file(&m.file)
+        let path = crate::swap::file_in(checkouts[0].path(), &m.file)
             .map_err(|e| spec.error_at(m.line, format!("{e:#}")))?;
-        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::swap::read_regular(&path)
+            .with_context(|| format!("reading {}", report::escape::path(&path)))?
+            .bytes;
         sources
             .entry(m.file.clone())
             .or_insert_with(|| String::from_utf8_lossy(&bytes).into_owned());
     }
 
+    let tree = match &candidate {
+        Some(c) => c.tree.clone(),
+        None => tree_of(checkouts[0].path())?,
+    };
+    // One run per --out, held to the end: taken once the input is known good (a bad spec
+    // leaves no --out behind) and before anything is written there.
+    let _lock = report::lock::OutLock::acquire(&out)?;
     clear_previous(&out)?;
     let mut report = RunReport {
         version: crate::record::REPORT_VERSION,
@@ -275,6 +313,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
         spec_sha256: spec.sha256.clone(),
         dir: repo.dir().display().to_string(),
         commit,
+        tree,
         carried,
         candidate,
         start: Timestamp::now(),
@@ -320,8 +359,8 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
             eprintln!(
                 "mutants: baseline failed: suite {:?} {} without any mutant (log {}); no mutant judged",
                 b.suite,
-                b.status,
-                out.join(&b.log).display()
+                report::escape::text(&b.status),
+                report::escape::path(&out.join(&b.log))
             );
         }
         return finish(
@@ -339,6 +378,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
 
     let plan = Plan {
         spec: &spec,
+        source: &source,
         mutants: selected,
         baseline: &baseline,
         out: out.clone(),
@@ -347,7 +387,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     let paint = Painter::new(color.for_stderr());
     let mut running: BTreeMap<usize, (String, Instant)> = BTreeMap::new();
     let mut write_error = None;
-    let result = run::run_mutants(&plan, &checkouts, |event| {
+    let result = run::run_mutants(&plan, &mut checkouts, |event| {
         match event {
             Event::Started { index, name } => {
                 running.insert(index, (name, Instant::now()));
@@ -409,9 +449,38 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     finish(report, &sources, &out, checkouts, &args, color, exit)
 }
 
+/// The git tree id of a working copy's content as a run sees it: HEAD with every change and
+/// every file git does not ignore, hashed through a throwaway index so the copy's own index
+/// stays as it is.
+fn tree_of(dir: &Path) -> Result<String> {
+    let scratch = tempfile::tempdir().context("creating a scratch index folder")?;
+    let index = scratch.path().join("index");
+    let git = |args: &[&str]| -> Result<String> {
+        let out = Git::at(dir)
+            .command(args)
+            .env("GIT_INDEX_FILE", &index)
+            .output()
+            .context("running git")?;
+        if !out.status.success() {
+            bail!(
+                "git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    git(&["read-tree", "HEAD"])?;
+    git(&["add", "-A"])?;
+    git(&["write-tree"]).context("hashing the working copy's tree")
+}
+
 /// The suites' names, for the baseline's progress line.
 fn suite_names(suites: &[&crate::spec::Suite]) -> String {
-    let names: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<String> = suites
+        .iter()
+        .map(|s| report::escape::text(&s.name).into_owned())
+        .collect();
     names.join(", ")
 }
 
@@ -425,7 +494,7 @@ fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Instant)>) -> S
     );
     if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
         s.push_str("; running ");
-        s.push_str(&step_status(name, since.elapsed()));
+        s.push_str(&step_status(&report::escape::text(name), since.elapsed()));
         if running.len() > 1 {
             s.push_str(&format!(" +{} more", running.len() - 1));
         }
@@ -439,8 +508,8 @@ fn progress_line(row: &crate::record::Row, done: usize, total: usize, paint: Pai
         Some(run) => {
             let counts = run.counts_text();
             format!(
-                " ({:.2}s{}{})",
-                run.duration_secs,
+                " ({}{}{})",
+                crate::output::time_text(run.duration_secs, run.build_secs),
                 if counts.is_empty() {
                     String::new()
                 } else {
@@ -461,7 +530,7 @@ fn progress_line(row: &crate::record::Row, done: usize, total: usize, paint: Pai
     format!(
         "[{done}/{total}] {}{pad} {}{detail}",
         paint.verdict(&word),
-        row.name
+        report::escape::text(&row.name)
     )
 }
 
@@ -478,7 +547,7 @@ fn finish(
     if args.keep {
         for co in &mut checkouts {
             co.keep(true);
-            eprintln!("mutants: kept worktree {}", co.path().display());
+            eprintln!("mutants: kept worktree {}", report::escape::path(co.path()));
         }
     }
     // Worktrees go first, so an interrupted run has cleaned up before it reports.
@@ -489,7 +558,7 @@ fn finish(
     report.exit_code = exit.code();
     output::write_all(&report, sources, out)?;
     print_report(&report, out, args.stdout_format(), color)?;
-    eprintln!("mutants: report in {}", out.display());
+    eprintln!("mutants: report in {}", report::escape::path(out));
     if exit == Exit::Interrupted {
         eprintln!(
             "mutants: interrupted after {} of {} mutants; worktrees removed",

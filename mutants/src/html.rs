@@ -129,10 +129,10 @@ pub fn render(report: &RunReport, out: &Path) -> String {
     for b in &report.baseline {
         let _ = writeln!(
             h,
-            "<p class=\"meta\">baseline <code>{}</code>: {} in {:.2}s{}; each mutant's timeout {:.0}s ({})</p>",
+            "<p class=\"meta\">baseline <code>{}</code>: {} in {}{}; each mutant's timeout {:.0}s ({})</p>",
             esc(&b.suite),
             if b.passed { "passed".to_string() } else { format!("<span class=\"v fail\">FAILED ({})</span>", esc(&b.status)) },
-            b.duration_secs,
+            esc(&crate::output::time_text(b.duration_secs, b.build_secs)),
             b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
             b.mutant_timeout_secs,
             esc(&b.timeout_source)
@@ -235,8 +235,9 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
     let _ = writeln!(
         h,
         "<td>{}</td><td>{}</td><td>{}</td></tr>",
-        run.map(|s| format!("{:.2}s", s.duration_secs))
-            .unwrap_or_default(),
+        esc(&run
+            .map(|s| crate::output::time_text(s.duration_secs, s.build_secs))
+            .unwrap_or_default()),
         esc(&run.map(|s| s.status.clone()).unwrap_or_default()),
         run.map(|s| s.strays_killed.to_string()).unwrap_or_default(),
     );
@@ -262,7 +263,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
                 Some(b'+') if !line.starts_with("+++") => "add",
                 _ => "ctx",
             };
-            let _ = writeln!(h, "<span class=\"{class}\">{}</span>", esc(line));
+            let _ = writeln!(h, "<span class=\"{class}\">{}</span>", esc_code(line));
         }
         h.push_str("</pre>");
     } else {
@@ -285,14 +286,14 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         }
         let _ = write!(
             h,
-            "<p class=\"meta\">{}: {} in {:.2}s, timeout {:.0}s, {} strays killed, log <code>{}</code></p><pre class=\"log\">{}</pre>",
+            "<p class=\"meta\">{}: {} in {}, timeout {:.0}s, {} strays killed, log <code>{}</code></p><pre class=\"log\">{}</pre>",
             esc(&s.suite),
             esc(&s.status),
-            s.duration_secs,
+            esc(&crate::output::time_text(s.duration_secs, s.build_secs)),
             s.timeout_secs,
             s.strays_killed,
             esc(&s.log),
-            esc(&log_tail(&out.join(&s.log)))
+            esc_code(&log_tail(&out.join(&s.log)))
         );
     }
     h.push_str("</details></td></tr></tbody>\n");
@@ -310,8 +311,21 @@ fn log_tail(path: &Path) -> String {
     }
 }
 
-/// HTML-escapes text for element content and attribute values.
+/// HTML-escapes outside text (a name, a path, a status) for element content and attribute
+/// values, after [`report::escape::text`]: a line break or an ANSI escape in a name shows as
+/// `\n` or `\u{1b}`, never raw in the page.
 pub fn esc(s: &str) -> String {
+    html(&report::escape::text(s), false)
+}
+
+/// HTML-escapes code or a log for a `<pre>`: its line breaks and tabs stay (and its backslashes
+/// stay single, as in the file), but every other control character (an ANSI escape, a carriage
+/// return) is shown as an escape, never emitted raw.
+pub fn esc_code(s: &str) -> String {
+    html(s, true)
+}
+
+fn html(s: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -320,6 +334,10 @@ pub fn esc(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\n' | '\t' if keep_lines => out.push(c),
+            c if report::escape::is_unsafe(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => out.push(c),
         }
     }

@@ -23,4 +23,6 @@ pub mod record;
 pub mod run;
 pub mod shard;
 pub mod spec;
+pub mod stdout;
+pub mod swap;
 pub mod verdict;

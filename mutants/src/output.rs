@@ -100,7 +100,7 @@ pub fn table_cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
             );
         }
         cells.push(
-            run.map(|s| human(std::time::Duration::from_secs_f64(s.duration_secs)))
+            run.map(|s| time_text(s.duration_secs, s.build_secs))
                 .unwrap_or_default(),
         );
         cells.push(run.map(|s| s.status.clone()).unwrap_or_default());
@@ -127,6 +127,16 @@ pub fn table(report: &RunReport) -> Table {
     t
 }
 
+/// `0.31s`, or with a `build` step `0.31s + 1.20s build`: the run and the build apart, so a
+/// slow build is never mistaken for a slow suite.
+pub fn time_text(run_secs: f64, build_secs: Option<f64>) -> String {
+    let secs = |s: f64| human(std::time::Duration::from_secs_f64(s.max(0.0)));
+    match build_secs {
+        Some(b) => format!("{} + {} build", secs(run_secs), secs(b)),
+        None => secs(run_secs),
+    }
+}
+
 fn failed_names(names: &[String]) -> String {
     match names.len() {
         0..=3 => names.join(", "),
@@ -141,29 +151,33 @@ pub fn render_text(report: &RunReport) -> String {
 
 /// [`render_text`] with the verdict words painted, for a terminal (files stay plain).
 pub fn render_painted(report: &RunReport, paint: Painter) -> String {
+    // Outside text (paths, suite names, statuses, a shard's fields) is escaped on these lines:
+    // a name holding a line break or an ANSI escape must not forge a line or reach a terminal.
+    // The table's cells are left to `Table`, which escapes them itself.
+    use report::escape::text as esc;
     let mut s = String::new();
     s.push_str(&format!(
         "spec: {} (sha256 {})\n",
-        report.spec,
-        short(&report.spec_sha256)
+        esc(&report.spec),
+        esc(short(&report.spec_sha256))
     ));
     match &report.candidate {
         Some(c) => s.push_str(&format!(
             "candidate: {} (base {}, tree {}); manifest before: {}, after: {}\n",
-            c.config,
-            short(&c.base),
-            c.tree,
-            c.manifest_before,
-            c.manifest_after.as_deref().unwrap_or("not checked")
+            esc(&c.config),
+            esc(short(&c.base)),
+            esc(&c.tree),
+            esc(&c.manifest_before),
+            esc(c.manifest_after.as_deref().unwrap_or("not checked"))
         )),
         None => s.push_str(&format!(
             "worktree: {} at {}{}\n",
-            report.dir,
-            short(&report.commit),
+            esc(&report.dir),
+            esc(short(&report.commit)),
             report
                 .carried
                 .as_ref()
-                .map(|c| format!(" + {c}"))
+                .map(|c| format!(" + {}", esc(c)))
                 .unwrap_or_default()
         )),
     }
@@ -173,16 +187,16 @@ pub fn render_painted(report: &RunReport, paint: Painter) -> String {
     for b in &report.baseline {
         s.push_str(&format!(
             "baseline: {} {} in {}{}; mutant timeout {} ({})\n",
-            b.suite,
+            esc(&b.suite),
             if b.passed {
                 "passed".to_string()
             } else {
-                format!("FAILED ({})", b.status)
+                format!("FAILED ({})", esc(&b.status))
             },
-            human(std::time::Duration::from_secs_f64(b.duration_secs)),
+            time_text(b.duration_secs, b.build_secs),
             b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
             human(std::time::Duration::from_secs_f64(b.mutant_timeout_secs)),
-            b.timeout_source
+            esc(&b.timeout_source)
         ));
     }
     s.push_str(&format!(
@@ -333,7 +347,7 @@ pub fn render_markdown(report: &RunReport) -> String {
                 } else {
                     format!("**FAILED** ({})", markdown::escape(&b.status))
                 },
-                human(std::time::Duration::from_secs_f64(b.duration_secs)),
+                time_text(b.duration_secs, b.build_secs),
                 b.counts.map(|c| format!(" ({c})")).unwrap_or_default()
             ),
         ));
@@ -369,8 +383,12 @@ pub fn render_markdown(report: &RunReport) -> String {
     out
 }
 
+/// The first 12 characters (a merged report's shas are outside text: never cut mid-char).
 fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
+    match sha.char_indices().nth(12) {
+        Some((i, _)) => &sha[..i],
+        None => sha,
+    }
 }
 
 /// Our verdict as a mutation-testing-elements status, and the reason shown beside it.

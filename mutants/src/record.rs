@@ -24,7 +24,10 @@ pub struct SuiteRun {
     pub signal: Option<String>,
     pub start: Timestamp,
     pub end: Timestamp,
+    /// The suite's run alone, in seconds (0 when its `build` step failed and it never ran).
     pub duration_secs: f64,
+    /// The suite's `build` step, in seconds; `None` when the suite has none.
+    pub build_secs: Option<f64>,
     pub timeout_secs: f64,
     /// The suite's counts on the unmutated baseline, and with the mutant.
     pub baseline_counts: Option<Counts>,
@@ -84,6 +87,8 @@ pub struct Baseline {
     pub status: String,
     pub passed: bool,
     pub duration_secs: f64,
+    /// The `build` step, in seconds; `None` when the suite has none.
+    pub build_secs: Option<f64>,
     pub counts: Option<Counts>,
     pub strays_killed: u32,
     /// The timeout each mutant then gets under this suite, and where it came from.
@@ -182,6 +187,9 @@ pub struct RunReport {
     /// The repository the run worked from, and the commit its worktrees started at.
     pub dir: String,
     pub commit: String,
+    /// The git tree id of the content every mutant was judged against (HEAD with DIR's carried
+    /// changes, or the candidate's tree): the one tree a merged report judges.
+    pub tree: String,
     /// What of DIR's uncommitted state was carried into the worktrees.
     pub carried: Option<String>,
     pub candidate: Option<CandidateFacts>,

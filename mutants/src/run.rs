@@ -8,7 +8,6 @@
 //! mutant be judged against a tree that is not the reviewed one.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -20,9 +19,10 @@ use report::runner::{self, Job, DEFAULT_TIMEOUT};
 use report::{Counts, Outcome, RunRecord};
 
 use crate::anchor::{self, Found};
-use crate::checkout::Checkout;
+use crate::checkout::{self, Checkout, Source};
 use crate::record::{Baseline, Row, SuiteRun};
 use crate::spec::{Expect, Mutant, Spec, Suite};
+use crate::swap::{self, Change, Identity, WriteError};
 use crate::verdict::Verdict;
 
 /// The floor of a derived timeout: below it, machine noise (a cold cache, a busy CI runner)
@@ -62,14 +62,43 @@ pub fn baseline_timeout(cli: Option<Duration>, suite: &Suite) -> Duration {
     cli.or(suite.timeout).unwrap_or(DEFAULT_TIMEOUT)
 }
 
+/// The timeout a mutant's `build` step gets: the spec's `build_timeout`, else derived from the
+/// baseline's build the way a run's is (`--timeout` is the suite run's, not the build's).
+pub fn mutant_build_timeout(suite: &Suite, baseline_build: Duration) -> Duration {
+    if let Some(t) = suite.build_timeout {
+        return t;
+    }
+    let derived = (baseline_build * TIMEOUT_FACTOR).max(TIMEOUT_FLOOR);
+    Duration::from_secs(derived.as_secs_f64().ceil() as u64)
+}
+
+/// The timeout the baseline's `build` step runs with: the spec's, else SPEC's 30 minutes.
+pub fn baseline_build_timeout(suite: &Suite) -> Duration {
+    suite.build_timeout.unwrap_or(DEFAULT_TIMEOUT)
+}
+
+/// The two timeouts one suite run gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    pub run: Duration,
+    pub build: Duration,
+}
+
+/// A suite's record and, when it has a `build` step, how long that took.
+#[derive(Debug)]
+pub struct Ran {
+    pub record: RunRecord,
+    pub build_secs: Option<f64>,
+}
+
 /// What the baseline found.
 #[derive(Debug)]
 pub struct BaselineResult {
     pub baselines: Vec<Baseline>,
     pub passed: bool,
     pub interrupted: bool,
-    /// The per-suite mutant timeout and baseline counts, for the mutant runs.
-    pub timeouts: BTreeMap<String, Duration>,
+    /// The per-suite mutant timeouts and baseline counts, for the mutant runs.
+    pub timeouts: BTreeMap<String, Timeouts>,
     pub counts: BTreeMap<String, Option<Counts>>,
 }
 
@@ -84,12 +113,12 @@ pub fn baseline(
     cli_timeout: Option<Duration>,
     out: &Path,
 ) -> Result<BaselineResult> {
-    let per_copy: Vec<Result<Vec<RunRecord>>> = std::thread::scope(|s| {
+    let per_copy: Vec<Result<Vec<Ran>>> = std::thread::scope(|s| {
         let handles: Vec<_> = checkouts
             .iter()
             .enumerate()
             .map(|(j, co)| {
-                s.spawn(move || -> Result<Vec<RunRecord>> {
+                s.spawn(move || -> Result<Vec<Ran>> {
                     let mut records = Vec::new();
                     for suite in suites {
                         let name = if j == 0 {
@@ -97,14 +126,17 @@ pub fn baseline(
                         } else {
                             format!("baseline.{}.copy{j}.log", slug(&suite.name))
                         };
-                        let record = run_suite(
+                        let ran = run_suite(
                             suite,
                             co.path(),
                             &out.join("logs").join(name),
-                            baseline_timeout(cli_timeout, suite),
+                            Timeouts {
+                                run: baseline_timeout(cli_timeout, suite),
+                                build: baseline_build_timeout(suite),
+                            },
                         )?;
-                        let stop = record.outcome() != Outcome::Passed;
-                        records.push(record);
+                        let stop = ran.record.outcome() != Outcome::Passed;
+                        records.push(ran);
                         if stop {
                             break;
                         }
@@ -121,7 +153,7 @@ pub fn baseline(
             })
             .collect()
     });
-    let per_copy: Vec<Vec<RunRecord>> = per_copy.into_iter().collect::<Result<_>>()?;
+    let per_copy: Vec<Vec<Ran>> = per_copy.into_iter().collect::<Result<_>>()?;
 
     let mut result = BaselineResult {
         baselines: Vec::new(),
@@ -132,10 +164,18 @@ pub fn baseline(
     };
     for (i, suite) in suites.iter().enumerate() {
         // The slowest copy sets the timeout; a failure in any copy fails the baseline.
-        let records: Vec<&RunRecord> = per_copy.iter().filter_map(|r| r.get(i)).collect();
+        let rans: Vec<&Ran> = per_copy.iter().filter_map(|r| r.get(i)).collect();
+        let records: Vec<&RunRecord> = rans.iter().map(|r| &r.record).collect();
         let Some(first) = records.first() else {
             break;
         };
+        let slowest_build = rans
+            .iter()
+            .filter_map(|r| r.build_secs)
+            .map(|s| Duration::from_secs_f64(s.max(0.0)))
+            .max()
+            .unwrap_or_default();
+
         let slowest = records
             .iter()
             .map(|r| r.duration())
@@ -149,13 +189,20 @@ pub fn baseline(
         result.interrupted |= records.iter().any(|r| r.interrupted);
         result.passed &= passed;
         let (timeout, source) = mutant_timeout(cli_timeout, suite, slowest);
-        result.timeouts.insert(suite.name.clone(), timeout);
+        result.timeouts.insert(
+            suite.name.clone(),
+            Timeouts {
+                run: timeout,
+                build: mutant_build_timeout(suite, slowest_build),
+            },
+        );
         result.counts.insert(suite.name.clone(), first.counts);
         result.baselines.push(Baseline {
             suite: suite.name.clone(),
             status: worst.status_text(),
             passed,
             duration_secs: first.duration_secs,
+            build_secs: rans[0].build_secs,
             counts: worst.counts,
             strays_killed: worst.strays_killed,
             mutant_timeout_secs: timeout.as_secs_f64(),
@@ -189,6 +236,8 @@ const TICK: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub struct Plan<'a> {
     pub spec: &'a Spec,
+    /// Where a fresh working copy comes from, when a suite spoiled one.
+    pub source: &'a Source,
     pub mutants: Vec<&'a Mutant>,
     pub baseline: &'a BaselineResult,
     pub out: PathBuf,
@@ -197,9 +246,14 @@ pub struct Plan<'a> {
 /// Runs the planned mutants, one worker per working copy, each taking the next mutant in spec
 /// order; `on_event` is called on this thread for every event. Stops taking mutants once an
 /// interrupt arrives (the runner has already killed the suites in flight).
+///
+/// A working copy whose suite replaced or deleted the mutated file is discarded and a fresh one
+/// made in its place (in `checkouts`) before that worker takes its next mutant: nothing in a
+/// tree a suite has rearranged can be trusted, and the next mutant must be judged against the
+/// reviewed tree.
 pub fn run_mutants(
     plan: &Plan,
-    checkouts: &[Checkout],
+    checkouts: &mut [Checkout],
     mut on_event: impl FnMut(Event),
 ) -> Result<()> {
     let next = AtomicUsize::new(0);
@@ -207,34 +261,16 @@ pub fn run_mutants(
     let (tx, rx) = mpsc::channel::<Event>();
     let errors: Vec<anyhow::Error> = std::thread::scope(|s| {
         let handles: Vec<_> = checkouts
-            .iter()
+            .iter_mut()
             .map(|co| {
                 let tx = tx.clone();
                 let (next, failed) = (&next, &failed);
                 s.spawn(move || -> Result<()> {
-                    loop {
-                        if report::interrupt::requested() || failed.load(Ordering::SeqCst) {
-                            return Ok(());
-                        }
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        let Some(m) = plan.mutants.get(i) else {
-                            return Ok(());
-                        };
-                        let _ = tx.send(Event::Started {
-                            index: m.index,
-                            name: m.name.clone(),
-                        });
-                        match run_one(plan, m, co) {
-                            Ok(Some(row)) => {
-                                let _ = tx.send(Event::Finished(Box::new(row)));
-                            }
-                            Ok(None) => return Ok(()),
-                            Err(e) => {
-                                failed.store(true, Ordering::SeqCst);
-                                return Err(e);
-                            }
-                        }
+                    let result = work(plan, co, next, failed, &tx);
+                    if result.is_err() {
+                        failed.store(true, Ordering::SeqCst);
                     }
+                    result
                 })
             })
             .collect();
@@ -263,44 +299,101 @@ pub fn run_mutants(
     }
 }
 
-/// Puts a file's original bytes back: on [`Restore::restore`], which proves it, or on drop
-/// (an early return or a panic), best effort.
+/// One worker: takes mutants until none is left, rebuilding its copy when a suite spoiled it.
+fn work(
+    plan: &Plan,
+    co: &mut Checkout,
+    next: &AtomicUsize,
+    failed: &AtomicBool,
+    tx: &mpsc::Sender<Event>,
+) -> Result<()> {
+    loop {
+        if report::interrupt::requested() || failed.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some(m) = plan.mutants.get(i) else {
+            return Ok(());
+        };
+        let _ = tx.send(Event::Started {
+            index: m.index,
+            name: m.name.clone(),
+        });
+        let done = run_one(plan, m, co)?;
+        if done.spoiled {
+            // The old copy is dropped here, which removes it (its links are removed, never
+            // followed).
+            *co = checkout::make(plan.source, 1)
+                .context("making a fresh working copy after a suite replaced the mutated file")?
+                .pop()
+                .context("no working copy was made")?;
+        }
+        match done.row {
+            Some(row) => {
+                let _ = tx.send(Event::Finished(Box::new(row)));
+            }
+            None => return Ok(()),
+        }
+    }
+}
+
+/// The mutated file, what it was when the mutant went in, and its original bytes: put back on
+/// [`Restore::restore`], which proves it, or on drop (an early return or a panic), best effort;
+/// never written when the path no longer holds that same file.
 struct Restore<'a> {
     path: &'a Path,
+    id: Identity,
     original: &'a [u8],
     done: bool,
 }
 
 impl Restore<'_> {
-    fn restore(mut self) -> Result<()> {
+    /// `Ok(Err(change))` when the suite replaced the file: nothing was written.
+    fn restore(mut self) -> Result<Result<(), Change>> {
         self.done = true;
-        fs::write(self.path, self.original)
-            .with_context(|| format!("restoring {}", self.path.display()))?;
-        // The proof: the bytes on disk are the original bytes. Cheap (one file) and exact.
-        let now =
-            fs::read(self.path).with_context(|| format!("re-reading {}", self.path.display()))?;
-        if now != self.original {
-            bail!(
-                "{} is not back to its original bytes after restoring it",
-                self.path.display()
-            );
+        match swap::write_in_place(self.path, self.id, self.original) {
+            Ok(()) => Ok(Ok(())),
+            Err(WriteError::Changed(c)) => Ok(Err(c)),
+            Err(WriteError::Io(e)) => Err(e).with_context(|| {
+                format!(
+                    "restoring {} to its original bytes",
+                    report::escape::path(self.path)
+                )
+            }),
         }
-        Ok(())
+    }
+
+    /// Gives up on the file: it is not ours any more.
+    fn abandon(mut self) {
+        self.done = true;
     }
 }
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
         if !self.done {
-            let _ = fs::write(self.path, self.original);
+            let _ = swap::write_in_place(self.path, self.id, self.original);
         }
     }
 }
 
-/// One mutant in one working copy; `None` when the run was interrupted during it.
-fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Option<Row>> {
-    let path = co.file(&m.file)?;
-    let original = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+/// What one mutant left: its row (`None` when the run was interrupted during it), and whether
+/// its working copy is spoiled and must be made again.
+struct Done {
+    row: Option<Row>,
+    spoiled: bool,
+}
+
+/// One mutant in one working copy.
+fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
+    let path = swap::file_in(co.path(), &m.file)?;
+    // `_pin` holds the file open to the end, so its inode cannot be reused by a replacement.
+    let swap::Regular {
+        bytes: original,
+        id,
+        file: _pin,
+    } = swap::read_regular(&path)
+        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
     let mut row = Row {
         index: m.index,
         name: m.name.clone(),
@@ -322,7 +415,10 @@ fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Option<Row>> {
         Found::Not(n) => {
             row.matches = n;
             row.verdict = Verdict::Skipped { matches: n };
-            return Ok(Some(row));
+            return Ok(Done {
+                row: Some(row),
+                spoiled: false,
+            });
         }
     };
     row.matches = 1;
@@ -337,11 +433,14 @@ fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Option<Row>> {
 
     let guard = Restore {
         path: &path,
+        id,
         original: &original,
         done: false,
     };
-    fs::write(&path, &mutated).with_context(|| format!("writing {}", path.display()))?;
+    swap::write_in_place(&path, id, &mutated)
+        .with_context(|| format!("writing the mutant into {}", report::escape::path(&path)))?;
     let mut runs = Vec::new();
+    let mut changed = None;
     for (k, suite_name) in m.suites().enumerate() {
         let suite = &plan.spec.suites[suite_name];
         let log_name = if k == 0 {
@@ -354,44 +453,78 @@ fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Option<Row>> {
                 slug(suite_name)
             )
         };
-        let timeout = plan.baseline.timeouts[suite_name];
-        let record = run_suite(
+        let timeouts = plan.baseline.timeouts[suite_name];
+        let ran = run_suite(
             suite,
             co.path(),
             &plan.out.join("logs").join(log_name),
-            timeout,
+            timeouts,
         )?;
-        if record.interrupted {
-            guard.restore()?;
-            return Ok(None);
+        if ran.record.interrupted {
+            let spoiled = guard.restore()?.is_err();
+            return Ok(Done { row: None, spoiled });
         }
         let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();
-        runs.push(suite_run(
+        let mut run = suite_run(
             &plan.out,
             suite_name,
             m.expect,
-            &record,
-            timeout,
+            &ran,
+            timeouts.run,
             baseline_counts,
-        ));
+        );
+        // A suite that replaced or deleted the file proves nothing, whatever it exited with,
+        // and the tree is no longer the one under review: stop here.
+        if let Err(c) = swap::check(&path, id) {
+            run.verdict = Verdict::Error;
+            run.status = c.to_string();
+            runs.push(run);
+            changed = Some(c);
+            break;
+        }
+        runs.push(run);
     }
-    guard.restore()?;
+    let spoiled = match changed {
+        Some(_) => {
+            guard.abandon();
+            true
+        }
+        None => match guard.restore()? {
+            Ok(()) => false,
+            // Replaced after the check (by a process the suite left behind): the same error.
+            Err(c) => {
+                if let Some(last) = runs.last_mut() {
+                    last.verdict = Verdict::Error;
+                    last.status = c.to_string();
+                }
+                true
+            }
+        },
+    };
     let mut runs = runs.into_iter();
     let main = runs.next().expect("a mutant has its own suite");
-    row.verdict = main.verdict;
+    row.verdict = if spoiled {
+        Verdict::Error
+    } else {
+        main.verdict
+    };
     row.run = Some(main);
     row.also = runs.collect();
-    Ok(Some(row))
+    Ok(Done {
+        row: Some(row),
+        spoiled,
+    })
 }
 
 fn suite_run(
     out: &Path,
     suite: &str,
     expect: Expect,
-    record: &RunRecord,
+    ran: &Ran,
     timeout: Duration,
     baseline_counts: Option<Counts>,
 ) -> SuiteRun {
+    let record = &ran.record;
     SuiteRun {
         suite: suite.to_string(),
         verdict: Verdict::judge(expect, record.outcome()).unwrap_or(Verdict::Error),
@@ -401,6 +534,7 @@ fn suite_run(
         start: record.start,
         end: record.end,
         duration_secs: record.duration_secs,
+        build_secs: ran.build_secs,
         timeout_secs: timeout.as_secs_f64(),
         baseline_counts,
         counts: record.counts,
@@ -416,10 +550,13 @@ fn suite_run(
 /// The scratch folder is why two mutants running at once (`--jobs`) cannot meet in `/tmp`: a
 /// suite that writes a fixed temp name would otherwise see the other mutant's file, and a
 /// verdict could depend on timing. It is removed afterwards, best effort (never a verdict).
-fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeout: Duration) -> Result<RunRecord> {
+///
+/// A `build` step runs first under its own timeout (`timeouts.build`); a build that fails or
+/// runs past it is the suite's record as an `error` (see [`build_failed`]).
+fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeouts: Timeouts) -> Result<Ran> {
     let scratch =
         report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
-    let job_for = |script: &str, log: &Path| {
+    let job_for = |script: &str, log: &Path, timeout: Duration| {
         let mut job = Job::shell(script, dir, log).timeout(timeout);
         for (k, v) in &suite.env {
             job = job.env(k, v);
@@ -427,33 +564,46 @@ fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeout: Duration) -> Result
         job.tmpdir(scratch.path())
     };
     let mut record = None;
+    let mut build_secs = None;
     if let Some(build) = &suite.build {
         let build_log = log.with_extension("build.log");
-        let built = runner::run(&job_for(build, &build_log))
+        let built = runner::run(&job_for(build, &build_log, timeouts.build))
             .with_context(|| format!("creating the log {}", build_log.display()))?;
+        build_secs = Some(built.duration_secs);
         if built.outcome() != Outcome::Passed {
-            record = Some(build_failed(built));
+            record = Some(build_failed(built, timeouts.build));
         }
     }
     let record = match record {
         Some(r) => r,
-        None => runner::run(&job_for(&suite.run, log))
+        None => runner::run(&job_for(&suite.run, log, timeouts.run))
             .with_context(|| format!("creating the log {}", log.display()))?,
     };
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();
-    Ok(record)
+    Ok(Ran { record, build_secs })
 }
 
-/// A failed build as the suite's record: the suite never ran, so it "could not start" (an
-/// `error`, never a kill), with the build's own status kept in the record's text. An
-/// interrupted or hung build keeps its own outcome.
-fn build_failed(mut built: RunRecord) -> RunRecord {
-    if !built.interrupted && !built.hang {
-        let status = built.status_text();
-        built.spawn_error = Some(format!("build failed ({status})"));
+/// A failed or hung build as the suite's record: the suite never ran, so it "could not start"
+/// (an `error`, never a kill, never a hang, never a killed control), with the build's own
+/// status kept in the record's text and no run time. Only an interrupted build keeps its own
+/// outcome (the run is stopping).
+fn build_failed(mut built: RunRecord, timeout: Duration) -> RunRecord {
+    if built.interrupted {
+        return built;
     }
+    let why = if built.hang {
+        format!(
+            "build timed out after {} (its process group was killed)",
+            report::duration::human(timeout)
+        )
+    } else {
+        format!("build failed ({})", built.status_text())
+    };
+    built.hang = false;
+    built.spawn_error = Some(why);
+    built.duration_secs = 0.0;
     built
 }
 
@@ -494,6 +644,7 @@ mod tests {
             name: "bus".into(),
             run: "true".into(),
             timeout,
+            build_timeout: None,
             env: BTreeMap::new(),
         }
     }

@@ -38,8 +38,9 @@ struct RawSuite {
     run: Spanned<String>,
     build: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
+    build_timeout: Option<Spanned<String>>,
     #[serde(default)]
-    env: BTreeMap<String, String>,
+    env: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -49,7 +50,7 @@ struct RawMutant {
     site: Option<String>,
     file: Spanned<String>,
     anchor: Spanned<String>,
-    replace: String,
+    replace: Spanned<String>,
     undoes: Option<String>,
     suite: Spanned<String>,
     #[serde(default)]
@@ -68,6 +69,8 @@ pub struct Suite {
     pub build: Option<String>,
     /// The spec's own timeout for this suite, if it gives one.
     pub timeout: Option<Duration>,
+    /// The spec's own timeout for the `build` step, if it gives one.
+    pub build_timeout: Option<Duration>,
     pub env: BTreeMap<String, String>,
 }
 
@@ -158,17 +161,41 @@ impl Spec {
                     format!("suite {name:?}: `run` is empty"),
                 ));
             }
-            let timeout = match &suite.timeout {
-                Some(t) => {
-                    let d = report::duration::parse(t.get_ref())
-                        .map_err(|e| at(Some(t.span()), format!("timeout: {e}")))?;
-                    if d.is_zero() {
-                        return Err(at(Some(t.span()), "timeout must be more than zero".into()));
-                    }
-                    Some(d)
-                }
-                None => None,
+            let duration = |t: &Option<Spanned<String>>, key: &str| match t {
+                Some(t) => check_duration(t.get_ref())
+                    .map(Some)
+                    .map_err(|why| at(Some(t.span()), format!("{key}: {why}"))),
+                None => Ok(None),
             };
+            let timeout = duration(&suite.timeout, "timeout")?;
+            let build_timeout = duration(&suite.build_timeout, "build_timeout")?;
+            if build_timeout.is_some() && suite.build.is_none() {
+                let span = suite.build_timeout.as_ref().map(Spanned::span);
+                return Err(at(
+                    span,
+                    format!("suite {name:?}: build_timeout without a `build` step"),
+                ));
+            }
+            for (what, script) in std::iter::once(("run", &suite.run))
+                .chain(suite.build.as_ref().map(|b| ("build", b)))
+            {
+                if script.get_ref().contains('\0') {
+                    return Err(at(
+                        Some(script.span()),
+                        format!("suite {name:?}: `{what}` holds a NUL byte, which no command line can carry"),
+                    ));
+                }
+            }
+            let mut env = BTreeMap::new();
+            for (key, value) in &suite.env {
+                if let Some(why) = bad_env(key, value.get_ref()) {
+                    return Err(at(
+                        Some(value.span()),
+                        format!("suite {name:?}: env {}: {why}", report::escape::text(key)),
+                    ));
+                }
+                env.insert(key.clone(), value.get_ref().clone());
+            }
             suites.insert(
                 name.clone(),
                 Suite {
@@ -180,7 +207,8 @@ impl Spec {
                         .map(|b| b.get_ref().clone())
                         .filter(|b| !b.trim().is_empty()),
                     timeout,
-                    env: suite.env.clone(),
+                    build_timeout,
+                    env,
                 },
             );
         }
@@ -210,6 +238,14 @@ impl Spec {
             })?;
             if m.anchor.get_ref().is_empty() {
                 return Err(at(Some(m.anchor.span()), "`anchor` is empty".into()));
+            }
+            if m.replace.get_ref() == m.anchor.get_ref() {
+                return Err(at(
+                    Some(m.replace.span()),
+                    format!(
+                        "mutant {name:?}: `replace` equals `anchor`, so the mutant changes nothing"
+                    ),
+                ));
             }
             let known = |s: &Spanned<String>| {
                 if suites.contains_key(s.get_ref()) {
@@ -253,7 +289,7 @@ impl Spec {
                 site: m.site.clone().filter(|s| !s.trim().is_empty()),
                 file: rel,
                 anchor: m.anchor.get_ref().clone(),
-                replace: m.replace.clone(),
+                replace: m.replace.get_ref().clone(),
                 undoes: m.undoes.clone().filter(|s| !s.trim().is_empty()),
                 suite,
                 also,
@@ -290,11 +326,51 @@ impl Spec {
     }
 }
 
+/// The longest timeout a spec or `--timeout` may give: 30 days. Beyond it a duration is surely
+/// a typo, and a vast one would overflow the clock when added to the start of a run.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 86_400);
+
+/// A duration as the spec and `--timeout` take it: more than zero, at most [`MAX_DURATION`].
+pub fn check_duration(text: &str) -> Result<Duration, String> {
+    let d = report::duration::parse(text).map_err(|e| e.to_string())?;
+    if d.is_zero() {
+        return Err(format!(
+            "{text:?} is zero; a timeout must be more than zero"
+        ));
+    }
+    if d > MAX_DURATION {
+        return Err(format!(
+            "{:?} is more than the 30 days a timeout may be",
+            report::escape::text(text)
+        ));
+    }
+    Ok(d)
+}
+
+/// Why an `env` entry cannot be passed to a process: `execve` takes `KEY=VALUE` strings ended
+/// by a NUL, so a NUL anywhere, or `=` or nothing in the key, would panic or be cut short.
+fn bad_env(key: &str, value: &str) -> Option<&'static str> {
+    if key.is_empty() {
+        Some("the name is empty")
+    } else if key.contains('\0') {
+        Some("the name holds a NUL byte")
+    } else if key.contains('=') {
+        Some("the name holds `=`")
+    } else if value.contains('\0') {
+        Some("the value holds a NUL byte, which no environment can carry")
+    } else {
+        None
+    }
+}
+
 /// A `file` value as a clean relative path, or why it is refused: absolute, climbing out with
 /// `..`, or empty. (A symlink leading out is caught against the worktree at run time.)
-fn check_file(file: &str) -> Result<String, &'static str> {
+pub(crate) fn check_file(file: &str) -> Result<String, &'static str> {
     if file.trim().is_empty() {
         return Err("is empty");
+    }
+    if file.contains('\0') {
+        return Err("holds a NUL byte");
     }
     let path = Path::new(file);
     let mut parts = Vec::new();
