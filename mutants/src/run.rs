@@ -666,6 +666,22 @@ mod tests {
     }
 
     #[test]
+    fn build_timeouts_follow_spec_then_the_baseline_build() {
+        let s = Duration::from_secs;
+        let mut with_build = suite(None);
+        with_build.build = Some("true".into());
+        assert_eq!(mutant_build_timeout(&with_build, s(100)), s(500));
+        assert_eq!(
+            mutant_build_timeout(&with_build, Duration::from_millis(300)),
+            TIMEOUT_FLOOR
+        );
+        assert_eq!(baseline_build_timeout(&with_build), DEFAULT_TIMEOUT);
+        with_build.build_timeout = Some(s(7));
+        assert_eq!(mutant_build_timeout(&with_build, s(100)), s(7));
+        assert_eq!(baseline_build_timeout(&with_build), s(7));
+    }
+
+    #[test]
     fn slugs_are_file_safe() {
         assert_eq!(slug("after inclusive"), "after-inclusive");
         assert_eq!(

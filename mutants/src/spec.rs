@@ -480,4 +480,37 @@ mod tests {
         let e = error("[suites.bus\n");
         assert!(e.starts_with("mutants.toml:1:"), "{e}");
     }
+
+    #[test]
+    fn durations_are_bounded_and_env_entries_must_fit_execve() {
+        assert_eq!(check_duration("30d"), Ok(MAX_DURATION));
+        assert!(check_duration("30d1s").unwrap_err().contains("30 days"));
+        assert!(check_duration("0s").unwrap_err().contains("zero"));
+        assert!(check_duration("99999999999999999999999999d").is_err());
+        assert_eq!(bad_env("A", "x y=z"), None);
+        assert!(bad_env("A", "x\0y").is_some());
+        assert!(bad_env("A\0", "x").is_some());
+        assert!(bad_env("A=B", "x").is_some());
+        assert!(bad_env("", "x").is_some());
+    }
+
+    #[test]
+    fn a_replace_equal_to_its_anchor_and_nul_bytes_are_refused() {
+        let e = error(&format!(
+            "{SUITE}[[mutant]]\nname = \"a\"\nfile = \"x\"\nanchor = \"q\"\nreplace = \"q\"\nsuite = \"bus\"\n"
+        ));
+        assert!(
+            e.starts_with("mutants.toml:8: mutant \"a\": `replace` equals"),
+            "{e}"
+        );
+        let e = error("[suites.bus]\nrun = \"a\\u0000b\"\n");
+        assert!(
+            e.starts_with("mutants.toml:2: suite \"bus\": `run` holds a NUL"),
+            "{e}"
+        );
+        let e = error(&format!(
+            "{SUITE}[[mutant]]\nname = \"a\"\nfile = \"x\\u0000\"\nanchor = \"q\"\nreplace = \"r\"\nsuite = \"bus\"\n"
+        ));
+        assert!(e.contains(":6: file") && e.contains("NUL"), "{e}");
+    }
 }

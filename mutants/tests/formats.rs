@@ -293,9 +293,46 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
     assert!(!schema_errors("mutants.schema.json", &word)
         .unwrap()
         .is_empty());
-    let mut no_version = report;
+    let mut no_version = report.clone();
     no_version.as_object_mut().unwrap().remove("version");
     assert!(!schema_errors("mutants.schema.json", &no_version)
+        .unwrap()
+        .is_empty());
+    // The tree a report judges and each run's build time are required too.
+    let mut no_tree = report.clone();
+    no_tree.as_object_mut().unwrap().remove("tree");
+    assert!(!schema_errors("mutants.schema.json", &no_tree)
+        .unwrap()
+        .is_empty());
+    let mut no_build = report;
+    no_build["mutants"][0]["run"]
+        .as_object_mut()
+        .unwrap()
+        .remove("build_secs");
+    assert!(!schema_errors("mutants.schema.json", &no_build)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn a_report_of_suites_with_build_steps_validates_with_their_build_times() {
+    let spec = format!(
+        "[suites.unit]\nbuild = \"sh -n lib.sh\"\nrun = \"sh test.sh\"\ntimeout = \"3s\"\n\n{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", "")
+    );
+    let fx = Fixture::new(&spec);
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let report = fx.report();
+    assert!(report["baseline"][0]["build_secs"].as_f64().is_some());
+    assert!(report["mutants"][0]["run"]["build_secs"].as_f64().is_some());
+    let Some(errors) = schema_errors("mutants.schema.json", &report) else {
+        return;
+    };
+    assert_eq!(errors, Vec::<String>::new());
+    let mut negative = report;
+    negative["baseline"][0]["build_secs"] = json!(-1.0);
+    assert!(!schema_errors("mutants.schema.json", &negative)
         .unwrap()
         .is_empty());
 }
