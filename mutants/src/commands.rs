@@ -238,10 +238,12 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     // A run killed with SIGKILL could not remove its worktrees; the next run does.
     candidate::worktree::clean_stale();
     let out = absolute(&args.out);
+    let mut candidate_files = None;
     let (source, commit, carried, config_path) = match &args.candidate {
         Some(path) => {
             let config = Config::load(path)?;
             let base = repo.commit_id(&config.base).context("candidate base")?;
+            candidate_files = Some((sha256_of(&config.patch)?, sha256_of(&config.manifest)?));
             let source = Source::Candidate {
                 repo: repo.clone(),
                 config,
@@ -273,10 +275,13 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
                     }
                 }
             }
+            let (patch_sha256, manifest_sha256) = candidate_files.clone().unwrap_or_default();
             Some(CandidateFacts {
                 config: config.clone(),
                 base: applied.prepared.base.clone(),
                 tree: applied.tree.clone(),
+                patch_sha256,
+                manifest_sha256,
                 manifest_before: before,
                 manifest_after: None,
             })
@@ -447,6 +452,14 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
         Exit::from_held(report.held())
     };
     finish(report, &sources, &out, checkouts, &args, color, exit)
+}
+
+/// A file's sha256, hex.
+fn sha256_of(path: &Path) -> Result<String> {
+    let file = fs::File::open(path).with_context(|| report::escape::path(path))?;
+    Ok(manifests::hash_reader(file)
+        .with_context(|| report::escape::path(path))?
+        .to_hex())
 }
 
 /// The git tree id of a working copy's content as a run sees it: HEAD with every change and

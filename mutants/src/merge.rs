@@ -196,6 +196,12 @@ pub fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport> {
             (Some(a), Some(b)) => {
                 differs("candidate.base", &a.base, &b.base)?;
                 differs("candidate.tree", &a.tree, &b.tree)?;
+                differs("candidate.patch_sha256", &a.patch_sha256, &b.patch_sha256)?;
+                differs(
+                    "candidate.manifest_sha256",
+                    &a.manifest_sha256,
+                    &b.manifest_sha256,
+                )?;
                 differs(
                     "candidate.manifest_before",
                     &a.manifest_before,

@@ -104,6 +104,9 @@ pub struct CandidateFacts {
     pub base: String,
     /// `git write-tree` of the candidate's index: the content every mutant was run against.
     pub tree: String,
+    /// The patch and manifest files as read, hashed: two shards of one candidate agree on both.
+    pub patch_sha256: String,
+    pub manifest_sha256: String,
     pub manifest_before: String,
     /// Checked again after the last mutant: proof that every mutant was restored.
     pub manifest_after: Option<String>,

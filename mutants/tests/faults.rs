@@ -4,6 +4,8 @@
 //!
 //! Every attack here aims only at files inside the test's own temp dir (the "victim").
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -363,6 +365,55 @@ fn merge_refuses_shards_of_different_runs_naming_the_field() {
         let s = Shards::new();
         s.edit(2, |v| v[field] = value.clone());
         s.refused(&["s2/mutants.json", &format!("field `{field}`")]);
+    }
+}
+
+#[test]
+fn merge_refuses_shards_of_different_candidates_naming_the_patch_or_the_manifest() {
+    let spec = "[suites.double]\nrun = \"sh double-test.sh\"\ntimeout = \"20s\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n\n[[mutant]]\nname = \"returns early\"\nfile = \"lib.sh\"\nanchor = \"double() {\"\nreplace = \"double() { return 1;\"\nsuite = \"double\"\n";
+    let fx = common::Fixture::new(spec);
+    let (dir, _) = common::candidate(&fx, true);
+    let gate_toml = dir.path().join("gate.toml");
+    let shard = |k: usize| fx.out.path().join(format!("s{k}"));
+    for k in [1, 2] {
+        let out = fx
+            .cmd()
+            .args(["run", "mutants.toml", "--candidate"])
+            .arg(&gate_toml)
+            .args(["--shard", &format!("{k}/2"), "--out"])
+            .arg(shard(k))
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 0, "{}", text(&out));
+    }
+    let sums = report_in(&shard(1))["candidate"].clone();
+    for field in ["patch_sha256", "manifest_sha256"] {
+        assert_eq!(sums[field].as_str().unwrap().len(), 64, "{sums}");
+    }
+    let merge = |out: &str| {
+        fx.cmd()
+            .arg("merge")
+            .arg(shard(1))
+            .arg(shard(2))
+            .arg("--out")
+            .arg(fx.out.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let ok = merge("merged");
+    assert_eq!(code(&ok), 0, "{}", text(&ok));
+    let original = fs::read_to_string(shard(2).join("mutants.json")).unwrap();
+    for field in ["patch_sha256", "manifest_sha256", "tree", "base"] {
+        let mut v: Value = serde_json::from_str(&original).unwrap();
+        v["candidate"][field] = json!("a".repeat(if field.ends_with("256") { 64 } else { 40 }));
+        fs::write(shard(2).join("mutants.json"), v.to_string()).unwrap();
+        let out = merge(&format!("refused-{field}"));
+        assert_eq!(code(&out), 2, "{field}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("s2/mutants.json") && err.contains(&format!("field `candidate.{field}`")),
+            "{err}"
+        );
     }
 }
 
