@@ -420,7 +420,15 @@ pub fn stryker_status(row: &Row) -> (&'static str, String) {
             "Ignored",
             "CONTROL KILLED: the suite noticed an edit it must not notice".into(),
         ),
-        Verdict::Error => ("RuntimeError", "the suite could not start".into()),
+        // The run's own status says why (a build that failed or timed out, a suite that
+        // replaced the mutated file); a row without a run could not start at all.
+        Verdict::Error => (
+            "RuntimeError",
+            match &row.run {
+                Some(run) if !run.status.is_empty() => format!("error: {}", run.status),
+                _ => "the suite could not start".into(),
+            },
+        ),
     }
 }
 

@@ -134,6 +134,16 @@ fn spoiled_run(action: &str, status: &str) -> Value {
     assert_eq!(rows[0]["verdict"], "error", "{}", rows[0]);
     let got = rows[0]["run"]["status"].as_str().unwrap();
     assert!(got.contains(status), "{got}");
+    // Stryker's viewers see a runtime error with the reason, never a kill.
+    let stryker: Value =
+        serde_json::from_str(&fs::read_to_string(out.path().join("mutation-report.json")).unwrap())
+            .unwrap();
+    let first = &stryker["files"]["sub/lib.sh"]["mutants"][0];
+    assert_eq!(first["status"], "RuntimeError", "{first}");
+    assert!(
+        first["statusReason"].as_str().unwrap().contains(status),
+        "{first}"
+    );
     // The next mutants run in a fresh copy: the control holds, the kill is a kill.
     assert_eq!(rows[1]["verdict"], "control held", "{}", rows[1]);
     assert_eq!(rows[2]["verdict"], "killed", "{}", rows[2]);
