@@ -41,6 +41,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List each mutant with the lines its anchor spans in its file (as `check` finds it).
+    List {
+        /// The spec.
+        #[arg(default_value = "mutants.toml")]
+        spec: PathBuf,
+        /// The git repository the spec's files are in [default: the current directory].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print the list as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run the baseline, then every mutant, in private worktrees; write the report.
     Run(RunArgs),
     /// Join the outputs of `run --shard K/N` into one report, as a single run would write it.

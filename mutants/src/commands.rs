@@ -36,6 +36,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
     let color = cli.color;
     match cli.command {
         Command::Check { spec, dir, json } => cmd_check(&spec, dir, json),
+        Command::List { spec, dir, json } => cmd_list(&spec, dir, json),
         Command::Run(args) => cmd_run(args, color),
         Command::Merge {
             dirs,
@@ -152,6 +153,54 @@ fn cmd_check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Result<Exit>
         crate::stdout::print(&text)?;
     }
     Ok(Exit::from_held(bad == 0))
+}
+
+/// `mutants list`: each mutant with the lines its anchor spans in DIR's file (`12` or `12-14`),
+/// or why it has none; its files found under the same rule as `check` and `run`. Exits 0: a
+/// listing is not a check (bad input still exits 2).
+fn cmd_list(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Result<Exit> {
+    let spec = Spec::load(spec_path)?;
+    let repo = open_repo(dir)?;
+    let mut table = report::Table::new(["Mutant", "File", "Lines", "Suite"]);
+    let mut rows = Vec::new();
+    for m in &spec.mutants {
+        let found = match spec_file(&spec, m, repo.dir())? {
+            Some(path) => {
+                let bytes = crate::swap::read_regular(&path)
+                    .with_context(|| format!("reading {}", report::escape::path(&path)))?
+                    .bytes;
+                Some(crate::anchor::find_anchor(&bytes, m.anchor.as_bytes()))
+            }
+            None => None,
+        };
+        let (lines, span) = match &found {
+            None => ("file missing".to_string(), None),
+            Some(crate::anchor::Found::Once(s)) if s.start_line == s.end_line => {
+                (s.start_line.to_string(), Some(s))
+            }
+            Some(crate::anchor::Found::Once(s)) => {
+                (format!("{}-{}", s.start_line, s.end_line), Some(s))
+            }
+            Some(crate::anchor::Found::Not(n)) => (format!("{n} matches"), None),
+        };
+        table.row([m.name.clone(), m.file.clone(), lines, m.suite.clone()]);
+        rows.push(serde_json::json!({
+            "name": m.name, "file": m.file, "line": m.line, "suite": m.suite,
+            "control": m.is_control(),
+            "start_line": span.map(|s| s.start_line), "end_line": span.map(|s| s.end_line),
+        }));
+    }
+    let text = if json {
+        let mut t = serde_json::to_string_pretty(&serde_json::json!({
+            "spec": spec.file.display().to_string(), "mutants": rows,
+        }))?;
+        t.push('\n');
+        t
+    } else {
+        table.render_text()
+    };
+    crate::stdout::print(&text)?;
+    Ok(Exit::Ok)
 }
 
 /// The mutant's file in `root` under the one path rule, `None` when nothing is there at all;

@@ -197,7 +197,7 @@ fn a_suite_that_swaps_the_parent_folder_for_a_link_never_has_the_victim_written(
 // 2. `check` applies run's path rule.
 
 #[test]
-fn check_refuses_a_spec_file_that_links_out_of_the_tree_and_never_reads_it() {
+fn check_and_list_refuse_a_spec_file_that_links_out_of_the_tree_and_never_read_it() {
     let victims = tempfile::tempdir().unwrap();
     let victim = victims.path().join("victim");
     fs::write(&victim, "secret ANCHOR\n").unwrap();
@@ -213,13 +213,15 @@ fn check_refuses_a_spec_file_that_links_out_of_the_tree_and_never_reads_it() {
         .write("folder.toml", spec("folder"))
         .write("real.toml", spec("real.txt"));
     repo.commit_all("fixture");
-    for (toml, why) in [
-        ("link.toml", "leads outside the tree"),
-        ("folder.toml", "is not a regular file"),
+    for (cmd, toml, why) in [
+        ("check", "link.toml", "leads outside the tree"),
+        ("check", "folder.toml", "is not a regular file"),
+        ("list", "link.toml", "leads outside the tree"),
+        ("list", "folder.toml", "is not a regular file"),
     ] {
         let out = mutants()
             .current_dir(repo.path())
-            .args(["check", toml])
+            .args([cmd, toml])
             .output()
             .unwrap();
         assert_eq!(code(&out), 2, "{toml}: {}", text(&out));
@@ -236,6 +238,12 @@ fn check_refuses_a_spec_file_that_links_out_of_the_tree_and_never_reads_it() {
         .args(["check", "real.toml"])
         .assert()
         .code(0);
+    mutants()
+        .current_dir(repo.path())
+        .args(["list", "real.toml"])
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("real.txt  1"));
     assert_eq!(fs::read_to_string(&victim).unwrap(), "secret ANCHOR\n");
 }
 
@@ -912,6 +920,21 @@ fn a_second_run_on_the_same_out_is_refused_while_the_first_holds_it() {
     assert_eq!(report["mutants"].as_array().unwrap().len(), 2);
 }
 
+#[test]
+fn a_merge_into_an_out_another_process_holds_is_refused_and_writes_nothing() {
+    let s = Shards::new();
+    let merged = s.tmp.path().join("merged");
+    let held = report::lock::OutLock::acquire(&merged).unwrap();
+    s.refused(&[
+        "in use by another run",
+        &format!("pid {}", std::process::id()),
+    ]);
+    assert!(!merged.join("logs").exists());
+    drop(held);
+    let out = s.merge();
+    assert_eq!(code(&out), 0, "{}", text(&out));
+}
+
 // ---------------------------------------------------------------------------------------------
 // 8. A closed stdout ends quietly.
 
@@ -947,6 +970,7 @@ fn a_reader_that_closes_stdout_early_ends_the_output_quietly() {
         (vec!["man"], 0),
         (vec!["check", "mutants.toml"], 0),
         (vec!["check", "mutants.toml", "--json"], 0),
+        (vec!["list", "mutants.toml"], 0),
         (vec!["run", "mutants.toml", "--json", "--out", o], 0),
         (vec!["run", "mutants.toml", "--out", o], 0),
         (vec!["merge", o, "--out", &format!("{o}-merged")], 0),

@@ -520,6 +520,7 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
     for word in [
         "run",
         "check",
+        "list",
         "merge",
         "completions",
         "man",
@@ -551,6 +552,7 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         "mutants.1",
         "mutants-run.1",
         "mutants-check.1",
+        "mutants-list.1",
         "mutants-merge.1",
     ] {
         assert!(pages.join(page).is_file(), "{page}");
