@@ -156,6 +156,10 @@ fn first_difference(read: &Value, back: &Value, at: String) -> Option<(String, &
     }
 }
 
+/// The most seconds a recorded run or timeout may hold in a shard: a year, far past any real
+/// run (timeouts are at most 30 days), far below what a `Duration` or a format can hold.
+const MAX_SECONDS: f64 = 366.0 * 86_400.0;
+
 /// The single report the shards add up to, or why they do not add up (naming the shard's
 /// folder and the field).
 pub fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport> {
@@ -241,6 +245,41 @@ pub fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport> {
                 r.mutants.len(),
                 r.planned
             );
+        }
+        // Seconds a run can have taken or been given: finite, not negative, not vast.
+        let seconds = |field: String, x: f64| -> Result<()> {
+            if !(0.0..=MAX_SECONDS).contains(&x) {
+                bail!(
+                    "{}: field `{field}` is {x}, not a number of seconds a run can take",
+                    name(dir)
+                );
+            }
+            Ok(())
+        };
+        for (i, b) in r.baseline.iter().enumerate() {
+            seconds(format!("baseline[{i}].duration_secs"), b.duration_secs)?;
+            seconds(
+                format!("baseline[{i}].mutant_timeout_secs"),
+                b.mutant_timeout_secs,
+            )?;
+            if let Some(x) = b.build_secs {
+                seconds(format!("baseline[{i}].build_secs"), x)?;
+            }
+        }
+        for (i, row) in r.mutants.iter().enumerate() {
+            let runs = row.run.iter().map(|s| (format!("mutants[{i}].run"), s));
+            let also = row
+                .also
+                .iter()
+                .enumerate()
+                .map(|(a, s)| (format!("mutants[{i}].also[{a}]"), s));
+            for (at, s) in runs.chain(also) {
+                seconds(format!("{at}.duration_secs"), s.duration_secs)?;
+                seconds(format!("{at}.timeout_secs"), s.timeout_secs)?;
+                if let Some(x) = s.build_secs {
+                    seconds(format!("{at}.build_secs"), x)?;
+                }
+            }
         }
         for (i, row) in r.mutants.iter().enumerate() {
             if crate::spec::check_file(&row.file).as_deref() != Ok(row.file.as_str()) {
@@ -570,11 +609,33 @@ mod tests {
         })
     }
 
+    /// Parses, merges and renders every output of what was read: none may panic.
     fn merge_never_panics(bytes: &[u8]) {
         if let Ok(r) = parse_shard(bytes) {
-            let shards = vec![(PathBuf::from("a"), r.clone()), (PathBuf::from("b"), r)];
+            let shards = vec![
+                (PathBuf::from("a"), r.clone()),
+                (PathBuf::from("b"), r.clone()),
+            ];
             let _ = merge_reports(&shards);
-            let _ = merge_reports(&shards[..1]);
+            // The sample is shard 1/2; alone, as a whole run, it merges.
+            let mut whole = r.clone();
+            whole.shard = None;
+            let merged = merge_reports(&[(PathBuf::from("a"), whole)]);
+            // The renderers read logs: only after the log paths passed, as in cmd_merge.
+            let logs_ok = r
+                .mutants
+                .iter()
+                .flat_map(|m| m.run.iter().chain(m.also.iter()).map(|s| s.log.as_str()))
+                .chain(r.baseline.iter().map(|b| b.log.as_str()))
+                .all(|l| log_name(l).is_ok());
+            if let (Ok(m), true) = (merged, logs_ok) {
+                let empty = tempfile::tempdir().unwrap();
+                let _ = output::render_text(&m);
+                let _ = output::render_markdown(&m);
+                let _ = output::mutation_report(&m, &Sources::new());
+                let _ = crate::html::render(&m, empty.path());
+                let _ = crate::junit::render(&m, empty.path());
+            }
         }
     }
 
@@ -612,6 +673,29 @@ mod tests {
             let (last, parent) = path.split_last().unwrap();
             node_mut(&mut v, parent).as_object_mut().unwrap().remove(last);
             prop_assert!(parse_shard(v.to_string().as_bytes()).is_err(), "{:?}", path);
+        }
+
+        #[test]
+        fn a_report_with_a_leaf_replaced_by_another_of_its_type_never_panics(
+            pick in any::<prop::sample::Index>(),
+            text in "(.|\n|\r|\u{1b}){0,20}",
+            int in prop_oneof![any::<u64>(), Just(u64::MAX), Just(0u64)],
+            float in prop_oneof![any::<f64>(), Just(1e300), Just(-1.0), Just(f64::MAX)],
+        ) {
+            let mut v = sample();
+            let mut all = Vec::new();
+            nodes(&v, Vec::new(), &mut all);
+            let path = pick.get(&all).clone();
+            let node = node_mut(&mut v, &path);
+            match node {
+                Value::String(_) => *node = Value::String(text),
+                Value::Number(n) if n.is_f64() => {
+                    *node = serde_json::Number::from_f64(float).map_or(Value::Null, Value::Number)
+                }
+                Value::Number(_) => *node = Value::from(int),
+                _ => {}
+            }
+            merge_never_panics(v.to_string().as_bytes());
         }
 
         #[test]

@@ -130,11 +130,16 @@ pub fn table(report: &RunReport) -> Table {
 /// `0.31s`, or with a `build` step `0.31s + 1.20s build`: the run and the build apart, so a
 /// slow build is never mistaken for a slow suite.
 pub fn time_text(run_secs: f64, build_secs: Option<f64>) -> String {
-    let secs = |s: f64| human(std::time::Duration::from_secs_f64(s.max(0.0)));
     match build_secs {
-        Some(b) => format!("{} + {} build", secs(run_secs), secs(b)),
-        None => secs(run_secs),
+        Some(b) => format!("{} + {} build", secs_text(run_secs), secs_text(b)),
+        None => secs_text(run_secs),
     }
+}
+
+/// Seconds as `human` writes them; a value no duration can hold (negative, NaN, vast: only a
+/// crafted report has one) shows as `?`, never a panic.
+pub fn secs_text(secs: f64) -> String {
+    std::time::Duration::try_from_secs_f64(secs).map_or_else(|_| "?".to_string(), human)
 }
 
 fn failed_names(names: &[String]) -> String {
@@ -195,7 +200,7 @@ pub fn render_painted(report: &RunReport, paint: Painter) -> String {
             },
             time_text(b.duration_secs, b.build_secs),
             b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
-            human(std::time::Duration::from_secs_f64(b.mutant_timeout_secs)),
+            secs_text(b.mutant_timeout_secs),
             esc(&b.timeout_source)
         ));
     }
@@ -449,7 +454,7 @@ pub fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
             ),
         };
         let mut m = json!({
-            "id": (r.index + 1).to_string(),
+            "id": r.index.saturating_add(1).to_string(),
             "mutatorName": r.site.clone().unwrap_or_else(|| r.name.clone()),
             "replacement": r.replace,
             "description": r.undoes.clone().unwrap_or_else(|| r.name.clone()),
@@ -463,7 +468,9 @@ pub fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
                 m["killedBy"] = json!(run.failed_tests);
             }
             if let Some(c) = run.counts {
-                m["testsCompleted"] = json!(c.total());
+                // Summed here without overflow: a merged shard's counts are outside input.
+                let total = c.passed.saturating_add(c.failed).saturating_add(c.skipped);
+                m["testsCompleted"] = json!(total);
             }
         }
         files.entry(r.file.clone()).or_default().push(m);

@@ -490,6 +490,14 @@ fn merge_refuses_any_malformed_field_naming_it_and_never_panics() {
             Box::new(|v| v["mutants"][0]["file"] = json!("../outside.sh")),
             "field `mutants[0].file`",
         ),
+        (
+            Box::new(|v| v["mutants"][0]["run"]["duration_secs"] = json!(1e300)),
+            "field `mutants[0].run.duration_secs`",
+        ),
+        (
+            Box::new(|v| v["baseline"][0]["mutant_timeout_secs"] = json!(-1.0)),
+            "field `baseline[0].mutant_timeout_secs`",
+        ),
         (Box::new(|v| *v = json!([1, 2])), "not a mutants report"),
     ];
     for (edit, words) in cases {
