@@ -270,6 +270,12 @@ fn clear_previous(out: &Path) -> Result<()> {
         let _ = fs::remove_file(out.join(name));
     }
     let logs = out.join("logs");
+    // A link (or a file) where the logs folder goes is removed, never followed: clearing and
+    // writing logs through it would delete and write files wherever it points.
+    if fs::symlink_metadata(&logs).is_ok_and(|m| !m.file_type().is_dir()) {
+        fs::remove_file(&logs)
+            .with_context(|| format!("removing {}", report::escape::path(&logs)))?;
+    }
     if let Ok(entries) = fs::read_dir(&logs) {
         for e in entries.flatten() {
             if e.path().extension().is_some_and(|x| x == "log") {

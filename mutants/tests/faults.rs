@@ -193,6 +193,31 @@ fn a_suite_that_swaps_the_parent_folder_for_a_link_never_has_the_victim_written(
     );
 }
 
+#[test]
+fn a_run_never_clears_or_writes_logs_through_a_planted_logs_link() {
+    let victims = tempfile::tempdir().unwrap();
+    let victim_dir = victims.path().join("elsewhere");
+    fs::create_dir(&victim_dir).unwrap();
+    fs::write(victim_dir.join("keep.log"), "victim log\n").unwrap();
+    let repo = repo(&[
+        ("lib.sh", LIB),
+        ("test.sh", MERGE_TEST),
+        ("mutants.toml", MERGE_SPEC),
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&victim_dir, out.path().join("logs")).unwrap();
+    let result = run_in(&repo, out.path(), &[], &[]);
+    assert_eq!(code(&result), 0, "{}", text(&result));
+    assert_eq!(
+        fs::read_to_string(victim_dir.join("keep.log")).unwrap(),
+        "victim log\n"
+    );
+    assert_eq!(fs::read_dir(&victim_dir).unwrap().count(), 1);
+    let logs = fs::symlink_metadata(out.path().join("logs")).unwrap();
+    assert!(logs.file_type().is_dir());
+    assert!(out.path().join("logs/baseline.unit.log").is_file());
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. `check` applies run's path rule.
 
