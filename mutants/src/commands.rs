@@ -538,7 +538,15 @@ fn tree_of(dir: &Path) -> Result<String> {
         }
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
     };
-    git(&["read-tree", "HEAD"])?;
+    // The copy's own index, copied, carries the stat cache: `add -A` then hashes only what
+    // changed. Without one, the tree starts from HEAD.
+    let own = Git::at(dir)
+        .text(["rev-parse", "--git-path", "index"])
+        .ok()
+        .map(|p| dir.join(p.trim()));
+    if !own.is_some_and(|p| fs::copy(p, &index).is_ok()) {
+        git(&["read-tree", "HEAD"])?;
+    }
     git(&["add", "-A"])?;
     git(&["write-tree"]).context("hashing the working copy's tree")
 }
