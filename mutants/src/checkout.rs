@@ -15,7 +15,7 @@
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
@@ -154,27 +154,10 @@ impl Checkout {
             Checkout::Candidate(a) => Ok(Some(a.recheck()?)),
         }
     }
-
-    /// The absolute path of `rel` inside the copy, refusing one that leads out of it through a
-    /// symlink (the spec's own check cannot see links).
-    pub fn file(&self, rel: &str) -> Result<PathBuf> {
-        let root = self.path().canonicalize()?;
-        let path = root.join(rel);
-        let real = path
-            .canonicalize()
-            .with_context(|| format!("file {rel:?} is not in the worktree"))?;
-        if !real.starts_with(&root) {
-            bail!("file {rel:?} leads outside the tree (through a symlink)");
-        }
-        if !real.is_file() {
-            bail!("file {rel:?} is not a regular file");
-        }
-        Ok(real)
-    }
 }
 
-/// Makes `n` working copies from `source`, in parallel (each is a `git worktree add` and, for
-/// a candidate, a `git apply`; they do not depend on each other).
+/// Makes `n` working copies from `source`, in parallel (each is a checkout in a repository of
+/// its own and, for a candidate, a `git apply`; they do not depend on each other).
 pub fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {
     let results: Vec<Result<Checkout>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n).map(|_| s.spawn(|| make_one(source))).collect();

@@ -25,14 +25,17 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// All three summed; saturating, because counts can come from a crafted report.
     pub fn total(&self) -> u64 {
-        self.passed + self.failed + self.skipped
+        self.passed
+            .saturating_add(self.failed)
+            .saturating_add(self.skipped)
     }
 
     fn add(&mut self, other: Counts) {
-        self.passed += other.passed;
-        self.failed += other.failed;
-        self.skipped += other.skipped;
+        self.passed = self.passed.saturating_add(other.passed);
+        self.failed = self.failed.saturating_add(other.failed);
+        self.skipped = self.skipped.saturating_add(other.skipped);
     }
 }
 
