@@ -1,0 +1,226 @@
+//! probe under faults and hostile input: every outside byte and number is bounded before use,
+//! a malformed request never stops a server from serving the next, a closed stdout ends a
+//! command quietly, SIGINT and SIGTERM end every command with 130 and nothing left behind, one
+//! run per --out, and outside text cannot forge a report line.
+
+mod common;
+
+use common::*;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Kills its child on drop, so a failing test leaves nothing running.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[allow(dead_code)] // used by the signal tests below
+impl Running {
+    fn pid(&self) -> i32 {
+        self.0.id() as i32
+    }
+
+    /// Waits at most `limit` for the exit code (None: killed by a signal).
+    fn wait_for(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "still running after {limit:?}");
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, sig: nix::sys::signal::Signal) {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), sig).unwrap();
+    }
+}
+
+// ---- probe model: the HTTP stand-in ---------------------------------------------------------
+
+/// `probe model --port 0`, and the port it printed.
+fn start_model() -> (Running, u16) {
+    let mut child = Command::new(PROBE)
+        .args(["model", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().parse().expect("the port on stdout");
+    (Running(child), port)
+}
+
+/// Sends `prefix`, then `pattern` over and over until `limit` bytes went out (then ends its
+/// side) or the server stopped taking them; returns the answer's status and how much was sent.
+fn hostile(port: u16, prefix: &[u8], pattern: &[u8], limit: usize) -> (Option<u16>, usize) {
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut w = s.try_clone().unwrap();
+    let (prefix, pattern) = (prefix.to_vec(), pattern.to_vec());
+    let writer = thread::spawn(move || {
+        let mut sent = 0;
+        if w.write_all(&prefix).is_err() {
+            return sent;
+        }
+        sent += prefix.len();
+        let block: Vec<u8> = if pattern.is_empty() {
+            Vec::new()
+        } else {
+            pattern.iter().copied().cycle().take(64 * 1024).collect()
+        };
+        while !block.is_empty() && sent < limit {
+            match w.write(&block) {
+                Ok(k) => sent += k,
+                Err(_) => return sent,
+            }
+        }
+        let _ = w.shutdown(std::net::Shutdown::Write);
+        sent
+    });
+    let mut answer = Vec::new();
+    let mut r = s;
+    let mut buf = [0u8; 4096];
+    // Read until the server closes (or resets) the connection.
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => answer.extend_from_slice(&buf[..k]),
+        }
+    }
+    let sent = writer.join().unwrap();
+    let text = String::from_utf8_lossy(&answer);
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|t| t.get(..3))
+        .and_then(|c| c.parse().ok());
+    (status, sent)
+}
+
+/// One ordinary request on a fresh connection; its status.
+fn count_tokens(port: u16) -> u16 {
+    let body = r#"{"messages":[{"role":"user","content":"abcdefgh"}]}"#;
+    let request = format!(
+        "POST /v1/messages/count_tokens HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let (status, _) = hostile(port, request.as_bytes(), b"", 0);
+    status.expect("an answer")
+}
+
+const ENDLESS: usize = 64 * 1024 * 1024;
+
+#[test]
+fn model_refuses_endless_heads_after_a_bounded_read_and_keeps_serving() {
+    let (_model, port) = start_model();
+    let cases: [(&str, &[u8], &[u8]); 4] = [
+        ("an endless request line", b"POST /", b"a"),
+        (
+            "an endless header line",
+            b"POST / HTTP/1.1\r\nx-long: ",
+            b"a",
+        ),
+        ("endless headers", b"POST / HTTP/1.1\r\n", b"x-h: v\r\n"),
+        ("endless blank lines", b"", b"\r\n"),
+    ];
+    for (what, prefix, pattern) in cases {
+        let (status, sent) = hostile(port, prefix, pattern, ENDLESS);
+        assert_eq!(status, Some(431), "{what}");
+        // The server stopped reading long before the client stopped sending.
+        assert!(sent < ENDLESS / 2, "{what}: the server read {sent} bytes");
+        assert_eq!(count_tokens(port), 200, "after {what}");
+    }
+}
+
+#[test]
+fn model_refuses_bad_bodies_and_keeps_serving() {
+    let (_model, port) = start_model();
+    let post = "POST /v1/messages HTTP/1.1\r\nhost: x\r\n";
+    let cases: Vec<(String, &[u8], u16)> = vec![
+        (
+            format!("{post}content-length: 99999999999999999999999999\r\n\r\n{{}}"),
+            b"",
+            413,
+        ),
+        (
+            format!("{post}content-length: 67108865\r\n\r\n{{}}"),
+            b"",
+            413,
+        ),
+        (
+            format!("{post}content-length: 2\r\ncontent-length: 3\r\n\r\n{{}}"),
+            b"",
+            400,
+        ),
+        (format!("{post}content-length: 2x\r\n\r\n{{}}"), b"", 400),
+        (format!("{post}content-length: -2\r\n\r\n{{}}"), b"", 400),
+        (
+            format!("{post}content-length: 2\r\ntransfer-encoding: chunked\r\n\r\n"),
+            b"",
+            400,
+        ),
+        (
+            format!("{post}transfer-encoding: chunked\r\n\r\nfffffffffffffffffffffff\r\n"),
+            b"",
+            413,
+        ),
+        (
+            format!("{post}transfer-encoding: chunked\r\n\r\n2\r\n{{}}XX0\r\n\r\n"),
+            b"",
+            400,
+        ),
+        (
+            format!("{post}transfer-encoding: chunked\r\n\r\n2;ext="),
+            b"e",
+            400,
+        ),
+        (
+            format!("{post}transfer-encoding: chunked\r\n\r\n0\r\n"),
+            b"x-t: v\r\n",
+            431,
+        ),
+        (format!("{post}transfer-encoding: gzip\r\n\r\n"), b"", 501),
+        ("\u{0}\u{ff}\u{1}garbage\r\n\r\n".to_string(), b"", 400),
+    ];
+    for (request, pattern, want) in cases {
+        let limit = if pattern.is_empty() { 0 } else { ENDLESS };
+        let (status, sent) = hostile(port, request.as_bytes(), pattern, limit);
+        assert_eq!(status, Some(want), "{request:?}");
+        assert!(
+            sent < ENDLESS / 2,
+            "{request:?}: the server read {sent} bytes"
+        );
+        assert_eq!(count_tokens(port), 200, "after {request:?}");
+    }
+}
+
+#[test]
+fn model_answers_503_over_its_connection_limit_and_recovers() {
+    let (_model, port) = start_model();
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    // Let the server accept every one of them.
+    thread::sleep(Duration::from_millis(300));
+    assert_eq!(count_tokens(port), 503);
+    drop(idle);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while count_tokens(port) != 200 {
+        assert!(Instant::now() < deadline, "the server never recovered");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
