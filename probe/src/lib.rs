@@ -19,6 +19,7 @@ pub mod server;
 pub mod testclient;
 
 use report::Exit;
+use std::io::Write as _;
 
 /// An error that carries the exit code it should end the run with: bad input is 2, a failed
 /// precondition (a server that will not start, a client that is not installed) is 4.
@@ -43,13 +44,16 @@ pub enum Command {
 
 /// Runs `command`; errors are printed here, once, as one line with their causes.
 pub fn run(command: Command) -> Exit {
+    // SIGINT and SIGTERM set a flag every command polls while it waits, so each ends with 130
+    // after cleaning up (children killed, files whole) rather than dying mid-write.
+    report::interrupt::install();
     let result = match command {
-        Command::Serve(s) => {
-            let stdin = std::io::stdin().lock();
-            server::serve(&s, stdin, std::io::stdout())
-                .map(|()| Exit::Ok)
-                .map_err(anyhow::Error::from)
-        }
+        Command::Serve(s) => server::serve(&s, server::Stdin, std::io::stdout())
+            .map(|end| match end {
+                server::End::Interrupted => Exit::Interrupted,
+                server::End::Eof | server::End::ClientGone => Exit::Ok,
+            })
+            .map_err(anyhow::Error::from),
         Command::Call(s) => client::run_call(&s),
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
@@ -59,7 +63,9 @@ pub fn run(command: Command) -> Exit {
     let exit = match result {
         Ok(exit) => exit,
         Err(e) => {
-            eprintln!("probe: {e:#}");
+            // Causes can quote outside text (a server's error message): escaped, one line.
+            let text = format!("{e:#}");
+            let _ = writeln!(std::io::stderr(), "probe: {}", report::escape::text(&text));
             exit_for(&e)
         }
     };
