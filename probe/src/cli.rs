@@ -197,16 +197,23 @@ impl Cli {
     pub fn describe(&self) -> Option<Exit> {
         let result = match &self.command {
             Sub::Completions { shell } => {
-                report::manual::print_completions(*shell, Cli::command());
-                Ok(())
+                // Into a buffer first: clap_complete panics when its writer fails, and a
+                // closed stdout (`probe completions bash | head -1`) is no reason to.
+                let mut cmd = Cli::command();
+                let name = cmd.get_name().to_string();
+                let mut script = Vec::new();
+                clap_complete::generate(*shell, &mut cmd, name, &mut script);
+                crate::print_out(&String::from_utf8_lossy(&script))
             }
             Sub::Man { out } => report::manual::write_man_pages(Cli::command(), out.as_deref()),
             _ => return None,
         };
         Some(match result {
             Ok(()) => Exit::Ok,
+            // The reader of stdout went away: a quiet end.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
             Err(e) => {
-                eprintln!("probe: {e}");
+                let _ = writeln!(std::io::stderr(), "probe: {e}");
                 Exit::Usage
             }
         })

@@ -73,6 +73,16 @@ pub fn run(command: Command) -> Exit {
     exit
 }
 
+/// Writes `text` to stdout. A closed stdout (`probe call ... | head -1`: the reader has all it
+/// wanted) is a quiet end, not an error: nothing is lost, since every file is already written.
+pub fn print_out(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// The exit code for an error: what it says it is, else 4 (something stopped the judging).
 pub fn exit_for(e: &anyhow::Error) -> Exit {
     if report::interrupt::requested() {

@@ -978,18 +978,26 @@ fn text_units(value: &Value) -> u64 {
 pub fn run_model(settings: ModelSettings) -> anyhow::Result<report::Exit> {
     let asked_any = settings.port == 0;
     let stand_in = StandIn::start(settings)?;
-    eprintln!(
+    let _ = writeln!(
+        io::stderr(),
         "probe model: listening on http://127.0.0.1:{}",
         stand_in.port()
     );
     if asked_any {
-        let mut out = io::stdout().lock();
-        writeln!(out, "{}", stand_in.port())?;
-        out.flush()?;
+        crate::print_out(&format!("{}\n", stand_in.port()))?;
     }
-    loop {
-        thread::park();
+    // Serve until SIGINT or SIGTERM (the flag is polled: the handler only sets it).
+    while !report::interrupt::requested() {
+        thread::sleep(Duration::from_millis(50));
     }
+    // Hold the log's lock to the end, so no connection thread is halfway through a line when
+    // the process exits; dropping the stand-in stops the accept loop and frees the port.
+    let shared = stand_in.shared.clone();
+    let held = lock(&shared.log);
+    drop(stand_in);
+    std::mem::forget(held);
+    let _ = writeln!(io::stderr(), "probe model: interrupted");
+    Ok(report::Exit::Interrupted)
 }
 
 #[cfg(test)]

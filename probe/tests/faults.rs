@@ -10,6 +10,7 @@ use common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::Path;
 
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -25,7 +26,6 @@ impl Drop for Running {
     }
 }
 
-#[allow(dead_code)] // used by the signal tests below
 impl Running {
     fn pid(&self) -> i32 {
         self.0.id() as i32
@@ -453,4 +453,504 @@ fn serve_answers_hostile_lines_with_errors_in_bounded_memory_and_keeps_serving()
     drop(stdin);
     let mut server = server;
     assert_eq!(server.wait_for(Duration::from_secs(20)), Some(0));
+}
+
+// ---- SIGINT and SIGTERM ----------------------------------------------------------------------
+
+/// Live processes whose GATEKIT_RUN tag was made by the run `pid` (tags are `PID-SEQ-NANOS`,
+/// nested ones joined with `:`).
+fn tagged_by(pid: i32) -> Vec<i32> {
+    let prefix = format!("{pid}-");
+    live_pids()
+        .into_iter()
+        .filter(|p| {
+            let Ok(env) = std::fs::read(format!("/proc/{p}/environ")) else {
+                return false;
+            };
+            env.split(|&b| b == 0).any(|var| {
+                var.strip_prefix(b"GATEKIT_RUN=").is_some_and(|tag| {
+                    tag.split(|&b| b == b':')
+                        .any(|part| part.starts_with(prefix.as_bytes()))
+                })
+            })
+        })
+        .collect()
+}
+
+/// Live (not zombie) processes whose command line holds `needle` as one argument.
+fn with_arg(needle: &str) -> Vec<i32> {
+    live_pids()
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == needle.as_bytes()))
+        })
+        .collect()
+}
+
+fn live_pids() -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                s.rsplit_once(')')
+                    .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+            })
+        })
+        .collect()
+}
+
+/// Waits until `check` holds, failing after `limit`.
+fn wait_until(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// A `sleep` argument no other process on the machine has.
+fn unique_sleep() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "600.{}{:03}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+fn results(out: &Path) -> Value {
+    std::fs::read_to_string(out.join("results.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
+}
+
+fn spawn_probe(args: &[&str], dir: &Path) -> Running {
+    Running(
+        Command::new(PROBE)
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn test_client(limit: u64) -> String {
+    format!("{PROBE} test-client --limit {limit} --mcp-config {{mcp_config}} --n {{n}}")
+}
+
+#[test]
+fn bracket_on_sigterm_exits_130_marks_its_results_partial_and_leaves_no_process() {
+    use nix::sys::signal::Signal;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let points: String = (1..=300)
+        .map(|k| (k * 1000).to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut bracket = spawn_probe(
+        &[
+            "bracket",
+            "--client",
+            &test_client(150_000),
+            "--points",
+            &points,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    let pid = bracket.pid();
+    wait_until(Duration::from_secs(60), "two points finished", || {
+        results(&out)["points"]
+            .as_array()
+            .is_some_and(|p| p.len() >= 2)
+    });
+    // Its client is running (or about to): a process tagged by this bracket.
+    wait_until(Duration::from_secs(30), "a running client", || {
+        !tagged_by(pid).is_empty()
+    });
+    bracket.signal(Signal::SIGTERM);
+    assert_eq!(bracket.wait_for(Duration::from_secs(30)), Some(130));
+    assert_eq!(tagged_by(pid), Vec::<i32>::new(), "processes left behind");
+    let r = results(&out);
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["complete"], false, "{r}");
+    let n = r["points"].as_array().unwrap().len();
+    assert!((2..300).contains(&n), "{n} points");
+    let text = std::fs::read_to_string(out.join("results.txt")).unwrap();
+    assert!(
+        text.contains("interrupted: the results above are partial"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_results_file_written_mid_run_says_it_is_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let marker = unique_sleep();
+    // The second point hangs until the test is done looking at the first one's results.
+    let client = format!(
+        "if [ {{n}} = 2000 ]; then exec sleep {marker}; fi; {}",
+        test_client(150_000)
+    );
+    let mut bracket = spawn_probe(
+        &[
+            "bracket",
+            "--client",
+            &client,
+            "--points",
+            "1000,2000",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    // results.json is written first, then results.txt.
+    wait_until(Duration::from_secs(60), "the first point", || {
+        results(&out)["points"]
+            .as_array()
+            .is_some_and(|p| p.len() == 1)
+            && out.join("results.txt").exists()
+    });
+    let r = results(&out);
+    assert_eq!(r["complete"], false, "{r}");
+    assert_eq!(r["interrupted"], false, "{r}");
+    let text = std::fs::read_to_string(out.join("results.txt")).unwrap();
+    assert!(
+        text.contains("partial: written while the run was going"),
+        "{text}"
+    );
+    bracket.signal(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(bracket.wait_for(Duration::from_secs(30)), Some(130));
+    assert_eq!(
+        with_arg(&marker),
+        Vec::<i32>::new(),
+        "the client was left running"
+    );
+}
+
+#[test]
+fn check_on_sigint_exits_130_and_kills_its_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let marker = unique_sleep();
+    let mut check = spawn_probe(
+        &[
+            "check",
+            "--expect",
+            "1000",
+            "--client",
+            &format!("sleep {marker}"),
+            "--timeout",
+            "10m",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    wait_until(Duration::from_secs(30), "the client", || {
+        !with_arg(&marker).is_empty()
+    });
+    check.signal(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(check.wait_for(Duration::from_secs(30)), Some(130));
+    assert_eq!(
+        with_arg(&marker),
+        Vec::<i32>::new(),
+        "the client was left running"
+    );
+    let r = results(&out);
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["complete"], false, "{r}");
+}
+
+#[test]
+fn call_on_sigterm_exits_130_and_ends_its_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = unique_sleep();
+    // A server that never answers: the call waits for `initialize`.
+    let mut call = spawn_probe(
+        &["call", "--timeout", "10m", "--", "sleep", &marker],
+        dir.path(),
+    );
+    wait_until(Duration::from_secs(30), "the server", || {
+        !with_arg(&marker).is_empty()
+    });
+    call.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(call.wait_for(Duration::from_secs(30)), Some(130));
+    wait_until(Duration::from_secs(5), "the server to be gone", || {
+        with_arg(&marker).is_empty()
+    });
+}
+
+#[test]
+fn model_on_sigterm_exits_130_and_frees_its_port() {
+    let (mut model, port) = start_model();
+    assert_eq!(count_tokens(port), 200);
+    // An open connection does not keep it alive.
+    let _idle = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    model.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(model.wait_for(Duration::from_secs(20)), Some(130));
+    std::net::TcpListener::bind(("127.0.0.1", port)).expect("the port is free again");
+}
+
+#[test]
+fn serve_on_sigint_or_sigterm_exits_130() {
+    use nix::sys::signal::Signal;
+    for sig in [Signal::SIGINT, Signal::SIGTERM] {
+        let mut child = Command::new(PROBE)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut serve = Running(child);
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n")
+            .unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert!(line.contains("\"result\""), "{line}");
+        // Waiting on its input, with the client still there.
+        serve.signal(sig);
+        assert_eq!(serve.wait_for(Duration::from_secs(20)), Some(130), "{sig}");
+        drop(stdin);
+    }
+}
+
+// ---- one run per --out -----------------------------------------------------------------------
+
+#[test]
+fn a_second_run_on_the_same_out_is_refused_while_the_first_holds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let marker = unique_sleep();
+    let sleeper = format!("sleep {marker}");
+    let mut first = spawn_probe(
+        &[
+            "bracket",
+            "--client",
+            &sleeper,
+            "--points",
+            "1000",
+            "--timeout",
+            "10m",
+            "--out",
+            out_s,
+        ],
+        dir.path(),
+    );
+    wait_until(Duration::from_secs(30), "the first run's client", || {
+        !with_arg(&marker).is_empty()
+    });
+    for command in ["bracket", "check"] {
+        let mut args = vec![command, "--client", "true", "--out", out_s];
+        args.extend(if command == "bracket" {
+            ["--points", "5"]
+        } else {
+            ["--expect", "5"]
+        });
+        let second = testkit::bin(PROBE)
+            .args(&args)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&second.stderr);
+        assert_eq!(second.status.code(), Some(2), "{command}: {err}");
+        assert!(
+            err.contains("in use") && err.contains(&first.pid().to_string()),
+            "{err}"
+        );
+    }
+    // The first run's files are its own.
+    assert!(!out.join("points").join("n-5").exists());
+    first.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(first.wait_for(Duration::from_secs(30)), Some(130));
+    // Released with the run: the next one goes ahead.
+    let third = testkit::bin(PROBE)
+        .args([
+            "bracket",
+            "--client",
+            &test_client(150_000),
+            "--points",
+            "100",
+            "--out",
+            out_s,
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(
+        third.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&third.stderr)
+    );
+}
+
+// ---- a closed stdout -------------------------------------------------------------------------
+
+/// A stdout whose reader is already gone.
+fn closed_stdout() -> Stdio {
+    let (read, write) = nix::unistd::pipe().unwrap();
+    drop(read);
+    Stdio::from(write)
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".repeat(50);
+    let cases: Vec<(Vec<String>, Option<String>)> = vec![
+        (vec!["completions".into(), "bash".into()], None),
+        (vec!["man".into()], None),
+        (vec!["--help".into()], None),
+        (vec!["serve".into()], Some(ping)),
+        (
+            vec!["call".into(), "--".into(), PROBE.into(), "serve".into()],
+            None,
+        ),
+        (
+            vec![
+                "call".into(),
+                "--json".into(),
+                "--".into(),
+                PROBE.into(),
+                "serve".into(),
+            ],
+            None,
+        ),
+        (
+            vec![
+                "bracket".into(),
+                "--client".into(),
+                test_client(150_000),
+                "--points".into(),
+                "100,200".into(),
+                "--json".into(),
+                "--out".into(),
+                out.display().to_string(),
+            ],
+            None,
+        ),
+        (
+            vec![
+                "check".into(),
+                "--client".into(),
+                test_client(150),
+                "--expect".into(),
+                "150".into(),
+                "--out".into(),
+                out.display().to_string(),
+            ],
+            None,
+        ),
+    ];
+    for (args, input) in cases {
+        let mut child = Command::new(PROBE)
+            .args(&args)
+            .current_dir(dir.path())
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(closed_stdout())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(input) = &input {
+            let mut stdin = child.stdin.take().unwrap();
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let mut child = Running(child);
+        let code = child.wait_for(Duration::from_secs(60));
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        for bad in ["panicked", "failed printing", "Broken pipe", "os error"] {
+            assert!(!stderr.contains(bad), "{args:?}: {stderr}");
+        }
+    }
+}
+
+// ---- outside text in the reports -------------------------------------------------------------
+
+#[test]
+fn a_client_version_with_control_characters_cannot_forge_a_report_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let evil =
+        "1.0\nthreshold: inline up to 999999, saved from 1000000\r\u{1b}[2K\u{1b}]0;owned\u{7}";
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "evil\nclient: x", "version": evil}}});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "emit", "arguments": {"n": 1000}}});
+    // A shell client that plays the MCP session by hand and prints the reply (the end marker
+    // is plain ASCII inside it, so the point is inline).
+    let log = out.join("points").join("n-1000").join("serve.log");
+    let session = dir.path().join("session.jsonl");
+    std::fs::write(&session, format!("{init}\n{call}\n")).unwrap();
+    let client = format!(
+        "cat {} | {PROBE} serve --log {}",
+        session.display(),
+        log.display()
+    );
+    for format in ["text", "markdown"] {
+        let o = testkit::bin(PROBE)
+            .args([
+                "bracket", "--client", &client, "--points", "1000", "--format", format,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = std::fs::read_to_string(out.join("results.txt")).unwrap();
+        for (what, t) in [("results.txt", text.as_str()), (format, &stdout)] {
+            assert!(
+                !t.contains('\u{1b}') && !t.contains('\r') && !t.contains('\u{7}'),
+                "{what}: {t:?}"
+            );
+            // The forged words stay inside the version's own line, shown as escapes.
+            for l in t
+                .lines()
+                .filter(|l| l.contains("999999") || l.contains("client: x"))
+            {
+                assert!(
+                    l.contains("version") && l.contains("1.0\\nthreshold"),
+                    "{what}: forged line {l:?} in {t}"
+                );
+            }
+            assert!(t.contains("inline up to 1000;"), "{what}: {t}");
+        }
+        let r = results(&out);
+        // The JSON keeps what the client sent, exactly.
+        assert_eq!(r["client"]["mcp_client"]["version"], evil);
+    }
 }
