@@ -1059,6 +1059,11 @@ mod tests {
 
     impl Read for Endless {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            // "Endless" up to 16 MiB, so a parser that lost its bound fails the test instead
+            // of eating the machine's memory.
+            if self.taken >= 16 * 1024 * 1024 {
+                return Ok(0);
+            }
             for b in buf.iter_mut() {
                 *b = self.pattern[self.at % self.pattern.len()];
                 self.at += 1;
@@ -1119,7 +1124,7 @@ mod tests {
             "content-length: 0x3",
             "content-length: 3 3",
             "content-length: ",
-            "content-length: 3\r\ncontent-length: 4",
+            "content-length: 4\r\ncontent-length: 3",
             "content-length: 3, 4",
             "content-length: 3\r\ntransfer-encoding: chunked",
             "transfer-encoding: gzip",
@@ -1161,7 +1166,7 @@ mod tests {
             "\r\n",
             "-3\r\nabc\r\n0\r\n\r\n",
             "3 x\r\nabc\r\n0\r\n\r\n",
-            "3\r\nabcXY0\r\n\r\n",
+            "3\r\nabcX0\r\n\r\n",
             "3\r\nabc",
             "3\r\nab",
         ] {

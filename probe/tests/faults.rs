@@ -163,7 +163,7 @@ fn model_refuses_bad_bodies_and_keeps_serving() {
             413,
         ),
         (
-            format!("{post}content-length: 2\r\ncontent-length: 3\r\n\r\n{{}}"),
+            format!("{post}content-length: 3\r\ncontent-length: 2\r\n\r\n{{}}"),
             b"",
             400,
         ),
@@ -180,7 +180,7 @@ fn model_refuses_bad_bodies_and_keeps_serving() {
             413,
         ),
         (
-            format!("{post}transfer-encoding: chunked\r\n\r\n2\r\n{{}}XX0\r\n\r\n"),
+            format!("{post}transfer-encoding: chunked\r\n\r\n2\r\n{{}}X0\r\n\r\n"),
             b"",
             400,
         ),
