@@ -351,7 +351,7 @@ impl Driver {
                 if record.outcome() == Outcome::Interrupted {
                     return Err(Interrupted.into());
                 }
-                let output = fs::read(&client_log).unwrap_or_default();
+                let output = read_output(&client_log);
                 let calls = calls_for(&serve_log, n);
                 let (verdict, message) = judge_output(
                     &record,
@@ -501,6 +501,22 @@ fn shell_quote(s: &str) -> String {
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// The most of a client's output that is read to judge it: the largest result `emit` makes
+/// (10,000,000 astral units) is 40 MB, 60 MB with every pair JSON-escaped, so this leaves room
+/// for what a client prints around it while a client that prints without end cannot exhaust
+/// memory.
+pub const MAX_CLIENT_OUTPUT: u64 = 256 * 1024 * 1024;
+
+/// A client's output, at most [`MAX_CLIENT_OUTPUT`] bytes of it (a missing log reads empty).
+fn read_output(log: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    if let Ok(file) = fs::File::open(log) {
+        let _ = file.take(MAX_CLIENT_OUTPUT).read_to_end(&mut out);
+    }
+    out
 }
 
 fn calls_for(serve_log: &Path, n: u64) -> Vec<LoggedCall> {

@@ -532,3 +532,75 @@ pub fn main() -> Exit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Whatever is typed, a value parser answers without panicking, and what it accepts is
+        /// in bounds.
+        #[test]
+        fn value_parsers_accept_only_bounded_values(text in "[0-9_.,%a-z -]{0,24}|\\PC{0,12}") {
+            if let Ok(n) = units_parser(&text) {
+                prop_assert!(n <= MAX_N);
+            }
+            if let Ok(step) = step_parser(&text) {
+                prop_assert!((1..=MAX_N).contains(&step));
+            }
+            if let Ok(n) = expect_parser(&text) {
+                prop_assert!(n < MAX_N);
+            }
+            if let Ok(Points(p)) = points_parser(&text) {
+                prop_assert!(p.len() <= MAX_POINTS && p.iter().all(|n| *n <= MAX_N));
+                prop_assert!(p.windows(2).all(|w| w[0] < w[1]));
+            }
+            if let Ok(Range { lo, hi }) = range_parser(&text) {
+                prop_assert!(lo < hi && hi <= MAX_N);
+            }
+            if let Ok(m) = margin_parser(&text) {
+                prop_assert!((0.0..1.0).contains(&m));
+            }
+            if let Ok(d) = timeout_parser(&text) {
+                prop_assert!(!d.is_zero() && d <= report::duration::MAX);
+            }
+        }
+
+        /// --around never yields a point below 0 or over the maximum, whatever N and S are.
+        #[test]
+        fn around_stays_in_bounds(n in any::<u64>(), step in any::<u64>()) {
+            if let Ok(points) = around(n, step) {
+                prop_assert_eq!(points, vec![n - step, n, n + step]);
+                prop_assert!(n + step <= MAX_N);
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_take_separators_and_refuse_signs_and_exponents() {
+        assert_eq!(units_parser("50_000"), Ok(50_000));
+        assert_eq!(units_parser(" 7 "), Ok(7));
+        for bad in [
+            "",
+            "-1",
+            "+1",
+            "1e3",
+            "0x10",
+            "1.5",
+            "10000001",
+            "18446744073709551616",
+        ] {
+            assert!(units_parser(bad).is_err(), "{bad}");
+        }
+        assert_eq!(margin_parser("20%"), Ok(0.2));
+        assert_eq!(margin_parser("0.2"), Ok(0.2));
+        assert_eq!(margin_parser("20"), Ok(0.2));
+        assert_eq!(range_parser("1..2"), Ok(Range { lo: 1, hi: 2 }));
+        assert_eq!(around(5, 5), Ok(vec![0, 5, 10]));
+        assert!(around(5, 6).is_err());
+        assert!(around(MAX_N, 1).is_err());
+    }
+}
