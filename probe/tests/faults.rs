@@ -477,13 +477,17 @@ fn tagged_by(pid: i32) -> Vec<i32> {
         .collect()
 }
 
-/// Live (not zombie) processes whose command line holds `needle` as one argument.
+/// Live (not zombie) `sleep ARG` processes (not a probe that was merely given ARG).
 fn with_arg(needle: &str) -> Vec<i32> {
     live_pids()
         .into_iter()
         .filter(|p| {
-            std::fs::read(format!("/proc/{p}/cmdline"))
-                .is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == needle.as_bytes()))
+            std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| {
+                let argv: Vec<&[u8]> = c.split(|&b| b == 0).filter(|a| !a.is_empty()).collect();
+                argv.len() == 2
+                    && argv[0].rsplit(|&b| b == b'/').next() == Some(b"sleep")
+                    && argv[1] == needle.as_bytes()
+            })
         })
         .collect()
 }
