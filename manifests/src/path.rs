@@ -83,9 +83,29 @@ impl fmt::Display for PathProblem {
 }
 
 /// A path for an error message: escaped the way sha256sum escapes names (so a newline cannot
-/// split the message), then lossy UTF-8, in quotes.
+/// split the message), every other control character as `\u{..}` and every byte that is not
+/// UTF-8 as `\x..` (so an ESC in a name cannot drive the terminal, and two names never print
+/// alike), in quotes.
 pub(crate) fn show_path(path: &[u8]) -> String {
-    format!("'{}'", String::from_utf8_lossy(&escape_name(path)))
+    let escaped = escape_name(path);
+    let mut out = String::with_capacity(escaped.len() + 2);
+    out.push('\'');
+    for chunk in escaped.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control()
+                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Checks a manifest path without touching the file system: relative, non-empty, no NUL, no

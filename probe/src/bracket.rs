@@ -21,6 +21,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::fmt;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -205,6 +206,8 @@ pub struct ClientInfo {
 
 /// Runs points against one client and keeps what each found.
 pub struct Driver {
+    /// One run per --out: held until the driver is dropped (or the process ends).
+    _lock: report::lock::OutLock,
     settings: ClientSettings,
     spill: Vec<Regex>,
     probe_exe: PathBuf,
@@ -239,11 +242,20 @@ impl Driver {
             .iter()
             .map(|p| Regex::new(p).map_err(|e| Failure::Usage(format!("spill pattern {p:?}: {e}"))))
             .collect::<Result<Vec<_>, _>>()?;
+        // Before anything is written there: a second run on the same folder would interleave
+        // its points with ours and rewrite our results.
+        let lock = report::lock::OutLock::acquire(&settings.out).map_err(|e| match e {
+            busy @ report::lock::LockError::Busy { .. } => {
+                anyhow::Error::from(Failure::Usage(busy.to_string()))
+            }
+            other => anyhow::Error::from(other),
+        })?;
         fs::create_dir_all(settings.out.join("points"))
             .with_context(|| format!("creating {}", settings.out.display()))?;
         let out = settings.out.canonicalize()?;
         let probe_exe = self_exe().context("finding the probe binary")?;
         let mut driver = Driver {
+            _lock: lock,
             settings: ClientSettings {
                 out,
                 spill_patterns: patterns,
@@ -308,6 +320,10 @@ impl Driver {
         if let Some(p) = self.points.iter().find(|p| p.n == n) {
             return Ok(p.clone());
         }
+        // An interrupt between points stops before the next one starts.
+        if report::interrupt::requested() {
+            return Err(Interrupted.into());
+        }
         let dir = self.settings.out.join("points").join(format!("n-{n}"));
         if dir.exists() {
             fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
@@ -335,7 +351,7 @@ impl Driver {
                 if record.outcome() == Outcome::Interrupted {
                     return Err(Interrupted.into());
                 }
-                let output = fs::read(&client_log).unwrap_or_default();
+                let output = read_output(&client_log);
                 let calls = calls_for(&serve_log, n);
                 let (verdict, message) = judge_output(
                     &record,
@@ -485,6 +501,22 @@ fn shell_quote(s: &str) -> String {
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// The most of a client's output that is read to judge it: the largest result `emit` makes
+/// (10,000,000 astral units) is 40 MB, 60 MB with every pair JSON-escaped, so this leaves room
+/// for what a client prints around it while a client that prints without end cannot exhaust
+/// memory.
+pub const MAX_CLIENT_OUTPUT: u64 = 256 * 1024 * 1024;
+
+/// A client's output, at most [`MAX_CLIENT_OUTPUT`] bytes of it (a missing log reads empty).
+fn read_output(log: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    if let Ok(file) = fs::File::open(log) {
+        let _ = file.take(MAX_CLIENT_OUTPUT).read_to_end(&mut out);
+    }
+    out
 }
 
 fn calls_for(serve_log: &Path, n: u64) -> Vec<LoggedCall> {
@@ -676,6 +708,9 @@ pub struct Results {
     pub started: Timestamp,
     pub finished: Timestamp,
     pub interrupted: bool,
+    /// Whether the run finished: false in the copies written as points finish (and in an
+    /// interrupted run's), whose points are those done so far.
+    pub complete: bool,
     pub points: Vec<Point>,
     pub threshold: Threshold,
     /// `check` only.
@@ -698,6 +733,7 @@ impl Results {
             started,
             finished: Timestamp::now(),
             interrupted: false,
+            complete: false,
             points: driver.points.clone(),
             threshold: threshold(&driver.points),
             check: None,
@@ -741,10 +777,15 @@ pub fn render(r: &Results) -> String {
             )
         })
     });
-    out.push_str(&format!("client: {}\n", r.client.command));
+    // The command and the version come from outside (the version from the client itself):
+    // escaped, so a newline in them cannot forge a `threshold:` line.
+    out.push_str(&format!(
+        "client: {}\n",
+        report::escape::text(&r.client.command)
+    ));
     out.push_str(&format!(
         "version: {}\n",
-        version.as_deref().unwrap_or("unknown")
+        report::escape::text(version.as_deref().unwrap_or("unknown"))
     ));
     out.push_str(&format!(
         "started: {}  finished: {}\n\n",
@@ -760,6 +801,8 @@ pub fn render(r: &Results) -> String {
     }
     if r.interrupted {
         out.push_str("interrupted: the results above are partial\n");
+    } else if !r.complete {
+        out.push_str("partial: written while the run was going; the points above are those finished so far\n");
     }
     out
 }
@@ -788,11 +831,11 @@ pub fn render_markdown(r: &Results) -> String {
         None => format!("## probe {}\n\n", r.command),
     };
     let mut facts = vec![
-        ("client", code(&r.client.command)),
+        ("client", code(&report::escape::text(&r.client.command))),
         (
             "version",
             client_version(r)
-                .map(|v| code(&v))
+                .map(|v| code(&report::escape::text(&v)))
                 .unwrap_or_else(|| "unknown".into()),
         ),
         ("threshold", markdown::escape(&r.threshold.text)),
@@ -821,6 +864,8 @@ pub fn render_markdown(r: &Results) -> String {
     facts.push(("time", format!("{} .. {}", r.started, r.finished)));
     if r.interrupted {
         facts.push(("interrupted", "yes: the results are partial".into()));
+    } else if !r.complete {
+        facts.push(("partial", "yes: the run had not finished".into()));
     }
     out.push_str(&markdown::facts(facts));
     out.push('\n');
@@ -839,14 +884,12 @@ pub fn check_word(held: Option<bool>, judged: Option<bool>) -> &'static str {
 
 /// Prints the results on stdout in the settings' format; the text is painted per `paint_text`.
 pub fn print_results(settings: &ClientSettings, r: &Results, text: &str) -> anyhow::Result<()> {
-    match settings.output_format() {
-        Format::Json => println!("{}", serde_json::to_string_pretty(r)?),
-        Format::Markdown => print!("{}", render_markdown(r)),
-        Format::Text => {
-            let paint = Painter::new(settings.color.for_stdout());
-            print!("{}", paint_text(text, paint));
-        }
-    }
+    let out = match settings.output_format() {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(r)?),
+        Format::Markdown => render_markdown(r),
+        Format::Text => paint_text(text, Painter::new(settings.color.for_stdout())),
+    };
+    crate::print_out(&out)?;
     Ok(())
 }
 
@@ -881,7 +924,10 @@ pub fn progress_line(p: &Point) -> String {
     let message = p
         .message
         .as_deref()
-        .map(|m| format!(": {}", clip(m.lines().next().unwrap_or(""), 80)))
+        .map(|m| {
+            let first = clip(m.lines().next().unwrap_or(""), 80);
+            format!(": {}", report::escape::text(&first))
+        })
         .unwrap_or_default();
     format!("n={} {} ({:.1}s){message}", p.n, p.verdict, p.duration_secs)
 }
@@ -965,6 +1011,7 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     };
     let mut results = Results::new("bracket", &driver, started);
     results.interrupted = interrupted;
+    results.complete = !interrupted;
     results.bisect = bisect_note;
     let text = render(&results);
     write_results(&driver.settings.out, &results, &text)?;
@@ -978,9 +1025,10 @@ pub fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         .filter(|p| p.verdict != Verdict::Error && p.verdict != Verdict::NotCalled)
         .count();
     if judged == 0 && results.points.iter().all(|p| p.verdict == Verdict::Error) {
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "probe: no run of the client gave a verdict (see {})",
-            driver.settings.out.join("points").display()
+            report::escape::path(&driver.settings.out.join("points"))
         );
         return Ok(Exit::Precondition);
     }

@@ -101,6 +101,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     };
     let mut results = Results::new("check", &driver, started);
     results.interrupted = interrupted;
+    results.complete = !interrupted;
     let verdict_at = |m: u64| results.points.iter().find(|p| p.n == m).map(|p| p.verdict);
     let judged = matches!(
         verdict_at(n),
@@ -144,7 +145,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         ));
     }
     if let Some(note) = &note {
-        text.push_str(&format!("note: {note}\n"));
+        text.push_str(&format!("note: {}\n", report::escape::text(note)));
     }
     if let (Some(t), Some(cap)) = (measured, cap) {
         text.push_str(&format!(

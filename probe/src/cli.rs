@@ -12,6 +12,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use report::manual::Shell;
 use report::{ColorChoice, Exit, Format};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -44,7 +45,7 @@ enum Sub {
         #[arg(long, default_value_t = 0)]
         port: u16,
         /// What /v1/messages/count_tokens answers (default: one token per 4 UTF-16 units).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = tokens_parser)]
         count_tokens: Option<u64>,
         /// Write events (what the client handed back) as JSON lines to FILE.
         #[arg(long, value_name = "FILE")]
@@ -61,10 +62,10 @@ enum Sub {
         #[arg(long, value_name = "FILE")]
         mcp_config: PathBuf,
         /// How many UTF-16 units to ask `emit` for.
-        #[arg(long)]
+        #[arg(long, value_parser = units_parser)]
         n: u64,
         /// The most UTF-16 units this client passes on inline.
-        #[arg(long, default_value_t = 50_000)]
+        #[arg(long, default_value = "50000", value_parser = units_parser)]
         limit: u64,
         /// Where a result over the limit is saved (default: the temp dir).
         #[arg(long, value_name = "DIR")]
@@ -95,17 +96,17 @@ struct CallArgs {
     #[arg(long, value_name = "JSON", conflicts_with_all = ["n", "fill"])]
     args: Option<String>,
     /// n for `emit`.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value = "1000", value_parser = units_parser)]
     n: u64,
     /// Fill for `emit`: ascii, astral or lines.
-    #[arg(long, default_value = "ascii")]
-    fill: String,
+    #[arg(long, default_value = "ascii", value_parser = fill_parser())]
+    fill: Fill,
     /// Exit 1 when the reply's text is over N UTF-16 units.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = cap_parser)]
     cap: Option<u64>,
-    /// Give up on the server after this long (e.g. 30s, 2m).
-    #[arg(long, default_value = "30s")]
-    timeout: String,
+    /// Give up on the server after this long (e.g. 30s, 2m; at most 30d).
+    #[arg(long, default_value = "30s", value_parser = timeout_parser)]
+    timeout: Duration,
     /// Print the JSON report on stdout instead of the text.
     #[arg(long)]
     json: bool,
@@ -126,17 +127,18 @@ struct ClientArgs {
     #[arg(long, value_name = "PATH", default_value = "claude")]
     claude_bin: PathBuf,
     /// What the stand-in's count_tokens answers (claude preset; default: units / 4).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = tokens_parser)]
     count_tokens: Option<u64>,
     /// Fill for every point: ascii, astral or lines.
-    #[arg(long, default_value = "ascii")]
-    fill: String,
+    #[arg(long, default_value = "ascii", value_parser = fill_parser())]
+    fill: Fill,
     /// A regex that marks a reply as saved to a file; repeat for more (replaces the defaults).
     #[arg(long = "spill-pattern", value_name = "REGEX")]
     spill_patterns: Vec<String>,
-    /// Limit for one client run (e.g. 120s); a run over it is killed and is an `error`.
-    #[arg(long, default_value = "120s")]
-    timeout: String,
+    /// Limit for one client run (e.g. 120s; at most 30d); a run over it is killed and is an
+    /// `error`.
+    #[arg(long, default_value = "120s", value_parser = timeout_parser)]
+    timeout: Duration,
     /// Output folder for results.txt, results.json and per-point logs.
     #[arg(long, default_value = "probe-out")]
     out: PathBuf,
@@ -153,18 +155,18 @@ struct ClientArgs {
 struct BracketArgs {
     #[command(flatten)]
     client: ClientArgs,
-    /// The points to run, e.g. 49990,50000,50010.
-    #[arg(long, value_name = "N,N,...", conflicts_with_all = ["around", "bisect"])]
-    points: Option<String>,
+    /// The points to run, e.g. 49990,50000,50010 (at most 1000 points).
+    #[arg(long, value_name = "N,N,...", conflicts_with_all = ["around", "bisect"], value_parser = points_parser)]
+    points: Option<Points>,
     /// Run N-STEP, N and N+STEP.
-    #[arg(long, value_name = "N", requires = "step", conflicts_with = "bisect")]
+    #[arg(long, value_name = "N", requires = "step", conflicts_with = "bisect", value_parser = units_parser)]
     around: Option<u64>,
-    /// The distance between points for --around.
-    #[arg(long, value_name = "S", requires = "around")]
+    /// The distance between points for --around (at least 1).
+    #[arg(long, value_name = "S", requires = "around", value_parser = step_parser)]
     step: Option<u64>,
     /// Find the exact threshold in LO..HI (LO inline, HI not) by bisection.
-    #[arg(long, value_name = "LO..HI")]
-    bisect: Option<String>,
+    #[arg(long, value_name = "LO..HI", value_parser = range_parser)]
+    bisect: Option<Range>,
 }
 
 #[derive(Debug, Args)]
@@ -172,11 +174,11 @@ struct CheckArgs {
     #[command(flatten)]
     client: ClientArgs,
     /// The threshold expected: inline up to N, not from N+1.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = expect_parser)]
     expect: u64,
-    /// How far under the threshold the suggested reply cap stays.
-    #[arg(long, default_value = "20%")]
-    margin: String,
+    /// How far under the threshold the suggested reply cap stays (0% to under 100%).
+    #[arg(long, default_value = "20%", value_parser = margin_parser)]
+    margin: f64,
 }
 
 /// `--color`'s values, listed in help and completions.
@@ -195,16 +197,23 @@ impl Cli {
     pub fn describe(&self) -> Option<Exit> {
         let result = match &self.command {
             Sub::Completions { shell } => {
-                report::manual::print_completions(*shell, Cli::command());
-                Ok(())
+                // Into a buffer first: clap_complete panics when its writer fails, and a
+                // closed stdout (`probe completions bash | head -1`) is no reason to.
+                let mut cmd = Cli::command();
+                let name = cmd.get_name().to_string();
+                let mut script = Vec::new();
+                clap_complete::generate(*shell, &mut cmd, name, &mut script);
+                crate::print_out(&String::from_utf8_lossy(&script))
             }
             Sub::Man { out } => report::manual::write_man_pages(Cli::command(), out.as_deref()),
             _ => return None,
         };
         Some(match result {
             Ok(()) => Exit::Ok,
+            // The reader of stdout went away: a quiet end.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
             Err(e) => {
-                eprintln!("probe: {e}");
+                let _ = writeln!(std::io::stderr(), "probe: {e}");
                 Exit::Usage
             }
         })
@@ -249,30 +258,23 @@ impl Cli {
                         }
                         v
                     }
-                    None => {
-                        parse_fill(&a.fill)?;
-                        serde_json::json!({"n": a.n, "fill": a.fill})
-                    }
+                    None => serde_json::json!({"n": a.n, "fill": a.fill.to_string()}),
                 };
                 Command::Call(CallSettings {
                     tool: a.tool,
                     arguments,
                     cap: a.cap,
-                    timeout: parse_duration(&a.timeout)?,
+                    timeout: a.timeout,
                     json: a.json,
                     server: a.server,
                 })
             }
             Sub::Bracket(a) => {
-                let plan = if let Some(points) = &a.points {
-                    Plan::Points(parse_points(points)?)
+                let plan = if let Some(points) = a.points {
+                    Plan::Points(points.0)
                 } else if let (Some(n), Some(step)) = (a.around, a.step) {
-                    if step == 0 {
-                        return Err("--step must be at least 1".into());
-                    }
-                    Plan::Points(vec![n.saturating_sub(step), n, n + step])
-                } else if let Some(range) = &a.bisect {
-                    let (lo, hi) = parse_range(range)?;
+                    Plan::Points(around(n, step)?)
+                } else if let Some(Range { lo, hi }) = a.bisect {
                     Plan::Bisect { lo, hi }
                 } else {
                     return Err("give one of --points, --around N --step S, --bisect LO..HI".into());
@@ -282,16 +284,11 @@ impl Cli {
                     plan,
                 })
             }
-            Sub::Check(a) => {
-                if a.expect >= MAX_N {
-                    return Err(format!("--expect must be under {MAX_N}"));
-                }
-                Command::Check(CheckSettings {
-                    expect: a.expect,
-                    margin: parse_margin(&a.margin)?,
-                    client: client_settings(a.client, color)?,
-                })
-            }
+            Sub::Check(a) => Command::Check(CheckSettings {
+                expect: a.expect,
+                margin: a.margin,
+                client: client_settings(a.client, color)?,
+            }),
         })
     }
 }
@@ -316,9 +313,9 @@ fn client_settings(
     }
     Ok(crate::bracket::ClientSettings {
         client,
-        fill: parse_fill(&a.fill)?,
+        fill: a.fill,
         spill_patterns: a.spill_patterns,
-        timeout: parse_duration(&a.timeout)?,
+        timeout: a.timeout,
         out: a.out,
         json: a.json,
         format: a.format,
@@ -326,78 +323,284 @@ fn client_settings(
     })
 }
 
-fn parse_fill(text: &str) -> Result<Fill, String> {
-    Fill::parse(text)
-        .ok_or_else(|| format!("--fill must be one of ascii, astral, lines, not {text:?}"))
+/// The most points one `--points` may list: a run per point, so more is surely a mistake.
+pub const MAX_POINTS: usize = 1000;
+/// The largest `--count-tokens` answer: far over any context window, far under any overflow.
+pub const MAX_TOKENS: u64 = 1_000_000_000_000;
+/// The largest `--cap`: a size in UTF-16 units, bounded so arithmetic on it cannot overflow.
+pub const MAX_CAP: u64 = 1_000_000_000_000;
+
+/// `--fill`'s values, listed in help and completions.
+fn fill_parser() -> impl clap::builder::TypedValueParser<Value = Fill> {
+    PossibleValuesParser::new(Fill::NAMES).map(|s| Fill::parse(&s).expect("a listed value"))
 }
 
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    report::duration::parse(text).map_err(|e| format!("--timeout: {e}"))
-}
-
-fn parse_n(text: &str, what: &str) -> Result<u64, String> {
-    let n: u64 = text
-        .trim()
-        .replace('_', "")
-        .parse()
-        .map_err(|_| format!("{what}: {text:?} is not a whole number"))?;
-    if n > MAX_N {
-        return Err(format!("{what}: {n} is over the maximum {MAX_N}"));
+/// A whole number with optional `_` separators, at most `max`.
+fn whole(text: &str, max: u64) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{text:?} is not a whole number"));
     }
-    Ok(n)
+    match t.parse::<u64>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("{t} is over the maximum {max}")),
+    }
 }
 
-fn parse_points(text: &str) -> Result<Vec<u64>, String> {
-    let mut points = text
-        .split(',')
-        .map(|p| parse_n(p, "--points"))
+/// A size for `emit`: 0 to [`MAX_N`] UTF-16 units.
+fn units_parser(text: &str) -> Result<u64, String> {
+    whole(text, MAX_N)
+}
+
+fn step_parser(text: &str) -> Result<u64, String> {
+    match units_parser(text)? {
+        0 => Err("the step must be at least 1".into()),
+        step => Ok(step),
+    }
+}
+
+fn expect_parser(text: &str) -> Result<u64, String> {
+    // N+1 is run too, and must be a size emit serves.
+    whole(text, MAX_N - 1)
+}
+
+fn tokens_parser(text: &str) -> Result<u64, String> {
+    whole(text, MAX_TOKENS)
+}
+
+fn cap_parser(text: &str) -> Result<u64, String> {
+    whole(text, MAX_CAP)
+}
+
+/// A timeout: a duration (see `report::duration`, at most 30 days) that is not zero.
+fn timeout_parser(text: &str) -> Result<Duration, String> {
+    match report::duration::parse(text).map_err(|e| e.to_string())? {
+        d if d.is_zero() => Err(format!("{text:?} is zero: nothing could finish in it")),
+        d => Ok(d),
+    }
+}
+
+/// `--points`: distinct sizes in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Points(pub Vec<u64>);
+
+fn points_parser(text: &str) -> Result<Points, String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > MAX_POINTS {
+        return Err(format!(
+            "{} points is over the maximum {MAX_POINTS}",
+            parts.len()
+        ));
+    }
+    let mut points = parts
+        .into_iter()
+        .map(units_parser)
         .collect::<Result<Vec<_>, _>>()?;
     points.sort_unstable();
     points.dedup();
-    Ok(points)
+    Ok(Points(points))
 }
 
-fn parse_range(text: &str) -> Result<(u64, u64), String> {
+/// `--around N --step S`: N-S, N and N+S, each a size emit serves.
+fn around(n: u64, step: u64) -> Result<Vec<u64>, String> {
+    let below = n.checked_sub(step).ok_or_else(|| {
+        format!("--around {n} --step {step}: {n}-{step} is below 0; take a smaller step")
+    })?;
+    let above = n.checked_add(step).filter(|a| *a <= MAX_N).ok_or_else(|| {
+        format!("--around {n} --step {step}: {n}+{step} is over the maximum {MAX_N}")
+    })?;
+    Ok(vec![below, n, above])
+}
+
+/// `--bisect LO..HI`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    pub lo: u64,
+    pub hi: u64,
+}
+
+fn range_parser(text: &str) -> Result<Range, String> {
     let (lo, hi) = text
         .split_once("..")
-        .ok_or_else(|| format!("--bisect: {text:?} is not LO..HI"))?;
-    let (lo, hi) = (parse_n(lo, "--bisect")?, parse_n(hi, "--bisect")?);
+        .ok_or_else(|| format!("{text:?} is not LO..HI"))?;
+    let (lo, hi) = (units_parser(lo)?, units_parser(hi)?);
     if lo >= hi {
-        return Err(format!("--bisect: LO ({lo}) must be below HI ({hi})"));
+        return Err(format!("LO ({lo}) must be below HI ({hi})"));
     }
-    Ok((lo, hi))
+    Ok(Range { lo, hi })
 }
 
-/// `20%` or `20` is a fifth; `0.2` too.
-fn parse_margin(text: &str) -> Result<f64, String> {
+/// `20%` or `20` is a fifth; `0.2` too. From 0% to under 100%.
+fn margin_parser(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let (num, percent) = match t.strip_suffix('%') {
         Some(num) => (num, true),
         None => (t, false),
     };
+    let num = num.trim();
+    // Digits and one point only: no sign, no exponent, no `inf` or `NaN`.
+    if num.is_empty()
+        || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || num.bytes().filter(|&b| b == b'.').count() > 1
+    {
+        return Err(format!("{text:?} is not a percentage such as 20%"));
+    }
     let v: f64 = num
-        .trim()
         .parse()
-        .map_err(|_| format!("--margin: {text:?} is not a percentage such as 20%"))?;
+        .map_err(|_| format!("{text:?} is not a percentage such as 20%"))?;
     let fraction = if percent || v >= 1.0 { v / 100.0 } else { v };
     if !(0.0..1.0).contains(&fraction) {
-        return Err(format!("--margin: {text:?} must be from 0% to under 100%"));
+        return Err(format!("{text:?} must be from 0% to under 100%"));
     }
     Ok(fraction)
 }
 
+/// A bad value's error on one line: the flag, the value (clipped: a list of a million points
+/// need not be echoed whole) and why, safe to print.
+fn value_error(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let why = std::error::Error::source(e).map(|s| s.to_string());
+    let text = match (
+        context(ContextKind::InvalidArg),
+        context(ContextKind::InvalidValue),
+        why,
+    ) {
+        (Some(arg), Some(value), Some(why)) => {
+            let mut shown: String = value.chars().take(60).collect();
+            if shown.len() < value.len() {
+                shown.push('…');
+            }
+            format!("invalid value '{shown}' for '{arg}': {why}")
+        }
+        _ => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("");
+            let mut line: String = first
+                .strip_prefix("error: ")
+                .unwrap_or(first)
+                .chars()
+                .take(300)
+                .collect();
+            if let Some(ContextValue::Strings(valid)) = e.get(ContextKind::ValidValue) {
+                line.push_str(&format!(" (possible values: {})", valid.join(", ")));
+            }
+            line
+        }
+    };
+    report::escape::text(&text).into_owned()
+}
+
 /// The whole `probe` command line from the process's arguments: parse, run, exit code.
 pub fn main() -> Exit {
+    use clap::error::ErrorKind;
     use clap::Parser as _;
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad value is one line naming the flag and the value, exit 2.
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::ValueValidation | ErrorKind::InvalidValue
+            ) =>
+        {
+            let _ = writeln!(std::io::stderr(), "probe: {}", value_error(&e));
+            return Exit::Usage;
+        }
+        Err(e) => {
+            // Help and version on stdout (0), other usage errors with clap's hints (2); a
+            // closed stdout is no reason to panic.
+            let _ = e.print();
+            return if e.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Ok
+            };
+        }
+    };
     if let Some(exit) = cli.describe() {
         return exit;
     }
     match cli.into_command() {
         Ok(command) => crate::run(command),
         Err(message) => {
-            eprintln!("probe: {message}");
+            let _ = writeln!(std::io::stderr(), "probe: {message}");
             Exit::Usage
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Whatever is typed, a value parser answers without panicking, and what it accepts is
+        /// in bounds.
+        #[test]
+        fn value_parsers_accept_only_bounded_values(text in "[0-9_.,%a-z -]{0,24}|\\PC{0,12}") {
+            if let Ok(n) = units_parser(&text) {
+                prop_assert!(n <= MAX_N);
+            }
+            if let Ok(step) = step_parser(&text) {
+                prop_assert!((1..=MAX_N).contains(&step));
+            }
+            if let Ok(n) = expect_parser(&text) {
+                prop_assert!(n < MAX_N);
+            }
+            if let Ok(Points(p)) = points_parser(&text) {
+                prop_assert!(p.len() <= MAX_POINTS && p.iter().all(|n| *n <= MAX_N));
+                prop_assert!(p.windows(2).all(|w| w[0] < w[1]));
+            }
+            if let Ok(Range { lo, hi }) = range_parser(&text) {
+                prop_assert!(lo < hi && hi <= MAX_N);
+            }
+            if let Ok(m) = margin_parser(&text) {
+                prop_assert!((0.0..1.0).contains(&m));
+            }
+            if let Ok(d) = timeout_parser(&text) {
+                prop_assert!(!d.is_zero() && d <= report::duration::MAX);
+            }
+        }
+
+        /// --around never yields a point below 0 or over the maximum, whatever N and S are.
+        #[test]
+        fn around_stays_in_bounds(n in any::<u64>(), step in any::<u64>()) {
+            if let Ok(points) = around(n, step) {
+                prop_assert_eq!(points, vec![n - step, n, n + step]);
+                prop_assert!(n + step <= MAX_N);
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_take_separators_and_refuse_signs_and_exponents() {
+        assert_eq!(units_parser("50_000"), Ok(50_000));
+        assert_eq!(units_parser(" 7 "), Ok(7));
+        for bad in [
+            "",
+            "-1",
+            "+1",
+            "1e3",
+            "0x10",
+            "1.5",
+            "10000001",
+            "18446744073709551616",
+        ] {
+            assert!(units_parser(bad).is_err(), "{bad}");
+        }
+        assert_eq!(margin_parser("20%"), Ok(0.2));
+        assert_eq!(margin_parser("0.2"), Ok(0.2));
+        assert_eq!(margin_parser("20"), Ok(0.2));
+        assert_eq!(range_parser("1..2"), Ok(Range { lo: 1, hi: 2 }));
+        assert_eq!(around(5, 5), Ok(vec![0, 5, 10]));
+        assert!(around(5, 6).is_err());
+        assert!(around(MAX_N, 1).is_err());
     }
 }

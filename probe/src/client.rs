@@ -19,6 +19,11 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// The call was interrupted (SIGINT or SIGTERM); the server's group was ended.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
 /// What `call` takes.
 #[derive(Debug, Clone)]
 pub struct CallSettings {
@@ -149,8 +154,14 @@ impl Session {
         self.send(&protocol::request(id, method, params))?;
         loop {
             let left = self.deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
+            // Short waits, so SIGINT or SIGTERM is noticed while the server thinks; the
+            // caller's finish() then ends the server's whole group.
+            if report::interrupt::requested() {
+                return Err(Interrupted.into());
+            }
+            let line = match self.lines.recv_timeout(left.min(Duration::from_millis(50))) {
                 Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(Failure::Precondition(format!(
                         "no answer to {method} before the timeout"
@@ -299,13 +310,16 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
 
 /// The report as text, for a person.
 pub fn render(r: &CallReport) -> String {
-    let name = r.server_info["name"].as_str().unwrap_or("?");
-    let version = r.server_info["version"].as_str().unwrap_or("?");
+    // The server's name, version and protocol come from the server: escaped, so they cannot
+    // forge a line (`cap: fits ...`) or reach the terminal raw.
+    let esc = |s: &str| report::escape::text(s).into_owned();
+    let name = esc(r.server_info["name"].as_str().unwrap_or("?"));
+    let version = esc(r.server_info["version"].as_str().unwrap_or("?"));
     let mut out = format!(
         "server: {} ({name} {version}, protocol {})\ntool: {} {}\n",
-        r.server.join(" "),
-        r.protocol_version,
-        r.tool,
+        esc(&r.server.join(" ")),
+        esc(&r.protocol_version),
+        esc(&r.tool),
         r.arguments
     );
     if r.is_error {
@@ -348,10 +362,11 @@ pub fn render(r: &CallReport) -> String {
 /// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap.
 pub fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
     let report = call(settings)?;
-    if settings.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    let text = if settings.json {
+        format!("{}\n", serde_json::to_string_pretty(&report)?)
     } else {
-        print!("{}", render(&report));
-    }
+        render(&report)
+    };
+    crate::print_out(&text)?;
     Ok(Exit::from_held(report.fits != Some(false)))
 }

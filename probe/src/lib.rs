@@ -19,6 +19,7 @@ pub mod server;
 pub mod testclient;
 
 use report::Exit;
+use std::io::Write as _;
 
 /// An error that carries the exit code it should end the run with: bad input is 2, a failed
 /// precondition (a server that will not start, a client that is not installed) is 4.
@@ -43,13 +44,25 @@ pub enum Command {
 
 /// Runs `command`; errors are printed here, once, as one line with their causes.
 pub fn run(command: Command) -> Exit {
+    // SIGINT and SIGTERM set a flag every command polls while it waits, so each ends with 130
+    // after cleaning up (children killed, files whole) rather than dying mid-write.
+    report::interrupt::install();
+    // A run killed with SIGKILL could clean nothing: its processes and scratch go now.
+    let stale = report::scratch::clean_stale();
+    if stale.processes > 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "probe: killed {} process(es) left by a gatekit run that was killed",
+            stale.processes
+        );
+    }
     let result = match command {
-        Command::Serve(s) => {
-            let stdin = std::io::stdin().lock();
-            server::serve(&s, stdin, std::io::stdout())
-                .map(|()| Exit::Ok)
-                .map_err(anyhow::Error::from)
-        }
+        Command::Serve(s) => server::serve(&s, server::Stdin, std::io::stdout())
+            .map(|end| match end {
+                server::End::Interrupted => Exit::Interrupted,
+                server::End::Eof | server::End::ClientGone => Exit::Ok,
+            })
+            .map_err(anyhow::Error::from),
         Command::Call(s) => client::run_call(&s),
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
@@ -59,12 +72,25 @@ pub fn run(command: Command) -> Exit {
     let exit = match result {
         Ok(exit) => exit,
         Err(e) => {
-            eprintln!("probe: {e:#}");
+            // Causes can quote outside text (a server's error message): escaped, one line.
+            let text = format!("{e:#}");
+            let _ = writeln!(std::io::stderr(), "probe: {}", report::escape::text(&text));
             exit_for(&e)
         }
     };
     report::exit::sweep_strays("probe");
+    report::scratch::finish();
     exit
+}
+
+/// Writes `text` to stdout. A closed stdout (`probe call ... | head -1`: the reader has all it
+/// wanted) is a quiet end, not an error: nothing is lost, since every file is already written.
+pub fn print_out(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
 }
 
 /// The exit code for an error: what it says it is, else 4 (something stopped the judging).

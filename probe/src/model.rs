@@ -14,12 +14,13 @@
 use regex::Regex;
 use serde_json::{json, Value};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crate::emit::{fresh_nonce, utf16_len};
 
@@ -36,25 +37,30 @@ pub struct ModelSettings {
     pub keep_events: bool,
 }
 
-/// Largest request head (request line and headers) accepted, against a runaway client.
-const MAX_HEAD: usize = 64 * 1024;
-/// Largest request body accepted: a tool result of 10,000,000 astral units is ~40 MB as JSON.
-const MAX_BODY: usize = 256 * 1024 * 1024;
-
 struct Shared {
     settings: ModelSettings,
+    /// Connections being served now.
+    open: AtomicUsize,
     log: Mutex<Option<File>>,
     events: Mutex<Vec<Value>>,
+}
+
+/// A lock that a panicked holder cannot poison for everyone else.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {
     fn record(&self, mut event: Value) {
         event["time"] = json!(report::time::Timestamp::now());
-        if let Some(file) = self.log.lock().expect("log lock").as_mut() {
-            let _ = writeln!(file, "{event}").and_then(|()| file.flush());
+        // One write per event, under the lock, so a line is never half written when another
+        // thread or an interrupt ends the process (see run_model).
+        let line = format!("{event}\n");
+        if let Some(file) = lock(&self.log).as_mut() {
+            let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
         }
         if self.settings.keep_events {
-            self.events.lock().expect("events lock").push(event);
+            lock(&self.events).push(event);
         }
     }
 }
@@ -93,6 +99,7 @@ impl StandIn {
             };
         let shared = Arc::new(Shared {
             settings,
+            open: AtomicUsize::new(0),
             log: Mutex::new(log),
             events: Mutex::new(Vec::new()),
         });
@@ -103,10 +110,19 @@ impl StandIn {
                 if st.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(conn) = conn else { continue };
+                let Ok(mut conn) = conn else { continue };
+                // A bounded number of connection threads, so a flood of connections cannot
+                // exhaust memory either.
+                if s.open.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+                    s.open.fetch_sub(1, Ordering::SeqCst);
+                    let body = error_body("overloaded_error", "too many connections");
+                    let _ = respond(&mut conn, 503, "application/json", body.as_bytes(), true);
+                    continue;
+                }
                 let s = s.clone();
                 thread::spawn(move || {
                     let _ = serve_connection(conn, &s);
+                    s.open.fetch_sub(1, Ordering::SeqCst);
                 });
             }
         });
@@ -120,7 +136,7 @@ impl StandIn {
 
     /// The events recorded since the last call (only with `keep_events`).
     pub fn take_events(&self) -> Vec<Value> {
-        std::mem::take(&mut *self.shared.events.lock().expect("events lock"))
+        std::mem::take(&mut *lock(&self.shared.events))
     }
 }
 
@@ -151,6 +167,7 @@ impl Request {
 }
 
 fn serve_connection(conn: TcpStream, shared: &Shared) -> io::Result<()> {
+    conn.set_read_timeout(Some(IDLE_TIMEOUT))?;
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut writer = conn;
     loop {
@@ -158,8 +175,21 @@ fn serve_connection(conn: TcpStream, shared: &Shared) -> io::Result<()> {
             Ok(Some(r)) => r,
             Ok(None) => return Ok(()),
             Err(e) => {
-                let body = error_body("invalid_request_error", &e.to_string());
-                let _ = respond(&mut writer, 400, "application/json", body.as_bytes(), true);
+                if let Some(status) = e.status() {
+                    let message = e.to_string();
+                    shared.record(
+                        json!({"event": "bad_request", "status": status, "error": message}),
+                    );
+                    let body = error_body("invalid_request_error", &message);
+                    let _ = respond(
+                        &mut writer,
+                        status,
+                        "application/json",
+                        body.as_bytes(),
+                        true,
+                    );
+                    close_after_error(reader.into_inner());
+                }
                 return Ok(());
             }
         };
@@ -173,48 +203,243 @@ fn serve_connection(conn: TcpStream, shared: &Shared) -> io::Result<()> {
     }
 }
 
-/// Reads one request; `Ok(None)` at a clean end of the connection.
-fn read_request(reader: &mut impl BufRead, writer: &mut impl Write) -> io::Result<Option<Request>> {
-    let mut head = Vec::new();
+/// Ends a connection whose request was refused. The answer is already sent, so stop writing,
+/// then read and drop what the client is still sending for a little while (at most 4 MiB, one
+/// second): closing a socket with unread input resets it, and a reset can destroy the answer
+/// before the client has read it.
+fn close_after_error(mut conn: TcpStream) {
+    let _ = conn.shutdown(std::net::Shutdown::Write);
+    let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut sink = [0u8; 16 * 1024];
+    let mut drained = 0usize;
+    while drained < 4 * 1024 * 1024 && Instant::now() < deadline {
+        match conn.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => drained += k,
+        }
+    }
+}
+
+/// Largest request head (request line and headers) accepted, against a runaway client. It is
+/// counted while the head is read, so a client that sends one endless line costs this much
+/// memory and no more.
+pub const MAX_HEAD: usize = 64 * 1024;
+/// Most header fields in one head.
+pub const MAX_HEADERS: usize = 100;
+/// Largest request body accepted: a tool result of 10,000,000 astral units is 40 MB as UTF-8
+/// JSON. The body grows as bytes arrive, so a Content-Length alone reserves nothing.
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
+/// Longest chunk-size line (the hex size and any chunk extensions).
+pub const MAX_CHUNK_LINE: usize = 4 * 1024;
+/// Most connections served at once; more are answered 503 and closed.
+pub const MAX_CONNECTIONS: usize = 64;
+/// A connection that sends nothing for this long is closed, so a silent client cannot keep a
+/// thread forever.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Why a request could not be read: each kind has its status, and the connection is closed
+/// after the answer (the rest of its bytes cannot be trusted to frame a next request).
+#[derive(Debug)]
+pub enum HttpError {
+    /// The head is over [`MAX_HEAD`] or [`MAX_HEADERS`]: 431.
+    HeadTooLarge(String),
+    /// The body is over [`MAX_BODY`]: 413.
+    BodyTooLarge(String),
+    /// Malformed framing: 400.
+    Bad(String),
+    /// Unsupported transfer coding: 501.
+    NotImplemented(String),
+    /// The connection failed or closed mid-request: nothing to answer.
+    Io(io::Error),
+}
+
+impl HttpError {
+    fn status(&self) -> Option<u16> {
+        match self {
+            HttpError::HeadTooLarge(_) => Some(431),
+            HttpError::BodyTooLarge(_) => Some(413),
+            HttpError::Bad(_) => Some(400),
+            HttpError::NotImplemented(_) => Some(501),
+            HttpError::Io(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for HttpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HttpError::HeadTooLarge(m)
+            | HttpError::BodyTooLarge(m)
+            | HttpError::Bad(m)
+            | HttpError::NotImplemented(m) => f.write_str(m),
+            HttpError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<io::Error> for HttpError {
+    fn from(e: io::Error) -> HttpError {
+        HttpError::Io(e)
+    }
+}
+
+/// What [`read_line_bounded`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum LineEnd {
+    /// A line ending in LF (the LF is in the buffer).
+    Line,
+    /// End of input before any byte.
+    Eof,
+    /// End of input inside a line.
+    Cut,
+    /// `max` bytes went by without a LF: reading stopped there.
+    TooLong,
+}
+
+/// Appends one line (up to and including its LF) to `buf`, reading at most `max` bytes of it:
+/// the bound holds while reading, so an endless line costs `max` bytes, never more.
+fn read_line_bounded(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineEnd> {
+    let start = buf.len();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if buf.len() == start {
+                LineEnd::Eof
+            } else {
+                LineEnd::Cut
+            });
+        }
+        let room = max - (buf.len() - start);
+        let window = &available[..available.len().min(room)];
+        if let Some(i) = window.iter().position(|&b| b == b'\n') {
+            buf.extend_from_slice(&window[..=i]);
+            reader.consume(i + 1);
+            return Ok(LineEnd::Line);
+        }
+        let taken = window.len();
+        buf.extend_from_slice(window);
+        reader.consume(taken);
+        if buf.len() - start >= max {
+            return Ok(LineEnd::TooLong);
+        }
+    }
+}
+
+/// A header name is an RFC 9110 token: visible ASCII without separators.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Reads one request; `Ok(None)` at a clean end of the connection. Every length is bounded
+/// while it is read (the head by [`MAX_HEAD`], chunk lines by [`MAX_CHUNK_LINE`], the body by
+/// [`MAX_BODY`]) and every number is parsed strictly, so no input can make it panic or grow
+/// without bound.
+fn read_request(
+    reader: &mut impl BufRead,
+    writer: &mut impl Write,
+) -> Result<Option<Request>, HttpError> {
+    let too_large = || HttpError::HeadTooLarge(format!("request head over {MAX_HEAD} bytes"));
     let mut line = Vec::new();
-    // The request line, skipping the blank lines RFC 9112 lets a client send first.
+    let mut used = 0usize;
+    // The request line, skipping the blank lines RFC 9112 lets a client send first (they count
+    // against the head's budget too).
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            return Ok(None);
+        match read_line_bounded(reader, &mut line, MAX_HEAD - used)? {
+            LineEnd::Eof => return Ok(None),
+            LineEnd::Cut => {
+                return Err(HttpError::Bad(
+                    "connection closed inside the request line".into(),
+                ))
+            }
+            LineEnd::TooLong => return Err(too_large()),
+            LineEnd::Line => {}
         }
+        used += line.len();
         if !trim_crlf(&line).is_empty() {
             break;
+        }
+        if used >= MAX_HEAD {
+            return Err(too_large());
         }
     }
     let request_line = String::from_utf8_lossy(trim_crlf(&line)).into_owned();
     let mut parts = request_line.split(' ');
-    let (Some(method), Some(target), Some(version)) = (parts.next(), parts.next(), parts.next())
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return Err(bad(format!("malformed request line: {request_line}")));
+        return Err(HttpError::Bad(format!(
+            "malformed request line: {}",
+            clip_for_error(&request_line)
+        )));
     };
-    if !version.starts_with("HTTP/1.") {
-        return Err(bad(format!("unsupported protocol {version}")));
+    if !is_token(method) || target.is_empty() {
+        return Err(HttpError::Bad(format!(
+            "malformed request line: {}",
+            clip_for_error(&request_line)
+        )));
     }
-    let mut headers = Vec::new();
+    if version != "HTTP/1.1" && version != "HTTP/1.0" {
+        return Err(HttpError::Bad(format!(
+            "unsupported protocol {}",
+            clip_for_error(version)
+        )));
+    }
+    let mut headers: Vec<(String, String)> = Vec::new();
     loop {
+        if used >= MAX_HEAD {
+            return Err(too_large());
+        }
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            return Err(bad("connection closed inside the headers".into()));
+        match read_line_bounded(reader, &mut line, MAX_HEAD - used)? {
+            LineEnd::Eof | LineEnd::Cut => {
+                return Err(HttpError::Bad(
+                    "connection closed inside the headers".into(),
+                ))
+            }
+            LineEnd::TooLong => return Err(too_large()),
+            LineEnd::Line => {}
         }
-        head.extend_from_slice(&line);
-        if head.len() > MAX_HEAD {
-            return Err(bad("request head too large".into()));
-        }
+        used += line.len();
         let l = trim_crlf(&line);
         if l.is_empty() {
             break;
         }
+        if headers.len() == MAX_HEADERS {
+            return Err(HttpError::HeadTooLarge(format!(
+                "more than {MAX_HEADERS} header fields"
+            )));
+        }
+        if l[0] == b' ' || l[0] == b'\t' {
+            return Err(HttpError::Bad(
+                "obsolete line folding in the headers".into(),
+            ));
+        }
         let l = String::from_utf8_lossy(l);
         let Some((k, v)) = l.split_once(':') else {
-            return Err(bad(format!("malformed header: {l}")));
+            return Err(HttpError::Bad(format!(
+                "malformed header: {}",
+                clip_for_error(&l)
+            )));
         };
-        headers.push((k.trim().to_string(), v.trim().to_string()));
+        if !is_token(k) {
+            return Err(HttpError::Bad(format!(
+                "malformed header name: {}",
+                clip_for_error(k)
+            )));
+        }
+        headers.push((k.to_string(), v.trim().to_string()));
     }
     let mut request = Request {
         method: method.to_string(),
@@ -222,6 +447,7 @@ fn read_request(reader: &mut impl BufRead, writer: &mut impl Write) -> io::Resul
         headers,
         body: Vec::new(),
     };
+    let framing = body_framing(&request)?;
     if request
         .header("expect")
         .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
@@ -229,62 +455,213 @@ fn read_request(reader: &mut impl BufRead, writer: &mut impl Write) -> io::Resul
         writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
         writer.flush()?;
     }
-    if request
-        .header("transfer-encoding")
-        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
-    {
-        request.body = read_chunked(reader)?;
-    } else if let Some(len) = request.header("content-length") {
-        let len: usize = len
-            .parse()
-            .map_err(|_| bad(format!("bad content-length: {len}")))?;
-        if len > MAX_BODY {
-            return Err(bad(format!("body of {len} bytes is over {MAX_BODY}")));
-        }
-        request.body = vec![0; len];
-        reader.read_exact(&mut request.body)?;
-    }
+    request.body = match framing {
+        Framing::None => Vec::new(),
+        Framing::Length(len) => read_exactly(reader, len)?,
+        Framing::Chunked => read_chunked(reader)?,
+    };
     Ok(Some(request))
 }
 
-fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
+/// How a request's body is delimited.
+#[derive(Debug, PartialEq, Eq)]
+enum Framing {
+    None,
+    Length(usize),
+    Chunked,
+}
+
+/// The body's framing from the headers, strictly: one Content-Length of digits only (repeats
+/// must agree), no Content-Length beside chunked (RFC 9112 6.1: a smuggling risk), and no
+/// transfer coding but `chunked`.
+fn body_framing(request: &Request) -> Result<Framing, HttpError> {
+    fn values<'a>(request: &'a Request, name: &'static str) -> impl Iterator<Item = &'a str> {
+        request
+            .headers
+            .iter()
+            .filter(move |(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    let codings: Vec<&str> = values(request, "transfer-encoding")
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect();
+    let mut length: Option<usize> = None;
+    for v in values(request, "content-length").flat_map(|v| v.split(',')) {
+        let len = parse_content_length(v.trim())?;
+        if length.is_some_and(|l| l != len) {
+            return Err(HttpError::Bad(
+                "content-length given twice with different values".into(),
+            ));
+        }
+        length = Some(len);
+    }
+    if !codings.is_empty() {
+        if length.is_some() {
+            return Err(HttpError::Bad(
+                "both content-length and transfer-encoding".into(),
+            ));
+        }
+        if codings.len() != 1 || !codings[0].eq_ignore_ascii_case("chunked") {
+            return Err(HttpError::NotImplemented(format!(
+                "unsupported transfer-encoding: {}",
+                clip_for_error(&codings.join(", "))
+            )));
+        }
+        return Ok(Framing::Chunked);
+    }
+    Ok(length.map_or(Framing::None, Framing::Length))
+}
+
+/// A Content-Length value: ASCII digits only (no sign, no space, no hex), at most
+/// [`MAX_BODY`].
+fn parse_content_length(v: &str) -> Result<usize, HttpError> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(HttpError::Bad(format!(
+            "bad content-length: {}",
+            clip_for_error(v)
+        )));
+    }
+    match v.parse::<usize>() {
+        Ok(len) if len <= MAX_BODY => Ok(len),
+        _ => Err(HttpError::BodyTooLarge(format!(
+            "body of {} bytes is over {MAX_BODY}",
+            clip_for_error(v)
+        ))),
+    }
+}
+
+/// Exactly `len` bytes, grown as they arrive (a claimed length reserves nothing up front).
+fn read_exactly(reader: &mut impl BufRead, len: usize) -> Result<Vec<u8>, HttpError> {
+    let mut body = Vec::with_capacity(len.min(64 * 1024));
+    reader.take(len as u64).read_to_end(&mut body)?;
+    if body.len() != len {
+        return Err(HttpError::Bad(format!(
+            "connection closed after {} of {len} body bytes",
+            body.len()
+        )));
+    }
+    Ok(body)
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> Result<Vec<u8>, HttpError> {
     let mut body = Vec::new();
     let mut line = Vec::new();
     loop {
         line.clear();
-        reader.read_until(b'\n', &mut line)?;
-        let size_text = String::from_utf8_lossy(trim_crlf(&line)).into_owned();
-        // Chunk extensions (`;name=value`) are allowed and meaningless here.
-        let size_hex = size_text.split(';').next().unwrap_or("").trim();
-        let size = usize::from_str_radix(size_hex, 16)
-            .map_err(|_| bad(format!("bad chunk size: {size_text}")))?;
+        match read_line_bounded(reader, &mut line, MAX_CHUNK_LINE)? {
+            LineEnd::Line => {}
+            LineEnd::TooLong => {
+                return Err(HttpError::Bad(format!(
+                    "chunk-size line over {MAX_CHUNK_LINE} bytes"
+                )))
+            }
+            LineEnd::Eof | LineEnd::Cut => {
+                return Err(HttpError::Bad(
+                    "connection closed inside a chunked body".into(),
+                ))
+            }
+        }
+        let size = parse_chunk_size(trim_crlf(&line))?;
         if size == 0 {
-            // Trailer fields, then the blank line.
+            // Trailer fields (read and dropped, bounded like the head), then the blank line.
+            let mut used = 0usize;
             loop {
                 line.clear();
-                if reader.read_until(b'\n', &mut line)? == 0 || trim_crlf(&line).is_empty() {
+                match read_line_bounded(reader, &mut line, MAX_HEAD.saturating_sub(used))? {
+                    LineEnd::Line => {}
+                    LineEnd::TooLong => {
+                        return Err(HttpError::HeadTooLarge(format!(
+                            "trailer fields over {MAX_HEAD} bytes"
+                        )))
+                    }
+                    LineEnd::Eof | LineEnd::Cut => {
+                        return Err(HttpError::Bad(
+                            "connection closed inside the trailer fields".into(),
+                        ))
+                    }
+                }
+                used += line.len();
+                if trim_crlf(&line).is_empty() {
                     return Ok(body);
+                }
+                if used >= MAX_HEAD {
+                    return Err(HttpError::HeadTooLarge(format!(
+                        "trailer fields over {MAX_HEAD} bytes"
+                    )));
                 }
             }
         }
-        if body.len() + size > MAX_BODY {
-            return Err(bad("chunked body too large".into()));
+        if size > MAX_BODY - body.len() {
+            return Err(HttpError::BodyTooLarge(format!(
+                "chunked body over {MAX_BODY} bytes"
+            )));
         }
         let start = body.len();
-        body.resize(start + size, 0);
-        reader.read_exact(&mut body[start..])?;
-        line.clear();
-        reader.read_until(b'\n', &mut line)?;
+        reader.take(size as u64).read_to_end(&mut body)?;
+        if body.len() - start != size {
+            return Err(HttpError::Bad("connection closed inside a chunk".into()));
+        }
+        // The chunk's data ends with CRLF (a bare LF is tolerated, as for every other line).
+        let mut end = [0u8; 1];
+        reader
+            .read_exact(&mut end)
+            .map_err(|_| HttpError::Bad("connection closed after a chunk's data".into()))?;
+        if end[0] == b'\r' {
+            reader
+                .read_exact(&mut end)
+                .map_err(|_| HttpError::Bad("connection closed after a chunk's data".into()))?;
+        }
+        if end[0] != b'\n' {
+            return Err(HttpError::Bad(
+                "a chunk's data is not followed by CRLF".into(),
+            ));
+        }
     }
+}
+
+/// A chunk-size line: hex digits (at most 15, so the size fits any usize we allow), then
+/// optional `;extension`s, which are meaningless here.
+fn parse_chunk_size(line: &[u8]) -> Result<usize, HttpError> {
+    let bad = || {
+        HttpError::Bad(format!(
+            "bad chunk size: {}",
+            clip_for_error(&String::from_utf8_lossy(line))
+        ))
+    };
+    let hex_end = line
+        .iter()
+        .position(|b| !b.is_ascii_hexdigit())
+        .unwrap_or(line.len());
+    let (hex, rest) = line.split_at(hex_end);
+    if hex.is_empty() {
+        return Err(bad());
+    }
+    let rest = rest.trim_ascii_start();
+    if !rest.is_empty() && rest[0] != b';' {
+        return Err(bad());
+    }
+    let digits = hex.iter().skip_while(|&&b| b == b'0').count();
+    if digits > 15 {
+        return Err(HttpError::BodyTooLarge(format!(
+            "chunk size {} is over {MAX_BODY} bytes",
+            clip_for_error(&String::from_utf8_lossy(hex))
+        )));
+    }
+    let size = usize::from_str_radix(std::str::from_utf8(hex).map_err(|_| bad())?, 16)
+        .map_err(|_| bad())?;
+    Ok(size)
+}
+
+/// At most 80 characters of outside text for an error message, made safe to print.
+fn clip_for_error(s: &str) -> String {
+    let clipped: String = s.chars().take(80).collect();
+    report::escape::text(&clipped).into_owned()
 }
 
 fn trim_crlf(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-fn bad(message: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
 fn error_body(kind: &str, message: &str) -> String {
@@ -303,6 +680,10 @@ fn respond(
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        413 => "Content Too Large",
+        431 => "Request Header Fields Too Large",
+        501 => "Not Implemented",
+        503 => "Service Unavailable",
         _ => "Error",
     };
     let connection = if close { "close" } else { "keep-alive" };
@@ -597,18 +978,26 @@ fn text_units(value: &Value) -> u64 {
 pub fn run_model(settings: ModelSettings) -> anyhow::Result<report::Exit> {
     let asked_any = settings.port == 0;
     let stand_in = StandIn::start(settings)?;
-    eprintln!(
+    let _ = writeln!(
+        io::stderr(),
         "probe model: listening on http://127.0.0.1:{}",
         stand_in.port()
     );
     if asked_any {
-        let mut out = io::stdout().lock();
-        writeln!(out, "{}", stand_in.port())?;
-        out.flush()?;
+        crate::print_out(&format!("{}\n", stand_in.port()))?;
     }
-    loop {
-        thread::park();
+    // Serve until SIGINT or SIGTERM (the flag is polled: the handler only sets it).
+    while !report::interrupt::requested() {
+        thread::sleep(Duration::from_millis(50));
     }
+    // Hold the log's lock to the end, so no connection thread is halfway through a line when
+    // the process exits; dropping the stand-in stops the accept loop and frees the port.
+    let shared = stand_in.shared.clone();
+    let held = lock(&shared.log);
+    drop(stand_in);
+    std::mem::forget(held);
+    let _ = writeln!(io::stderr(), "probe model: interrupted");
+    Ok(report::Exit::Interrupted)
 }
 
 #[cfg(test)]
@@ -649,5 +1038,247 @@ mod tests {
         let req = read_request(&mut r, &mut io::sink()).unwrap().unwrap();
         assert_eq!(req.body, b"abcde");
         assert!(read_request(&mut r, &mut io::sink()).unwrap().is_none());
+    }
+
+    /// An endless source of one pattern that counts what was taken from it.
+    struct Endless {
+        pattern: Vec<u8>,
+        at: usize,
+        taken: usize,
+    }
+
+    impl Endless {
+        fn after(prefix: &[u8], pattern: &[u8]) -> io::Chain<io::Cursor<Vec<u8>>, Endless> {
+            io::Cursor::new(prefix.to_vec()).chain(Endless {
+                pattern: pattern.to_vec(),
+                at: 0,
+                taken: 0,
+            })
+        }
+    }
+
+    impl Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            // "Endless" up to 16 MiB, so a parser that lost its bound fails the test instead
+            // of eating the machine's memory.
+            if self.taken >= 16 * 1024 * 1024 {
+                return Ok(0);
+            }
+            for b in buf.iter_mut() {
+                *b = self.pattern[self.at % self.pattern.len()];
+                self.at += 1;
+            }
+            self.taken += buf.len();
+            Ok(buf.len())
+        }
+    }
+
+    fn parse(raw: &[u8]) -> Result<Option<Request>, HttpError> {
+        read_request(&mut io::Cursor::new(raw), &mut io::sink())
+    }
+
+    /// Reads from an endless source and returns the error and how many bytes were taken.
+    fn parse_endless(prefix: &[u8], pattern: &[u8]) -> (HttpError, usize) {
+        let mut r = BufReader::with_capacity(8 * 1024, Endless::after(prefix, pattern));
+        let e = read_request(&mut r, &mut io::sink()).expect_err("an endless input is refused");
+        let taken = r.get_ref().get_ref().1.taken;
+        (e, taken)
+    }
+
+    #[test]
+    fn an_endless_header_line_is_refused_after_a_bounded_read() {
+        for prefix in [
+            &b""[..],
+            b"POST /v1/messages HTTP/1.1\r\n",
+            b"POST /v1/messages HTTP/1.1\r\nx-a: ",
+        ] {
+            let (e, taken) = parse_endless(prefix, b"a");
+            assert!(matches!(e, HttpError::HeadTooLarge(_)), "{e}");
+            assert_eq!(e.status(), Some(431));
+            assert!(taken <= MAX_HEAD + 8 * 1024, "read {taken} bytes");
+        }
+    }
+
+    #[test]
+    fn endless_headers_are_refused_after_a_bounded_read() {
+        let (e, taken) = parse_endless(b"GET / HTTP/1.1\r\n", b"x-a: b\r\n");
+        assert!(matches!(e, HttpError::HeadTooLarge(_)), "{e}");
+        assert!(taken <= MAX_HEAD + 8 * 1024, "read {taken} bytes");
+        // Long header lines reach the byte bound before the count bound.
+        let long = format!("x-a: {}\r\n", "b".repeat(4000));
+        let (e, taken) = parse_endless(b"GET / HTTP/1.1\r\n", long.as_bytes());
+        assert!(matches!(e, HttpError::HeadTooLarge(_)), "{e}");
+        assert!(taken <= MAX_HEAD + 8 * 1024, "read {taken} bytes");
+        // And endless blank lines before the request line.
+        let (e, taken) = parse_endless(b"", b"\r\n");
+        assert!(matches!(e, HttpError::HeadTooLarge(_)), "{e}");
+        assert!(taken <= MAX_HEAD + 8 * 1024, "read {taken} bytes");
+    }
+
+    #[test]
+    fn content_length_is_parsed_strictly() {
+        let head = |cl: &str| format!("POST / HTTP/1.1\r\n{cl}\r\n\r\nabc");
+        for bad in [
+            "content-length: -1",
+            "content-length: +3",
+            "content-length: 0x3",
+            "content-length: 3 3",
+            "content-length: ",
+            "content-length: 4\r\ncontent-length: 3",
+            "content-length: 3, 4",
+            "content-length: 3\r\ntransfer-encoding: chunked",
+            "transfer-encoding: gzip",
+            "transfer-encoding: chunked, chunked",
+        ] {
+            let e = parse(head(bad).as_bytes()).expect_err(bad);
+            assert!(matches!(e.status(), Some(400 | 501)), "{bad}: {e}");
+        }
+        for huge in [
+            "content-length: 99999999999999999999999999999",
+            "content-length: 18446744073709551616",
+            "content-length: 67108865",
+        ] {
+            let e = parse(head(huge).as_bytes()).expect_err(huge);
+            assert_eq!(e.status(), Some(413), "{huge}: {e}");
+        }
+        for good in [
+            "content-length: 3",
+            "Content-Length: 3\r\ncontent-length: 3",
+            "content-length: 003",
+        ] {
+            let r = parse(head(good).as_bytes()).unwrap().unwrap();
+            assert_eq!(r.body, b"abc", "{good}");
+        }
+    }
+
+    #[test]
+    fn a_claimed_length_reserves_nothing_before_the_bytes_arrive() {
+        let e = parse(b"POST / HTTP/1.1\r\ncontent-length: 67108864\r\n\r\nabc").unwrap_err();
+        assert!(matches!(e, HttpError::Bad(_)), "{e}");
+    }
+
+    #[test]
+    fn chunk_sizes_are_parsed_strictly_and_bounded() {
+        let req =
+            |chunks: &str| format!("POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n{chunks}");
+        for bad in [
+            "zz\r\nabc\r\n0\r\n\r\n",
+            "\r\n",
+            "-3\r\nabc\r\n0\r\n\r\n",
+            "3 x\r\nabc\r\n0\r\n\r\n",
+            "3\r\nabcX0\r\n\r\n",
+            "3\r\nabc",
+            "3\r\nab",
+        ] {
+            let e = parse(req(bad).as_bytes()).expect_err(bad);
+            assert_eq!(e.status(), Some(400), "{bad:?}: {e}");
+        }
+        for huge in [
+            "ffffffffffffffffffff\r\n",
+            "4000001\r\n",
+            "0000000000000000000004000001\r\n",
+        ] {
+            let e = parse(req(huge).as_bytes()).expect_err(huge);
+            assert_eq!(e.status(), Some(413), "{huge:?}: {e}");
+        }
+        // A size under the bound with no data behind it is a cut, not an allocation.
+        let e = parse(req("3ffffff\r\n").as_bytes()).unwrap_err();
+        assert_eq!(e.status(), Some(400), "{e}");
+        let (e, taken) = parse_endless(
+            b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n3;ext=",
+            b"x",
+        );
+        assert_eq!(e.status(), Some(400), "{e}");
+        assert!(taken <= MAX_HEAD + 16 * 1024, "read {taken} bytes");
+        let (e, taken) = parse_endless(
+            b"POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n0\r\n",
+            b"x-trailer: y\r\n",
+        );
+        assert_eq!(e.status(), Some(431), "{e}");
+        assert!(taken <= 2 * MAX_HEAD + 16 * 1024, "read {taken} bytes");
+        let ok = parse(req("0000A\r\n0123456789\r\n0\r\nx-t: 1\r\n\r\n").as_bytes())
+            .unwrap()
+            .unwrap();
+        assert_eq!(ok.body, b"0123456789");
+    }
+
+    #[test]
+    fn malformed_heads_are_400() {
+        for bad in [
+            "GET /\r\n\r\n",
+            "GET / HTTP/1.1 extra\r\n\r\n",
+            "GET / HTTP/2\r\n\r\n",
+            "G(T / HTTP/1.1\r\n\r\n",
+            "GET / HTTP/1.1\r\nno colon\r\n\r\n",
+            "GET / HTTP/1.1\r\nbad name: v\r\n\r\n",
+            "GET / HTTP/1.1\r\nx: a\r\n folded\r\n\r\n",
+            "GET / HTTP/1.1\r\nx: a\r\n",
+            "GET / HT",
+        ] {
+            let e = parse(bad.as_bytes()).expect_err(bad);
+            assert_eq!(e.status(), Some(400), "{bad:?}: {e}");
+        }
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        const VALID: &[&str] = &[
+            "POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}",
+            "POST /v1/messages HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n1;a=b\r\n{\r\n1\r\n}\r\n0\r\n\r\n",
+            "\r\nGET /x?y HTTP/1.0\r\nexpect: 100-continue\r\n\r\n",
+        ];
+
+        /// What every outcome must satisfy: a request never claims more body than the bound, and
+        /// every refusal carries an answerable status unless the input simply ended.
+        fn check(raw: &[u8]) -> Result<(), TestCaseError> {
+            match parse(raw) {
+                Ok(Some(r)) => prop_assert!(r.body.len() <= MAX_BODY),
+                Ok(None) => {}
+                Err(HttpError::Io(e)) => prop_assert!(false, "an in-memory read failed: {e}"),
+                Err(e) => prop_assert!(e.status().is_some()),
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn any_bytes_never_panic(raw in proptest::collection::vec(any::<u8>(), 0..600)) {
+                check(&raw)?;
+            }
+
+            #[test]
+            fn mutated_valid_requests_never_panic(
+                which in 0..VALID.len(),
+                edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..8),
+            ) {
+                let mut raw = VALID[which].as_bytes().to_vec();
+                for (at, byte, kind) in edits {
+                    let i = at.index(raw.len() + 1);
+                    match kind {
+                        0 => raw.insert(i, byte),
+                        1 if i < raw.len() => raw[i] = byte,
+                        _ if i < raw.len() => { raw.remove(i); }
+                        _ => raw.push(byte),
+                    }
+                }
+                check(&raw)?;
+            }
+
+            #[test]
+            fn header_text_from_outside_never_panics(
+                name in "[ -~]{0,20}",
+                value in "\\PC{0,40}",
+                size in "[0-9a-fA-F;=x ]{0,24}",
+            ) {
+                let raw = format!("POST / HTTP/1.1\r\n{name}: {value}\r\ntransfer-encoding: chunked\r\n\r\n{size}\r\nab\r\n0\r\n\r\n");
+                check(raw.as_bytes())?;
+                let raw = format!("POST / HTTP/1.1\r\ncontent-length: {size}\r\n\r\nab");
+                check(raw.as_bytes())?;
+            }
+        }
     }
 }

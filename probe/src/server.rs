@@ -10,7 +10,7 @@ use crate::protocol::{
 };
 use serde_json::{json, Value};
 use std::fs::File;
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The protocol versions this server speaks, oldest first; the last is answered to a client that
@@ -26,9 +26,17 @@ pub struct ServeSettings {
     pub log: Option<PathBuf>,
 }
 
+/// The longest line accepted. A line is read only up to this bound, so a client that sends one
+/// endless line costs this much memory and no more; the rest of such a line is skipped.
+pub const MAX_LINE: usize = 4 * 1024 * 1024;
+/// The most messages one batch may hold: each gets a reply, so a long batch of tiny messages
+/// would otherwise be answered with a reply many times its size.
+pub const MAX_BATCH: usize = 1000;
+
 /// Where the server's events go: a human line to stderr, a JSON line to the log file.
-struct EventLog {
+pub struct EventLog {
     file: Option<File>,
+    stderr: bool,
 }
 
 impl EventLog {
@@ -40,24 +48,163 @@ impl EventLog {
                 )?),
                 None => None,
             };
-        Ok(EventLog { file })
+        Ok(EventLog { file, stderr: true })
+    }
+
+    /// A log that records nothing (for driving [`reply_to_line`] directly).
+    pub fn silent() -> EventLog {
+        EventLog {
+            file: None,
+            stderr: false,
+        }
     }
 
     fn record(&mut self, summary: &str, mut event: Value) {
-        eprintln!("probe serve: {summary}");
+        if self.stderr {
+            // The summary quotes the client (method names, reasons): escaped, so it cannot
+            // forge a line or drive the terminal; and a closed stderr is not worth a panic.
+            let _ = writeln!(
+                io::stderr(),
+                "probe serve: {}",
+                report::escape::text(summary)
+            );
+        }
         if let Some(file) = &mut self.file {
             event["time"] = json!(report::time::Timestamp::now());
+            // One write per event, so a line is whole even when the process is stopped.
+            let line = format!("{event}\n");
             // A log that cannot be written must not take the protocol down with it.
-            let _ = writeln!(file, "{event}").and_then(|()| file.flush());
+            let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
         }
     }
 }
 
-/// Serves `input` to `output` until EOF. Returns when the client closes its end.
-pub fn serve(settings: &ServeSettings, input: impl BufRead, output: impl Write) -> io::Result<()> {
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The client closed our input.
+    Eof,
+    /// The client closed our output (it went away): its way of ending the session.
+    ClientGone,
+    /// SIGINT or SIGTERM.
+    Interrupted,
+}
+
+/// What [`read_line_bounded`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum LineEnd {
+    Line,
+    Eof,
+    TooLong,
+    Interrupted,
+}
+
+/// Appends one line to `buf`, reading at most `max` bytes of it, so the bound holds while
+/// reading. A read that timed out or was interrupted by a signal is retried unless an interrupt
+/// was requested (see [`Stdin`]).
+fn read_line_bounded(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<LineEnd> {
+    let start = buf.len();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::TimedOut
+                ) =>
+            {
+                if report::interrupt::requested() {
+                    return Ok(LineEnd::Interrupted);
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if buf.len() == start {
+                LineEnd::Eof
+            } else {
+                LineEnd::Line
+            });
+        }
+        let room = max - (buf.len() - start);
+        let window = &available[..available.len().min(room)];
+        if let Some(i) = window.iter().position(|&b| b == b'\n') {
+            buf.extend_from_slice(&window[..=i]);
+            reader.consume(i + 1);
+            return Ok(LineEnd::Line);
+        }
+        let taken = window.len();
+        buf.extend_from_slice(window);
+        reader.consume(taken);
+        if buf.len() - start >= max {
+            return Ok(LineEnd::TooLong);
+        }
+    }
+}
+
+/// Drops input up to and including the next newline, holding nothing of it.
+fn skip_line(reader: &mut impl BufRead) -> io::Result<LineEnd> {
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::TimedOut
+                ) =>
+            {
+                if report::interrupt::requested() {
+                    return Ok(LineEnd::Interrupted);
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(LineEnd::Eof);
+        }
+        if let Some(i) = available.iter().position(|&b| b == b'\n') {
+            reader.consume(i + 1);
+            return Ok(LineEnd::Line);
+        }
+        let k = available.len();
+        reader.consume(k);
+    }
+}
+
+/// The process's stdin, read so that SIGINT and SIGTERM are noticed while waiting: each read
+/// first polls for at most 100 ms and reports a timeout, on which the caller checks
+/// `report::interrupt::requested()` (the handler is installed with SA_RESTART, so a plain
+/// blocking read would never return).
+#[derive(Debug, Default)]
+pub struct Stdin;
+
+impl io::Read for Stdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+        use std::os::fd::AsFd;
+        let stdin = io::stdin();
+        let fd = stdin.as_fd();
+        let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(100u8)) {
+            Ok(0) => Err(io::ErrorKind::TimedOut.into()),
+            Ok(_) => nix::unistd::read(fd, buf).map_err(io::Error::from),
+            Err(nix::errno::Errno::EINTR) => Err(io::ErrorKind::Interrupted.into()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Serves `input` to `output` until EOF, the client going away, or an interrupt.
+pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> io::Result<End> {
     let mut log = EventLog::open(settings.log.as_deref())?;
     let mut out = BufWriter::new(output);
-    let mut input = input;
+    let mut input = BufReader::with_capacity(64 * 1024, input);
     let mut line = Vec::new();
     log.record(
         "ready",
@@ -65,37 +212,29 @@ pub fn serve(settings: &ServeSettings, input: impl BufRead, output: impl Write) 
     );
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            log.record("end of input", json!({"event": "eof"}));
-            return Ok(());
-        }
-        let text = trim_line(&line);
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let replies: Vec<Value> = match protocol::parse_line(text) {
-            Err(e) => {
+        let mut skip_rest = false;
+        let replies = match read_line_bounded(&mut input, &mut line, MAX_LINE)? {
+            LineEnd::Eof => {
+                log.record("end of input", json!({"event": "eof"}));
+                return Ok(End::Eof);
+            }
+            LineEnd::Interrupted => {
+                log.record("interrupted", json!({"event": "interrupted"}));
+                return Ok(End::Interrupted);
+            }
+            LineEnd::TooLong => {
+                skip_rest = true;
                 log.record(
-                    &format!("parse error: {e}"),
-                    json!({"event": "parse_error", "error": e}),
+                    &format!("a line over {MAX_LINE} bytes; its rest is skipped"),
+                    json!({"event": "line_too_long", "max": MAX_LINE}),
                 );
                 vec![protocol::error(
                     &Value::Null,
-                    PARSE_ERROR,
-                    &format!("parse error: {e}"),
+                    INVALID_REQUEST,
+                    &format!("line over {MAX_LINE} bytes: not read; its rest is skipped"),
                 )]
             }
-            Ok(protocol::Line { batch, messages }) => {
-                let replies: Vec<Value> = messages
-                    .into_iter()
-                    .filter_map(|m| handle(m, &mut log))
-                    .collect();
-                if batch && !replies.is_empty() {
-                    vec![Value::Array(replies)]
-                } else {
-                    replies
-                }
-            }
+            LineEnd::Line => reply_to_line(trim_line(&line), &mut log),
         };
         for reply in replies {
             match out
@@ -104,8 +243,59 @@ pub fn serve(settings: &ServeSettings, input: impl BufRead, output: impl Write) 
             {
                 Ok(()) => {}
                 // The client went away: that is its way of ending the session, not our failure.
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(End::ClientGone),
                 Err(e) => return Err(e),
+            }
+        }
+        if skip_rest {
+            match skip_line(&mut input)? {
+                LineEnd::Interrupted => return Ok(End::Interrupted),
+                LineEnd::Eof => {
+                    log.record("end of input", json!({"event": "eof"}));
+                    return Ok(End::Eof);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The replies to one line of input (without its newline): none for a blank line or only
+/// notifications and responses, one for a request or a broken line, one array for a batch.
+/// Whatever the bytes, this never panics and a request is never met with silence.
+pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return Vec::new();
+    }
+    match protocol::parse_line(text) {
+        Err(e) => {
+            log.record(
+                &format!("parse error: {e}"),
+                json!({"event": "parse_error", "error": e}),
+            );
+            vec![protocol::error(
+                &Value::Null,
+                PARSE_ERROR,
+                &format!("parse error: {e}"),
+            )]
+        }
+        Ok(protocol::Line { batch, messages }) if batch && messages.len() > MAX_BATCH => {
+            let why = format!(
+                "a batch of {} messages is over the maximum {MAX_BATCH}",
+                messages.len()
+            );
+            log.record(&why, json!({"event": "invalid", "error": why}));
+            vec![protocol::error(&Value::Null, INVALID_REQUEST, &why)]
+        }
+        Ok(protocol::Line { batch, messages }) => {
+            let replies: Vec<Value> = messages
+                .into_iter()
+                .filter_map(|m| handle(m, log))
+                .collect();
+            if batch && !replies.is_empty() {
+                vec![Value::Array(replies)]
+            } else {
+                replies
             }
         }
     }
@@ -289,4 +479,230 @@ pub fn read_calls(log: &Path) -> Vec<LoggedCall> {
         .filter(|v| v["event"] == "call")
         .filter_map(|v| serde_json::from_value(v).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every reply is a JSON-RPC 2.0 response: an id, and exactly one of result and error.
+    fn is_response(v: &Value) -> bool {
+        let Some(obj) = v.as_object() else {
+            return false;
+        };
+        obj.get("jsonrpc") == Some(&json!("2.0"))
+            && obj.contains_key("id")
+            && (obj.contains_key("result") != obj.contains_key("error"))
+    }
+
+    /// What a line must be answered with, judged independently of the handler: a request (an
+    /// object with a string or number id, no result or error) gets exactly one reply with its id.
+    fn check_line(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let replies = reply_to_line(bytes, &mut EventLog::silent());
+        let parsed: Option<Value> = serde_json::from_slice(bytes).ok();
+        for r in &replies {
+            match r {
+                Value::Array(items) => {
+                    prop_assert!(!items.is_empty());
+                    prop_assert!(items.iter().all(is_response), "{items:?}");
+                }
+                one => prop_assert!(is_response(one), "{one}"),
+            }
+        }
+        match parsed {
+            None if !bytes.iter().all(u8::is_ascii_whitespace) => {
+                prop_assert_eq!(replies.len(), 1);
+                prop_assert_eq!(&replies[0]["error"]["code"], &json!(PARSE_ERROR));
+            }
+            Some(Value::Object(obj))
+                if matches!(obj.get("id"), Some(Value::String(_) | Value::Number(_)))
+                    && !obj.contains_key("result")
+                    && !obj.contains_key("error") =>
+            {
+                prop_assert_eq!(replies.len(), 1, "a request met with silence");
+                prop_assert_eq!(&replies[0]["id"], &obj["id"]);
+            }
+            _ => prop_assert!(replies.len() <= 1),
+        }
+        Ok(())
+    }
+
+    /// Any JSON value, nested a few levels, with the keys a message has.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(|f| json!(f)),
+            "\\PC{0,12}".prop_map(Value::from),
+            prop_oneof![
+                Just("2.0"),
+                Just("initialize"),
+                Just("tools/call"),
+                Just("tools/list"),
+                Just("ping"),
+                Just("emit")
+            ]
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            let key = prop_oneof![
+                Just("jsonrpc".to_string()),
+                Just("id".to_string()),
+                Just("method".to_string()),
+                Just("params".to_string()),
+                Just("name".to_string()),
+                Just("arguments".to_string()),
+                Just("n".to_string()),
+                Just("fill".to_string()),
+                Just("blocks".to_string()),
+                Just("protocolVersion".to_string()),
+                Just("result".to_string()),
+                "[a-z]{1,6}",
+            ];
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(key, inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A request shaped like the real ones, with random parts in its places.
+    fn request_like() -> impl Strategy<Value = Value> {
+        (
+            prop_oneof![any::<u32>().prop_map(Value::from), "[a-z0-9]{0,6}".prop_map(Value::from), json_value()],
+            prop_oneof![Just(json!("tools/call")), Just(json!("initialize")), json_value()],
+            json_value(),
+            prop_oneof![
+                any::<u64>().prop_map(Value::from),
+                any::<f64>().prop_map(|f| json!(f)),
+                json_value()
+            ],
+        )
+            .prop_map(|(id, method, params, n)| {
+                json!({"jsonrpc": "2.0", "id": id, "method": method,
+                       "params": {"name": "emit", "arguments": {"n": n, "fill": params.clone()}, "protocolVersion": params}})
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn any_bytes_get_an_answer_or_are_blank(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            check_line(&bytes)?;
+        }
+
+        #[test]
+        fn any_json_value_gets_a_well_formed_answer(v in json_value()) {
+            check_line(v.to_string().as_bytes())?;
+        }
+
+        #[test]
+        fn requests_with_random_parts_are_answered_under_their_id(v in request_like()) {
+            // Sizes stay small: a valid n asks for that many units, so cap what is generated.
+            let mut v = v;
+            if let Some(n) = v["params"]["arguments"]["n"].as_u64() {
+                v["params"]["arguments"]["n"] = json!(n % 5000);
+            }
+            check_line(v.to_string().as_bytes())?;
+        }
+    }
+
+    #[test]
+    fn depth_bombs_and_huge_numbers_get_error_answers() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let r = reply_to_line(deep.as_bytes(), &mut EventLog::silent());
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0]["error"]["code"], PARSE_ERROR);
+        let deep_params = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}1{}}}"#,
+            "{\"a\":".repeat(200),
+            "}".repeat(200)
+        );
+        let r = reply_to_line(deep_params.as_bytes(), &mut EventLog::silent());
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0]["error"]["code"], PARSE_ERROR);
+        // A number JSON cannot hold as a double is a parse error.
+        let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"emit","arguments":{"n":1e400}}}"#;
+        let r = reply_to_line(line.as_bytes(), &mut EventLog::silent());
+        assert_eq!(r[0]["error"]["code"], PARSE_ERROR);
+        for n in [
+            "18446744073709551616",
+            "-1",
+            "1e300",
+            "99999999999999999999999999",
+        ] {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"emit","arguments":{{"n":{n}}}}}}}"#
+            );
+            let r = reply_to_line(line.as_bytes(), &mut EventLog::silent());
+            assert_eq!(r.len(), 1, "{n}");
+            assert_eq!(r[0]["id"], 7, "{n}");
+            assert!(
+                r[0]["result"]["isError"] == json!(true) || r[0]["error"].is_object(),
+                "{n}: {}",
+                r[0]
+            );
+        }
+    }
+
+    #[test]
+    fn a_batch_over_the_maximum_is_one_error() {
+        let batch = format!(
+            "[{}]",
+            vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#; MAX_BATCH + 1].join(",")
+        );
+        let r = reply_to_line(batch.as_bytes(), &mut EventLog::silent());
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0]["error"]["code"], INVALID_REQUEST);
+        let batch = format!(
+            "[{}]",
+            vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#; MAX_BATCH].join(",")
+        );
+        let r = reply_to_line(batch.as_bytes(), &mut EventLog::silent());
+        assert_eq!(r[0].as_array().map(Vec::len), Some(MAX_BATCH));
+    }
+
+    #[test]
+    fn an_endless_line_is_answered_once_and_skipped_with_bounded_memory() {
+        struct Endless(usize);
+        impl Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    let line = b"\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
+                    let k = line.len().min(buf.len());
+                    buf[..k].copy_from_slice(&line[..k]);
+                    self.0 = usize::MAX;
+                    return Ok(k);
+                }
+                if self.0 == usize::MAX {
+                    return Ok(0);
+                }
+                let k = buf.len().min(self.0);
+                buf[..k].fill(b'x');
+                self.0 -= k;
+                Ok(k)
+            }
+        }
+        let mut out = Vec::new();
+        let end = serve(
+            &ServeSettings::default(),
+            Endless(3 * MAX_LINE + 17),
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(end, End::Eof);
+        let replies: Vec<Value> = out
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(replies.len(), 2, "{replies:?}");
+        assert_eq!(replies[0]["error"]["code"], INVALID_REQUEST);
+        assert_eq!(replies[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    }
 }

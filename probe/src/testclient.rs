@@ -57,7 +57,7 @@ pub fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     })?;
     let text = report.texts.concat();
     if report.text.units <= s.limit {
-        println!("{text}");
+        crate::print_out(&format!("{text}\n"))?;
         return Ok(Exit::Ok);
     }
     let dir = s.saved_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -68,12 +68,12 @@ pub fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         .with_context(|| format!("creating a file in {}", dir.display()))?;
     std::fs::write(file.path(), &text)?;
     let (_, path) = file.keep().context("keeping the saved result")?;
-    println!(
-        "Error: result ({} UTF-16 units) exceeds this client's limit of {}. Output has been saved to {}",
+    crate::print_out(&format!(
+        "Error: result ({} UTF-16 units) exceeds this client's limit of {}. Output has been saved to {}\n",
         report.text.units,
         s.limit,
         path.display()
-    );
+    ))?;
     Ok(Exit::Ok)
 }
 

@@ -13,7 +13,13 @@ pub struct DurationError {
     pub why: &'static str,
 }
 
-/// Parses a sequence of `<number><unit>` parts, units `ms`, `s`, `m`, `h`, `d`.
+/// The longest duration accepted: 30 days. Longer is surely a typo, and a bound this far below
+/// `Duration::MAX` means any accepted duration can be added to an `Instant` (a deadline)
+/// without overflowing, which would panic.
+pub const MAX: Duration = Duration::from_secs(30 * 86_400);
+
+/// Parses a sequence of `<number><unit>` parts, units `ms`, `s`, `m`, `h`, `d`; the total is at
+/// most [`MAX`].
 pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let err = |why| DurationError {
         text: text.to_string(),
@@ -50,7 +56,14 @@ pub fn parse(text: &str) -> Result<Duration, DurationError> {
             "" => return Err(err("a unit is missing")),
             _ => return Err(err("the unit is unknown")),
         };
-        total += Duration::try_from_secs_f64(secs).map_err(|_| err("it is out of range"))?;
+        if secs > MAX.as_secs_f64() {
+            return Err(err("it is over the maximum of 30 days"));
+        }
+        let part = Duration::try_from_secs_f64(secs).map_err(|_| err("it is out of range"))?;
+        total = total
+            .checked_add(part)
+            .filter(|t| *t <= MAX)
+            .ok_or_else(|| err("it is over the maximum of 30 days"))?;
     }
     Ok(total)
 }
@@ -104,6 +117,60 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("unit is missing"));
+    }
+
+    #[test]
+    fn refuses_durations_past_the_maximum_instead_of_overflowing() {
+        assert_eq!(parse("30d").unwrap(), MAX);
+        assert_eq!(parse("29d23h59m59s1000ms").unwrap(), MAX);
+        for huge in [
+            "31d",
+            "30d1ms",
+            "720h1s",
+            "18446744073709551615s",
+            "18446744073709551615s18446744073709551615s",
+            "99999999999999999999999999999999999999d",
+            "29d29d",
+            "1e400s",
+        ] {
+            let e = parse(huge).expect_err(huge);
+            assert!(
+                e.to_string().contains("maximum") || e.to_string().contains("unit"),
+                "{huge}: {e}"
+            );
+        }
+    }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            /// Any text: no panic, and whatever is accepted can be a deadline.
+            #[test]
+            fn any_text_parses_to_a_bounded_duration_or_an_error(text in "[0-9.smhdinrsecay ]{0,24}|\\PC{0,16}") {
+                if let Ok(d) = parse(&text) {
+                    prop_assert!(d <= MAX);
+                    prop_assert!(std::time::Instant::now().checked_add(d).is_some());
+                }
+            }
+
+            /// Whole numbers of a unit parse to exactly that many, up to the maximum.
+            #[test]
+            fn whole_parts_add_up_exactly(parts in proptest::collection::vec((0u64..5_000_000, 0usize..5), 1..4)) {
+                const UNITS: [(&str, u64); 5] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)];
+                let text: String = parts.iter().map(|(v, u)| format!("{v}{}", UNITS[*u].0)).collect();
+                let millis: u128 = parts.iter().map(|(v, u)| *v as u128 * UNITS[*u].1 as u128).sum();
+                match parse(&text) {
+                    Ok(d) => prop_assert_eq!(d.as_millis(), millis),
+                    Err(e) => {
+                        prop_assert!(millis > MAX.as_millis(), "{} refused: {}", text, e);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
