@@ -103,3 +103,39 @@ fn drift_names_the_paths_each_commit_touched_and_an_empty_range_says_so() {
         repo.remove_checkout(wt);
     }
 }
+
+#[test]
+fn echo_shows_a_suites_output_without_letting_it_rewrite_the_terminal() {
+    let repo = Repo::new();
+    repo.write("a.txt", "a\n");
+    let base = repo.commit_all("base");
+    repo.write("a.txt", "a2\n");
+    repo.git(["add", "-A"]);
+    let out = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    std::fs::write(
+        out.path().join("gate.toml"),
+        format!(
+            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[[suite]]\nname = \"noisy\"\nrun = \"printf 'step 1\\\\rverdict   PASS\\\\033[2J\\\\033[32mgreen\\\\033[0m\\\\tdone\\\\n'\"\n"
+        ),
+    )
+    .unwrap();
+    let run = gate()
+        .current_dir(repo.path())
+        .args(["run", "--echo", "--config"])
+        .arg(out.path().join("gate.toml"))
+        .arg("--out")
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(err.contains("step 1\\rverdict   PASS\\u{1b}[2J"), "{err:?}");
+    assert!(err.contains("\u{1b}[32mgreen\u{1b}[0m\tdone"), "{err:?}");
+    assert!(!err.contains('\r') && !err.contains("\u{1b}[2J"), "{err:?}");
+}

@@ -131,7 +131,7 @@ fn cmd_check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Result<Exit>
         }));
     }
     for c in complaints {
-        eprintln!("{c}");
+        report::errln!("{c}");
     }
     if json {
         let mut text = serde_json::to_string_pretty(&serde_json::json!({
@@ -318,11 +318,11 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     let candidate = match (&config_path, checkouts.first()) {
         (Some(config), Some(Checkout::Candidate(applied))) => {
             let before = applied.verification.summary().to_string();
-            eprintln!("mutants: candidate manifest before the first mutant: {before}");
+            report::errln!("mutants: candidate manifest before the first mutant: {before}");
             for co in &checkouts {
                 if let Checkout::Candidate(a) = co {
                     if !a.verification.all_ok() {
-                        eprintln!(
+                        report::errln!(
                             "mutants: the candidate does not hold: manifest {}",
                             a.verification.summary()
                         );
@@ -390,7 +390,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     };
 
     let suites = spec.suites_used(selected.iter().copied());
-    eprintln!(
+    report::errln!(
         "mutants: baseline: {} suite(s) in {} worktree(s)",
         suites.len(),
         checkouts.len()
@@ -416,7 +416,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     if !baseline.passed {
         report.baseline_failed = true;
         for b in report.baseline.iter().filter(|b| !b.passed) {
-            eprintln!(
+            report::errln!(
                 "mutants: baseline failed: suite {:?} {} without any mutant (log {}); no mutant judged",
                 b.suite,
                 report::escape::text(&b.status),
@@ -497,7 +497,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
             }
         }
         if let (Some(c), Some(a)) = (report.candidate.as_mut(), after) {
-            eprintln!("mutants: candidate manifest after the last mutant: {a}");
+            report::errln!("mutants: candidate manifest after the last mutant: {a}");
             c.manifest_after = Some(a);
         }
     }
@@ -623,7 +623,7 @@ fn finish(
     if args.keep {
         for co in &mut checkouts {
             co.keep(true);
-            eprintln!("mutants: kept worktree {}", report::escape::path(co.path()));
+            report::errln!("mutants: kept worktree {}", report::escape::path(co.path()));
         }
     }
     // Worktrees go first, so an interrupted run has cleaned up before it reports.
@@ -634,9 +634,9 @@ fn finish(
     report.exit_code = exit.code();
     output::write_all(&report, sources, out)?;
     print_report(&report, out, args.stdout_format(), color)?;
-    eprintln!("mutants: report in {}", report::escape::path(out));
+    report::errln!("mutants: report in {}", report::escape::path(out));
     if exit == Exit::Interrupted {
-        eprintln!(
+        report::errln!(
             "mutants: interrupted after {} of {} mutants; worktrees removed",
             report.mutants.len(),
             report.planned

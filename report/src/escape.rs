@@ -59,6 +59,42 @@ pub fn path(p: &std::path::Path) -> String {
     bytes(p.as_os_str().as_bytes())
 }
 
+/// One line of a suite's own output as it may reach a terminal (`--echo`): colour codes
+/// (`ESC [ digits ; m`) and tabs pass, since they cannot move the cursor or end the line; every
+/// other control (a carriage return, a cursor move, a title-setting OSC) is escaped.
+pub fn terminal_line(line: &str) -> Cow<'_, str> {
+    if !line.chars().any(|c| is_unsafe(c) && c != '\t') {
+        return Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b' {
+            if let Some(len) = colour_code_len(rest) {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if c == '\t' || !is_unsafe(c) {
+            out.push(c);
+        } else {
+            out.push_str(&text(&c.to_string()));
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Cow::Owned(out)
+}
+
+/// The length of the colour code `ESC [ [0-9;]* m` at the start of `s`, if one is there.
+fn colour_code_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("\x1b[")?;
+    let params = body
+        .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+        .unwrap_or(body.len());
+    body[params..].starts_with('m').then_some(2 + params + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +120,17 @@ mod tests {
             text("après café ✓"),
             Cow::Borrowed("après café ✓")
         ));
+    }
+
+    #[test]
+    fn a_terminal_line_keeps_colour_and_tabs_and_nothing_else() {
+        assert_eq!(
+            terminal_line("\x1b[32mok\x1b[0m\tdone"),
+            "\x1b[32mok\x1b[0m\tdone"
+        );
+        assert_eq!(terminal_line("50%\rverdict   PASS"), "50%\\rverdict   PASS");
+        assert_eq!(terminal_line("\x1b]0;title\x07x"), "\\u{1b}]0;title\\u{7}x");
+        assert_eq!(terminal_line("\x1b[2J"), "\\u{1b}[2J");
     }
 
     #[test]

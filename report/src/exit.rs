@@ -94,6 +94,16 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::exit::print(&format!("{}\n", format_args!($($arg)*))) };
 }
 
+/// Writes one line to stderr, as `eprintln!` would, but never panics: a closed stderr
+/// (`2>&-`, a log pipe whose reader went away) loses the message, not the run.
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Whether `error` (or any of its causes) is stdout closed by its reader, or came after a write
 /// to stdout met a closed pipe.
 pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
@@ -197,7 +207,7 @@ where
     // remove now, before this run starts its own.
     let stale = crate::scratch::clean_stale();
     if stale.processes > 0 {
-        eprintln!(
+        crate::errln!(
             "{tool}: killed {} process(es) left by a gatekit run that was killed",
             stale.processes
         );
@@ -219,7 +229,7 @@ where
 pub fn sweep_strays(tool: &str) {
     let killed = crate::runner::sweep();
     if killed > 0 {
-        eprintln!("{tool}: killed {killed} stray process(es) that outlived their runs");
+        crate::errln!("{tool}: killed {killed} stray process(es) that outlived their runs");
     }
 }
 

@@ -22,7 +22,7 @@ pub fn write_completions(shell: Shell, mut cmd: clap::Command) -> io::Result<()>
 pub fn print_completions(shell: Shell, cmd: clap::Command) {
     if let Err(e) = write_completions(shell, cmd) {
         if !crate::exit::is_stdout_closed(&e) {
-            eprintln!(
+            crate::errln!(
                 "error: writing the completion script: {}",
                 crate::exit::one_line(&e)
             );

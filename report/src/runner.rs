@@ -752,17 +752,36 @@ impl Echo {
                 return;
             };
             let mut buf = vec![0u8; 64 * 1024];
+            // Whole lines only, each made safe for a terminal: a suite's `\r` or cursor escape
+            // must not rewrite what the tool printed. A line longer than the buffer goes out in
+            // pieces rather than waiting for its end.
+            let mut pending: Vec<u8> = Vec::new();
+            let show = |bytes: &[u8]| {
+                let text = String::from_utf8_lossy(bytes);
+                let _ = writeln!(io::stderr(), "{}", crate::escape::terminal_line(&text));
+            };
             loop {
                 let done = flag.load(Ordering::SeqCst);
                 loop {
                     match f.read(&mut buf) {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
-                            let _ = io::stderr().write_all(&buf[..n]);
+                            pending.extend_from_slice(&buf[..n]);
+                            while let Some(i) = pending.iter().position(|b| *b == b'\n') {
+                                show(&pending[..i]);
+                                pending.drain(..=i);
+                            }
+                            if pending.len() > buf.len() {
+                                show(&pending);
+                                pending.clear();
+                            }
                         }
                     }
                 }
                 if done {
+                    if !pending.is_empty() {
+                        show(&pending);
+                    }
                     break;
                 }
                 thread::sleep(Duration::from_millis(50));
