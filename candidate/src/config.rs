@@ -437,7 +437,7 @@ glob = "scripts/test-*.sh"
         let bad = GOOD.replace("\"15m\"", "\"9999d\"");
         let e = parse(&bad).unwrap_err();
         assert_eq!(e.line, Some(12), "{e}");
-        assert!(e.message.contains("at most"), "{e}");
+        assert!(e.message.contains("30 days"), "{e}");
     }
 
     #[test]

@@ -393,6 +393,7 @@ pub(crate) fn check_file(file: &str) -> Result<String, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     fn parse(text: &str) -> Result<Spec, SpecError> {
         Spec::parse(text, Path::new("mutants.toml"))
@@ -419,6 +420,67 @@ mod tests {
 
     fn error(text: &str) -> String {
         parse(text).unwrap_err().to_string()
+    }
+
+    const FULL: &str = "[suites.bus]\nrun = \"true\"\nbuild = \"true\"\ntimeout = \"30s\"\nenv = { A = \"1\" }\n\n[[mutant]]\nname = \"a\"\nsite = \"broker\"\nfile = \"src/x.js\"\nanchor = \"ref > after\"\nreplace = \"ref >= after\"\nundoes = \"the page starts past after\"\nsuite = \"bus\"\n";
+
+    /// A parse error names a line that exists, on one line of text.
+    fn check_error(text: &str, e: &SpecError) -> Result<(), proptest::test_runner::TestCaseError> {
+        if let Some(line) = e.line {
+            proptest::prop_assert!(line >= 1 && line <= text.lines().count().max(1), "{e}");
+        }
+        proptest::prop_assert!(!e.to_string().contains('\n'), "{e:?}");
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        // Fuzzing the spec reader (outside input): random text never panics.
+        #[test]
+        fn any_text_is_a_spec_or_a_located_error(text in "\\PC{0,400}") {
+            if let Err(e) = parse(&text) {
+                check_error(&text, &e)?;
+            }
+        }
+
+        // A valid spec damaged at one place: a byte replaced, a line cut short, a value swapped
+        // for an absurd one; never a panic, and every error names a line of the file.
+        #[test]
+        fn a_damaged_spec_is_read_or_refused_at_a_line(
+            at in 0usize..400,
+            byte in proptest::prelude::any::<u8>(),
+            value in proptest::prop_oneof![
+                proptest::prelude::Just("\"99999999999999999999d\"".to_string()),
+                proptest::prelude::Just("\"\\u0000\"".to_string()),
+                proptest::prelude::Just("[]".to_string()),
+                proptest::prelude::Just("{}".to_string()),
+                proptest::prelude::Just("-1".to_string()),
+                "\\PC{0,20}".prop_map(|s| format!("{s:?}")),
+            ],
+        ) {
+            let mut bytes = FULL.as_bytes().to_vec();
+            let i = at % bytes.len();
+            bytes[i] = byte;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            if let Err(e) = parse(&text) {
+                check_error(&text, &e)?;
+            }
+            let cut = &FULL[..FULL.char_indices().nth(at % FULL.len()).map_or(0, |(i, _)| i)];
+            if let Err(e) = parse(cut) {
+                check_error(cut, &e)?;
+            }
+            for key in ["timeout", "anchor", "file", "env", "suite", "run"] {
+                let swapped: String = FULL
+                    .lines()
+                    .map(|l| if l.starts_with(&format!("{key} =")) { format!("{key} = {value}") } else { l.to_string() })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if let Err(e) = parse(&swapped) {
+                    check_error(&swapped, &e)?;
+                }
+            }
+        }
     }
 
     #[test]
