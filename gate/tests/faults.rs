@@ -507,7 +507,7 @@ fn bad_gate_toml_values_are_file_line_errors_before_anything_runs() {
             format!("{suite}timeout = \"99999999999999999999d\"\n"),
             "gate.toml:8: timeout:".into(),
         ),
-        (format!("{suite}timeout = \"31d\"\n"), "at most".into()),
+        (format!("{suite}timeout = \"31d\"\n"), "30 days".into()),
     ] {
         let config = f.config(&body);
         let out = f.run(&config, &out_dir).output().unwrap();

@@ -745,7 +745,7 @@ fn bad_specs_are_refused_at_their_line() {
         ),
         (
             format!("{}{}", suite("timeout = \"31d\""), m("echo 1", "echo 2")),
-            "mutants.toml:3: timeout: \"31d\" is more than the 30 days",
+            "mutants.toml:3: timeout: bad duration \"31d\": it is over the maximum of 30 days",
         ),
         (
             format!(
@@ -761,7 +761,7 @@ fn bad_specs_are_refused_at_their_line() {
                 suite("build = \"true\"\nbuild_timeout = \"40d\""),
                 m("echo 1", "echo 2")
             ),
-            "mutants.toml:4: build_timeout: \"40d\" is more than the 30 days",
+            "mutants.toml:4: build_timeout: bad duration \"40d\": it is over the maximum of 30 days",
         ),
         (
             format!(

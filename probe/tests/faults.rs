@@ -457,10 +457,10 @@ fn serve_answers_hostile_lines_with_errors_in_bounded_memory_and_keeps_serving()
 
 // ---- SIGINT and SIGTERM ----------------------------------------------------------------------
 
-/// Live processes whose GATEKIT_RUN tag was made by the run `pid` (tags are `PID-SEQ-NANOS`,
+/// Live processes whose GATEKIT_RUN tag was made by the run `pid` (tags are `PID.START-SEQ-NANOS`,
 /// nested ones joined with `:`).
 fn tagged_by(pid: i32) -> Vec<i32> {
-    let prefix = format!("{pid}-");
+    let prefix = format!("{pid}.");
     live_pids()
         .into_iter()
         .filter(|p| {
