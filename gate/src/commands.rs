@@ -321,7 +321,7 @@ fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
 }
 
 /// A finished `gate run`: the report, and the error of writing its files, if any (see
-/// [`cmd_run`]). Holds the output folder's lock until it is dropped.
+/// `cmd_run`). Holds the output folder's lock until it is dropped.
 pub struct Gated {
     pub report: GateReport,
     pub write_error: Option<anyhow::Error>,

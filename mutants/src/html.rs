@@ -7,7 +7,7 @@
 //! `<tbody>` whose second row unfolds (`<details>`) to the swap as a diff and the tail of each
 //! suite's log.
 //!
-//! The only script is [`SCRIPT`], a few lines that filter the rows (all, findings, survivors) and
+//! The only script is `SCRIPT`, a few lines that filter the rows (all, findings, survivors) and
 //! honour the same choice from the URL fragment (`mutants.html#survivors`), so a link can point
 //! straight at what needs attention. Without script every row shows and the filter is hidden.
 

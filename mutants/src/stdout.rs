@@ -1,4 +1,4 @@
-//! Everything `mutants` prints on stdout goes through [`print`], so a reader that stops early
+//! Everything `mutants` prints on stdout goes through [`print()`], so a reader that stops early
 //! (`mutants run --json | head -c 10`) ends the output quietly instead of a panic.
 //!
 //! Rust ignores SIGPIPE, so a write to a closed pipe fails with `BrokenPipe`, and `print!`
@@ -17,7 +17,7 @@ pub fn print(text: &str) -> io::Result<()> {
     write_bytes(text.as_bytes())
 }
 
-/// [`print`] for bytes.
+/// [`print()`] for bytes.
 pub fn write_bytes(bytes: &[u8]) -> io::Result<()> {
     if CLOSED.load(Ordering::SeqCst) {
         return Ok(());

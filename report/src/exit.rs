@@ -4,10 +4,10 @@
 //! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
 //! or 4 (a precondition such as a red baseline).
 //!
-//! Data goes to stdout through [`print`] (or [`outln!`](crate::outln)), never `println!`: a
+//! Data goes to stdout through [`print()`] (or [`outln!`](crate::outln)), never `println!`: a
 //! reader that goes away early (`gate check ... | head -1`) closes the pipe, and `println!`
 //! would panic with "failed printing to stdout". Rust ignores SIGPIPE, so the write fails with
-//! `EPIPE` instead; [`print`] turns that into the typed [`StdoutClosed`] error, and
+//! `EPIPE` instead; [`print()`] turns that into the typed [`StdoutClosed`] error, and
 //! [`run_tool`] ends such a run quietly with exit 0, as ripgrep does: nobody is left to read
 //! an error, and the work the reader wanted was done.
 
@@ -70,7 +70,7 @@ pub fn print(text: &str) -> std::io::Result<()> {
     print_bytes(text.as_bytes())
 }
 
-/// [`print`] for bytes (a man page, a completion script).
+/// [`print()`] for bytes (a man page, a completion script).
 pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
@@ -86,7 +86,7 @@ pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
         })
 }
 
-/// `println!` for data on stdout, through [`print`]: evaluates to `std::io::Result<()>`, so a
+/// `println!` for data on stdout, through [`print()`]: evaluates to `std::io::Result<()>`, so a
 /// tool writes `outln!("{x}")?;` and a closed pipe ends it quietly.
 #[macro_export]
 macro_rules! outln {

@@ -5,7 +5,7 @@
 //! the pass/fail [`counts`] read from a runner's closing lines, UTC [`time`] stamps, [`duration`]s
 //! as users write them, aligned [`table`]s, atomic [`json`] files, the [`exit`] codes of SPEC.md,
 //! [`interrupt`] handling and terminal [`progress`] lines; and the renderings other programs
-//! read: [`junit`] XML for CI, [`markdown`] for pull requests, chosen by [`format`], with
+//! read: [`junit`] XML for CI, [`markdown`] for pull requests, chosen by [`format`](mod@format), with
 //! [`color`] decided in one place (on a terminal only, `NO_COLOR` honoured). The tools produce records; the
 //! renderings here consume them, so no tool formats output inside its run loop.
 
