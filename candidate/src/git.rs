@@ -13,16 +13,9 @@ use std::process::{Command, Stdio};
 
 use thiserror::Error;
 
-/// Variables that would redirect git away from the repository we name.
-const REDIRECTING: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-];
+/// Variables that would redirect git away from the repository we name: the same list the
+/// runner strips from every child.
+const REDIRECTING: &[&str] = report::runner::GIT_REDIRECTING;
 
 #[derive(Debug, Error)]
 pub enum GitError {

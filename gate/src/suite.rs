@@ -156,23 +156,12 @@ fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteRe
         ),
     )
     .with_context(|| format!("creating log {}", log.display()))?;
-    let now = report::Timestamp::now();
-    let record = RunRecord {
-        argv: vec!["sh".into(), "-c".into(), suite.script.clone()],
-        dir: dir.to_path_buf(),
-        start: now,
-        end: now,
-        duration_secs: 0.0,
-        exit_code: None,
-        signal: None,
-        hang: false,
-        interrupted: false,
-        strays_killed: 0,
-        spawn_error: Some(why.to_string()),
-        counts: None,
-        failed_tests: Vec::new(),
-        log: log.to_path_buf(),
-    };
+    let mut record = RunRecord::not_yet_run(
+        vec!["sh".into(), "-c".into(), suite.script.clone()],
+        dir.to_path_buf(),
+        log.to_path_buf(),
+    );
+    record.spawn_error = Some(why.to_string());
     Ok(SuiteResult {
         name: suite.name.clone(),
         command: suite.script.clone(),

@@ -647,23 +647,8 @@ mod tests {
     use report::runner::RunRecord;
 
     fn suite(name: &str, exit: i32) -> SuiteResult {
-        let now = Timestamp::now();
-        let record = RunRecord {
-            argv: vec!["sh".into()],
-            dir: "wt".into(),
-            start: now,
-            end: now,
-            duration_secs: 0.0,
-            exit_code: Some(exit),
-            signal: None,
-            hang: false,
-            interrupted: false,
-            strays_killed: 0,
-            spawn_error: None,
-            counts: None,
-            failed_tests: Vec::new(),
-            log: "log".into(),
-        };
+        let mut record = RunRecord::not_yet_run(vec!["sh".into()], "wt".into(), "log".into());
+        record.exit_code = Some(exit);
         SuiteResult {
             name: name.into(),
             command: "true".into(),

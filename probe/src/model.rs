@@ -12,6 +12,7 @@
 //! as the real API does.
 
 use regex::Regex;
+use report::lines::{self, LineEnd};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -284,53 +285,17 @@ impl From<io::Error> for HttpError {
     }
 }
 
-/// What [`read_line_bounded`] found.
-#[derive(Debug, PartialEq, Eq)]
-enum LineEnd {
-    /// A line ending in LF (the LF is in the buffer).
-    Line,
-    /// End of input before any byte.
-    Eof,
-    /// End of input inside a line.
-    Cut,
-    /// `max` bytes went by without a LF: reading stopped there.
-    TooLong,
-}
-
 /// Appends one line (up to and including its LF) to `buf`, reading at most `max` bytes of it:
-/// the bound holds while reading, so an endless line costs `max` bytes, never more.
+/// the bound holds while reading, so an endless line costs `max` bytes, never more. A socket
+/// read that times out ends the connection (the idle limit), as an error.
 fn read_line_bounded(
     reader: &mut impl BufRead,
     buf: &mut Vec<u8>,
     max: usize,
 ) -> io::Result<LineEnd> {
-    let start = buf.len();
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(if buf.len() == start {
-                LineEnd::Eof
-            } else {
-                LineEnd::Cut
-            });
-        }
-        let room = max - (buf.len() - start);
-        let window = &available[..available.len().min(room)];
-        if let Some(i) = window.iter().position(|&b| b == b'\n') {
-            buf.extend_from_slice(&window[..=i]);
-            reader.consume(i + 1);
-            return Ok(LineEnd::Line);
-        }
-        let taken = window.len();
-        buf.extend_from_slice(window);
-        reader.consume(taken);
-        if buf.len() - start >= max {
-            return Ok(LineEnd::TooLong);
-        }
+    match lines::read_bounded(reader, buf, max, || true)? {
+        LineEnd::Stopped => Err(io::ErrorKind::TimedOut.into()),
+        end => Ok(end),
     }
 }
 
@@ -357,8 +322,8 @@ fn read_request(
     loop {
         line.clear();
         match read_line_bounded(reader, &mut line, MAX_HEAD - used)? {
-            LineEnd::Eof => return Ok(None),
-            LineEnd::Cut => {
+            LineEnd::Eof | LineEnd::Stopped => return Ok(None),
+            LineEnd::Partial => {
                 return Err(HttpError::Bad(
                     "connection closed inside the request line".into(),
                 ))
@@ -403,7 +368,7 @@ fn read_request(
         }
         line.clear();
         match read_line_bounded(reader, &mut line, MAX_HEAD - used)? {
-            LineEnd::Eof | LineEnd::Cut => {
+            LineEnd::Eof | LineEnd::Partial | LineEnd::Stopped => {
                 return Err(HttpError::Bad(
                     "connection closed inside the headers".into(),
                 ))
@@ -556,7 +521,7 @@ fn read_chunked(reader: &mut impl BufRead) -> Result<Vec<u8>, HttpError> {
                     "chunk-size line over {MAX_CHUNK_LINE} bytes"
                 )))
             }
-            LineEnd::Eof | LineEnd::Cut => {
+            LineEnd::Eof | LineEnd::Partial | LineEnd::Stopped => {
                 return Err(HttpError::Bad(
                     "connection closed inside a chunked body".into(),
                 ))
@@ -575,7 +540,7 @@ fn read_chunked(reader: &mut impl BufRead) -> Result<Vec<u8>, HttpError> {
                             "trailer fields over {MAX_HEAD} bytes"
                         )))
                     }
-                    LineEnd::Eof | LineEnd::Cut => {
+                    LineEnd::Eof | LineEnd::Partial | LineEnd::Stopped => {
                         return Err(HttpError::Bad(
                             "connection closed inside the trailer fields".into(),
                         ))

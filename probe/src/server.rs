@@ -8,6 +8,7 @@ use crate::emit::{self, EmitArgs, Fill, MAX_BLOCKS, MAX_N};
 use crate::protocol::{
     self, Incoming, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
 };
+use report::lines::{self, LineEnd};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -90,91 +91,25 @@ pub enum End {
     Interrupted,
 }
 
-/// What [`read_line_bounded`] found.
-#[derive(Debug, PartialEq, Eq)]
-enum LineEnd {
-    Line,
-    Eof,
-    TooLong,
-    Interrupted,
-}
-
 /// Appends one line to `buf`, reading at most `max` bytes of it, so the bound holds while
-/// reading. A read that timed out or was interrupted by a signal is retried unless an interrupt
-/// was requested (see [`Stdin`]).
+/// reading; a line the input ends inside counts as a line. A read that timed out or was
+/// interrupted by a signal is retried unless an interrupt was requested (see [`Stdin`]).
 fn read_line_bounded(
     reader: &mut impl BufRead,
     buf: &mut Vec<u8>,
     max: usize,
 ) -> io::Result<LineEnd> {
-    let start = buf.len();
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::Interrupted | io::ErrorKind::TimedOut
-                ) =>
-            {
-                if report::interrupt::requested() {
-                    return Ok(LineEnd::Interrupted);
-                }
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(if buf.len() == start {
-                LineEnd::Eof
-            } else {
-                LineEnd::Line
-            });
-        }
-        let room = max - (buf.len() - start);
-        let window = &available[..available.len().min(room)];
-        if let Some(i) = window.iter().position(|&b| b == b'\n') {
-            buf.extend_from_slice(&window[..=i]);
-            reader.consume(i + 1);
-            return Ok(LineEnd::Line);
-        }
-        let taken = window.len();
-        buf.extend_from_slice(window);
-        reader.consume(taken);
-        if buf.len() - start >= max {
-            return Ok(LineEnd::TooLong);
-        }
-    }
+    Ok(
+        match lines::read_bounded(reader, buf, max, report::interrupt::requested)? {
+            LineEnd::Partial => LineEnd::Line,
+            end => end,
+        },
+    )
 }
 
 /// Drops input up to and including the next newline, holding nothing of it.
 fn skip_line(reader: &mut impl BufRead) -> io::Result<LineEnd> {
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::Interrupted | io::ErrorKind::TimedOut
-                ) =>
-            {
-                if report::interrupt::requested() {
-                    return Ok(LineEnd::Interrupted);
-                }
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(LineEnd::Eof);
-        }
-        if let Some(i) = available.iter().position(|&b| b == b'\n') {
-            reader.consume(i + 1);
-            return Ok(LineEnd::Line);
-        }
-        let k = available.len();
-        reader.consume(k);
-    }
+    lines::skip_line(reader, report::interrupt::requested)
 }
 
 /// The process's stdin, read so that SIGINT and SIGTERM are noticed while waiting: each read
@@ -218,7 +153,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
                 log.record("end of input", json!({"event": "eof"}));
                 return Ok(End::Eof);
             }
-            LineEnd::Interrupted => {
+            LineEnd::Stopped => {
                 log.record("interrupted", json!({"event": "interrupted"}));
                 return Ok(End::Interrupted);
             }
@@ -234,7 +169,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
                     &format!("line over {MAX_LINE} bytes: not read; its rest is skipped"),
                 )]
             }
-            LineEnd::Line => reply_to_line(trim_line(&line), &mut log),
+            LineEnd::Line | LineEnd::Partial => reply_to_line(trim_line(&line), &mut log),
         };
         for reply in replies {
             match out
@@ -249,7 +184,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
         }
         if skip_rest {
             match skip_line(&mut input)? {
-                LineEnd::Interrupted => return Ok(End::Interrupted),
+                LineEnd::Stopped => return Ok(End::Interrupted),
                 LineEnd::Eof => {
                     log.record("end of input", json!({"event": "eof"}));
                     return Ok(End::Eof);

@@ -18,6 +18,7 @@ pub mod format;
 pub mod interrupt;
 pub mod json;
 pub mod junit;
+pub mod lines;
 pub mod lock;
 pub mod manual;
 pub mod markdown;

@@ -179,6 +179,28 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// A record of a command not run yet (or never, with `spawn_error` set by the caller), stamped
+    /// now: the one place a record starts, so every field has its neutral value.
+    pub fn not_yet_run(argv: Vec<String>, dir: PathBuf, log: PathBuf) -> RunRecord {
+        let now = Timestamp::now();
+        RunRecord {
+            argv,
+            dir,
+            start: now,
+            end: now,
+            duration_secs: 0.0,
+            exit_code: None,
+            signal: None,
+            hang: false,
+            interrupted: false,
+            strays_killed: 0,
+            spawn_error: None,
+            counts: None,
+            failed_tests: Vec::new(),
+            log,
+        }
+    }
+
     pub fn outcome(&self) -> Outcome {
         if self.interrupted {
             Outcome::Interrupted
@@ -250,7 +272,7 @@ fn new_tag() -> String {
 /// Variables that would point a child's git at another repository than the one it runs in
 /// (set when gatekit itself runs inside a git hook): a suite's `git tag` must land in the run's
 /// own repository, never in the user's.
-const GIT_REDIRECTING: &[&str] = &[
+pub const GIT_REDIRECTING: &[&str] = &[
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
@@ -323,24 +345,8 @@ pub fn run(job: &Job) -> io::Result<RunRecord> {
     };
     cmd.env(TAG_VAR, &tag_value);
 
-    let start = Timestamp::now();
     let started = Instant::now();
-    let mut record = RunRecord {
-        argv,
-        dir: job.dir.clone(),
-        start,
-        end: start,
-        duration_secs: 0.0,
-        exit_code: None,
-        signal: None,
-        hang: false,
-        interrupted: false,
-        strays_killed: 0,
-        spawn_error: None,
-        counts: None,
-        failed_tests: Vec::new(),
-        log: job.log.clone(),
-    };
+    let mut record = RunRecord::not_yet_run(argv, job.dir.clone(), job.log.clone());
 
     // Children we already had (a server another thread started, say) are not this run's.
     let before: HashSet<i32> = our_children();
