@@ -153,39 +153,10 @@ pub fn step_status(status: &str, elapsed: Duration) -> String {
     }
 }
 
-/// `line` with every control character shown as its escape (see [`crate::escape::text`]),
-/// except colour codes (`ESC [` digits and `;` then `m`), which only recolour text.
+/// `line` with every control character shown as its escape, except colour codes and tabs,
+/// which cannot move the cursor (see [`crate::escape::terminal_line`]).
 pub fn safe(line: &str) -> std::borrow::Cow<'_, str> {
-    if !line.chars().any(crate::escape::is_unsafe) {
-        return std::borrow::Cow::Borrowed(line);
-    }
-    let mut out = String::with_capacity(line.len() + 8);
-    let mut rest = line;
-    while let Some(c) = rest.chars().next() {
-        if c == '\x1b' {
-            if let Some(len) = sgr_len(rest) {
-                out.push_str(&rest[..len]);
-                rest = &rest[len..];
-                continue;
-            }
-        }
-        if crate::escape::is_unsafe(c) {
-            out.push_str(&crate::escape::text(&c.to_string()));
-        } else {
-            out.push(c);
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// The length of the colour code `ESC [ [0-9;]* m` at the start of `s`, if one is there.
-fn sgr_len(s: &str) -> Option<usize> {
-    let body = s.strip_prefix("\x1b[")?;
-    let params = body
-        .find(|c: char| !(c.is_ascii_digit() || c == ';'))
-        .unwrap_or(body.len());
-    (body[params..].starts_with('m')).then_some(2 + params + 1)
+    crate::escape::terminal_line(line)
 }
 
 fn truncate(s: &str, max: usize) -> String {
