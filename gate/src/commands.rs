@@ -131,6 +131,8 @@ fn cmd_clean() -> Result<Exit> {
 }
 
 fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
     worktree::clean_stale();
     let packed = pack::pack(repo, base, out, paths)?;
     if report::interrupt::requested() {
@@ -188,6 +190,8 @@ fn cmd_apply(
     json: bool,
     color: ColorChoice,
 ) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
     worktree::clean_stale();
     let prepared = apply::prepare(repo, candidate)?;
     let manifest_sha256 = file_sha256(&candidate.manifest)?;
@@ -271,6 +275,8 @@ pub const REPORT_FILE: &str = "gate.json";
 /// verdict's (1 for FAIL, 130 when interrupted) — except that a PASS whose record could not be
 /// written exits 2, because a pass must come with its record.
 fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
     let gated = run_gate(repo, s, output.junit.as_deref())?;
     let report = &gated.report;
     let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();

@@ -1002,3 +1002,28 @@ fn a_run_interrupted_by_sigint_or_sigterm_exits_130_with_its_suite_killed_and_no
         );
     }
 }
+
+#[test]
+fn a_command_blocked_on_its_input_still_ends_at_ctrl_c_with_130() {
+    // `gate cites` reading a review from a stdin that never ends (a terminal, a stuck pipe):
+    // the interrupt handler must not turn Ctrl-C into nothing.
+    let f = Fixture::new();
+    f.settle();
+    let mut cmd = gate_std(f.repo.path());
+    let mut child = cmd
+        .args(["cites", "--head", "HEAD"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _held_open = child.stdin.take();
+    std::thread::sleep(Duration::from_millis(300));
+    send(child.id(), "INT");
+    let status = wait_for(&mut child, Duration::from_secs(10));
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "Ctrl-C did not end it: {status:?}"
+    );
+}

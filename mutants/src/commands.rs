@@ -287,6 +287,8 @@ fn clear_previous(out: &Path) -> Result<()> {
 }
 
 fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
     let spec = Spec::load(&args.spec)?;
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;

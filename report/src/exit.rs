@@ -203,6 +203,12 @@ where
     E: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     crate::interrupt::install();
+    let name = tool.to_string();
+    crate::interrupt::exit_when_requested(move || {
+        crate::errln!("{name}: interrupted");
+        crate::runner::sweep();
+        crate::scratch::finish();
+    });
     // A run that died with SIGKILL could clean nothing: its processes and scratch are ours to
     // remove now, before this run starts its own.
     let stale = crate::scratch::clean_stale();

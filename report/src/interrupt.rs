@@ -51,3 +51,28 @@ pub fn signal() -> Option<i32> {
 pub fn request() {
     REQUESTED.store(true, Ordering::SeqCst);
 }
+
+static CLEANS_UP: AtomicBool = AtomicBool::new(false);
+
+/// Says that the running command polls [`requested`] and cleans up on its own (a run that must
+/// kill its suites, restore files and write a partial report). Commands that do not say so are
+/// ended by [`exit_when_requested`] soon after the signal, as a plain Ctrl-C would end them.
+pub fn cleans_up() {
+    CLEANS_UP.store(true, Ordering::SeqCst);
+}
+
+/// Starts a watcher that ends the process with 130 shortly after an interrupt arrives, unless
+/// the command said it [`cleans_up`] itself; `before_exit` runs first (the end-of-run sweep).
+///
+/// Why: the handler [`install`] sets makes SIGINT a request rather than a death, and with
+/// `SA_RESTART` a blocking read (`gate cites` on a terminal's stdin, a long hash of a huge
+/// file) would never notice it. A command with nothing to clean up must still stop at Ctrl-C.
+pub fn exit_when_requested(before_exit: impl FnOnce() + Send + 'static) {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if requested() && !CLEANS_UP.load(Ordering::SeqCst) {
+            before_exit();
+            std::process::exit(130);
+        }
+    });
+}
