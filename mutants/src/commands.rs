@@ -259,6 +259,71 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 /// The report files and logs a previous run left in `out`: replaced, not mixed with ours.
+/// The report an `--only`/`--from` run updates: `OUT/mutants.json` read strictly, or `None`
+/// when there is none yet (then the run starts one).
+fn previous_report(out: &Path) -> Result<Option<RunReport>> {
+    let path = out.join("mutants.json");
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => bail!("{}: {e}", report::escape::path(&path)),
+    };
+    crate::merge::parse_shard(&bytes).map(Some).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot update this report in place: {e} (use another --out)",
+            report::escape::path(&path)
+        )
+    })
+}
+
+/// Refuses to update a report of another spec, commit, tree or candidate: one report judges
+/// one tree, so rows of two cannot stand in one table.
+fn same_run(
+    prev: &RunReport,
+    spec_sha256: &str,
+    commit: &str,
+    tree: &str,
+    candidate: Option<&CandidateFacts>,
+    out: &Path,
+) -> Result<()> {
+    let cand =
+        |c: Option<&CandidateFacts>| c.map(|c| (c.patch_sha256.clone(), c.manifest_sha256.clone()));
+    let differs = if prev.spec_sha256 != spec_sha256 {
+        Some(format!(
+            "the spec changed (sha256 {} in the report, {} now)",
+            short(&prev.spec_sha256),
+            short(spec_sha256)
+        ))
+    } else if prev.tree != tree {
+        Some(format!(
+            "the tree changed ({} in the report, {} now)",
+            short(&prev.tree),
+            short(tree)
+        ))
+    } else if prev.commit != commit {
+        Some(format!(
+            "the commit changed ({} in the report, {} now)",
+            short(&prev.commit),
+            short(commit)
+        ))
+    } else if cand(prev.candidate.as_ref()) != cand(candidate) {
+        Some("the candidate changed (its patch or manifest)".to_string())
+    } else {
+        None
+    };
+    match differs {
+        Some(why) => bail!(
+            "{}: --only/--from update a report in place only for the same spec and tree: {why}; run all mutants, or use another --out",
+            report::escape::path(&out.join("mutants.json"))
+        ),
+        None => Ok(()),
+    }
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
+}
+
 fn clear_previous(out: &Path) -> Result<()> {
     for name in [
         "mutants.json",
@@ -366,7 +431,18 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     // One run per --out, held to the end: taken once the input is known good (a bad spec
     // leaves no --out behind) and before anything is written there.
     let _lock = report::lock::OutLock::acquire(&out)?;
-    clear_previous(&out)?;
+    // `--only`/`--from` update an existing report of the same spec and tree in place (every
+    // other row kept); anything else starts afresh.
+    let previous = if args.only.is_empty() && args.from.is_none() {
+        None
+    } else {
+        previous_report(&out)?
+    };
+    if let Some(prev) = &previous {
+        same_run(prev, &spec.sha256, &commit, &tree, candidate.as_ref(), &out)?;
+    } else {
+        clear_previous(&out)?;
+    }
     let mut report = RunReport {
         version: crate::record::REPORT_VERSION,
         tool: "mutants".into(),
@@ -390,6 +466,19 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
         tally: Tally::default(),
         exit_code: 0,
     };
+    let rerun = previous.is_some();
+    if let Some(prev) = previous {
+        let again: Vec<&str> = selected.iter().map(|m| m.name.as_str()).collect();
+        report.mutants = prev
+            .mutants
+            .into_iter()
+            .filter(|r| !again.contains(&r.name.as_str()))
+            .collect();
+        report.planned = prev.planned.max(report.mutants.len() + selected.len());
+        report.start = prev.start;
+        report.settle();
+    }
+    let kept_rows = report.mutants.len();
 
     let suites = spec.suites_used(selected.iter().copied());
     report::errln!(
@@ -456,8 +545,13 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
             }
             Event::Finished(row) => {
                 running.remove(&row.index);
-                let line = progress_line(&row, report.mutants.len() + 1, report.planned, paint);
-                report.mutants.push(*row);
+                let done = report.mutants.len() + 1 - kept_rows;
+                let line = progress_line(&row, done, plan.mutants.len(), paint);
+                let mut row = *row;
+                if rerun {
+                    row.rerun = Some(row.run.as_ref().map_or_else(Timestamp::now, |r| r.start));
+                }
+                report.mutants.push(row);
                 report.settle();
                 report.end = Timestamp::now();
                 if let Err(e) = output::write_all(&report, &sources, &out) {

@@ -70,8 +70,12 @@ pub fn table_cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
     let mut rows = Vec::new();
     for r in &report.mutants {
         let run = r.run.as_ref();
+        let name = match &r.rerun {
+            Some(at) => format!("{} (rerun {at})", r.name),
+            None => r.name.clone(),
+        };
         let mut cells = vec![
-            r.name.clone(),
+            name,
             r.site.clone().unwrap_or_default(),
             r.undoes.clone().unwrap_or_else(|| {
                 if r.control {

@@ -78,6 +78,10 @@ pub struct Row {
     pub also: Vec<SuiteRun>,
     /// The swap as a small unified diff.
     pub diff: Option<String>,
+    /// When the row was judged again by `--only`/`--from` into an existing report (the time is
+    /// its run's start); `None` for a row of the run that made the report.
+    #[serde(default)]
+    pub rerun: Option<Timestamp>,
 }
 
 /// A suite run unmutated, before any mutant.

@@ -409,6 +409,7 @@ fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
         run: None,
         also: Vec::new(),
         diff: None,
+        rerun: None,
     };
     let span = match anchor::find_anchor(&original, m.anchor.as_bytes()) {
         Found::Once(span) => span,

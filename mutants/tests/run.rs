@@ -408,7 +408,7 @@ fn check_exits_1_naming_each_anchor_not_found_exactly_once() {
 }
 
 #[test]
-fn only_and_from_rerun_part_of_a_spec() {
+fn only_and_from_update_the_report_in_place_and_refuse_another_spec_or_tree() {
     let spec = format!(
         "{SUITE}{}{}{}",
         mutant("first", "$1 + $2", "$1 - $2", ""),
@@ -416,16 +416,48 @@ fn only_and_from_rerun_part_of_a_spec() {
         mutant("third", "greet() {", "greet () {", "expect = \"survive\"")
     );
     let fx = Fixture::new(&spec);
+    // No report yet: --only starts one with just those rows.
     let out = fx.run(&["--only", "third", "--only", "first"]);
     assert_eq!(code(&out), 0, "{}", text(&out));
     let names: Vec<String> = verdicts(&fx.report()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["first", "third"]);
+    assert!(fx.report()["mutants"][0]["rerun"].is_null());
+    // --from on the same spec and tree: every other row kept, the rerun rows marked.
     let out = fx.run(&["--from", "second"]);
     assert_eq!(code(&out), 0, "{}", text(&out));
-    let names: Vec<String> = verdicts(&fx.report()).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["second", "third"]);
-    // A rerun replaces the previous report and its logs rather than mixing with them.
-    assert!(!fx.out().join("logs/001-first.log").exists());
+    let report = fx.report();
+    let names: Vec<String> = verdicts(&report).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["first", "second", "third"]);
+    assert!(
+        report["mutants"][0]["rerun"].is_null(),
+        "first was not rerun"
+    );
+    assert!(report["mutants"][1]["rerun"].is_string(), "second was");
+    assert!(report["mutants"][2]["rerun"].is_string(), "third was");
+    assert_eq!(report["tally"]["killed"], 2, "{}", report["tally"]);
+    assert!(
+        fx.out().join("logs/001-first.log").exists(),
+        "a kept row lost its log"
+    );
+    let table = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(table.contains("second (rerun 20"), "{table}");
+    assert!(!table.contains("first (rerun"), "{table}");
+
+    // Another tree (DIR changed since): refused, the report untouched.
+    let before = std::fs::read(fx.out().join("mutants.json")).unwrap();
+    fx.repo
+        .write("lib.sh", format!("{}# edited\n", common::LIB));
+    let out = fx.run(&["--only", "first"]);
+    assert_eq!(code(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("the tree changed"), "{}", text(&out));
+    assert_eq!(
+        std::fs::read(fx.out().join("mutants.json")).unwrap(),
+        before
+    );
+    // Without --only the run starts afresh on the new tree.
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert!(fx.report()["mutants"][0]["rerun"].is_null());
 }
 
 #[test]
