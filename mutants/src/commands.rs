@@ -354,7 +354,18 @@ fn clear_previous(out: &Path) -> Result<()> {
 fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
-    let spec = Spec::load(&args.spec)?;
+    let mut spec = Spec::load(&args.spec)?;
+    // With a candidate, gate.toml's `[env]` reaches every suite as it reaches gate's (a suite's
+    // own `env` wins), so the mutants run under the environment the candidate was gated in.
+    if let Some(path) = &args.candidate {
+        let config = Config::load(path)?;
+        for suite in spec.suites.values_mut() {
+            for (k, v) in &config.env {
+                suite.env.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    let spec = spec;
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;
     // A run killed with SIGKILL could not remove its worktrees; the next run does.

@@ -259,3 +259,19 @@ fn a_candidate_run_checks_the_manifest_before_and_after_and_records_the_tree() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("1/2 OK, 1 FAILED"));
     assert!(fx.repo.extra_worktrees().is_empty());
 }
+
+#[test]
+fn a_candidate_runs_its_mutants_under_gate_tomls_env_with_the_suites_own_winning() {
+    // The suite passes only when gate.toml's [env] reached it, and its own env beat it.
+    let spec = "[suites.double]\nrun = \"[ \\\"$FROM_GATE\\\" = yes ] && [ \\\"$BOTH\\\" = suite ] && sh double-test.sh\"\nenv = { BOTH = \"suite\" }\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
+    let fx = Fixture::new(spec);
+    let (dir, _) = candidate(&fx, true);
+    let gate_toml = dir.path().join("gate.toml");
+    let mut text_toml = std::fs::read_to_string(&gate_toml).unwrap();
+    text_toml.push_str("\n[env]\nFROM_GATE = \"yes\"\nBOTH = \"gate\"\n");
+    std::fs::write(&gate_toml, text_toml).unwrap();
+    let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
+    // A red baseline (exit 4) would mean the env did not arrive.
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(verdicts(&fx.report())[0].1, "killed");
+}
