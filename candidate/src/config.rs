@@ -45,6 +45,7 @@ struct RawConfig {
     env: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     suite: Vec<Spanned<RawSuite>>,
+    worktree: Option<crate::setup::RawWorktree>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -86,6 +87,8 @@ pub struct Config {
     pub head: String,
     pub env: BTreeMap<String, String>,
     pub suites: Vec<SuiteSpec>,
+    /// The `[worktree]` table: setup and links for each new checkout.
+    pub worktree: crate::setup::WorktreeSetup,
 }
 
 impl Config {
@@ -215,6 +218,10 @@ impl Config {
             head,
             env: env_table(&raw.env, &at)?,
             suites,
+            worktree: match &raw.worktree {
+                Some(w) => crate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
+                None => Default::default(),
+            },
         })
     }
 }

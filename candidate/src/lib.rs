@@ -11,6 +11,7 @@ pub mod apply;
 pub mod config;
 pub mod git;
 pub mod pack;
+pub mod setup;
 pub mod worktree;
 
 pub use apply::{Applied, Candidate, Place, Prepared};

@@ -110,6 +110,55 @@ fn dispatch(cli: Cli) -> Result<Exit> {
     }
 }
 
+/// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
+/// setup step through the runner. A link missing at its source, or a setup that fails, is a
+/// failed precondition (exit 4): no suite could be judged there.
+fn prepare_checkout(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+    out: &Path,
+    previous: Option<&GateReport>,
+) -> Result<Option<summary::SetupFact>> {
+    let w = &config.worktree;
+    if w.is_empty() {
+        return Ok(None);
+    }
+    candidate::setup::link_into(w, repo.dir(), checkout)
+        .map_err(report::exit::PreconditionFailed::new)?;
+    let name = match previous {
+        Some(prev) => format!("logs/rerun-{}-00-setup.log", prev.reruns.len() + 1),
+        None => "logs/00-setup.log".to_string(),
+    };
+    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
+        .context("running worktree.setup")?
+    else {
+        return Ok(Some(summary::SetupFact {
+            command: String::new(),
+            status: "no setup".into(),
+            duration_secs: 0.0,
+            log: String::new(),
+            linked: w.link.clone(),
+        }));
+    };
+    if record.outcome() != report::Outcome::Passed {
+        return Err(
+            report::exit::PreconditionFailed::new(candidate::setup::failure_text(&record)).into(),
+        );
+    }
+    report::errln!(
+        "gate: worktree setup passed in {:.1}s ({name})",
+        record.duration_secs
+    );
+    Ok(Some(summary::SetupFact {
+        command: w.setup.clone().unwrap_or_default(),
+        status: record.status_text(),
+        duration_secs: record.duration_secs,
+        log: name,
+        linked: w.link.clone(),
+    }))
+}
+
 /// `gate clean`: what [`worktree::clean_stale`] removes at every start, and the kept
 /// checkouts, each only when its owner marker still says it is gatekit's.
 fn cmd_clean() -> Result<Exit> {
@@ -341,6 +390,14 @@ pub struct Gated {
 pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
     let config = Config::load(&s.config)?;
     config.require_suites()?;
+    if let Some(path) = candidate::setup::first_not_ignored(&config.worktree, repo) {
+        bail!(
+            "{}: worktree.link {:?} is not ignored by git in {}: a link git can see would change the tree being judged (add it to .gitignore)",
+            config.file.display(),
+            report::escape::text(path),
+            report::escape::path(repo.dir())
+        );
+    }
     let candidate = Candidate {
         base: config.base.clone(),
         patch: config.patch.clone(),
@@ -442,6 +499,13 @@ fn locked_run(
     }
     let logs = s.out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let setup = prepare_checkout(
+        repo,
+        config,
+        applied.worktree.path(),
+        &s.out,
+        previous.as_ref(),
+    )?;
 
     let mut results: Vec<SuiteResult> = Vec::new();
     let mut interrupted = false;
@@ -498,13 +562,17 @@ fn locked_run(
             report.judge();
             report
         }
-        None => GateReport::new(
-            started,
-            CandidateFacts::from_applied(&applied, manifest_sha256),
-            names,
-            results,
-            interrupted,
-        ),
+        None => {
+            let mut report = GateReport::new(
+                started,
+                CandidateFacts::from_applied(&applied, manifest_sha256),
+                names,
+                results,
+                interrupted,
+            );
+            report.setup = setup;
+            report
+        }
     };
     // Removed before the report is written, so "(removed)" is said only of what is gone.
     let kept = applied.worktree.kept();

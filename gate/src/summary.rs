@@ -171,6 +171,21 @@ pub struct GateReport {
     /// `PASS`, `FAIL` or `INTERRUPTED`.
     pub verdict: String,
     pub findings: Vec<String>,
+    /// The `[worktree]` setup step, run once in the checkout before the first suite.
+    #[serde(default)]
+    pub setup: Option<SetupFact>,
+}
+
+/// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SetupFact {
+    pub command: String,
+    pub status: String,
+    pub duration_secs: f64,
+    /// Relative to the output folder.
+    pub log: String,
+    /// The ignored paths linked from the user's checkout.
+    pub linked: Vec<String>,
 }
 
 impl GateReport {
@@ -193,6 +208,7 @@ impl GateReport {
             interrupted,
             verdict: String::new(),
             findings: Vec::new(),
+            setup: None,
         };
         r.judge();
         r
@@ -266,6 +282,28 @@ impl GateReport {
         let verdict = paint.verdict(&self.verdict);
         let mut out = format!("gate {verdict}  {} .. {}\n", self.started, self.finished);
         out.push_str(&render_candidate(&self.candidate));
+        if let Some(setup) = &self.setup {
+            let linked = if setup.linked.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<String> = setup.linked.iter().map(|l| esc(l).into_owned()).collect();
+                format!(", linked {}", names.join(", "))
+            };
+            if setup.command.is_empty() {
+                let _ = writeln!(out, "setup     none{linked}");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "setup     {}  {}  {}{linked} ({})",
+                    esc(&setup.command),
+                    esc(&setup.status),
+                    report::duration::human(std::time::Duration::from_secs_f64(
+                        setup.duration_secs.max(0.0)
+                    )),
+                    esc(&setup.log)
+                );
+            }
+        }
         out.push('\n');
         out.push_str(&suite_table(&self.suites).render_text());
         out.push_str(&total_line(&self.suites));

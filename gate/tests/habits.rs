@@ -139,3 +139,141 @@ fn echo_shows_a_suites_output_without_letting_it_rewrite_the_terminal() {
     assert!(err.contains("\u{1b}[32mgreen\u{1b}[0m\tdone"), "{err:?}");
     assert!(!err.contains('\r') && !err.contains("\u{1b}[2J"), "{err:?}");
 }
+
+/// A repository whose suite needs an ignored `deps/` folder (as a Node project needs
+/// `node_modules`), packed; returns it, its pack folder and its base.
+fn project_with_deps() -> (Repo, tempfile::TempDir, String) {
+    let repo = Repo::new();
+    repo.write(".gitignore", "deps/\n")
+        .write("app.sh", "echo app\n");
+    let base = repo.commit_all("base");
+    repo.write("deps/lib/VERSION", "2.0\n");
+    repo.write("app.sh", "echo app v2\n");
+    repo.git(["add", "-A"]);
+    let out = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    (repo, out, base)
+}
+
+fn gate_toml(out: &std::path::Path, base: &str, worktree: &str, run: &str) -> std::path::PathBuf {
+    let path = out.join("gate.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[worktree]\n{worktree}\n\n[[suite]]\nname = \"unit\"\nrun = \"{run}\"\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn worktree_setup_runs_once_before_the_suites_and_links_share_ignored_folders() {
+    let (repo, out, base) = project_with_deps();
+    let config = gate_toml(
+        out.path(),
+        &base,
+        "setup = \"echo installing; echo ready > .installed\"\nlink = [\"deps\"]",
+        "[ -f .installed ] && [ \\\"$(cat deps/lib/VERSION)\\\" = 2.0 ] && echo '1 passed, 0 failed'",
+    );
+    let run = gate()
+        .current_dir(repo.path())
+        .args(["run", "--json", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(v["setup"]["status"], "exit 0", "{}", v["setup"]);
+    assert_eq!(v["setup"]["linked"], serde_json::json!(["deps"]));
+    let summary = std::fs::read_to_string(out.path().join("o/gate-summary.txt")).unwrap();
+    assert!(summary.contains("setup     echo installing;"), "{summary}");
+    let log = std::fs::read_to_string(out.path().join("o/logs/00-setup.log")).unwrap();
+    assert!(log.contains("installing"), "{log}");
+    // The link changed nothing in the user's copy.
+    assert_eq!(repo.read("deps/lib/VERSION"), b"2.0\n");
+    assert!(!repo.path().join(".installed").exists());
+}
+
+#[test]
+fn a_failing_setup_is_a_precondition_with_its_log_tail_shown() {
+    let (repo, out, base) = project_with_deps();
+    let config = gate_toml(
+        out.path(),
+        &base,
+        "setup = \"echo resolving; echo \\\"Error: Cannot find package 'left-pad'\\\" >&2; exit 1\"",
+        "touch ran; echo '1 passed, 0 failed'",
+    );
+    let run = gate()
+        .current_dir(repo.path())
+        .args(["run", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(4),
+        "{}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+    let err = stderr(&run);
+    assert!(err.contains("Cannot find package 'left-pad'"), "{err}");
+    assert!(err.contains("worktree.setup failed (exit 1)"), "{err}");
+}
+
+#[test]
+fn a_link_git_does_not_ignore_is_bad_input_and_one_missing_at_its_source_a_precondition() {
+    let (repo, out, base) = project_with_deps();
+    let config = gate_toml(out.path(), &base, "link = [\"app.sh\"]", "true");
+    let run = gate()
+        .current_dir(repo.path())
+        .args(["run", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("is not ignored by git"),
+        "{}",
+        stderr(&run)
+    );
+    assert!(
+        !out.path().join("o").exists(),
+        "bad input wrote an output folder"
+    );
+
+    std::fs::remove_dir_all(repo.path().join("deps")).unwrap();
+    let config = gate_toml(out.path(), &base, "link = [\"deps\"]", "true");
+    let run = gate()
+        .current_dir(repo.path())
+        .args(["run", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(4), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("not in the source checkout"),
+        "{}",
+        stderr(&run)
+    );
+}

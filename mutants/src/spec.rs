@@ -30,6 +30,7 @@ struct RawSpec {
     suites: BTreeMap<String, Spanned<RawSuite>>,
     #[serde(default)]
     mutant: Vec<Spanned<RawMutant>>,
+    worktree: Option<candidate::setup::RawWorktree>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,6 +124,8 @@ pub struct Spec {
     pub sha256: String,
     pub suites: BTreeMap<String, Suite>,
     pub mutants: Vec<Mutant>,
+    /// The `[worktree]` table: setup and links for each new working copy.
+    pub worktree: candidate::setup::WorktreeSetup,
 }
 
 impl Spec {
@@ -300,11 +303,16 @@ impl Spec {
         let sha256 = manifests::hash_reader(text.as_bytes())
             .map(|d| d.to_hex())
             .unwrap_or_default();
+        let worktree = match &raw.worktree {
+            Some(w) => candidate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
+            None => Default::default(),
+        };
         Ok(Spec {
             file: path.to_path_buf(),
             sha256,
             suites,
             mutants,
+            worktree,
         })
     }
 

@@ -178,6 +178,23 @@ pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
 /// (`gate: error: patch build.patch: No such file or directory`), and returns its exit code:
 /// 130 when the run was interrupted, 0 (and nothing printed) when stdout's reader went away,
 /// else 2 (bad usage or input).
+/// A precondition that failed (a setup step, a red baseline): nothing could be judged, exit 4.
+/// Its text may span lines (a log's tail), and is printed whole.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PreconditionFailed(String);
+
+/// Set when a [`PreconditionFailed`] is made: an anyhow chain hides the concrete error from a
+/// plain walk of `source()`, as it hides a closed stdout's `io::Error`.
+static PRECONDITION: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+impl PreconditionFailed {
+    pub fn new(text: impl Into<String>) -> PreconditionFailed {
+        PRECONDITION.store(true, std::sync::atomic::Ordering::SeqCst);
+        PreconditionFailed(text.into())
+    }
+}
+
 pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
     if is_stdout_closed(error) {
         return if crate::interrupt::requested() {
@@ -191,6 +208,11 @@ pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
     if crate::interrupt::requested() {
         let _ = writeln!(std::io::stderr(), "{tool}: interrupted");
         return Exit::Interrupted;
+    }
+    if PRECONDITION.load(std::sync::atomic::Ordering::SeqCst) {
+        // Printed whole: its lines (a log's tail) were escaped when it was made.
+        let _ = writeln!(std::io::stderr(), "{tool}: {error}");
+        return Exit::Precondition;
     }
     let _ = writeln!(std::io::stderr(), "{tool}: error: {}", one_line(error));
     Exit::Usage

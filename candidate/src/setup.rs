@@ -1,0 +1,203 @@
+//! The `[worktree]` table, the same in gate.toml and mutants.toml: what a fresh checkout needs
+//! before its first suite (dependencies), and how it gets it.
+//!
+//! A fresh checkout has no `node_modules` and no `.venv`: a Node or Python suite fails there
+//! out of the box. Two ways in, as users of Stryker and tox know them:
+//! - `setup` (`npm ci`, `pnpm install --frozen-lockfile`) runs once in each new checkout,
+//!   through the runner like any suite, before its baseline or first suite. It is a
+//!   precondition: when it fails, nothing can be judged (exit 4, the log's tail shown).
+//! - `link` symlinks ignored paths from the source checkout into every checkout, as Stryker
+//!   shares `node_modules` with its sandboxes: nothing is installed again. The link itself
+//!   changes nothing in the user's copy; a suite that *writes* into a linked folder writes into
+//!   the user's copy (that is what sharing means), so link only what suites read.
+//!
+//! Every path is relative, stays inside the tree, and must be ignored by git in the source
+//! repository: a link git would see as a new file changes the tree being judged.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::git::Git;
+
+/// The longest `setup_timeout`: 30 days, as for suites.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
+
+/// The table as written, with spans for FILE:LINE errors.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWorktree {
+    pub setup: Option<Spanned<String>>,
+    pub setup_timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    pub link: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub cache: Vec<Spanned<String>>,
+}
+
+/// A validated `[worktree]` table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorktreeSetup {
+    /// Run once in each new checkout, with `sh -c`, before anything else.
+    pub setup: Option<String>,
+    pub setup_timeout: Duration,
+    /// Ignored paths linked from the source checkout.
+    pub link: Vec<String>,
+}
+
+impl WorktreeSetup {
+    pub fn is_empty(&self) -> bool {
+        self.setup.is_none() && self.link.is_empty()
+    }
+}
+
+/// Validates the table; an error carries the byte span it is about, for FILE:LINE.
+pub fn validate(
+    raw: &RawWorktree,
+) -> Result<WorktreeSetup, (Option<std::ops::Range<usize>>, String)> {
+    if let Some(first) = raw.cache.first() {
+        // Caches that outlive a run are not built yet: refused, never silently ignored.
+        return Err((
+            Some(first.span()),
+            "worktree.cache is not supported by this version of gatekit (remove it)".into(),
+        ));
+    }
+    let setup = match &raw.setup {
+        Some(s) if s.get_ref().trim().is_empty() => {
+            return Err((Some(s.span()), "worktree.setup is empty".into()))
+        }
+        Some(s) if s.get_ref().contains('\0') => {
+            return Err((Some(s.span()), "worktree.setup holds a NUL byte".into()))
+        }
+        Some(s) => Some(s.get_ref().clone()),
+        None => None,
+    };
+    let setup_timeout = match &raw.setup_timeout {
+        Some(t) => {
+            let d = report::duration::parse(t.get_ref())
+                .map_err(|e| (Some(t.span()), format!("worktree.setup_timeout: {e}")))?;
+            if d.is_zero() || d > MAX_TIMEOUT {
+                return Err((
+                    Some(t.span()),
+                    "worktree.setup_timeout must be more than zero and at most 30 days".into(),
+                ));
+            }
+            d
+        }
+        None => report::runner::DEFAULT_TIMEOUT,
+    };
+    let mut link = Vec::new();
+    for p in &raw.link {
+        let path = p.get_ref();
+        let why = if path.is_empty() {
+            Some("is empty")
+        } else if path.contains('\0') {
+            Some("holds a NUL byte")
+        } else if path.starts_with('/') {
+            Some("is absolute (it must be relative to the checkout's root)")
+        } else if Path::new(path)
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            Some("climbs out with `..`")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err((Some(p.span()), format!("worktree.link {path:?} {why}")));
+        }
+        link.push(path.trim_end_matches('/').to_string());
+    }
+    Ok(WorktreeSetup {
+        setup,
+        setup_timeout,
+        link,
+    })
+}
+
+/// The first linked path that git does not ignore in `repo` (the source), if any: such a link
+/// would show in the checkout as a new file and change the tree being judged.
+pub fn first_not_ignored<'a>(setup: &'a WorktreeSetup, repo: &Git) -> Option<&'a str> {
+    setup.link.iter().map(String::as_str).find(|path| {
+        // `check-ignore` exits 0 when the path is ignored, 1 when not; `deps/` in .gitignore
+        // matches only a folder, so a path not there yet is asked about as one too.
+        let ignored = |p: &str| {
+            repo.bytes(["check-ignore", "-q", "--no-index", "--", p])
+                .is_ok()
+        };
+        !(ignored(path) || ignored(&format!("{path}/")))
+    })
+}
+
+/// Symlinks every `link` path of `setup` from `source` (the user's checkout) into `checkout`.
+/// A path missing in the source is an error: a suite would fail for want of it, and the
+/// message says what to install first.
+pub fn link_into(setup: &WorktreeSetup, source: &Path, checkout: &Path) -> Result<(), String> {
+    for rel in &setup.link {
+        let from = source.join(rel);
+        if std::fs::symlink_metadata(&from).is_err() {
+            return Err(format!(
+                "worktree.link {rel:?}: not in the source checkout {} (install it there first)",
+                report::escape::path(source)
+            ));
+        }
+        let to = checkout.join(rel);
+        if std::fs::symlink_metadata(&to).is_ok() {
+            return Err(format!(
+                "worktree.link {rel:?}: the checkout already has it (is it tracked by git?)"
+            ));
+        }
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("worktree.link {rel:?}: {e}"))?;
+        }
+        std::os::unix::fs::symlink(&from, &to)
+            .map_err(|e| format!("worktree.link {rel:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Runs `setup` in `checkout` through the shared runner (own process group, timeout, strays
+/// killed), with `env` and a scratch `TMPDIR`, logging to `log`.
+pub fn run_setup(
+    setup: &WorktreeSetup,
+    checkout: &Path,
+    env: &BTreeMap<String, String>,
+    log: &Path,
+) -> std::io::Result<Option<report::RunRecord>> {
+    let Some(script) = &setup.setup else {
+        return Ok(None);
+    };
+    let scratch = report::scratch::ScratchDir::new("setup")?;
+    let mut job = report::Job::shell(script, checkout, log).timeout(setup.setup_timeout);
+    for (k, v) in env {
+        job = job.env(k, v);
+    }
+    let record = report::runner::run(&job.tmpdir(scratch.path()))?;
+    let _ = scratch.remove();
+    Ok(Some(record))
+}
+
+/// The failed setup as one message with the last lines of its log (the `Cannot find package`
+/// line), escaped for the terminal.
+pub fn failure_text(record: &report::RunRecord) -> String {
+    let tail = report::runner::read_tail(&record.log, 4096).unwrap_or_default();
+    let lines: Vec<String> = tail
+        .lines()
+        .rev()
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|l| format!("  | {}", report::escape::terminal_line(l)))
+        .collect();
+    format!(
+        "worktree.setup failed ({}) in {:.1}s; the last lines of {}:\n{}",
+        record.status_text(),
+        record.duration_secs,
+        report::escape::path(&record.log),
+        lines.join("\n")
+    )
+}
