@@ -156,6 +156,41 @@ impl Checkout {
     }
 }
 
+/// What a new working copy needs before its baseline: the `[worktree]` table, the folder its
+/// links come from, the environment of its setup, and where setup logs go.
+#[derive(Debug)]
+pub struct Prep {
+    pub worktree: candidate::setup::WorktreeSetup,
+    pub source: std::path::PathBuf,
+    pub env: std::collections::BTreeMap<String, String>,
+    pub logs: std::path::PathBuf,
+}
+
+impl Prep {
+    /// Links, then the setup, in `co`; the setup's seconds (`None` without one). A link missing
+    /// at its source or a failed setup is a failed precondition: nothing can be judged there.
+    pub fn apply(&self, co: &Checkout, log_name: &str) -> Result<Option<f64>> {
+        if self.worktree.is_empty() {
+            return Ok(None);
+        }
+        candidate::setup::link_into(&self.worktree, &self.source, co.path())
+            .map_err(report::exit::PreconditionFailed::new)?;
+        let log = self.logs.join(log_name);
+        let Some(record) = candidate::setup::run_setup(&self.worktree, co.path(), &self.env, &log)
+            .context("running worktree.setup")?
+        else {
+            return Ok(None);
+        };
+        if record.outcome() != report::Outcome::Passed {
+            return Err(
+                report::exit::PreconditionFailed::new(candidate::setup::failure_text(&record))
+                    .into(),
+            );
+        }
+        Ok(Some(record.duration_secs))
+    }
+}
+
 /// Makes `n` working copies from `source`, in parallel (each is a checkout in a repository of
 /// its own and, for a candidate, a `git apply`; they do not depend on each other).
 pub fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {

@@ -355,6 +355,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
     let mut spec = Spec::load(&args.spec)?;
+    let mut setup_env = BTreeMap::new();
     // With a candidate, gate.toml's `[env]` reaches every suite as it reaches gate's (a suite's
     // own `env` wins), so the mutants run under the environment the candidate was gated in.
     if let Some(path) = &args.candidate {
@@ -364,10 +365,19 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
                 suite.env.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
+        setup_env = config.env.clone();
     }
     let spec = spec;
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;
+    if let Some(path) = candidate::setup::first_not_ignored(&spec.worktree, &repo) {
+        bail!(
+            "{}: worktree.link {:?} is not ignored by git in {}: a link git can see would change the tree being judged (add it to .gitignore)",
+            spec.file.display(),
+            report::escape::text(path),
+            report::escape::path(repo.dir())
+        );
+    }
     // A run killed with SIGKILL could not remove its worktrees; the next run does.
     candidate::worktree::clean_stale();
     let out = absolute(&args.out);
@@ -476,6 +486,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
         mutants: Vec::new(),
         tally: Tally::default(),
         exit_code: 0,
+        setup: None,
     };
     let rerun = previous.is_some();
     if let Some(prev) = previous {
@@ -490,6 +501,51 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
         report.settle();
     }
     let kept_rows = report.mutants.len();
+
+    // `[worktree]`: links and the setup in every working copy, side by side, before its baseline.
+    let prep = checkout::Prep {
+        worktree: spec.worktree.clone(),
+        source: repo.dir().to_path_buf(),
+        env: setup_env,
+        logs: out.join("logs"),
+    };
+    if !prep.worktree.is_empty() {
+        let secs: Vec<Result<Option<f64>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = checkouts
+                .iter()
+                .enumerate()
+                .map(|(j, co)| {
+                    let prep = &prep;
+                    s.spawn(move || {
+                        let name = if j == 0 {
+                            "setup.log".to_string()
+                        } else {
+                            format!("setup.copy{j}.log")
+                        };
+                        prep.apply(co, &name)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| bail!("a setup thread panicked"))
+                })
+                .collect()
+        });
+        let secs: Vec<f64> = secs
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        report.setup = Some(crate::record::SetupFacts {
+            command: prep.worktree.setup.clone().unwrap_or_default(),
+            linked: prep.worktree.link.clone(),
+            secs,
+        });
+    }
 
     let suites = spec.suites_used(selected.iter().copied());
     report::errln!(
@@ -541,6 +597,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     let plan = Plan {
         spec: &spec,
         source: &source,
+        prep: &prep,
         mutants: selected,
         baseline: &baseline,
         out: out.clone(),

@@ -193,6 +193,28 @@ pub fn render_painted(report: &RunReport, paint: Painter) -> String {
     if let Some(shard) = report.shard {
         s.push_str(&format!("shard: {shard}\n"));
     }
+    if let Some(setup) = &report.setup {
+        let linked: Vec<String> = setup.linked.iter().map(|l| esc(l).into_owned()).collect();
+        let times: Vec<String> = setup.secs.iter().map(|t| secs_text(*t)).collect();
+        s.push_str(&format!(
+            "setup: {}{} in each working copy{}\n",
+            if setup.command.is_empty() {
+                "none".to_string()
+            } else {
+                format!("{} passed", esc(&setup.command))
+            },
+            if linked.is_empty() {
+                String::new()
+            } else {
+                format!(", linked {}", linked.join(", "))
+            },
+            if times.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", times.join(", "))
+            }
+        ));
+    }
     for b in &report.baseline {
         s.push_str(&format!(
             "baseline: {} {} in {}{}; mutant timeout {} ({})\n",

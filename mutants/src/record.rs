@@ -84,6 +84,16 @@ pub struct Row {
     pub rerun: Option<Timestamp>,
 }
 
+/// The `[worktree]` setup of a run: the command, the linked paths, and the seconds it took in
+/// each working copy (its time is reported apart from the suites').
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SetupFacts {
+    /// Empty when the table only links.
+    pub command: String,
+    pub linked: Vec<String>,
+    pub secs: Vec<f64>,
+}
+
 /// A suite run unmutated, before any mutant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
@@ -206,6 +216,9 @@ pub struct RunReport {
     pub shard: Option<Shard>,
     /// How many mutants this run set out to judge.
     pub planned: usize,
+    /// The `[worktree]` table's setup as it ran in each working copy, before its baseline.
+    #[serde(default)]
+    pub setup: Option<SetupFacts>,
     pub baseline: Vec<Baseline>,
     /// A suite failed or hung unmutated: no verdicts were given.
     pub baseline_failed: bool,

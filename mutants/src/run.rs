@@ -236,8 +236,9 @@ const TICK: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub struct Plan<'a> {
     pub spec: &'a Spec,
-    /// Where a fresh working copy comes from, when a suite spoiled one.
+    /// Where a fresh working copy comes from, when a suite spoiled one, and what it needs.
     pub source: &'a Source,
+    pub prep: &'a checkout::Prep,
     pub mutants: Vec<&'a Mutant>,
     pub baseline: &'a BaselineResult,
     pub out: PathBuf,
@@ -327,6 +328,8 @@ fn work(
                 .context("making a fresh working copy after a suite replaced the mutated file")?
                 .pop()
                 .context("no working copy was made")?;
+            plan.prep
+                .apply(co, &format!("setup.rebuilt-{}.log", m.index + 1))?;
         }
         match done.row {
             Some(row) => {

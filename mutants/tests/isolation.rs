@@ -92,3 +92,67 @@ fn a_nested_repository_and_hidden_edits_are_carried_into_the_run() {
     );
     let _ = (LIB, SUITE);
 }
+
+/// A fixture whose suite needs an ignored `deps/` folder and what `setup` makes.
+fn with_deps(worktree: &str) -> Fixture {
+    let suite = "[suites.unit]\nrun = \"[ -f .installed ] && [ \\\"$(cat deps/VERSION)\\\" = 2.0 ] && sh test.sh\"\ntimeout = \"20s\"\n\n";
+    let spec = format!(
+        "[worktree]\n{worktree}\n\n{suite}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", "")
+    );
+    let fx = Fixture::new(&spec);
+    fx.repo.write(".gitignore", "deps/\n");
+    fx.repo.commit_all("ignore deps");
+    fx.repo.write("deps/VERSION", "2.0");
+    fx
+}
+
+#[test]
+fn worktree_setup_and_links_prepare_every_copy_before_its_baseline() {
+    let fx = with_deps("setup = \"echo installing; touch .installed\"\nlink = [\"deps\"]");
+    let out = fx.run(&["--jobs", "2"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let report = fx.report();
+    assert_eq!(verdicts(&report)[0].1, "killed");
+    assert_eq!(report["setup"]["linked"], serde_json::json!(["deps"]));
+    assert_eq!(
+        report["setup"]["secs"].as_array().unwrap().len(),
+        1,
+        "one copy for one mutant"
+    );
+    assert!(fx.out().join("logs/setup.log").exists());
+    let table = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(
+        table.contains("setup: echo installing; touch .installed passed"),
+        "{table}"
+    );
+    assert!(
+        !fx.repo.path().join(".installed").exists(),
+        "setup ran in DIR"
+    );
+}
+
+#[test]
+fn a_failing_worktree_setup_stops_the_run_with_exit_4_and_its_log_tail() {
+    let fx =
+        with_deps("setup = \"echo \\\"npm ERR! Cannot find package 'left-pad'\\\" >&2; exit 1\"");
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 4, "{}", text(&out));
+    assert!(
+        text(&out).contains("Cannot find package 'left-pad'"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_worktree_link_git_does_not_ignore_is_bad_input() {
+    let fx = with_deps("link = [\"lib.sh\"]");
+    let out = fx.run(&[]);
+    assert_eq!(code(&out), 2, "{}", text(&out));
+    assert!(
+        text(&out).contains("is not ignored by git"),
+        "{}",
+        text(&out)
+    );
+}
