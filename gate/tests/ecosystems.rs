@@ -1,0 +1,182 @@
+//! The README's three project shapes, run for real: a Node project whose checkout gets its
+//! dependencies from `npm ci`, a Python project whose suites use the user's virtualenv through
+//! a link, and a Rust workspace. Each gate.toml here is the one the README shows.
+
+mod common;
+
+use std::process::Command;
+
+use common::{gate, stderr, stdout};
+use testkit::Repo;
+
+/// Packs the staged change of `repo` against `base` into a temp folder with `gate_toml` beside
+/// it, runs `gate run` there, and returns the output.
+fn gate_it(repo: &Repo, base: &str, gate_toml: &str) -> std::process::Output {
+    let out = tempfile::tempdir().unwrap();
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", base, "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    let config = out.path().join("gate.toml");
+    std::fs::write(
+        &config,
+        format!("base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n{gate_toml}"),
+    )
+    .unwrap();
+    let run = gate()
+        .current_dir(repo.path())
+        .args(["run", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(out.path().join("gate-out"))
+        .output()
+        .unwrap();
+    run
+}
+
+fn have(program: &str, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The gate.toml of the README's Node example.
+const NODE_GATE: &str = r#"[worktree]
+setup = "npm ci --offline --no-audit --no-fund"
+
+[[suite]]
+name = "unit"
+run = "npm test"
+"#;
+
+#[test]
+fn a_node_project_gets_its_dependencies_from_npm_ci_in_the_checkout() {
+    if !have("npm", "--version") {
+        eprintln!("npm is not installed: the Node example is not checked");
+        return;
+    }
+    let repo = Repo::new();
+    repo.write(".gitignore", "node_modules/\n")
+        .write(
+            "package.json",
+            r#"{ "name": "example", "version": "1.0.0", "private": true, "scripts": { "test": "node --test" } }"#,
+        )
+        .write(
+            "package-lock.json",
+            r#"{ "name": "example", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": { "": { "name": "example", "version": "1.0.0" } } }"#,
+        )
+        .write("slug.mjs", "export const slug = (s) => s.toLowerCase();\n")
+        .write(
+            "test/slug.test.mjs",
+            "import test from 'node:test';\nimport assert from 'node:assert';\nimport { slug } from '../slug.mjs';\ntest('lower case', () => assert.strictEqual(slug('AB'), 'ab'));\n",
+        );
+    let base = repo.commit_all("base");
+    repo.write(
+        "slug.mjs",
+        "export const slug = (s) => s.toLowerCase().replace(/ /g, '-');\n",
+    );
+    repo.git(["add", "-A"]);
+    let run = gate_it(&repo, &base, NODE_GATE);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+    assert!(
+        stdout(&run).contains("setup     npm ci"),
+        "{}",
+        stdout(&run)
+    );
+    assert!(stdout(&run).contains("1 passed"), "{}", stdout(&run));
+}
+
+/// The gate.toml of the README's Python example.
+const PYTHON_GATE: &str = r#"[worktree]
+link = [".venv"]
+
+[[suite]]
+name = "unit"
+run = ".venv/bin/python -m unittest -v"
+"#;
+
+#[test]
+fn a_python_project_uses_the_users_virtualenv_through_a_link() {
+    let repo = Repo::new();
+    repo.write(".gitignore", ".venv/\n__pycache__/\n")
+        .write("slug.py", "def slug(s):\n    return s.lower()\n")
+        .write(
+            "test_slug.py",
+            "import unittest\nfrom slug import slug\n\nclass T(unittest.TestCase):\n    def test_lower(self):\n        self.assertEqual(slug('AB'), 'ab')\n",
+        );
+    let base = repo.commit_all("base");
+    let venv = Command::new("python3")
+        .args(["-m", "venv", "--without-pip", ".venv"])
+        .current_dir(repo.path())
+        .status()
+        .unwrap();
+    assert!(venv.success(), "python3 -m venv failed");
+    repo.write(
+        "slug.py",
+        "def slug(s):\n    return s.lower().replace(' ', '-')\n",
+    );
+    repo.git(["add", "-A"]);
+    let run = gate_it(&repo, &base, PYTHON_GATE);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+    assert!(
+        stdout(&run).contains("setup     none, linked .venv"),
+        "{}",
+        stdout(&run)
+    );
+    assert!(stdout(&run).contains("1 passed"), "{}", stdout(&run));
+}
+
+/// The gate.toml of the README's Rust example.
+const RUST_GATE: &str = r#"[env]
+CARGO_TERM_COLOR = "never"
+
+[[suite]]
+name = "tests"
+run = "cargo test --workspace --offline"
+timeout = "10m"
+"#;
+
+#[test]
+fn a_rust_workspace_is_gated_with_cargo_test() {
+    let repo = Repo::new();
+    repo.write(".gitignore", "target/\n")
+        .write("Cargo.toml", "[workspace]\nmembers = [\"slug\"]\nresolver = \"2\"\n")
+        .write(
+            "slug/Cargo.toml",
+            "[package]\nname = \"slug\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .write(
+            "slug/src/lib.rs",
+            "pub fn slug(s: &str) -> String { s.to_lowercase() }\n#[test]\nfn lower() { assert_eq!(slug(\"AB\"), \"ab\"); }\n",
+        );
+    let base = repo.commit_all("base");
+    repo.write(
+        "slug/src/lib.rs",
+        "pub fn slug(s: &str) -> String { s.to_lowercase().replace(' ', \"-\") }\n#[test]\nfn lower() { assert_eq!(slug(\"AB\"), \"ab\"); }\n#[test]\nfn spaces() { assert_eq!(slug(\"a b\"), \"a-b\"); }\n",
+    );
+    repo.git(["add", "-A"]);
+    let run = gate_it(&repo, &base, RUST_GATE);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+    assert!(stdout(&run).contains("2 passed"), "{}", stdout(&run));
+}
