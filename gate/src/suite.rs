@@ -76,7 +76,7 @@ impl SuiteResult {
         self.record
             .counts
             .map(|c| c.to_string())
-            .unwrap_or_else(|| "-".to_string())
+            .unwrap_or_else(|| "unknown".to_string())
     }
 }
 

@@ -46,7 +46,8 @@ impl SuiteRun {
         let after = match self.counts {
             Some(c) if c.failed > 0 => format!("{} failed", c.failed),
             Some(c) => format!("{} pass", c.passed),
-            None => return String::new(),
+            // No runner summary could be read: unknown, never a number that hides the suite.
+            None => return "unknown".to_string(),
         };
         match self.baseline_counts {
             Some(b) => format!("{} pass -> {after}", b.passed),
