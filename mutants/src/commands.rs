@@ -580,6 +580,12 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
                 report::escape::text(&b.status),
                 report::escape::path(&out.join(&b.log))
             );
+            // The log's last lines, so the cause (`Cannot find package ...`) is on screen.
+            let tail = report::runner::read_tail(&out.join(&b.log), 4096).unwrap_or_default();
+            let lines: Vec<&str> = tail.lines().collect();
+            for line in &lines[lines.len().saturating_sub(12)..] {
+                report::errln!("  | {}", report::escape::terminal_line(line));
+            }
         }
         return finish(
             report,

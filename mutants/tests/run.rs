@@ -186,6 +186,9 @@ fn a_red_baseline_stops_the_run_with_exit_4_and_no_verdicts() {
     assert_eq!(report["mutants"], serde_json::json!([]));
     assert!(String::from_utf8_lossy(&out.stdout).contains("BASELINE FAILED"));
     assert!(!String::from_utf8_lossy(&out.stdout).contains("killed"));
+    // The log's last lines are on screen, not only its path: the suite's own words.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("  | FAIL: test_add"), "{err}");
 
     // A hung baseline is red too, never a pass.
     let hung = "[suites.unit]\nrun = \"sleep 30\"\ntimeout = \"1s\"\n\n";
