@@ -98,11 +98,15 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
     let bytes = fs::read(path).with_context(|| format!("manifest {}", path.display()))?;
-    manifests::parse(&bytes).map_err(|e| match &e {
-        manifests::ParseError::Line { line, problem } => {
-            anyhow!("{}:{line}: {problem}", path.display())
-        }
-        manifests::ParseError::NoEntries => anyhow!("{}: {e}", path.display()),
+    parse_manifest(&bytes, &path.display().to_string())
+}
+
+/// Parses manifest bytes read from `name` (a file, or `standard input`); errors read
+/// `NAME:LINE: problem`.
+pub fn parse_manifest(bytes: &[u8], name: &str) -> Result<Manifest> {
+    manifests::parse(bytes).map_err(|e| match &e {
+        manifests::ParseError::Line { line, problem } => anyhow!("{name}:{line}: {problem}"),
+        manifests::ParseError::NoEntries => anyhow!("{name}: {e}"),
     })
 }
 

@@ -93,13 +93,42 @@ pub enum Command {
     },
     /// Check files against a sha256 manifest (`sha256sum -c` with gatekit's path rules).
     Check {
+        /// The manifest (`-` for stdin); without it, the first positional argument is the
+        /// manifest, as `sha256sum -c FILE` takes it.
         #[arg(long, value_name = "FILE")]
-        manifest: PathBuf,
-        /// The folder the manifest's paths are relative to.
-        #[arg(default_value = ".")]
-        dir: PathBuf,
+        manifest: Option<PathBuf>,
+        /// [MANIFEST] [DIR]: the manifest (unless --manifest names it) and the folder its paths
+        /// are relative to (default: the current folder).
+        #[arg(value_name = "FILE|DIR", num_args = 0..=2)]
+        args: Vec<PathBuf>,
+        /// Print only what is not OK, and the summary line (sha256sum's --quiet).
+        #[arg(long, conflicts_with = "status")]
+        quiet: bool,
+        /// Print nothing: the exit code is the answer (sha256sum's --status).
+        #[arg(long)]
+        status: bool,
+        /// A file that is missing is neither a failure nor reported (sha256sum's
+        /// --ignore-missing); a manifest whose every file is missing still fails.
+        #[arg(long)]
+        ignore_missing: bool,
+        /// Accepted as sha256sum takes it: gatekit always reads strictly, so an improperly
+        /// formatted line is already exit 2 naming its line.
+        #[arg(long)]
+        warn: bool,
+        /// Accepted as sha256sum takes it: reading is always strict (see --warn).
+        #[arg(long)]
+        strict: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// Print a manifest of files (relative paths, in the order given), in GNU sha256sum's
+    /// format: `sha256sum FILE...`, with gatekit's path rules and hashing.
+    Hash {
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// The tagged form `SHA256 (PATH) = HEX` (sha256sum's --tag).
+        #[arg(long)]
+        tag: bool,
     },
     /// Report whether a review text cites the head commit (any hex prefix of 7+ characters).
     Cites {

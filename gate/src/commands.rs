@@ -90,9 +90,35 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         }
         Command::Check {
             manifest,
-            dir,
+            args,
+            quiet,
+            status,
+            ignore_missing,
+            warn: _,
+            strict: _,
             json,
-        } => cmd_check(&manifest, &dir, json),
+        } => {
+            let (manifest, dir) = match (manifest, args.as_slice()) {
+                (Some(m), []) => (m, PathBuf::from(".")),
+                (Some(m), [dir]) => (m, dir.clone()),
+                (Some(_), _) => bail!("gate check: with --manifest, give at most one DIR"),
+                (None, []) => {
+                    bail!("gate check: name the manifest (FILE, `-` for stdin, or --manifest FILE)")
+                }
+                (None, [m]) => (m.clone(), PathBuf::from(".")),
+                (None, [m, dir]) => (m.clone(), dir.clone()),
+                (None, _) => bail!("gate check: give at most a manifest and a DIR"),
+            };
+            let show = if status {
+                Show::Nothing
+            } else if quiet {
+                Show::Problems
+            } else {
+                Show::All
+            };
+            cmd_check(&manifest, &dir, json, show, ignore_missing)
+        }
+        Command::Hash { paths, tag } => cmd_hash(&paths, tag),
         Command::Cites { head, file, json } => cmd_cites(&repo()?, &head, file.as_deref(), json),
         Command::Clean => cmd_clean(),
         Command::Demo { keep } => demo::run(keep),
@@ -666,7 +692,48 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
     }
 }
 
-fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
+/// What `gate check` prints: every line, only what is not OK (`--quiet`), or nothing
+/// (`--status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Show {
+    All,
+    Problems,
+    Nothing,
+}
+
+/// `gate hash PATH...`: `sha256sum PATH...` with gatekit's path rules (relative, no `..`, no
+/// link out of the current folder) and parallel hashing; the lines go to stdout.
+fn cmd_hash(paths: &[PathBuf], tag: bool) -> Result<Exit> {
+    use std::os::unix::ffi::OsStrExt;
+    let names: Vec<Vec<u8>> = paths
+        .iter()
+        .map(|p| p.as_os_str().as_bytes().to_vec())
+        .collect();
+    let manifest = manifests::manifest_for(Path::new("."), &names)?;
+    let entries: Vec<manifests::Entry> = manifest
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            if tag {
+                e.form = manifests::Form::Tagged;
+            }
+            e
+        })
+        .collect();
+    let bytes = manifests::write(&entries);
+    finished(
+        report::exit::print_bytes(&bytes).map_err(Into::into),
+        Exit::Ok,
+    )
+}
+
+fn cmd_check(
+    manifest: &Path,
+    dir: &Path,
+    json: bool,
+    show: Show,
+    ignore_missing: bool,
+) -> Result<Exit> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => bail!(
@@ -675,9 +742,32 @@ fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
         ),
         Err(e) => return Err(e).with_context(|| format!("{}: the folder to check", esc_path(dir))),
     }
-    let parsed = apply::read_manifest(manifest)?;
-    let verification =
+    let parsed = if manifest == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading the manifest from stdin")?;
+        apply::parse_manifest(&bytes, "standard input")?
+    } else {
+        apply::read_manifest(manifest)?
+    };
+    let mut verification =
         manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
+    let mut ignored = 0;
+    if ignore_missing {
+        let before = verification.entries.len();
+        verification
+            .entries
+            .retain(|e| e.status != manifests::Status::Missing);
+        ignored = before - verification.entries.len();
+        if verification.entries.is_empty() {
+            report::errln!(
+                "gate: {}: no file was verified ({ignored} missing, ignored)",
+                esc_path(manifest)
+            );
+            return Ok(Exit::Findings);
+        }
+    }
     let print = || -> Result<()> {
         if json {
             let value = serde_json::json!({
@@ -692,8 +782,21 @@ fn cmd_check(manifest: &Path, dir: &Path, json: bool) -> Result<Exit> {
         } else {
             // The lines are sha256sum's (a name with a line break is already `\`-escaped);
             // any other control character a name holds is shown as an escape.
-            for line in verification.to_string().lines() {
-                outln!("{}", report::markdown::controls(line))?;
+            if show != Show::Nothing {
+                for e in &verification.entries {
+                    if show == Show::All || e.status != manifests::Status::Ok {
+                        outln!("{}", report::markdown::controls(&e.to_string()))?;
+                    }
+                }
+                let note = if ignored > 0 {
+                    format!(" ({ignored} missing, ignored)")
+                } else {
+                    String::new()
+                };
+                // --quiet is silent when everything held, as sha256sum's is.
+                if show == Show::All || !verification.all_ok() {
+                    outln!("{}{note}", verification.summary())?;
+                }
             }
         }
         Ok(())

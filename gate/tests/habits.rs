@@ -277,3 +277,74 @@ fn a_link_git_does_not_ignore_is_bad_input_and_one_missing_at_its_source_a_preco
         stderr(&run)
     );
 }
+
+#[test]
+fn check_and_hash_take_the_flags_sha256sum_users_type() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    std::fs::write(dir.path().join("b c.txt"), "b\n").unwrap();
+    let g = |args: &[&str], stdin: Option<&[u8]>| {
+        let mut cmd = gate();
+        cmd.current_dir(dir.path()).args(args);
+        if let Some(input) = stdin {
+            cmd.write_stdin(input.to_vec());
+        }
+        cmd.output().unwrap()
+    };
+    // hash writes what sha256sum -c reads, in both forms.
+    let text = g(&["hash", "a.txt", "b c.txt"], None);
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    std::fs::write(dir.path().join("m"), &text.stdout).unwrap();
+    let tagged = g(&["hash", "--tag", "a.txt"], None);
+    assert!(
+        stdout(&tagged).starts_with("SHA256 (a.txt) = "),
+        "{}",
+        stdout(&tagged)
+    );
+    std::fs::write(dir.path().join("t"), &tagged.stdout).unwrap();
+    for m in ["m", "t"] {
+        let real = std::process::Command::new("sha256sum")
+            .args(["-c", "--strict", m])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            real.status.success(),
+            "sha256sum -c {m}: {}",
+            String::from_utf8_lossy(&real.stdout)
+        );
+    }
+    // The manifest as a positional FILE, or `-` for stdin.
+    assert!(stdout(&g(&["check", "m"], None)).ends_with("2/2 OK\n"));
+    assert!(stdout(&g(&["check", "-"], Some(&text.stdout))).ends_with("2/2 OK\n"));
+    // --quiet is silent when all is OK; --status prints nothing either way.
+    let quiet = g(&["check", "--quiet", "m"], None);
+    assert_eq!(
+        (quiet.status.code(), stdout(&quiet)),
+        (Some(0), String::new())
+    );
+    std::fs::remove_file(dir.path().join("a.txt")).unwrap();
+    let quiet = g(&["check", "--quiet", "m"], None);
+    assert_eq!(quiet.status.code(), Some(1));
+    assert_eq!(
+        stdout(&quiet),
+        "a.txt: MISSING (no such file)\n1/2 OK, 1 MISSING\n"
+    );
+    let status = g(&["check", "--status", "m"], None);
+    assert_eq!(
+        (status.status.code(), stdout(&status)),
+        (Some(1), String::new())
+    );
+    // --ignore-missing: a missing file is no failure; all of them missing still is.
+    let ignoring = g(&["check", "--ignore-missing", "m"], None);
+    assert_eq!(ignoring.status.code(), Some(0), "{}", stdout(&ignoring));
+    assert!(stdout(&ignoring).contains("1/1 OK (1 missing, ignored)"));
+    let none = g(&["check", "--ignore-missing", "t"], None);
+    assert_eq!(none.status.code(), Some(1), "{}", stderr(&none));
+    assert!(stderr(&none).contains("no file was verified"));
+    // --strict and --warn are accepted; reading is always strict.
+    std::fs::write(dir.path().join("bad"), "not a line\n").unwrap();
+    let bad = g(&["check", "--strict", "--warn", "bad"], None);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("bad:1:"), "{}", stderr(&bad));
+}
