@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real test runners whose closing lines report::counts reads, so the counts tests
 # run each one live on a small project (and can recapture the checked-in fixtures):
-#   - pytest (PyPI), into the current python3's environment;
+#   - pytest (PyPI), into the current python3's environment; go (Debian's golang-go);
 #   - jest, vitest, mocha, and Deno and Bun from their npm packages, into
 #     $GATEKIT_RUNNERS_DIR (default: $HOME/.cache/gatekit/runners), where the tests look for
 #     node_modules/.bin/NAME.
@@ -14,6 +14,10 @@ dir="${GATEKIT_RUNNERS_DIR:-$HOME/.cache/gatekit/runners}"
 mkdir -p "$dir"
 [ -f "$dir/package.json" ] || printf '{ "name": "gatekit-runners", "private": true }\n' > "$dir/package.json"
 
+# go test, from Debian's packages (the only registry that has Go here).
+if ! command -v go >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    (apt-get install -y -q golang-go >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q golang-go >/dev/null 2>&1; }) || echo "go: not installed"
+fi
 python3 -m pip install --quiet --disable-pip-version-check "pytest==${PYTEST_VERSION:-8.3.4}" || echo "pytest: not installed"
 for pkg in "jest@${JEST_VERSION:-29.7.0}" "vitest@${VITEST_VERSION:-3.2.4}" "mocha@${MOCHA_VERSION:-11.1.0}"; do
     npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$pkg" || echo "$pkg: not installed"
@@ -31,3 +35,4 @@ for bin in jest vitest mocha deno bun; do
     fi
 done
 python3 -m pytest --version 2>&1 | head -1
+go version 2>&1 | head -1

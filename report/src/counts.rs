@@ -5,7 +5,7 @@
 //! guess. Each runner's summary is matched precisely: cargo test, nextest, node's test runner
 //! (spec, TAP, and dot, whose marks cannot tell a skip from a pass), pytest (`-q` and default;
 //! with `-qq`, which prints no summary, its progress marks), unittest, go test, jest, vitest,
-//! mocha, Deno and Bun, and last the plain `N passed, N failed` alone on a line. A runner's
+//! mocha, Deno and Bun, go test `-v`, and last the plain `N passed, N failed` alone on a line. A runner's
 //! summary always wins over plain lines, so a suite script that prints its own small tally
 //! cannot hide the runner's real count. A log holding several runs of runners (a script that
 //! runs two suites, cargo's one line per test binary) adds them up. The tests read fixtures

@@ -62,6 +62,15 @@ fn on_path(name: &str) -> Option<PathBuf> {
     runs(&p).then_some(p)
 }
 
+/// `name` when `name ARG` runs (go has `version`, not `--version`).
+fn on_path_arg(name: &str, arg: &str) -> Option<PathBuf> {
+    let ok = Command::new(name)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then(|| PathBuf::from(name))
+}
+
 fn python() -> Option<PathBuf> {
     on_path("python3")
 }
@@ -171,6 +180,18 @@ test("c", () => {});
 test("fails", () => { expect(1).toBe(2); });
 test.skip("skipped", () => {});
 test.todo("later");
+"#;
+
+const GO_MOD: &str = "module sample\n\ngo 1.19\n";
+const GO_TEST: &str = r#"package sample
+
+import "testing"
+
+func TestA(t *testing.T) {}
+func TestB(t *testing.T) {}
+func TestC(t *testing.T) {}
+func TestFails(t *testing.T) { t.Fatal("no") }
+func TestSkipped(t *testing.T) { t.Skip("not today") }
 "#;
 
 const CARGO_TOML: &str =
@@ -296,6 +317,13 @@ fn cases() -> Vec<Case> {
             files: &[("sample.test.ts", BUN)],
             args: &["test"],
             expect: counts(3, 1, 2),
+        },
+        Case {
+            name: "go-test",
+            program: || on_path_arg("go", "version"),
+            files: &[("go.mod", GO_MOD), ("sample_test.go", GO_TEST)],
+            args: &["test", "-v", "./..."],
+            expect: counts(3, 1, 1),
         },
         Case {
             name: "cargo-test",
