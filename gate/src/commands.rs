@@ -211,11 +211,12 @@ fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit
     worktree::clean_stale();
     let packed = pack::pack(repo, base, out, paths)?;
     if report::interrupt::requested() {
-        // The interrupt came while pack worked; what it wrote is not a finished candidate the
-        // user asked for, so it goes (both files were written whole, through a rename).
-        let _ = std::fs::remove_file(&packed.patch);
-        let _ = std::fs::remove_file(&packed.manifest);
-        let _ = writeln!(std::io::stderr(), "gate: interrupted");
+        // pack never writes after an interrupt (it checks before its one write of the pair);
+        // one that came after the write leaves a whole candidate, and the exit says so.
+        let _ = writeln!(
+            std::io::stderr(),
+            "gate: interrupted (after the candidate was written)"
+        );
         return Ok(Exit::Interrupted);
     }
     outln!(

@@ -56,10 +56,10 @@ pub fn parse(text: &str) -> Result<Duration, DurationError> {
             "" => return Err(err("a unit is missing")),
             _ => return Err(err("the unit is unknown")),
         };
-        if secs > MAX.as_secs_f64() {
-            return Err(err("it is over the maximum of 30 days"));
-        }
-        let part = Duration::try_from_secs_f64(secs).map_err(|_| err("it is out of range"))?;
+        // Only digits reach here, so the one way to fail is a number too large for a Duration:
+        // over the maximum, as the sum's bound just below says of everything else.
+        let part = Duration::try_from_secs_f64(secs)
+            .map_err(|_| err("it is over the maximum of 30 days"))?;
         total = total
             .checked_add(part)
             .filter(|t| *t <= MAX)
