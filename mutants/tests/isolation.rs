@@ -138,10 +138,16 @@ fn a_failing_worktree_setup_stops_the_run_with_exit_4_and_its_log_tail() {
         with_deps("setup = \"echo \\\"npm ERR! Cannot find package 'left-pad'\\\" >&2; exit 1\"");
     let out = fx.run(&[]);
     assert_eq!(code(&out), 4, "{}", text(&out));
+    // The log's tail (the setup's own words, on stderr), and no baseline ever ran.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("worktree.setup failed (exit 1)"), "{err}");
     assert!(
-        text(&out).contains("Cannot find package 'left-pad'"),
-        "{}",
-        text(&out)
+        err.contains("  | npm ERR! Cannot find package 'left-pad'"),
+        "{err}"
+    );
+    assert!(
+        !fx.out().join("logs/baseline.unit.log").exists(),
+        "a baseline ran after a failed setup"
     );
 }
 
