@@ -33,23 +33,14 @@ pub fn read_bounded(
 ) -> io::Result<LineEnd> {
     let start = buf.len();
     loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if waiting(&e) => {
-                if stop() {
-                    return Ok(LineEnd::Stopped);
-                }
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(if buf.len() == start {
-                LineEnd::Eof
-            } else {
-                LineEnd::Partial
-            });
+        match fill(reader, &mut stop)? {
+            Filled::Stopped => return Ok(LineEnd::Stopped),
+            Filled::Eof if buf.len() == start => return Ok(LineEnd::Eof),
+            Filled::Eof => return Ok(LineEnd::Partial),
+            Filled::Data => {}
         }
+        // Buffered now: this returns the same bytes without another read.
+        let available = reader.fill_buf()?;
         let room = max - (buf.len() - start);
         let window = &available[..available.len().min(room)];
         if let Some(i) = window.iter().position(|&b| b == b'\n') {
@@ -70,25 +61,42 @@ pub fn read_bounded(
 /// newline came, `Eof` when the input ended first, `Stopped` as for [`read_bounded`].
 pub fn skip_line(reader: &mut impl BufRead, mut stop: impl FnMut() -> bool) -> io::Result<LineEnd> {
     loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if waiting(&e) => {
-                if stop() {
-                    return Ok(LineEnd::Stopped);
-                }
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(LineEnd::Eof);
+        match fill(reader, &mut stop)? {
+            Filled::Stopped => return Ok(LineEnd::Stopped),
+            Filled::Eof => return Ok(LineEnd::Eof),
+            Filled::Data => {}
         }
+        let available = reader.fill_buf()?;
         if let Some(i) = available.iter().position(|&b| b == b'\n') {
             reader.consume(i + 1);
             return Ok(LineEnd::Line);
         }
         let k = available.len();
         reader.consume(k);
+    }
+}
+
+/// What filling the reader's buffer found.
+enum Filled {
+    Data,
+    Eof,
+    Stopped,
+}
+
+/// Fills `reader`'s buffer, retrying reads that time out or are interrupted until `stop` says
+/// to give up.
+fn fill(reader: &mut impl BufRead, stop: &mut impl FnMut() -> bool) -> io::Result<Filled> {
+    loop {
+        match reader.fill_buf() {
+            Ok([]) => return Ok(Filled::Eof),
+            Ok(_) => return Ok(Filled::Data),
+            Err(e) if waiting(&e) => {
+                if stop() {
+                    return Ok(Filled::Stopped);
+                }
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 
