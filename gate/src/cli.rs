@@ -97,7 +97,7 @@ pub enum Command {
         /// manifest, as `sha256sum -c FILE` takes it.
         #[arg(long, value_name = "FILE")]
         manifest: Option<PathBuf>,
-        /// [MANIFEST] [DIR]: the manifest (unless --manifest names it) and the folder its paths
+        /// `[MANIFEST] [DIR]`: the manifest (unless --manifest names it) and the folder its paths
         /// are relative to (default: the current folder).
         #[arg(value_name = "FILE|DIR", num_args = 0..=2)]
         args: Vec<PathBuf>,
