@@ -132,6 +132,20 @@ pub fn first_not_ignored<'a>(setup: &'a WorktreeSetup, repo: &Git) -> Option<&'a
     })
 }
 
+/// Bad input (the message names `file`, the path and the repository) unless every linked path
+/// is ignored by git in `repo`: the one check gate and mutants both make before any work.
+pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result<(), String> {
+    match first_not_ignored(setup, repo) {
+        Some(path) => Err(format!(
+            "{}: worktree.link {:?} is not ignored by git in {}: a link git can see would change the tree being judged (add it to .gitignore)",
+            report::escape::path(file),
+            report::escape::text(path),
+            report::escape::path(repo.dir())
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Symlinks every `link` path of `setup` from `source` (the user's checkout) into `checkout`.
 /// A path missing in the source is an error: a suite would fail for want of it, and the
 /// message says what to install first.

@@ -417,14 +417,8 @@ pub struct Gated {
 pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
     let config = Config::load(&s.config)?;
     config.require_suites()?;
-    if let Some(path) = candidate::setup::first_not_ignored(&config.worktree, repo) {
-        bail!(
-            "{}: worktree.link {:?} is not ignored by git in {}: a link git can see would change the tree being judged (add it to .gitignore)",
-            config.file.display(),
-            report::escape::text(path),
-            report::escape::path(repo.dir())
-        );
-    }
+    candidate::setup::require_ignored(&config.worktree, repo, &config.file)
+        .map_err(anyhow::Error::msg)?;
     let candidate = Candidate {
         base: config.base.clone(),
         patch: config.patch.clone(),

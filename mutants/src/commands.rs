@@ -356,10 +356,11 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     report::interrupt::cleans_up();
     let mut spec = Spec::load(&args.spec)?;
     let mut setup_env = BTreeMap::new();
+    // gate.toml is read once, here; the candidate's checkouts are built from this reading.
+    let config = args.candidate.as_deref().map(Config::load).transpose()?;
     // With a candidate, gate.toml's `[env]` reaches every suite as it reaches gate's (a suite's
     // own `env` wins), so the mutants run under the environment the candidate was gated in.
-    if let Some(path) = &args.candidate {
-        let config = Config::load(path)?;
+    if let Some(config) = &config {
         for suite in spec.suites.values_mut() {
             for (k, v) in &config.env {
                 suite.env.entry(k.clone()).or_insert_with(|| v.clone());
@@ -370,21 +371,14 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
     let spec = spec;
     let selected = select(&spec, &args)?;
     let repo = open_repo(args.dir.clone())?;
-    if let Some(path) = candidate::setup::first_not_ignored(&spec.worktree, &repo) {
-        bail!(
-            "{}: worktree.link {:?} is not ignored by git in {}: a link git can see would change the tree being judged (add it to .gitignore)",
-            spec.file.display(),
-            report::escape::text(path),
-            report::escape::path(repo.dir())
-        );
-    }
+    candidate::setup::require_ignored(&spec.worktree, &repo, &spec.file)
+        .map_err(anyhow::Error::msg)?;
     // A run killed with SIGKILL could not remove its worktrees; the next run does.
     candidate::worktree::clean_stale();
     let out = absolute(&args.out);
     let mut candidate_files = None;
-    let (source, commit, carried, config_path) = match &args.candidate {
-        Some(path) => {
-            let config = Config::load(path)?;
+    let (source, commit, carried, config_path) = match (&args.candidate, config) {
+        (Some(path), Some(config)) => {
             let base = repo.commit_id(&config.base).context("candidate base")?;
             candidate_files = Some((sha256_of(&config.patch)?, sha256_of(&config.manifest)?));
             let source = Source::Candidate {
@@ -393,7 +387,7 @@ fn cmd_run(args: RunArgs, color: ColorChoice) -> Result<Exit> {
             };
             (source, base, None, Some(path.display().to_string()))
         }
-        None => {
+        _ => {
             let state = DirState::read(repo.clone(), Some(&out))?;
             let commit = state.commit.clone();
             let carried = state.describe();
