@@ -17,26 +17,6 @@ use common::{gate, stderr, stdout, Fixture};
 use serde_json::{json, Value};
 use testkit::{python_json, schema_errors, workspace};
 
-const READ_JUNIT: &str = r#"
-import json, sys
-try:
-    from junitparser import JUnitXml
-except ImportError:
-    sys.exit(3)
-xml = JUnitXml.fromfile(sys.argv[1])
-out = {"tests": xml.tests, "failures": xml.failures, "errors": xml.errors, "skipped": xml.skipped,
-       "cases": []}
-for suite in xml:
-    for case in suite:
-        out["cases"].append({
-            "suite": suite.name, "name": case.name, "classname": case.classname,
-            "time": case.time, "system_out": case.system_out,
-            "results": [{"kind": type(r).__name__, "message": r.message, "type": r.type,
-                         "text": r.text} for r in case.result],
-        })
-print(json.dumps(out))
-"#;
-
 /// Validates an instance against a schema; prints `{"errors": [...]}`.
 /// Four suites: one passes, one fails with markup in its log, one hangs, one cannot start.
 const MIXED: &str = r#"
@@ -79,7 +59,7 @@ fn junit_has_a_testcase_per_suite_that_junitparser_reads_as_pass_failure_hang_an
         stdout(&out),
         stderr(&out)
     );
-    let Some(facts) = python_json("the JUnit file (junitparser)", READ_JUNIT, &[&junit]) else {
+    let Some(facts) = testkit::junit(&junit) else {
         return;
     };
     assert_eq!(
@@ -158,7 +138,7 @@ fn junit_marks_the_candidate_failed_when_its_manifest_does_not_hold() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let Some(facts) = python_json("the JUnit file (junitparser)", READ_JUNIT, &[&junit]) else {
+    let Some(facts) = testkit::junit(&junit) else {
         return;
     };
     let candidate = &facts["cases"][0]["results"][0];

@@ -16,28 +16,7 @@ use std::process::Command;
 
 use common::*;
 use serde_json::{json, Value};
-use testkit::{python_json, schema_errors};
-
-/// Every testcase junitparser reads, with its result elements.
-const READ_JUNIT: &str = r#"
-import json, sys
-try:
-    from junitparser import JUnitXml
-except ImportError:
-    sys.exit(3)
-xml = JUnitXml.fromfile(sys.argv[1])
-out = {"tests": xml.tests, "failures": xml.failures, "errors": xml.errors,
-       "skipped": xml.skipped, "cases": []}
-for suite in xml:
-    for case in suite:
-        out["cases"].append({
-            "name": case.name, "classname": case.classname, "time": case.time,
-            "system_out": case.system_out,
-            "results": [{"kind": type(r).__name__, "message": r.message, "type": r.type,
-                         "text": r.text} for r in case.result],
-        })
-print(json.dumps(out))
-"#;
+use testkit::{junit, python_json, schema_errors};
 
 /// Validates an instance against a schema; prints `{"errors": [...]}`.
 /// One mutant of every verdict, in this order: killed, killed (hang), SURVIVED (its name holds
@@ -97,11 +76,7 @@ fn junit_has_a_testcase_per_mutant_that_junitparser_reads_as_pass_failure_skip_a
     assert_eq!(code(&out), 1, "{}", text(&out));
     let got: Vec<String> = verdicts(&fx.report()).into_iter().map(|v| v.1).collect();
     assert_eq!(got, EVERY_VERDICT);
-    let Some(facts) = python_json(
-        "junit.xml (junitparser)",
-        READ_JUNIT,
-        &[&fx.out().join("junit.xml")],
-    ) else {
+    let Some(facts) = junit(&fx.out().join("junit.xml")) else {
         return;
     };
     assert_eq!(
@@ -190,11 +165,7 @@ fn junit_of_a_red_baseline_is_a_failure_not_an_empty_green_file() {
     fx.repo.commit_all("break add");
     let out = fx.run(&[]);
     assert_eq!(code(&out), 4, "{}", text(&out));
-    let Some(facts) = python_json(
-        "junit.xml (junitparser)",
-        READ_JUNIT,
-        &[&fx.out().join("junit.xml")],
-    ) else {
+    let Some(facts) = junit(&fx.out().join("junit.xml")) else {
         return;
     };
     assert_eq!(

@@ -13,68 +13,6 @@ use report::junit::{Status, TestCase, TestSuite, TestSuites};
 use report::Timestamp;
 use serde_json::{json, Value};
 
-/// Parses a JUnit file with junitparser and prints its facts as JSON; exit 3 when the module
-/// is missing.
-const READ_JUNIT: &str = r#"
-import json, sys
-try:
-    from junitparser import JUnitXml
-except ImportError:
-    sys.exit(3)
-xml = JUnitXml.fromfile(sys.argv[1])
-out = {"name": xml.name, "tests": xml.tests, "failures": xml.failures, "errors": xml.errors,
-       "skipped": xml.skipped, "suites": []}
-for suite in xml:
-    s = {"name": suite.name, "tests": suite.tests, "failures": suite.failures,
-         "errors": suite.errors, "skipped": suite.skipped, "time": suite.time,
-         "timestamp": suite.timestamp, "cases": []}
-    for case in suite:
-        s["cases"].append({
-            "name": case.name, "classname": case.classname, "time": case.time,
-            "system_out": case.system_out,
-            "results": [{"kind": type(r).__name__, "message": r.message, "type": r.type,
-                         "text": r.text} for r in case.result],
-        })
-    out["suites"].append(s)
-print(json.dumps(out))
-"#;
-
-/// junitparser's reading of `path`, or `None` (after a notice) when it is not installed
-/// outside CI.
-fn read_junit(path: &std::path::Path) -> Option<Value> {
-    let out = match Command::new("python3")
-        .arg("-c")
-        .arg(READ_JUNIT)
-        .arg(path)
-        .output()
-    {
-        Ok(out) => out,
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "python3 could not run ({e}); CI must have python3 with junitparser"
-            );
-            eprintln!("SKIP: python3 is not installed, so the JUnit file was not parsed");
-            return None;
-        }
-    };
-    if out.status.code() == Some(3) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "junitparser is not installed: CI must install it (python3 -m pip install \
-             junitparser jsonschema, in .ci/run)"
-        );
-        eprintln!("SKIP: junitparser is not installed (python3 -m pip install junitparser)");
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "junitparser could not read the file: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).unwrap())
-}
-
 #[test]
 fn junitparser_reads_back_every_fact_with_hostile_text_intact() {
     let log =
@@ -112,7 +50,7 @@ fn junitparser_reads_back_every_fact_with_hostile_text_intact() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junit.xml");
     std::fs::write(&path, doc.render()).unwrap();
-    let Some(facts) = read_junit(&path) else {
+    let Some(facts) = testkit::junit(&path) else {
         return;
     };
     let suite = &facts["suites"][0];
