@@ -7,11 +7,10 @@
 //! consumer is a failure: `.ci/run` installs it, and a test that silently checks nothing there
 //! would hide a broken writer.
 
-use std::process::Command;
 
 use report::junit::{Status, TestCase, TestSuite, TestSuites};
 use report::Timestamp;
-use serde_json::{json, Value};
+use serde_json::json;
 
 #[test]
 fn junitparser_reads_back_every_fact_with_hostile_text_intact() {
