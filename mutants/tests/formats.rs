@@ -16,7 +16,7 @@ use std::process::Command;
 
 use common::*;
 use serde_json::{json, Value};
-use testkit::{junit, python_json, schema_errors};
+use testkit::{junit, schema_errors};
 
 /// Validates an instance against a schema; prints `{"errors": [...]}`.
 /// One mutant of every verdict, in this order: killed, killed (hang), SURVIVED (its name holds
