@@ -135,7 +135,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         bail!(
             "patch {} does not apply to {}: {message}",
             prepared.candidate.patch.display(),
-            short(&prepared.base)
+            report::text::short_id(&prepared.base)
         );
     }
     let verification = manifests::verify_as_recorded(worktree.path(), &prepared.manifest)
@@ -205,11 +205,6 @@ pub fn parse_name_status(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
 /// Lower-case hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The first 12 characters of a sha, for text meant for people.
-pub fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
 }
 
 #[cfg(test)]

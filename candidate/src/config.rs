@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use thiserror::Error;
 use toml::Spanned;
 
 use report::runner::DEFAULT_TIMEOUT;
@@ -26,13 +25,9 @@ use report::runner::DEFAULT_TIMEOUT;
 /// bound keeps every deadline (start + timeout) far inside what a clock can hold.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
 
-#[derive(Debug, Error)]
-#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct ConfigError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
-}
+/// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
+/// config files report with.
+pub type ConfigError = report::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -131,7 +126,7 @@ impl Config {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| ConfigError {
             file: file.clone(),
-            line: span.map(|s| report::span::line_of(text, s.start)),
+            line: span.map(|s| report::located::line_of(text, s.start)),
             message,
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| {

@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest as _, Sha256};
 
-use crate::apply::{hex, parse_name_status, short};
+use crate::apply::{hex, parse_name_status};
 use crate::git::Git;
 use crate::worktree::Worktree;
+use report::text::short_id as short;
 
 /// File names inside the output folder.
 pub const PATCH_FILE: &str = "build.patch";

@@ -26,6 +26,7 @@ use candidate::apply::{self, Candidate, Place};
 use candidate::config::Config;
 use candidate::git::Git;
 use candidate::{pack, worktree};
+use report::text::plural;
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
@@ -877,13 +878,4 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
         Ok(())
     };
     finished(print(), Exit::from_held(found.is_cited()))
-}
-
-/// `1 path`, `3 paths`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }

@@ -143,7 +143,7 @@ pub fn run(keep: bool) -> Result<Exit> {
         packed.patch.display(),
         packed.patch_sha256,
         packed.manifest.display(),
-        crate::commands::plural(packed.entries, "path"),
+        report::text::plural(packed.entries, "path"),
         packed.deleted
     )?;
     fs::write(out.join("gate.toml"), GATE_TOML)?;

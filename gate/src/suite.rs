@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use report::runner::{self, Job, Outcome, RunRecord};
 
 use candidate::config::{SuiteCommand, SuiteSpec};
+use report::text::shell_quote;
 
 /// A suite ready to run: a shell command with its limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,17 +276,6 @@ fn glob_regex(pattern: &str) -> Result<Regex> {
     }
     re.push('$');
     Regex::new(&re).with_context(|| format!("suite glob {pattern:?}"))
-}
-
-/// Quotes a file name for `sh` when it needs it.
-fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 #[cfg(test)]

@@ -22,8 +22,9 @@ use report::runner::Outcome;
 use report::{Painter, Table, Timestamp};
 
 use crate::suite::SuiteResult;
-use candidate::apply::{short, Applied};
+use candidate::apply::Applied;
 use candidate::git::Commit;
+use report::text::short_id as short;
 
 /// The version of the gate.json layout; bumped when a field changes meaning or goes away.
 pub const REPORT_VERSION: u32 = 1;

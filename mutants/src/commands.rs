@@ -26,6 +26,7 @@ use crate::output::{self, Sources};
 use crate::record::{CandidateFacts, RunReport, Tally};
 use crate::run::{self, Event, Plan};
 use crate::spec::{Mutant, Spec};
+use report::text::short_id as short;
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
@@ -318,10 +319,6 @@ fn same_run(
         ),
         None => Ok(()),
     }
-}
-
-fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
 }
 
 fn clear_previous(out: &Path) -> Result<()> {

@@ -21,6 +21,7 @@ use report::{Painter, Table};
 
 use crate::record::{Row, RunReport};
 use crate::verdict::Verdict;
+use report::text::short_id as short;
 
 /// The original text of every mutated file, for `mutation-report.json` (lossy for non-UTF-8).
 pub type Sources = BTreeMap<String, String>;
@@ -412,14 +413,6 @@ pub fn render_markdown(report: &RunReport) -> String {
         ));
     }
     out
-}
-
-/// The first 12 characters (a merged report's shas are outside text: never cut mid-char).
-fn short(sha: &str) -> &str {
-    match sha.char_indices().nth(12) {
-        Some((i, _)) => &sha[..i],
-        None => sha,
-    }
 }
 
 /// Our verdict as a mutation-testing-elements status, and the reason shown beside it.

@@ -24,6 +24,7 @@ use crate::record::{Baseline, Row, SuiteRun};
 use crate::spec::{Expect, Mutant, Spec, Suite};
 use crate::swap::{self, Change, Identity, WriteError};
 use crate::verdict::Verdict;
+use report::text::slug;
 
 /// The floor of a derived timeout: below it, machine noise (a cold cache, a busy CI runner)
 /// would turn slow-but-passing suites into hangs.
@@ -122,9 +123,9 @@ pub fn baseline(
                     let mut records = Vec::new();
                     for suite in suites {
                         let name = if j == 0 {
-                            format!("baseline.{}.log", slug(&suite.name))
+                            format!("baseline.{}.log", slug(&suite.name, "mutant"))
                         } else {
-                            format!("baseline.{}.copy{j}.log", slug(&suite.name))
+                            format!("baseline.{}.copy{j}.log", slug(&suite.name, "mutant"))
                         };
                         let ran = run_suite(
                             suite,
@@ -448,13 +449,13 @@ fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
     for (k, suite_name) in m.suites().enumerate() {
         let suite = &plan.spec.suites[suite_name];
         let log_name = if k == 0 {
-            format!("{:03}-{}.log", m.index + 1, slug(&m.name))
+            format!("{:03}-{}.log", m.index + 1, slug(&m.name, "mutant"))
         } else {
             format!(
                 "{:03}-{}.{}.log",
                 m.index + 1,
-                slug(&m.name),
-                slug(suite_name)
+                slug(&m.name, "mutant"),
+                slug(suite_name, "mutant")
             )
         };
         let timeouts = plan.baseline.timeouts[suite_name];
@@ -619,25 +620,6 @@ fn relative(out: &Path, log: &Path) -> String {
         .into_owned()
 }
 
-/// A file-name-safe form of a name: lower-case letters, digits and `-`, at most 48 characters.
-pub fn slug(name: &str) -> String {
-    let mut s = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            s.push(c.to_ascii_lowercase());
-        } else if !s.ends_with('-') {
-            s.push('-');
-        }
-    }
-    let s = s.trim_matches('-');
-    let s: String = s.chars().take(48).collect();
-    if s.is_empty() {
-        "mutant".into()
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -683,15 +665,5 @@ mod tests {
         with_build.build_timeout = Some(s(7));
         assert_eq!(mutant_build_timeout(&with_build, s(100)), s(7));
         assert_eq!(baseline_build_timeout(&with_build), s(7));
-    }
-
-    #[test]
-    fn slugs_are_file_safe() {
-        assert_eq!(slug("after inclusive"), "after-inclusive");
-        assert_eq!(
-            slug("copy-edit: colon -> semicolon"),
-            "copy-edit-colon-semicolon"
-        );
-        assert_eq!(slug("///"), "mutant");
     }
 }

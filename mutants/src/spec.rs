@@ -11,17 +11,11 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use thiserror::Error;
 use toml::Spanned;
 
-/// A spec problem, located in the file.
-#[derive(Debug, Error)]
-#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct SpecError {
-    pub file: String,
-    pub line: Option<usize>,
-    pub message: String,
-}
+/// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
+/// config files report with.
+pub type SpecError = report::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,7 +143,7 @@ impl Spec {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| SpecError {
             file: file.clone(),
-            line: span.map(|s| report::span::line_of(text, s.start)),
+            line: span.map(|s| report::located::line_of(text, s.start)),
             message,
         };
         let raw: RawSpec =
@@ -222,7 +216,7 @@ impl Spec {
         let mut mutants: Vec<Mutant> = Vec::new();
         for (index, spanned) in raw.mutant.iter().enumerate() {
             let m = spanned.get_ref();
-            let line = report::span::line_of(text, spanned.span().start);
+            let line = report::located::line_of(text, spanned.span().start);
             let name = m.name.get_ref().trim().to_string();
             if name.is_empty() {
                 return Err(at(Some(m.name.span()), "`name` is empty".into()));

@@ -16,6 +16,8 @@ use anyhow::Context;
 use regex::Regex;
 use report::markdown::{self, code};
 use report::runner::{self, Job, Outcome, Program, RunRecord};
+use report::text::clip;
+use report::text::shell_quote;
 use report::{ColorChoice, Exit, Format, Painter, Table, Timestamp};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -492,17 +494,6 @@ pub fn substitute(command: &str, n: u64, config: &Path) -> String {
         .replace("{mcp_config}", &shell_quote(&config.display().to_string()))
 }
 
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 /// The most of a client's output that is read to judge it: the largest result `emit` makes
 /// (10,000,000 astral units) is 40 MB, 60 MB with every pair JSON-escaped, so this leaves room
 /// for what a client prints around it while a client that prints without end cannot exhaust
@@ -681,16 +672,6 @@ fn judge_stand_in(
         _ => message,
     };
     (verdict, message, received)
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// The version of the results.json layout; bumped when a field changes meaning or goes away.

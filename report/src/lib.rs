@@ -19,14 +19,15 @@ pub mod interrupt;
 pub mod json;
 pub mod junit;
 pub mod lines;
+pub mod located;
 pub mod lock;
 pub mod manual;
 pub mod markdown;
 pub mod progress;
 pub mod runner;
 pub mod scratch;
-pub mod span;
 pub mod table;
+pub mod text;
 pub mod time;
 
 pub use color::{ColorChoice, Painter};

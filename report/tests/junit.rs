@@ -7,7 +7,6 @@
 //! consumer is a failure: `.ci/run` installs it, and a test that silently checks nothing there
 //! would hide a broken writer.
 
-
 use report::junit::{Status, TestCase, TestSuite, TestSuites};
 use report::Timestamp;
 use serde_json::json;
