@@ -174,56 +174,100 @@ pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
     safe
 }
 
-/// Prints an error that stopped `tool` from judging, once, as one line with its causes
-/// (`gate: error: patch build.patch: No such file or directory`), and returns its exit code:
-/// 130 when the run was interrupted, 0 (and nothing printed) when stdout's reader went away,
-/// else 2 (bad usage or input).
 /// A precondition that failed (a setup step, a red baseline): nothing could be judged, exit 4.
 /// Its text may span lines (a log's tail), and is printed whole.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct PreconditionFailed(String);
 
-/// Set when a [`PreconditionFailed`] is made: an anyhow chain hides the concrete error from a
-/// plain walk of `source()`, as it hides a closed stdout's `io::Error`.
-static PRECONDITION: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 impl PreconditionFailed {
     pub fn new(text: impl Into<String>) -> PreconditionFailed {
-        PRECONDITION.store(true, std::sync::atomic::Ordering::SeqCst);
         PreconditionFailed(text.into())
     }
 }
 
-pub fn fail(tool: &str, error: &(dyn std::error::Error + 'static)) -> Exit {
-    if is_stdout_closed(error) {
-        return if crate::interrupt::requested() {
-            Exit::Interrupted
-        } else {
-            Exit::Ok
+/// The work stopped at Ctrl-C or SIGTERM after cleaning up: exit 130.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+/// Why a run stopped without judging: the one error-to-exit policy of all three tools,
+/// decided from the typed errors in the chain, never from an error's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Bad usage or bad input (every error that is none of the others): exit 2.
+    Usage,
+    /// A [`PreconditionFailed`] anywhere in the chain: exit 4.
+    Precondition,
+    /// An [`Interrupted`] in the chain, or an interrupt was requested: exit 130.
+    Interrupted,
+    /// Stdout's reader went away ([`StdoutClosed`]): a quiet exit 0.
+    StdoutClosed,
+}
+
+impl Stop {
+    /// What stopped the run that ended with `error`.
+    pub fn of(error: &anyhow::Error) -> Stop {
+        // `downcast_ref` sees a type given as context as well as the root; `chain` the causes,
+        // looking inside an `io::Error` too (its `source` skips the error it carries).
+        let holds = |is: fn(&(dyn std::error::Error + 'static)) -> bool| {
+            error.chain().any(|e| {
+                is(e)
+                    || e.downcast_ref::<std::io::Error>()
+                        .and_then(|io| io.get_ref())
+                        .is_some_and(|inner| is(inner))
+            })
         };
+        let interrupted = crate::interrupt::requested()
+            || error.downcast_ref::<Interrupted>().is_some()
+            || holds(|e| e.is::<Interrupted>());
+        if is_stdout_closed(error.as_ref()) || error.chain().any(is_stdout_closed) {
+            return if interrupted {
+                Stop::Interrupted
+            } else {
+                Stop::StdoutClosed
+            };
+        }
+        if interrupted {
+            Stop::Interrupted
+        } else if error.downcast_ref::<PreconditionFailed>().is_some()
+            || holds(|e| e.is::<PreconditionFailed>())
+        {
+            Stop::Precondition
+        } else {
+            Stop::Usage
+        }
     }
-    // Not eprintln!: it panics when stderr is closed too.
-    use std::io::Write as _;
-    if crate::interrupt::requested() {
-        let _ = writeln!(std::io::stderr(), "{tool}: interrupted");
-        return Exit::Interrupted;
+
+    pub fn exit(self) -> Exit {
+        match self {
+            Stop::Usage => Exit::Usage,
+            Stop::Precondition => Exit::Precondition,
+            Stop::Interrupted => Exit::Interrupted,
+            Stop::StdoutClosed => Exit::Ok,
+        }
     }
-    if PRECONDITION.load(std::sync::atomic::Ordering::SeqCst) {
-        // Printed whole: its lines (a log's tail) were escaped when it was made.
-        let _ = writeln!(std::io::stderr(), "{tool}: {error}");
-        return Exit::Precondition;
+}
+
+/// Prints an error that stopped `tool` from judging, once, and returns its exit code (see
+/// [`Stop`]): nothing when stdout's reader went away, `TOOL: interrupted` at an interrupt, a
+/// failed precondition whole (its lines, a log's tail, were escaped when it was made), and
+/// any other error as one line with its causes (`gate: error: patch build.patch: No such file
+/// or directory`).
+pub fn fail(tool: &str, error: &anyhow::Error) -> Exit {
+    let stop = Stop::of(error);
+    match stop {
+        Stop::StdoutClosed => {}
+        Stop::Interrupted => crate::errln!("{tool}: interrupted"),
+        Stop::Precondition => crate::errln!("{tool}: {error}"),
+        Stop::Usage => crate::errln!("{tool}: error: {}", one_line(error.as_ref())),
     }
-    let _ = writeln!(std::io::stderr(), "{tool}: error: {}", one_line(error));
-    Exit::Usage
+    stop.exit()
 }
 
 /// A tool's whole run: route Ctrl-C and SIGTERM to the interrupt flag, do the work, print an
 /// error that stopped it once (see [`fail`]), and sweep what its runs left behind.
-pub fn run_tool<E>(tool: &str, work: impl FnOnce() -> Result<Exit, E>) -> Exit
-where
-    E: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
+pub fn run_tool(tool: &str, work: impl FnOnce() -> anyhow::Result<Exit>) -> Exit {
     crate::interrupt::install();
     let name = tool.to_string();
     crate::interrupt::exit_when_requested(move || {
@@ -242,10 +286,7 @@ where
     }
     let exit = match work() {
         Ok(exit) => exit,
-        Err(e) => {
-            let e: Box<dyn std::error::Error + Send + Sync> = e.into();
-            fail(tool, &*e)
-        }
+        Err(e) => fail(tool, &e),
     };
     sweep_strays(tool);
     crate::scratch::finish();
@@ -341,6 +382,27 @@ mod tests {
         // A broken pipe to a child is a real error, not our reader leaving.
         let child = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
         assert!(!is_stdout_closed(&Outer(child)));
-        assert_eq!(fail("t", &StdoutClosed), Exit::Ok);
+        assert_eq!(fail("t", &anyhow::Error::new(StdoutClosed)), Exit::Ok);
+    }
+
+    #[test]
+    fn the_exit_comes_from_the_typed_error_in_the_chain_however_it_was_wrapped() {
+        use anyhow::Context as _;
+        let root = anyhow::Error::new(PreconditionFailed::new("baseline red"));
+        assert_eq!(Stop::of(&root), Stop::Precondition);
+        let wrapped = Err::<(), _>(PreconditionFailed::new("setup failed"))
+            .context("preparing copy 2")
+            .unwrap_err();
+        assert_eq!(Stop::of(&wrapped), Stop::Precondition);
+        let as_context = Err::<(), _>(std::io::Error::other("x"))
+            .context(PreconditionFailed::new("red"))
+            .unwrap_err();
+        assert_eq!(Stop::of(&as_context), Stop::Precondition);
+        let deep = Outer(std::io::Error::other(Interrupted));
+        assert_eq!(Stop::of(&anyhow::Error::new(deep)), Stop::Interrupted);
+        // The words alone decide nothing.
+        let words = anyhow::anyhow!("interrupted: precondition failed");
+        assert_eq!(Stop::of(&words), Stop::Usage);
+        assert_eq!(Stop::Precondition.exit(), Exit::Precondition);
     }
 }
