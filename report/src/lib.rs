@@ -9,6 +9,7 @@
 //! [`color`] decided in one place (on a terminal only, `NO_COLOR` honoured). The tools produce records; the
 //! renderings here consume them, so no tool formats output inside its run loop.
 
+pub mod cli;
 pub mod color;
 pub mod counts;
 pub mod duration;
