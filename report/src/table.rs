@@ -5,14 +5,65 @@
 //! Cells hold outside text (paths, suite and mutant names, messages), so every renderer passes
 //! each cell through [`crate::escape`]: a cell can never break its row into a second line that
 //! reads like one gatekit wrote (`verdict   PASS`), nor reach a terminal as an escape sequence.
+//!
+//! A cell may carry a [`Style`], which the caller takes from the value's kind (a verdict's
+//! `style()`), never from its word: the text renderer pads every cell first and paints after,
+//! so colour never skews a column and a plain rendering is the same text without it.
 
 use std::fmt::Write as _;
+
+use crate::color::{Painter, Style};
+
+/// One cell: its text and, for a painted rendering, its style.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    text: String,
+    style: Option<Style>,
+}
+
+impl Cell {
+    /// A cell painted in `style` where the rendering is painted.
+    pub fn styled(text: impl Into<String>, style: Style) -> Cell {
+        Cell {
+            text: text.into(),
+            style: Some(style),
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell { text, style: None }
+    }
+}
+
+impl From<&String> for Cell {
+    fn from(text: &String) -> Cell {
+        Cell::from(text.clone())
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Cell {
+        Cell::from(text.to_string())
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for Cell {
+    fn from(text: std::borrow::Cow<'_, str>) -> Cell {
+        Cell::from(text.into_owned())
+    }
+}
 
 /// A header row and data rows of cells.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table {
     headers: Vec<String>,
-    rows: Vec<Vec<String>>,
+    rows: Vec<Vec<Cell>>,
 }
 
 impl Table {
@@ -28,10 +79,10 @@ impl Table {
     }
 
     /// Adds a row; missing cells are blank, extra cells widen the table.
-    pub fn row<I, S>(&mut self, cells: I) -> &mut Table
+    pub fn row<I, C>(&mut self, cells: I) -> &mut Table
     where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
+        I: IntoIterator<Item = C>,
+        C: Into<Cell>,
     {
         self.rows.push(cells.into_iter().map(Into::into).collect());
         self
@@ -54,10 +105,23 @@ impl Table {
         row.get(i).map(String::as_str).unwrap_or("")
     }
 
+    fn data(row: &[Cell], i: usize) -> &str {
+        row.get(i).map(Cell::text).unwrap_or("")
+    }
+
+    fn style(&self, row: usize, i: usize) -> Option<Style> {
+        self.rows.get(row)?.get(i)?.style
+    }
+
     /// Columns padded to their widest cell, two spaces apart, with a rule under the header.
     /// Every cell is [`crate::escape::text`]: line breaks, tabs and other controls are shown
     /// as `\n`, `\t`, `\u{1b}`, so one row stays one line.
     pub fn render_text(&self) -> String {
+        self.render_painted(Painter::plain())
+    }
+
+    /// [`Table::render_text`] with each styled cell painted by `paint`, after padding.
+    pub fn render_painted(&self, paint: Painter) -> String {
         let n = self.columns();
         let clean = |s: &str| crate::escape::text(s).into_owned();
         let header: Vec<String> = (0..n)
@@ -66,7 +130,7 @@ impl Table {
         let rows: Vec<Vec<String>> = self
             .rows
             .iter()
-            .map(|r| (0..n).map(|i| clean(Self::cell(r, i))).collect())
+            .map(|r| (0..n).map(|i| clean(Self::data(r, i))).collect())
             .collect();
         let mut widths = vec![0usize; n];
         for r in std::iter::once(&header).chain(rows.iter()) {
@@ -75,24 +139,31 @@ impl Table {
             }
         }
         let mut out = String::new();
-        let line = |cells: &[String], out: &mut String| {
+        let line = |cells: &[String], row: Option<usize>, out: &mut String| {
+            // The padding goes after the paint, and trailing blanks are never written.
+            let last = cells
+                .iter()
+                .rposition(|c| !c.is_empty())
+                .map_or(0, |i| i + 1);
             let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                if i + 1 == n {
-                    s.push_str(c);
-                } else {
+            for (i, c) in cells.iter().enumerate().take(last) {
+                match row.and_then(|r| self.style(r, i)) {
+                    Some(style) => s.push_str(&paint.paint(c, style)),
+                    None => s.push_str(c),
+                }
+                if i + 1 < last {
                     let pad = widths[i] - c.chars().count();
-                    let _ = write!(s, "{c}{}  ", " ".repeat(pad));
+                    let _ = write!(s, "{}  ", " ".repeat(pad));
                 }
             }
-            out.push_str(s.trim_end());
+            out.push_str(s.trim_end_matches(' '));
             out.push('\n');
         };
-        line(&header, &mut out);
+        line(&header, None, &mut out);
         let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        line(&rule, &mut out);
-        for r in &rows {
-            line(r, &mut out);
+        line(&rule, None, &mut out);
+        for (r, cells) in rows.iter().enumerate() {
+            line(cells, Some(r), &mut out);
         }
         out
     }
@@ -102,12 +173,21 @@ impl Table {
     pub fn render_tsv(&self) -> String {
         let n = self.columns();
         let mut out = String::new();
-        for r in std::iter::once(&self.headers).chain(self.rows.iter()) {
-            let cells: Vec<String> = (0..n)
-                .map(|i| crate::escape::text(Self::cell(r, i)).into_owned())
-                .collect();
+        let mut line = |cells: Vec<String>| {
             out.push_str(&cells.join("\t"));
             out.push('\n');
+        };
+        line(
+            (0..n)
+                .map(|i| crate::escape::text(Self::cell(&self.headers, i)).into_owned())
+                .collect(),
+        );
+        for r in &self.rows {
+            line(
+                (0..n)
+                    .map(|i| crate::escape::text(Self::data(r, i)).into_owned())
+                    .collect(),
+            );
         }
         out
     }
@@ -127,7 +207,8 @@ impl Table {
         line(&self.headers);
         line(&vec!["---".to_string(); n]);
         for r in &self.rows {
-            line(r);
+            let cells: Vec<String> = r.iter().map(|c| c.text.clone()).collect();
+            line(&cells);
         }
         out
     }
@@ -148,6 +229,36 @@ mod tests {
         assert_eq!(lines[1], "-----------  ----  ------------------");
         assert_eq!(lines[2], "bus          0     12 passed");
         assert_eq!(lines[3], "héllo-wörld  1     3 passed, 1 failed");
+    }
+
+    #[test]
+    fn styled_cells_are_padded_first_and_painted_after() {
+        let mut t = Table::new(["mutant", "verdict", "secs"]);
+        t.row([
+            Cell::from("a"),
+            Cell::styled("killed", Style::Good),
+            Cell::from("1.0"),
+        ]);
+        t.row([
+            Cell::from("bb"),
+            Cell::styled("SURVIVED", Style::Bad),
+            Cell::from("2.0"),
+        ]);
+        let plain = t.render_text();
+        let painted = t.render_painted(Painter::new(true));
+        assert_eq!(crate::color::strip(&painted), plain);
+        assert!(
+            painted.contains("\x1b[1;32mkilled\x1b[0m    1.0"),
+            "{painted:?}"
+        );
+        assert!(
+            painted.contains("\x1b[1;31mSURVIVED\x1b[0m  2.0"),
+            "{painted:?}"
+        );
+        assert_eq!(t.render_painted(Painter::plain()), plain);
+        // The header and the rule are never painted; nor is any cell of a plain painter.
+        assert!(!plain.contains('\x1b'));
+        assert!(painted.lines().take(2).all(|l| !l.contains('\x1b')));
     }
 
     #[test]
