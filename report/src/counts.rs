@@ -496,4 +496,11 @@ mod tests {
     fn colour_codes_do_not_hide_a_summary() {
         assert_eq!(read("\x1b[32m12 passed, 0 failed\x1b[0m\n"), c(12, 0, 0));
     }
+
+    #[test]
+    fn cargo_test_closing_lines_give_passed_failed_and_ignored_in_that_order() {
+        let log = "test result: FAILED. 5 passed; 2 failed; 3 ignored; 0 measured; 0 filtered out; finished in 0.10s\n";
+        let c = read(log).expect("counts");
+        assert_eq!((c.passed, c.failed, c.skipped), (5, 2, 3));
+    }
 }

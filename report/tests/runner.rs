@@ -3,9 +3,7 @@
 use std::fs;
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{alive, pid_from, within};
+use crate::common::{alive, pid_from, within};
 use report::runner::{self, Job, Outcome, Program};
 
 #[test]

@@ -1,11 +1,9 @@
-//! Claims of the README that gatekit's own mutants (mutants.toml) showed no test pinned.
+//! The runner's last resort: a process that ignores SIGTERM still ends, by SIGKILL after the
+//! grace, and is reported as a hang.
 
 use std::time::Duration;
 
-mod common;
-
-use common::{alive, pid_from, within};
-use report::counts;
+use crate::common::{alive, pid_from, within};
 use report::runner::{self, Job, Outcome};
 
 #[test]
@@ -30,11 +28,4 @@ fn a_main_process_that_ignores_sigterm_gets_sigkill_after_the_grace() {
         !alive(pid_from(&pidfile)),
         "the shell that ignored SIGTERM lives"
     );
-}
-
-#[test]
-fn cargo_test_closing_lines_give_passed_failed_and_ignored_in_that_order() {
-    let log = "test result: FAILED. 5 passed; 2 failed; 3 ignored; 0 measured; 0 filtered out; finished in 0.10s\n";
-    let c = counts::read(log).expect("counts");
-    assert_eq!((c.passed, c.failed, c.skipped), (5, 2, 3));
 }
