@@ -16,9 +16,14 @@ use std::io::{IsTerminal, Write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
 use crate::duration::HumanDuration;
 
-/// Where progress goes: stderr, redrawn or plain.
+/// Where progress goes: stderr, redrawn or plain. On a terminal the live line is an
+/// [`indicatif`] bar showing our own text (`[3/12] 1m04s elapsed, ETA 2m  mutant 4`): indicatif
+/// does the terminal's part (fitting the line to its width, erasing it, printing finished lines
+/// above it); what the line says, and the ETA, are ours.
 #[derive(Debug)]
 pub struct Progress {
     live: bool,
@@ -26,7 +31,7 @@ pub struct Progress {
     started: Instant,
     total: usize,
     done: usize,
-    drawn: bool,
+    bar: Option<ProgressBar>,
 }
 
 impl Progress {
@@ -38,7 +43,7 @@ impl Progress {
             started: Instant::now(),
             total,
             done: 0,
-            drawn: false,
+            bar: None,
         }
     }
 
@@ -52,11 +57,18 @@ impl Progress {
 
     /// An estimate of the time left, from the mean time per finished item.
     pub fn eta(&self) -> Option<Duration> {
-        if self.done == 0 || self.done >= self.total {
-            return None;
-        }
-        let per = self.elapsed().as_secs_f64() / self.done as f64;
-        Duration::try_from_secs_f64(per * (self.total - self.done) as f64).ok()
+        eta(self.done, self.total, self.elapsed())
+    }
+
+    /// The live bar, made on first use (and again after [`Progress::clear`]).
+    fn bar(&mut self) -> ProgressBar {
+        self.bar
+            .get_or_insert_with(|| {
+                let style = ProgressStyle::with_template("{wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner());
+                ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(style)
+            })
+            .clone()
     }
 
     /// Redraws the live line with `status` (what is running now); nothing when not live.
@@ -64,20 +76,8 @@ impl Progress {
         if !self.is_live() {
             return;
         }
-        let eta = self
-            .eta()
-            .map(|d| format!(", ETA {}", HumanDuration(d)))
-            .unwrap_or_default();
-        let line = format!(
-            "[{}/{}] {} elapsed{eta}  {status}",
-            self.done,
-            self.total,
-            HumanDuration(self.elapsed())
-        );
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[K{}", truncate(&safe(&line), 150));
-        let _ = err.flush();
-        self.drawn = true;
+        let line = live_line(self.done, self.total, self.elapsed(), status);
+        self.bar().set_message(line);
     }
 
     /// Runs `work` (a step that blocks) as step `status`: on a terminal a ticker thread redraws
@@ -97,13 +97,15 @@ impl Progress {
             );
             return work();
         }
+        let bar = self.bar();
+        let (done, total, started) = (self.done, self.total, self.started);
         let (stop, stopped) = mpsc::channel::<()>();
         std::thread::scope(|scope| {
-            let me = &mut *self;
             scope.spawn(move || {
                 let step = Instant::now();
                 loop {
-                    me.status(&step_status(status, step.elapsed()));
+                    let status = step_status(status, step.elapsed());
+                    bar.set_message(live_line(done, total, started.elapsed(), &status));
                     match stopped.recv_timeout(TICK) {
                         Err(mpsc::RecvTimeoutError::Timeout) => continue,
                         _ => break,
@@ -122,21 +124,47 @@ impl Progress {
         if self.quiet {
             return;
         }
-        let mut err = std::io::stderr().lock();
-        if self.drawn {
-            let _ = write!(err, "\r\x1b[K");
-            self.drawn = false;
+        match &self.bar {
+            Some(bar) => bar.println(safe(line)),
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "{}", safe(line));
+            }
         }
-        let _ = writeln!(err, "{}", safe(line));
     }
 
     /// Erases the live line.
     pub fn clear(&mut self) {
-        if self.drawn {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[K");
-            self.drawn = false;
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
     }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// The live line: `[done/total] elapsed, ETA  status`, made safe to print.
+fn live_line(done: usize, total: usize, elapsed: Duration, status: &str) -> String {
+    let eta = eta(done, total, elapsed)
+        .map(|d| format!(", ETA {}", HumanDuration(d)))
+        .unwrap_or_default();
+    let line = format!(
+        "[{done}/{total}] {} elapsed{eta}  {status}",
+        HumanDuration(elapsed)
+    );
+    safe(&line).into_owned()
+}
+
+/// The time left for `total - done` items at the mean time of the `done` finished in `elapsed`.
+fn eta(done: usize, total: usize, elapsed: Duration) -> Option<Duration> {
+    if done == 0 || done >= total {
+        return None;
+    }
+    let per = elapsed.as_secs_f64() / done as f64;
+    Duration::try_from_secs_f64(per * (total - done) as f64).ok()
 }
 
 /// How often the ticker redraws: often enough to show a clock moving, rarely enough to cost
@@ -157,16 +185,6 @@ pub fn step_status(status: &str, elapsed: Duration) -> String {
 /// which cannot move the cursor (see [`crate::escape::terminal_line`]).
 pub fn safe(line: &str) -> std::borrow::Cow<'_, str> {
     crate::escape::terminal_line(line)
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max - 1).collect();
-        t.push('…');
-        t
-    }
 }
 
 #[cfg(test)]
@@ -192,6 +210,18 @@ mod tests {
             safe("x\nverdict   PASS\r\x1b[2K\x1b[31"),
             "x\\nverdict   PASS\\r\\u{1b}[2K\\u{1b}[31"
         );
+    }
+
+    #[test]
+    fn the_eta_is_the_mean_time_of_the_finished_items_times_those_left() {
+        assert_eq!(eta(0, 4, Duration::from_secs(10)), None);
+        assert_eq!(eta(4, 4, Duration::from_secs(10)), None);
+        assert_eq!(
+            eta(2, 5, Duration::from_secs(10)),
+            Some(Duration::from_secs(15))
+        );
+        let line = live_line(2, 5, Duration::from_secs(10), "mutant \x1b[2J3");
+        assert_eq!(line, "[2/5] 10.0s elapsed, ETA 15.0s  mutant \\u{1b}[2J3");
     }
 
     #[test]
