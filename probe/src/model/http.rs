@@ -183,7 +183,7 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// Writes `reply` as one HTTP/1.1 response; `close` says the connection ends after it.
-pub(crate) fn write_reply(w: &mut impl Write, reply: &Reply, close: bool) -> io::Result<()> {
+fn write_reply(w: &mut impl Write, reply: &Reply, close: bool) -> io::Result<()> {
     let connection = if close { "close" } else { "keep-alive" };
     match reply {
         Reply::Json { status, body } => {

@@ -254,3 +254,27 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn the_path_drops_the_query_and_headers_are_found_in_any_case() {
+    let r = parse(b"\r\n\r\nPOST /v1/messages?beta=true HTTP/1.1\r\nConnection: Close\r\nx-api-key: k\r\n\r\n")
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.method, "POST");
+    assert_eq!(r.path, "/v1/messages");
+    assert_eq!(r.header("X-API-KEY"), Some("k"));
+    assert!(r.wants_close());
+    assert!(r.body.is_empty());
+}
+
+#[test]
+fn a_head_of_exactly_max_head_bytes_is_read_and_one_more_is_refused() {
+    let head = |size: usize| {
+        let start = "GET / HTTP/1.1\r\nx: ";
+        let end = "\r\n\r\n";
+        format!("{start}{}{end}", "a".repeat(size - start.len() - end.len()))
+    };
+    assert!(parse(head(MAX_HEAD).as_bytes()).unwrap().is_some());
+    let e = parse(head(MAX_HEAD + 1).as_bytes()).unwrap_err();
+    assert_eq!(e.status(), Some(431), "{e}");
+}
