@@ -285,6 +285,7 @@ impl Driver {
                     count_tokens: *count_tokens,
                     log: Some(driver.settings.out.join("model.log")),
                     keep_events: true,
+                    ..ModelSettings::default()
                 })?);
             }
         }

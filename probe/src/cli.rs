@@ -47,6 +47,13 @@ enum Sub {
         /// What /v1/messages/count_tokens answers (default: one token per 4 UTF-16 units).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         count_tokens: Option<u64>,
+        /// The input_tokens every answer's usage reports (default: estimated from the request's
+        /// text like count_tokens; some clients decide from usage).
+        #[arg(long, value_name = "N", value_parser = tokens_parser)]
+        input_tokens: Option<u64>,
+        /// The output_tokens every answer's usage reports (default: 5).
+        #[arg(long, value_name = "N", value_parser = tokens_parser)]
+        output_tokens: Option<u64>,
         /// Write events (what the client handed back) as JSON lines to FILE.
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
@@ -241,10 +248,14 @@ impl Cli {
             Sub::Model {
                 port,
                 count_tokens,
+                input_tokens,
+                output_tokens,
                 log,
             } => Command::Model(ModelSettings {
                 port,
                 count_tokens,
+                input_tokens,
+                output_tokens,
                 log,
                 keep_events: false,
             }),

@@ -13,6 +13,7 @@ pub mod check;
 pub mod cli;
 pub mod client;
 pub mod emit;
+pub mod events;
 pub mod model;
 pub mod protocol;
 pub mod server;

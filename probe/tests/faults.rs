@@ -226,6 +226,46 @@ fn model_answers_503_over_its_connection_limit_and_recovers() {
     }
 }
 
+#[test]
+fn model_logs_each_refusal_with_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("model.log");
+    let mut child = Command::new(PROBE)
+        .args(["model", "--port", "0", "--log"])
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _model = Running(child);
+    let port: u16 = line.trim().parse().expect("the port on stdout");
+    let post = "POST /v1/messages HTTP/1.1\r\nhost: x\r\n";
+    for (request, want) in [
+        (format!("{post}x-long: {}\r\n\r\n", "a".repeat(70_000)), 431),
+        (format!("{post}content-length: 67108865\r\n\r\n"), 413),
+        (format!("{post}transfer-encoding: gzip\r\n\r\n"), 501),
+        ("GET / HTTP/9\r\n\r\n".to_string(), 400),
+    ] {
+        assert_eq!(hostile(port, request.as_bytes(), b"", 0).0, Some(want));
+    }
+    let statuses: Vec<u16> = probe::events::read_events::<probe::model::ModelEvent>(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            probe::model::ModelEvent::BadRequest {
+                status: Some(status),
+                error: Some(_),
+                ..
+            } => Some(status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, [431, 413, 501, 400]);
+}
+
 // ---- numbers from the command line -------------------------------------------------------
 
 #[test]
@@ -279,6 +319,11 @@ fn every_bad_number_is_refused_with_one_line_naming_it_and_exit_2() {
         (o(&["model", "--port", "65536"]), "65536"),
         (
             o(&["model", "--count-tokens", "18446744073709551616"]),
+            "18446744073709551616",
+        ),
+        (o(&["model", "--input-tokens=-1"]), "-1"),
+        (
+            o(&["model", "--output-tokens", "18446744073709551616"]),
             "18446744073709551616",
         ),
         (b(&["--around", "5", "--step", "0"]), "0"),

@@ -1,9 +1,11 @@
 //! `probe model` driven over real HTTP by a fake client: a full tool_use round trip, the token
-//! counter, chunked bodies, and a 404 for anything else.
+//! counter, settable usage numbers, chunked bodies, and a 404 for anything else.
 
 mod common;
 
 use common::*;
+use probe::events::read_events;
+use probe::model::{ContentKind, ModelEvent};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -79,12 +81,12 @@ impl Model {
         (status, head, body)
     }
 
-    fn events(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+    /// The log's events; every line must read as one.
+    fn events(&self) -> Vec<ModelEvent> {
+        let lines = std::fs::read_to_string(&self.log).unwrap().lines().count();
+        let events = read_events(&self.log);
+        assert_eq!(events.len(), lines, "every log line is a ModelEvent");
+        events
     }
 }
 
@@ -177,14 +179,27 @@ fn a_full_tool_use_round_trip_logs_exactly_what_the_client_handed_back() {
     assert_eq!(events[4].1["delta"]["stop_reason"], "end_turn");
 
     let log = m.events();
-    let result = log
+    let Some(ModelEvent::ToolResult {
+        n,
+        content,
+        content_kind,
+        units,
+        ..
+    }) = log
         .iter()
-        .find(|e| e["event"] == "tool_result")
-        .expect("a tool_result event");
-    assert_eq!(result["content"], handed);
-    assert_eq!(result["n"], 50001);
-    assert_eq!(result["content_kind"], "string");
-    assert_eq!(result["units"], js_length(handed));
+        .find(|e| matches!(e, ModelEvent::ToolResult { .. }))
+    else {
+        panic!("a tool_result event in {log:?}")
+    };
+    assert_eq!(*content, json!(handed));
+    assert_eq!(*n, Some(50001));
+    assert_eq!(*content_kind, ContentKind::String);
+    assert_eq!(*units, js_length(handed) as u64);
+    assert!(
+        log.iter()
+            .any(|e| matches!(e, ModelEvent::ToolUse { n: 50001, .. })),
+        "{log:?}"
+    );
 }
 
 #[test]
@@ -203,7 +218,34 @@ fn count_tokens_answers_what_it_was_told_or_estimates() {
         serde_json::from_str::<Value>(&reply).unwrap(),
         json!({"input_tokens": 1000})
     );
-    assert!(m.events().iter().any(|e| e["event"] == "count_tokens"));
+    assert!(
+        m.events().contains(&ModelEvent::CountTokens {
+            units: 4000,
+            input_tokens: 1000
+        }),
+        "{:?}",
+        m.events()
+    );
+}
+
+#[test]
+fn usage_numbers_are_what_was_set_or_estimated() {
+    let request = json!({"model": "m", "stream": true, "tools": tools(),
+        "messages": [{"role": "user", "content": "n=7 and some words"}]});
+    let usage = |m: &Model| {
+        let (status, _, body) = m.post("/v1/messages", &request, false);
+        assert_eq!(status, 200);
+        let events = sse(&body);
+        (
+            events[0].1["message"]["usage"]["input_tokens"].clone(),
+            events[4].1["usage"]["output_tokens"].clone(),
+        )
+    };
+    let m = Model::start(&["--input-tokens", "120000", "--output-tokens", "9"]);
+    assert_eq!(usage(&m), (json!(120000), json!(9)));
+    // "n=7 and some words" is 18 units: 5 tokens; 5 output tokens by default.
+    let m = Model::start(&[]);
+    assert_eq!(usage(&m), (json!(5), json!(5)));
 }
 
 #[test]

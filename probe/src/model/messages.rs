@@ -1,0 +1,320 @@
+//! The Anthropic Messages API, as Claude Code calls it: `POST /v1/messages` (streamed as
+//! server-sent events when asked, one whole message otherwise) and
+//! `POST /v1/messages/count_tokens`.
+//!
+//! Only the parts a client needs to run one tool call are spoken; the wire format follows
+//! `notes/claude-code-offline.md`. The one thing to know: the tool result is in the last message
+//! whose role is `user`, since some clients (Claude Code 2.1.296) append a `system` message
+//! after it.
+
+use serde_json::{json, Value};
+
+use super::events::ModelEvent;
+use super::http::{error_reply, Api, Reply, Sse};
+use super::request::Request;
+use super::tokens::{estimate_tokens, text_units, tokens_for};
+use super::turn::{decide, Conversation, ToolResult, Turn};
+use super::Shared;
+use crate::emit::fresh_nonce;
+
+/// The Anthropic Messages API shape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Messages;
+
+impl Api for Messages {
+    fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
+        if request.method != "POST" {
+            return None;
+        }
+        let body: Option<Value> = serde_json::from_slice(&request.body).ok();
+        match request.path.as_str() {
+            "/v1/messages" => {
+                let Some(body) = body else {
+                    shared.record(ModelEvent::BadRequest {
+                        status: None,
+                        error: None,
+                        path: Some(request.path.clone()),
+                    });
+                    return Some(error_reply(
+                        400,
+                        "invalid_request_error",
+                        "body is not JSON",
+                    ));
+                };
+                let (turn, event) = decide(&conversation(&body), "toolu_");
+                shared.record(event);
+                let usage = Usage::of(&body, shared);
+                Some(if body["stream"] == json!(true) {
+                    Reply::Events(stream(&body, &turn, usage))
+                } else {
+                    Reply::Json {
+                        status: 200,
+                        body: message(&body, &turn, usage),
+                    }
+                })
+            }
+            "/v1/messages/count_tokens" => {
+                let units = body.as_ref().map(text_units).unwrap_or(0);
+                let input_tokens = shared.settings.count_tokens.unwrap_or(tokens_for(units));
+                shared.record(ModelEvent::CountTokens {
+                    units,
+                    input_tokens,
+                });
+                Some(Reply::Json {
+                    status: 200,
+                    body: json!({"input_tokens": input_tokens}),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A Messages request in the terms the turn is decided on.
+fn conversation(request: &Value) -> Conversation<'_> {
+    let messages = request["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let last_user = messages.iter().rev().find(|m| m["role"] == "user");
+    let blocks: &[Value] = last_user
+        .and_then(|m| m["content"].as_array())
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let result = blocks
+        .iter()
+        .find(|b| b["type"] == "tool_result")
+        .map(|result| {
+            let id = result["tool_use_id"].as_str().unwrap_or("");
+            ToolResult {
+                id,
+                input: tool_use_input(messages, id),
+                is_error: result["is_error"].clone(),
+                content: &result["content"],
+            }
+        });
+    Conversation {
+        model: &request["model"],
+        tools: request["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str())
+            .collect(),
+        prompt: last_user
+            .map(|m| text_of(&m["content"]))
+            .unwrap_or_default(),
+        result,
+    }
+}
+
+/// The input of the assistant's tool_use block with this id, from the conversation so far.
+fn tool_use_input(messages: &[Value], id: &str) -> Option<Value> {
+    messages
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .find(|b| b["type"] == "tool_use" && b["id"] == id)
+        .map(|b| b["input"].clone())
+}
+
+/// All text in a content value (a string, or blocks with `text`), joined.
+pub fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().map(text_of).collect::<Vec<_>>().join(""),
+        Value::Object(obj) => match (obj.get("text"), obj.get("content")) {
+            (Some(Value::String(t)), _) => t.clone(),
+            (_, Some(inner)) => text_of(inner),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// The token counts an answer reports (some clients decide from them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Usage {
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+impl Usage {
+    /// What was set, else the estimate of the request's text and 5 tokens of answer.
+    fn of(request: &Value, shared: &Shared) -> Usage {
+        let settings = &shared.settings;
+        Usage {
+            input_tokens: settings
+                .input_tokens
+                .unwrap_or_else(|| estimate_tokens(request)),
+            output_tokens: settings.output_tokens.unwrap_or(5),
+        }
+    }
+}
+
+fn stop_reason(turn: &Turn) -> &'static str {
+    match turn {
+        Turn::ToolUse { .. } => "tool_use",
+        Turn::Text(_) => "end_turn",
+    }
+}
+
+/// The whole answer as one (non-streamed) message.
+fn message(request: &Value, turn: &Turn, usage: Usage) -> Value {
+    let block = match turn {
+        Turn::ToolUse { id, name, input } => {
+            json!({"type": "tool_use", "id": id, "name": name, "input": input})
+        }
+        Turn::Text(text) => json!({"type": "text", "text": text}),
+    };
+    json!({
+        "id": format!("msg_{}", fresh_nonce()),
+        "type": "message",
+        "role": "assistant",
+        "model": request["model"],
+        "content": [block],
+        "stop_reason": stop_reason(turn),
+        "stop_sequence": null,
+        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+    })
+}
+
+/// The answer as the stream of events the real API sends: the message starts, one content
+/// block (the tool call's input in one JSON delta, or the text in one text delta), the stop
+/// reason, the end.
+fn stream(request: &Value, turn: &Turn, usage: Usage) -> Vec<Sse> {
+    let (start_block, delta) = match turn {
+        Turn::ToolUse { id, name, input } => (
+            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": input.to_string()}),
+        ),
+        Turn::Text(text) => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": text}),
+        ),
+    };
+    [
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {
+                "id": format!("msg_{}", fresh_nonce()), "type": "message", "role": "assistant",
+                "model": request["model"], "content": [], "stop_reason": null,
+                "stop_sequence": null,
+                "usage": {"input_tokens": usage.input_tokens, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": start_block}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta",
+                "delta": {"stop_reason": stop_reason(turn), "stop_sequence": null},
+                "usage": {"output_tokens": usage.output_tokens}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]
+    .into_iter()
+    .map(|(name, data)| Sse::named(name, &data))
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_result_is_read_from_the_last_user_message_past_a_trailing_system_one() {
+        let request = json!({"model": "m", "tools": [{"name": "mcp__probe__emit"}], "messages": [
+            {"role": "user", "content": "n=7"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "mcp__probe__emit", "input": {"n": 7}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "<persisted-output>"}]},
+            {"role": "system", "content": "after"}]});
+        let c = conversation(&request);
+        assert_eq!(c.tools, ["mcp__probe__emit"]);
+        let result = c.result.expect("the tool result");
+        assert_eq!(result.id, "t1");
+        assert_eq!(result.input, Some(json!({"n": 7})));
+        assert_eq!(result.content, &json!("<persisted-output>"));
+        assert_eq!(result.is_error, Value::Null);
+    }
+
+    #[test]
+    fn the_prompt_is_all_text_of_the_last_user_message() {
+        let request = json!({"model": "m", "messages": [
+            {"role": "user", "content": "n=1"},
+            {"role": "user", "content": [{"type": "text", "text": "call it with "}, {"type": "text", "text": "n=50001"}]}]});
+        let c = conversation(&request);
+        assert_eq!(c.prompt, "call it with n=50001");
+        assert!(c.result.is_none());
+        assert_eq!(c.model, "m");
+    }
+
+    #[test]
+    fn a_streamed_tool_call_is_the_six_events_of_the_real_api() {
+        let turn = Turn::ToolUse {
+            id: "toolu_1".into(),
+            name: "mcp__probe__emit".into(),
+            input: json!({"n": 5}),
+        };
+        let usage = Usage {
+            input_tokens: 9,
+            output_tokens: 3,
+        };
+        let events = stream(&json!({"model": "m"}), &turn, usage);
+        let names: Vec<_> = events.iter().map(|e| e.event.unwrap_or("")).collect();
+        assert_eq!(
+            names,
+            [
+                "message_start",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        let data: Vec<Value> = events
+            .iter()
+            .map(|e| serde_json::from_str(&e.data).unwrap())
+            .collect();
+        assert_eq!(data[0]["message"]["usage"]["input_tokens"], 9);
+        assert_eq!(data[1]["content_block"]["id"], "toolu_1");
+        assert_eq!(data[2]["delta"]["partial_json"], r#"{"n":5}"#);
+        assert_eq!(data[4]["delta"]["stop_reason"], "tool_use");
+        assert_eq!(data[4]["usage"]["output_tokens"], 3);
+        let text = stream(&json!({}), &Turn::Text("done".into()), usage);
+        let delta: Value = serde_json::from_str(&text[4].data).unwrap();
+        assert_eq!(delta["delta"]["stop_reason"], "end_turn");
+    }
+
+    #[test]
+    fn a_whole_message_carries_the_block_and_the_usage() {
+        let usage = Usage {
+            input_tokens: 2,
+            output_tokens: 5,
+        };
+        let m = message(&json!({"model": "m"}), &Turn::Text("done".into()), usage);
+        assert_eq!(m["content"], json!([{"type": "text", "text": "done"}]));
+        assert_eq!(m["stop_reason"], "end_turn");
+        assert_eq!(m["usage"], json!({"input_tokens": 2, "output_tokens": 5}));
+    }
+
+    #[test]
+    fn text_of_joins_strings_and_blocks() {
+        assert_eq!(text_of(&json!("a")), "a");
+        assert_eq!(
+            text_of(&json!([{"type": "text", "text": "a"}, {"content": [{"text": "b"}]}, 3])),
+            "ab"
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! `probe model`: a loopback stand-in for a model API, so a real client (Claude Code) can be
+//! measured offline, with no key and no cost.
+//!
+//! It plays a model that does one thing (`turn`): asked to run, it calls the `emit` tool with
+//! the n named in the prompt (`n=50000`); handed the tool's result, it logs exactly what the
+//! client passed back and ends the turn. What the client passed back is the measurement: the
+//! full text (inline), a `<persisted-output>` or "exceeds maximum allowed tokens" note (saved),
+//! or a cut.
+//!
+//! The parts: `http` is the transport (connections, routing to an API shape, replies and
+//! streams) and `request` reads one request within bounds; `messages` is the Anthropic
+//! Messages API, the one shape spoken today (each further API is a sibling module implementing
+//! `http::Api`); `tokens` estimates what the token counter answers; `events` is what the
+//! stand-in logs ([`ModelEvent`]). This module holds the settings and the stand-in's life: start, serve,
+//! stop.
+
+mod events;
+mod http;
+mod messages;
+mod request;
+mod tokens;
+mod turn;
+
+pub use events::{ContentKind, ModelEvent};
+pub use messages::text_of;
+
+use std::io::{self, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::Duration;
+
+use crate::events::EventLog;
+
+/// What `model` takes.
+#[derive(Debug, Clone, Default)]
+pub struct ModelSettings {
+    /// 0 picks a free port.
+    pub port: u16,
+    /// What `count_tokens` answers; `None` estimates one token per four UTF-16 units of text.
+    pub count_tokens: Option<u64>,
+    /// The `input_tokens` every answer's usage reports; `None` estimates them from the
+    /// request's text as `count_tokens` does (at least 1).
+    pub input_tokens: Option<u64>,
+    /// The `output_tokens` every answer's usage reports; `None` is 5.
+    pub output_tokens: Option<u64>,
+    /// JSON lines, one per event.
+    pub log: Option<PathBuf>,
+    /// Keep events in memory for [`StandIn::take_events`] (an in-process driver reads them).
+    pub keep_events: bool,
+}
+
+/// What every connection thread shares: the settings and where events go.
+pub(crate) struct Shared {
+    pub settings: ModelSettings,
+    log: EventLog,
+    kept: Mutex<Vec<ModelEvent>>,
+}
+
+/// A lock that a panicked holder cannot poison for everyone else.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    /// Logs `event` (and keeps it, with `keep_events`).
+    pub fn record(&self, event: ModelEvent) {
+        self.log.record(&event);
+        if self.settings.keep_events {
+            lock(&self.kept).push(event);
+        }
+    }
+}
+
+/// The API shapes served, in the order they are asked to claim a request.
+fn apis() -> Vec<Box<dyn http::Api>> {
+    vec![Box::new(messages::Messages)]
+}
+
+/// A running stand-in; stops accepting when dropped.
+pub struct StandIn {
+    port: u16,
+    shared: Arc<Shared>,
+    stop: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for StandIn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StandIn").field("port", &self.port).finish()
+    }
+}
+
+impl StandIn {
+    /// Binds 127.0.0.1 (never another address: the stand-in is for this machine's clients only)
+    /// and serves on a background thread.
+    pub fn start(settings: ModelSettings) -> io::Result<StandIn> {
+        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, settings.port)))
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("binding 127.0.0.1:{}: {e}", settings.port),
+                )
+            })?;
+        let port = listener.local_addr()?.port();
+        let log = EventLog::open(settings.log.as_deref())?;
+        let shared = Arc::new(Shared {
+            settings,
+            log,
+            kept: Mutex::new(Vec::new()),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, st) = (shared.clone(), stop.clone());
+        let apis = Arc::new(apis());
+        thread::spawn(move || http::serve(listener, s, apis, st));
+        shared.record(ModelEvent::Listening { port });
+        Ok(StandIn { port, shared, stop })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The events recorded since the last call (only with `keep_events`).
+    pub fn take_model_events(&self) -> Vec<ModelEvent> {
+        std::mem::take(&mut *lock(&self.shared.kept))
+    }
+
+    /// [`StandIn::take_model_events`] as JSON objects, as the log has them (without `time`),
+    /// for a driver that still reads events by field name.
+    pub fn take_events(&self) -> Vec<serde_json::Value> {
+        self.take_model_events()
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .collect()
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
+    }
+}
+
+/// Runs the stand-in in the foreground until killed. The chosen port goes to stdout when the
+/// caller asked for any free one (`--port 0`), so a script can read it.
+pub fn run_model(settings: ModelSettings) -> anyhow::Result<report::Exit> {
+    let asked_any = settings.port == 0;
+    let stand_in = StandIn::start(settings)?;
+    let _ = writeln!(
+        io::stderr(),
+        "probe model: listening on http://127.0.0.1:{}",
+        stand_in.port()
+    );
+    if asked_any {
+        crate::print_out(&format!("{}\n", stand_in.port()))?;
+    }
+    // Serve until SIGINT or SIGTERM (the flag is polled: the handler only sets it).
+    while !report::interrupt::requested() {
+        thread::sleep(Duration::from_millis(50));
+    }
+    // Close the log first (waiting for a line being written), so no connection thread is
+    // halfway through a line when the process exits; dropping the stand-in stops the accept
+    // loop and frees the port.
+    stand_in.shared.log.close();
+    drop(stand_in);
+    let _ = writeln!(io::stderr(), "probe model: interrupted");
+    Ok(report::Exit::Interrupted)
+}
