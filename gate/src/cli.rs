@@ -142,12 +142,6 @@ pub enum Command {
     /// Remove what earlier runs left: checkouts and scratch of runs that were killed, and every
     /// checkout kept with `--keep` or by `gate apply` (the reviewer's notes in them go too).
     Clean,
-    /// Build a sample repository and candidate in a temp dir and gate it, start to finish.
-    Demo {
-        /// Keep the sample repository and print where it is.
-        #[arg(long)]
-        keep: bool,
-    },
     /// Print a shell completion script, e.g. `gate completions bash > /etc/bash_completion.d/gate`.
     Completions {
         /// The shell to complete for.

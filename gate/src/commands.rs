@@ -18,10 +18,10 @@ use report::lock::OutLock;
 use report::outln;
 use report::{ColorChoice, Exit, Format, Painter, Timestamp};
 
+use crate::cites;
 use crate::cli::{Cli, Command};
 use crate::suite::{self, SuiteResult};
 use crate::summary::{self, CandidateFacts, GateReport, Rerun};
-use crate::{cites, demo};
 use candidate::apply::{self, Candidate, Place};
 use candidate::config::Config;
 use candidate::git::Git;
@@ -122,7 +122,6 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         Command::Hash { paths, tag } => cmd_hash(&paths, tag),
         Command::Cites { head, file, json } => cmd_cites(&repo()?, &head, file.as_deref(), json),
         Command::Clean => cmd_clean(),
-        Command::Demo { keep } => demo::run(keep),
         Command::Completions { shell } => {
             report::manual::write_completions(shell, <Cli as clap::CommandFactory>::command())?;
             Ok(Exit::Ok)

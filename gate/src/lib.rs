@@ -8,6 +8,5 @@
 pub mod cites;
 pub mod cli;
 pub mod commands;
-pub mod demo;
 pub mod suite;
 pub mod summary;

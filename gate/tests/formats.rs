@@ -384,7 +384,6 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         "run",
         "check",
         "cites",
-        "demo",
         "completions",
         "man",
     ] {
