@@ -20,8 +20,8 @@ use report::{ColorChoice, Exit, Format, Painter, Timestamp};
 
 use crate::cites;
 use crate::cli::{Cli, Command};
+use crate::record::{self, CandidateFacts, GateReport, Rerun, SetupFact, Verdict};
 use crate::suite::{self, SuiteResult};
-use crate::summary::{self, CandidateFacts, GateReport, Rerun};
 use candidate::apply::{self, Candidate, Place};
 use candidate::config::Config;
 use candidate::git::Git;
@@ -145,7 +145,7 @@ fn prepare_checkout(
     checkout: &Path,
     out: &Path,
     previous: Option<&GateReport>,
-) -> Result<Option<summary::SetupFact>> {
+) -> Result<Option<SetupFact>> {
     let w = &config.worktree;
     if w.is_empty() {
         return Ok(None);
@@ -159,7 +159,7 @@ fn prepare_checkout(
     let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
         .context("running worktree.setup")?
     else {
-        return Ok(Some(summary::SetupFact {
+        return Ok(Some(SetupFact {
             command: String::new(),
             status: "no setup".into(),
             duration_secs: 0.0,
@@ -176,7 +176,7 @@ fn prepare_checkout(
         "gate: worktree setup passed in {:.1}s ({name})",
         record.duration_secs
     );
-    Ok(Some(summary::SetupFact {
+    Ok(Some(SetupFact {
         command: w.setup.clone().unwrap_or_default(),
         status: record.status_text(),
         duration_secs: record.duration_secs,
@@ -287,29 +287,26 @@ fn cmd_apply(
     let print = || -> Result<()> {
         if json {
             let value = serde_json::json!({
-                "version": summary::REPORT_VERSION,
+                "version": record::REPORT_VERSION,
                 "tool": "gate",
                 "command": "apply",
                 "at": Timestamp::now(),
                 "candidate": facts,
-                "verdict": if findings.is_empty() { "PASS" } else { "FAIL" },
+                "verdict": Verdict::of(false, &findings),
                 "findings": findings,
             });
             outln!("{}", serde_json::to_string_pretty(&value)?)?;
         } else {
             let paint = Painter::new(color.for_stdout());
-            report::exit::print(&summary::render_candidate(&facts))?;
+            report::exit::print(&crate::text::render_candidate(&facts))?;
+            let verdict = Verdict::of(false, &findings);
+            let word = paint.paint(verdict.as_str(), verdict.style());
             if findings.is_empty() {
                 outln!(
-                    "verdict   {}: the candidate applies cleanly, its manifest holds, no drift",
-                    paint.verdict("PASS")
+                    "verdict   {word}: the candidate applies cleanly, its manifest holds, no drift"
                 )?;
             } else {
-                outln!(
-                    "verdict   {}: {}",
-                    paint.verdict("FAIL"),
-                    esc(&findings.join("; "))
-                )?;
+                outln!("verdict   {word}: {}", esc(&findings.join("; ")))?;
             }
         }
         Ok(())
@@ -573,7 +570,7 @@ fn locked_run(
             let now = applied.recheck()?;
             report.reruns.push(Rerun {
                 at: started,
-                manifest: now.summary().to_string(),
+                manifest: now.summary(),
                 tree: applied.tree.clone(),
                 suites: results,
             });
@@ -666,7 +663,7 @@ pub fn write_junit(path: &Path, report: &GateReport) -> Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    report::json::write_text_atomic(path, &summary::junit(report).render())
+    report::json::write_text_atomic(path, &crate::junit::junit(report).render())
         .with_context(|| format!("writing {}", path.display()))
 }
 
@@ -766,7 +763,7 @@ fn cmd_check(
     let print = || -> Result<()> {
         if json {
             let value = serde_json::json!({
-                "version": summary::REPORT_VERSION,
+                "version": record::REPORT_VERSION,
                 "tool": "gate",
                 "command": "check",
                 "at": Timestamp::now(),
@@ -836,7 +833,7 @@ fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool) -> Result<
     let print = || -> Result<()> {
         if json {
             let value = serde_json::json!({
-                "version": summary::REPORT_VERSION,
+                "version": record::REPORT_VERSION,
                 "tool": "gate",
                 "command": "cites",
                 "head_rev": head,
