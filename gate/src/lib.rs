@@ -9,8 +9,10 @@
 pub mod cites;
 pub mod cli;
 pub mod commands;
+mod json;
 mod junit;
 mod markdown;
 pub mod record;
+pub mod run;
 pub mod suite;
 mod text;

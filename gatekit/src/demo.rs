@@ -24,7 +24,7 @@ use report::{Exit, Outcome, RunRecord};
 
 use candidate::git::Git;
 use candidate::pack;
-use gate::commands::{run_gate, RunSettings};
+use gate::run::{run_gate, RunSettings};
 
 /// (path in the sample repository, content) of the base commit.
 const BASE: &[(&str, &[u8])] = &[
