@@ -2,15 +2,13 @@
 //! summary lines, two runs on one `--out`, bad gate.toml values, a closed stdout, output folders
 //! that cannot be written, interrupts. Every attack aims only at files in the test's own temp dir.
 
-mod common;
-
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{gate, stderr, stdout, Fixture};
+use crate::common::{gate, stderr, stdout, Fixture};
 use testkit::Repo;
 
 const TWO_SUITES: &str =
