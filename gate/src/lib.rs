@@ -2,11 +2,11 @@
 //! reviewed, and that its suites pass.
 //!
 //! The binary is glue over the `candidate` library (git, checkouts of their own, gate.toml,
-//! apply, pack) and `report`: [`suite`] runs suites, [`record`] is the report and its verdict,
-//! `text`, `markdown` and `junit` render it, [`cites`] answers "was this head cited?", and
+//! apply, pack) and `report`: `suite` runs suites, [`record`] is the report and its verdict,
+//! `text`, `markdown` and `junit` render it, `cites` answers "was this head cited?", and
 //! [`commands`] maps each subcommand onto them.
 
-pub mod cites;
+mod cites;
 pub mod cli;
 pub mod commands;
 mod json;
@@ -14,5 +14,5 @@ mod junit;
 mod markdown;
 pub mod record;
 pub mod run;
-pub mod suite;
+mod suite;
 mod text;

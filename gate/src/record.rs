@@ -22,7 +22,7 @@ pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// One manifest entry's result, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct EntryFact {
+pub(crate) struct EntryFact {
     pub path: String,
     pub status: manifests::Status,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -31,7 +31,7 @@ pub struct EntryFact {
 
 /// The manifest check, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ManifestFacts {
+pub(crate) struct ManifestFacts {
     pub file: String,
     /// The counts, written `12/12 OK` or what failed.
     #[serde(with = "summary_text")]
@@ -42,14 +42,14 @@ pub struct ManifestFacts {
 
 /// A path the patch deletes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct DeletedFact {
+pub(crate) struct DeletedFact {
     pub path: String,
     pub gone: bool,
 }
 
 /// Everything known about the candidate, independent of its suites.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct CandidateFacts {
+pub(crate) struct CandidateFacts {
     pub base_rev: String,
     pub base: String,
     pub head_rev: String,
@@ -139,7 +139,7 @@ fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
 
 /// A later run of some suites on the same candidate.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Rerun {
+pub(crate) struct Rerun {
     pub at: Timestamp,
     /// The manifest's counts at that moment, written as `12/12 OK`.
     #[serde(with = "summary_text")]
@@ -151,28 +151,28 @@ pub struct Rerun {
 /// `gate.json`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateReport {
-    pub version: u32,
-    pub tool: String,
-    pub started: Timestamp,
-    pub finished: Timestamp,
-    pub candidate: CandidateFacts,
+    pub(crate) version: u32,
+    pub(crate) tool: String,
+    pub(crate) started: Timestamp,
+    pub(crate) finished: Timestamp,
+    pub(crate) candidate: CandidateFacts,
     /// Every suite the gate.toml names, in order (a glob expanded): the suites a PASS needs.
     #[serde(default)]
-    pub planned: Vec<String>,
-    pub suites: Vec<SuiteResult>,
+    pub(crate) planned: Vec<String>,
+    pub(crate) suites: Vec<SuiteResult>,
     #[serde(default)]
-    pub reruns: Vec<Rerun>,
+    pub(crate) reruns: Vec<Rerun>,
     pub interrupted: bool,
     pub verdict: Verdict,
-    pub findings: Vec<String>,
+    pub(crate) findings: Vec<String>,
     /// The `[worktree]` setup step, run once in the checkout before the first suite.
     #[serde(default)]
-    pub setup: Option<SetupFact>,
+    pub(crate) setup: Option<SetupFact>,
 }
 
 /// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SetupFact {
+pub(crate) struct SetupFact {
     pub command: String,
     pub status: String,
     pub duration_secs: f64,

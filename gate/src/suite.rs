@@ -24,7 +24,7 @@ use report::text::shell_quote;
 
 /// A suite ready to run: a shell command with its limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Planned {
+pub(crate) struct Planned {
     pub name: String,
     pub script: String,
     pub timeout: Duration,
@@ -35,7 +35,7 @@ pub struct Planned {
 
 /// One suite's run, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SuiteResult {
+pub(crate) struct SuiteResult {
     pub name: String,
     pub command: String,
     pub timeout_secs: f64,
@@ -94,7 +94,7 @@ impl SuiteResult {
 }
 
 /// Expands globs against the worktree; `run` suites pass through.
-pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
+pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
     let mut planned = Vec::new();
     for spec in specs {
         match &spec.command {
@@ -126,7 +126,7 @@ pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
 }
 
 /// Runs one suite in `dir` with the candidate-wide `env` under it, logging to `log`.
-pub fn run_suite(
+pub(crate) fn run_suite(
     suite: &Planned,
     dir: &Path,
     env: &BTreeMap<String, String>,
@@ -173,7 +173,7 @@ fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteRe
 
 /// `Ok` when the glob match `rel` can be run as `./rel`: a regular file inside `root` (itself,
 /// or through a link that stays inside) with an exec bit; otherwise why not.
-pub fn runnable(root: &Path, rel: &str) -> Result<(), String> {
+pub(crate) fn runnable(root: &Path, rel: &str) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let path = root.join(rel);
     let own = std::fs::symlink_metadata(&path).map_err(|e| format!("unreadable: {e}"))?;
@@ -197,7 +197,7 @@ pub fn runnable(root: &Path, rel: &str) -> Result<(), String> {
 }
 
 /// A file name for a suite's log: its position and a slug of its name.
-pub fn log_name(index: usize, name: &str) -> PathBuf {
+pub(crate) fn log_name(index: usize, name: &str) -> PathBuf {
     let slug: String = name
         .chars()
         .map(|c| {

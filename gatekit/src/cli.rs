@@ -50,7 +50,7 @@ enum Command {
     },
 }
 
-/// The name this process was started by (the file name of argv[0]).
+/// The name this process was started by (the file name of `argv[0]`).
 fn invoked_as() -> String {
     std::env::args_os()
         .next()
@@ -86,7 +86,7 @@ fn run(cli: Cli) -> Exit {
     }
 }
 
-/// `gate`'s own main: its parser over `args` (argv[0] first), its usage errors, its exit.
+/// `gate`'s own main: its parser over `args` (`argv[0]` first), its usage errors, its exit.
 fn gate_main(args: impl IntoIterator<Item = OsString>) -> Exit {
     match gate::cli::Cli::try_parse_from(args) {
         Ok(cli) => gate::commands::run(cli),

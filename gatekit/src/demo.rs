@@ -165,6 +165,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     let report = gated.report;
     report::outln!("{}", report.render())?;
     let gate_held = report.passed();
+    let gate_verdict = report.verdict;
     if report.interrupted {
         return Ok(Exit::Interrupted);
     }
@@ -203,7 +204,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     let held = |r: &RunRecord| r.outcome() == Outcome::Passed;
     report::outln!(
         "== tour: gate {}, mutants {}, probe {}",
-        if gate_held { "PASS" } else { "FAIL" },
+        gate_verdict,
         if held(&mutants) {
             "held (exit 0)"
         } else {
