@@ -163,43 +163,19 @@ fn locked_run(
         previous.as_ref(),
     )?;
 
-    let mut results: Vec<SuiteResult> = Vec::new();
-    let mut interrupted = false;
-    let total = planned.len();
-    let mut progress = report::progress::Progress::new(total, s.json);
     let prefix = match &previous {
         Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
         None => String::new(),
     };
-    for (i, p) in planned.iter().enumerate() {
-        if report::interrupt::requested() {
-            interrupted = true;
-            break;
-        }
-        let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
-        let shown = report::escape::text(&p.name);
-        let result = progress.during(&format!("suite {shown} running"), || {
-            suite::run_suite(p, applied.worktree.path(), &config.env, &log, s.echo)
-        })?;
-        progress.finished(&format!(
-            "[{}/{total}] {:<24} {:<12} {:>8}  {}",
-            i + 1,
-            shown,
-            result.result_text(),
-            report::duration::human(result.record.duration()),
-            result.counts_text()
-        ));
-        let stop = result.record.interrupted;
-        results.push(result);
-        if stop {
-            interrupted = true;
-            break;
-        }
-    }
-    progress.clear();
-    if report::interrupt::requested() {
-        interrupted = true;
-    }
+    let (results, interrupted) = run_suites(
+        &planned,
+        applied.worktree.path(),
+        config,
+        &logs,
+        &prefix,
+        s.json,
+        s.echo,
+    )?;
 
     let first_run = previous.is_none();
     let mut report = match previous {
@@ -243,6 +219,50 @@ fn locked_run(
                 .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))
         });
     Ok((report, written.err()))
+}
+
+/// Runs each planned suite in order in `dir`, its log `logs/{prefix}NN-name.log`, showing
+/// progress; stops at an interrupt. Returns the results and whether it was interrupted.
+fn run_suites(
+    planned: &[suite::Planned],
+    dir: &Path,
+    config: &Config,
+    logs: &Path,
+    prefix: &str,
+    quiet: bool,
+    echo: bool,
+) -> Result<(Vec<SuiteResult>, bool)> {
+    let mut results: Vec<SuiteResult> = Vec::new();
+    let mut interrupted = false;
+    let total = planned.len();
+    let mut progress = report::progress::Progress::new(total, quiet);
+    for (i, p) in planned.iter().enumerate() {
+        if report::interrupt::requested() {
+            interrupted = true;
+            break;
+        }
+        let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
+        let shown = report::escape::text(&p.name);
+        let result = progress.during(&format!("suite {shown} running"), || {
+            suite::run_suite(p, dir, &config.env, &log, echo)
+        })?;
+        progress.finished(&format!(
+            "[{}/{total}] {:<24} {:<12} {:>8}  {}",
+            i + 1,
+            shown,
+            result.result_text(),
+            report::duration::human(result.record.duration()),
+            result.counts_text()
+        ));
+        let stop = result.record.interrupted;
+        results.push(result);
+        if stop {
+            interrupted = true;
+            break;
+        }
+    }
+    progress.clear();
+    Ok((results, interrupted || report::interrupt::requested()))
 }
 
 /// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
