@@ -1,3 +1,5 @@
+//! The `gate` binary: parse the command line, run it (`gate::commands::run`), exit with its code.
+
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
