@@ -192,7 +192,7 @@ fn is_gone(path: &std::path::Path) -> bool {
 }
 
 /// `git diff --name-status -z` output as (status letter, path) pairs.
-pub fn parse_name_status(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
+pub(crate) fn parse_name_status(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
     let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
     let mut changes = Vec::new();
     while let Some(status) = fields.next() {

@@ -271,7 +271,7 @@ pub fn timeout(text: &str) -> Result<Duration, String> {
 
 /// `p` as a path relative to gate.toml's folder: not absolute, no `..`. (Links are checked
 /// once the folder can be looked at: [`stays_inside`].)
-pub fn relative_path(p: &str) -> Result<PathBuf, String> {
+pub(crate) fn relative_path(p: &str) -> Result<PathBuf, String> {
     use std::path::Component;
     let path = Path::new(p);
     for part in path.components() {
@@ -294,7 +294,7 @@ pub fn relative_path(p: &str) -> Result<PathBuf, String> {
 
 /// `Ok` unless `file` (inside `folder`) resolves, through a link anywhere on its way, to a
 /// place outside `folder`. A path that does not exist yet is left to the open that follows.
-pub fn stays_inside(folder: &Path, file: &Path) -> Result<(), String> {
+pub(crate) fn stays_inside(folder: &Path, file: &Path) -> Result<(), String> {
     let folder = if folder.as_os_str().is_empty() {
         Path::new(".")
     } else {

@@ -166,7 +166,7 @@ impl Git {
     }
 
     /// The folder git keeps this repository's shared state in (`.git` of the main worktree).
-    pub fn common_dir(&self) -> Result<PathBuf, GitError> {
+    pub(crate) fn common_dir(&self) -> Result<PathBuf, GitError> {
         let dir = self.text(["rev-parse", "--path-format=absolute", "--git-common-dir"])?;
         Ok(PathBuf::from(dir))
     }
@@ -176,7 +176,7 @@ impl Git {
     /// `--full-history` keeps commits that history simplification would hide (a change on a
     /// side branch whose merge took the other side), and literal pathspecs keep a name like
     /// `*.rs` or `:(top)` from matching more or less than that one path.
-    pub fn commits_touching(
+    pub(crate) fn commits_touching(
         &self,
         base: &str,
         head: &str,
@@ -240,14 +240,14 @@ impl Git {
     }
 
     /// How many commits `base..head` holds.
-    pub fn count_commits(&self, base: &str, head: &str) -> Result<usize, GitError> {
+    pub(crate) fn count_commits(&self, base: &str, head: &str) -> Result<usize, GitError> {
         let n = self.text(["rev-list", "--count", &format!("{base}..{head}")])?;
         Ok(n.parse().unwrap_or(0))
     }
 }
 
 /// The first non-empty line of git's stderr, without git's `fatal: ` / `error: ` prefix.
-pub fn first_line(stderr: &[u8]) -> String {
+pub(crate) fn first_line(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
     text.lines()
         .map(str::trim)

@@ -18,8 +18,8 @@ use crate::worktree::Worktree;
 use report::text::short_id as short;
 
 /// File names inside the output folder.
-pub const PATCH_FILE: &str = "build.patch";
-pub const MANIFEST_FILE: &str = "candidate-manifest.sha256";
+pub(crate) const PATCH_FILE: &str = "build.patch";
+pub(crate) const MANIFEST_FILE: &str = "candidate-manifest.sha256";
 
 /// What `pack` wrote.
 #[derive(Debug)]
@@ -229,7 +229,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
 }
 
 /// The paths the index of `repo` records as submodules (gitlinks, mode 160000).
-pub fn gitlinks(repo: &Git) -> Result<std::collections::HashSet<Vec<u8>>> {
+pub(crate) fn gitlinks(repo: &Git) -> Result<std::collections::HashSet<Vec<u8>>> {
     let list = repo.bytes(["ls-files", "--stage", "-z"])?;
     Ok(list
         .split(|b| *b == 0)

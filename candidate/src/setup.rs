@@ -23,8 +23,8 @@ use toml::Spanned;
 
 use crate::git::Git;
 
-/// The longest `setup_timeout`: 30 days, as for suites.
-pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
+// The longest `setup_timeout` is a suite's longest: one bound for every timeout gate.toml sets.
+use crate::config::MAX_TIMEOUT;
 
 /// The table as written, with spans for FILE:LINE errors.
 #[derive(Debug, Default, Deserialize)]
@@ -120,7 +120,7 @@ pub fn validate(
 
 /// The first linked path that git does not ignore in `repo` (the source), if any: such a link
 /// would show in the checkout as a new file and change the tree being judged.
-pub fn first_not_ignored<'a>(setup: &'a WorktreeSetup, repo: &Git) -> Option<&'a str> {
+pub(crate) fn first_not_ignored<'a>(setup: &'a WorktreeSetup, repo: &Git) -> Option<&'a str> {
     setup.link.iter().map(String::as_str).find(|path| {
         // `check-ignore` exits 0 when the path is ignored, 1 when not; `deps/` in .gitignore
         // matches only a folder, so a path not there yet is asked about as one too.

@@ -67,7 +67,7 @@ impl Worktree {
 
     /// Makes a checkout of `commit` at `path`, which must not exist yet or be an empty folder;
     /// kept after the run.
-    pub fn at_path(repo: &Git, commit: &str, path: &Path) -> Result<Worktree, GitError> {
+    pub(crate) fn at_path(repo: &Git, commit: &str, path: &Path) -> Result<Worktree, GitError> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         match fs::symlink_metadata(&abs) {
             Err(_) => {
@@ -89,7 +89,7 @@ impl Worktree {
     }
 
     /// Makes a checkout of `commit` in a new folder of the temp dir, kept after the run.
-    pub fn kept_in_temp(repo: &Git, commit: &str) -> Result<Worktree, GitError> {
+    pub(crate) fn kept_in_temp(repo: &Git, commit: &str) -> Result<Worktree, GitError> {
         let dir = tempfile::Builder::new()
             .prefix("gatekit-apply-")
             .tempdir()

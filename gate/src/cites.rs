@@ -16,7 +16,7 @@ use serde::Serialize;
 /// What a cited token matched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Match {
+pub(crate) enum Match {
     /// The head's commit id starts with it.
     Commit,
     /// The head's tree id starts with it (an approval bound to the tree).
@@ -25,7 +25,7 @@ pub enum Match {
 
 /// One hex token found in the text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Token {
+pub(crate) struct Token {
     pub text: String,
     pub line: usize,
     /// What it matched, for a cited token.
@@ -35,7 +35,7 @@ pub struct Token {
 
 /// The answer.
 #[derive(Clone, Debug, Serialize)]
-pub struct Citations {
+pub(crate) struct Citations {
     pub head: String,
     /// The head's tree id.
     pub tree: String,
@@ -52,7 +52,7 @@ impl Citations {
 }
 
 /// Every hex token of 7 or more characters, standing alone as a word.
-pub fn tokens(text: &str) -> Vec<Token> {
+pub(crate) fn tokens(text: &str) -> Vec<Token> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| Regex::new(r"\b[0-9a-fA-F]{7,}\b").expect("static pattern"));
     text.lines()
@@ -69,7 +69,7 @@ pub fn tokens(text: &str) -> Vec<Token> {
 
 /// Splits the text's tokens into those that `head` or `tree` (full ids) start with, each
 /// marked with what it matched, and the rest.
-pub fn find(head: &str, tree: &str, text: &str) -> Citations {
+pub(crate) fn find(head: &str, tree: &str, text: &str) -> Citations {
     let head = head.to_ascii_lowercase();
     let tree = tree.to_ascii_lowercase();
     let (mut cited, mut others) = (Vec::new(), Vec::new());

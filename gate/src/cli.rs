@@ -15,19 +15,19 @@ use report::{ColorChoice, Format};
 pub struct Cli {
     /// The git repository to work on (default: the one the current directory is in).
     #[arg(long, global = true, value_name = "DIR")]
-    pub repo: Option<PathBuf>,
+    pub(crate) repo: Option<PathBuf>,
 
     /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
     /// never. Files written to disk are never coloured.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Turn the staged changes into DIR/build.patch and DIR/candidate-manifest.sha256.
     Pack {
         /// The commit the candidate is based on.
@@ -142,12 +142,6 @@ pub enum Command {
     /// Remove what earlier runs left: checkouts and scratch of runs that were killed, and every
     /// checkout kept with `--keep` or by `gate apply` (the reviewer's notes in them go too).
     Clean,
-    /// Build a sample repository and candidate in a temp dir and gate it, start to finish.
-    Demo {
-        /// Keep the sample repository and print where it is.
-        #[arg(long)]
-        keep: bool,
-    },
     /// Print a shell completion script, e.g. `gate completions bash > /etc/bash_completion.d/gate`.
     Completions {
         /// The shell to complete for.

@@ -2,12 +2,17 @@
 //! reviewed, and that its suites pass.
 //!
 //! The binary is glue over the `candidate` library (git, checkouts of their own, gate.toml,
-//! apply, pack) and `report`: [`suite`] runs suites, [`summary`] is the report, [`cites`]
-//! answers "was this head cited?", and [`commands`] maps each subcommand onto them.
+//! apply, pack) and `report`: `suite` runs suites, [`record`] is the report and its verdict,
+//! `text`, `markdown` and `junit` render it, `cites` answers "was this head cited?", and
+//! [`commands`] maps each subcommand onto them.
 
-pub mod cites;
+mod cites;
 pub mod cli;
 pub mod commands;
-pub mod demo;
-pub mod suite;
-pub mod summary;
+mod json;
+mod junit;
+mod markdown;
+pub mod record;
+pub mod run;
+mod suite;
+mod text;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use regex::Regex;
+use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
 use report::runner::{self, Job, Outcome, RunRecord};
@@ -24,7 +24,7 @@ use report::text::shell_quote;
 
 /// A suite ready to run: a shell command with its limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Planned {
+pub(crate) struct Planned {
     pub name: String,
     pub script: String,
     pub timeout: Duration,
@@ -35,7 +35,7 @@ pub struct Planned {
 
 /// One suite's run, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SuiteResult {
+pub(crate) struct SuiteResult {
     pub name: String,
     pub command: String,
     pub timeout_secs: f64,
@@ -48,6 +48,18 @@ pub struct SuiteResult {
 }
 
 impl SuiteResult {
+    /// The row of `suite` as it ran (or was refused), its outcome read from the record.
+    fn of(suite: &Planned, record: RunRecord, refused: Option<String>) -> SuiteResult {
+        SuiteResult {
+            name: suite.name.clone(),
+            command: suite.script.clone(),
+            timeout_secs: suite.timeout.as_secs_f64(),
+            outcome: record.outcome(),
+            record,
+            refused,
+        }
+    }
+
     pub fn passed(&self) -> bool {
         self.outcome == Outcome::Passed
     }
@@ -82,7 +94,7 @@ impl SuiteResult {
 }
 
 /// Expands globs against the worktree; `run` suites pass through.
-pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
+pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
     let mut planned = Vec::new();
     for spec in specs {
         match &spec.command {
@@ -114,7 +126,7 @@ pub fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
 }
 
 /// Runs one suite in `dir` with the candidate-wide `env` under it, logging to `log`.
-pub fn run_suite(
+pub(crate) fn run_suite(
     suite: &Planned,
     dir: &Path,
     env: &BTreeMap<String, String>,
@@ -137,14 +149,7 @@ pub fn run_suite(
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();
-    Ok(SuiteResult {
-        name: suite.name.clone(),
-        command: suite.script.clone(),
-        timeout_secs: suite.timeout.as_secs_f64(),
-        outcome: record.outcome(),
-        record,
-        refused: None,
-    })
+    Ok(SuiteResult::of(suite, record, None))
 }
 
 /// The row of a suite that is not started: its log says why, its outcome is "could not start".
@@ -163,19 +168,12 @@ fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteRe
         log.to_path_buf(),
     );
     record.spawn_error = Some(why.to_string());
-    Ok(SuiteResult {
-        name: suite.name.clone(),
-        command: suite.script.clone(),
-        timeout_secs: suite.timeout.as_secs_f64(),
-        outcome: record.outcome(),
-        record,
-        refused: Some(why.to_string()),
-    })
+    Ok(SuiteResult::of(suite, record, Some(why.to_string())))
 }
 
 /// `Ok` when the glob match `rel` can be run as `./rel`: a regular file inside `root` (itself,
 /// or through a link that stays inside) with an exec bit; otherwise why not.
-pub fn runnable(root: &Path, rel: &str) -> Result<(), String> {
+pub(crate) fn runnable(root: &Path, rel: &str) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let path = root.join(rel);
     let own = std::fs::symlink_metadata(&path).map_err(|e| format!("unreadable: {e}"))?;
@@ -199,7 +197,7 @@ pub fn runnable(root: &Path, rel: &str) -> Result<(), String> {
 }
 
 /// A file name for a suite's log: its position and a slug of its name.
-pub fn log_name(index: usize, name: &str) -> PathBuf {
+pub(crate) fn log_name(index: usize, name: &str) -> PathBuf {
     let slug: String = name
         .chars()
         .map(|c| {
@@ -216,9 +214,9 @@ pub fn log_name(index: usize, name: &str) -> PathBuf {
 }
 
 /// Files under `root` (relative, `/`-separated, sorted) that match a shell-style glob: `*` and
-/// `?` within one path component, `**` across components, `[...]` classes.
-pub fn glob_files(root: &Path, pattern: &str) -> Result<Vec<String>> {
-    let re = glob_regex(pattern)?;
+/// `?` within one path component, `**` across components, `[...]` classes (`[!...]` negated).
+pub(crate) fn glob_files(root: &Path, pattern: &str) -> Result<Vec<String>> {
+    let glob = glob_matcher(pattern)?;
     let mut files: Vec<String> = walkdir::WalkDir::new(root)
         .min_depth(1)
         .into_iter()
@@ -227,55 +225,22 @@ pub fn glob_files(root: &Path, pattern: &str) -> Result<Vec<String>> {
         .filter(|e| !e.file_type().is_dir())
         .filter_map(|e| {
             let rel = e.path().strip_prefix(root).ok()?.to_str()?.to_string();
-            re.is_match(&rel).then_some(rel)
+            glob.is_match(&rel).then_some(rel)
         })
         .collect();
+    // Sorted as strings, so the suites' order is the same whatever order the walk found them in.
     files.sort();
     Ok(files)
 }
 
-fn glob_regex(pattern: &str) -> Result<Regex> {
-    let mut re = String::from("^");
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' if chars.peek() == Some(&'*') => {
-                chars.next();
-                if chars.peek() == Some(&'/') {
-                    chars.next();
-                    re.push_str("(?:.*/)?");
-                } else {
-                    re.push_str(".*");
-                }
-            }
-            '*' => re.push_str("[^/]*"),
-            '?' => re.push_str("[^/]"),
-            '[' => {
-                let mut class = String::new();
-                let mut closed = false;
-                for d in chars.by_ref() {
-                    if d == ']' && !class.is_empty() {
-                        closed = true;
-                        break;
-                    }
-                    class.push(d);
-                }
-                if !closed {
-                    bail!("suite glob {pattern:?}: unclosed `[`");
-                }
-                let class = class
-                    .strip_prefix('!')
-                    .map(|rest| format!("^{rest}"))
-                    .unwrap_or(class);
-                re.push('[');
-                re.push_str(&class.replace('\\', "\\\\"));
-                re.push(']');
-            }
-            other => re.push_str(&regex::escape(&other.to_string())),
-        }
-    }
-    re.push('$');
-    Regex::new(&re).with_context(|| format!("suite glob {pattern:?}"))
+/// The glob as a shell reads it: a `*` never crosses a `/` (globset's literal separator), so
+/// `scripts/test-*.sh` leaves `scripts/sub/test-a.sh` alone and `**/` is how to reach it.
+fn glob_matcher(pattern: &str) -> Result<GlobMatcher> {
+    let glob = GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .with_context(|| format!("suite glob {pattern:?}"))?;
+    Ok(glob.compile_matcher())
 }
 
 #[cfg(test)]
@@ -284,15 +249,53 @@ mod tests {
 
     #[test]
     fn globs_match_within_and_across_components() {
-        let m = |p: &str, s: &str| glob_regex(p).unwrap().is_match(s);
+        let m = |p: &str, s: &str| glob_matcher(p).unwrap().is_match(s);
         assert!(m("scripts/test-*.sh", "scripts/test-a.sh"));
         assert!(!m("scripts/test-*.sh", "scripts/sub/test-a.sh"));
+        assert!(!m("scripts/*.sh", "scripts/sub/test-a.sh"));
+        assert!(!m("scripts/test-*.sh", "scripts/test-x/y.sh"));
         assert!(m("**/test-*.sh", "scripts/sub/test-a.sh"));
         assert!(m("**/test-*.sh", "test-a.sh"));
         assert!(m("t?.sh", "t1.sh"));
         assert!(m("t[0-9].sh", "t7.sh"));
         assert!(!m("t[!0-9].sh", "t7.sh"));
         assert!(!m("a.sh", "a_sh"));
+    }
+
+    #[test]
+    fn glob_discovery_finds_files_by_component_in_sorted_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in [
+            "scripts/test-b.sh",
+            "scripts/test-a.sh",
+            "scripts/sub/test-c.sh",
+            "scripts/test-x/y.sh",
+            "scripts/build.sh",
+            "test-top.sh",
+            ".git/test-hidden.sh",
+        ] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        // A folder whose name matches is not a suite.
+        std::fs::create_dir_all(root.join("scripts/test-dir.sh")).unwrap();
+        assert_eq!(
+            glob_files(root, "scripts/test-*.sh").unwrap(),
+            ["scripts/test-a.sh", "scripts/test-b.sh"]
+        );
+        assert_eq!(
+            glob_files(root, "**/test-*.sh").unwrap(),
+            [
+                "scripts/sub/test-c.sh",
+                "scripts/test-a.sh",
+                "scripts/test-b.sh",
+                "test-top.sh"
+            ]
+        );
+        assert!(glob_files(root, "scripts/*.py").unwrap().is_empty());
+        let bad = glob_files(root, "scripts/[test.sh").unwrap_err();
+        assert!(format!("{bad:#}").contains("suite glob"), "{bad:#}");
     }
 
     #[test]

@@ -2,11 +2,9 @@
 //! dependencies from `npm ci`, a Python project whose suites use the user's virtualenv through
 //! a link, and a Rust workspace. Each gate.toml here is the one the README shows.
 
-mod common;
-
 use std::process::Command;
 
-use common::{gate, stderr, stdout};
+use crate::common::{gate, stderr, stdout};
 use testkit::Repo;
 
 /// Packs the staged change of `repo` against `base` into a temp folder with `gate_toml` beside

@@ -2,15 +2,15 @@
 //! summary lines, two runs on one `--out`, bad gate.toml values, a closed stdout, output folders
 //! that cannot be written, interrupts. Every attack aims only at files in the test's own temp dir.
 
-mod common;
-
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{gate, stderr, stdout, Fixture};
+use gate::record::Verdict;
+
+use crate::common::{gate, stderr, stdout, Fixture};
 use testkit::Repo;
 
 const TWO_SUITES: &str =
@@ -379,8 +379,9 @@ fn names_and_subjects_with_line_breaks_cr_or_escapes_never_forge_a_line_or_reach
     let painted = run(&["--color", "always"]);
     let mut shown = stdout(&painted);
     let paint = report::Painter::new(true);
-    for word in ["PASS", "FAIL", "INTERRUPTED"] {
-        shown = shown.replace(&paint.verdict(word), word);
+    for verdict in [Verdict::Pass, Verdict::Fail, Verdict::Interrupted] {
+        let word = verdict.as_str();
+        shown = shown.replace(&paint.paint(word, verdict.style()), word);
     }
     assert!(shown.contains("verdict   FAIL"), "{shown}");
     assert_unforged("stdout (--color always)", shown.as_bytes());

@@ -8,12 +8,10 @@
 //! a notice, except under CI (`CI` set), where that is a failure: a check that silently checks
 //! nothing in CI would hide a broken report.
 
-mod common;
-
 use std::fs;
 use std::process::Command;
 
-use common::{gate, stderr, stdout, Fixture};
+use crate::common::{gate, stderr, stdout, Fixture};
 use serde_json::{json, Value};
 use testkit::{python_json, schema_errors, workspace};
 
@@ -384,7 +382,6 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         "run",
         "check",
         "cites",
-        "demo",
         "completions",
         "man",
     ] {

@@ -1,9 +1,7 @@
 //! The reviewer's real habits: a careless `git add -A` after a run stages gatekit's own
 //! outputs, and pack leaves them out of the candidate, saying so.
 
-mod common;
-
-use common::{gate, stderr, stdout};
+use crate::common::{gate, stderr, stdout};
 use testkit::Repo;
 
 #[test]

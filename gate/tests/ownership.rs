@@ -5,15 +5,13 @@
 //! Every test runs gate with a private `TMPDIR`, so what it plants and what it looks for are in
 //! its own temp dir only; the victims of the attacks are folders inside it too.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{gate, stderr, stdout, Fixture};
+use crate::common::{gate, stderr, stdout, Fixture};
 
 /// A private temp dir for the tool, and a state dir for its registry.
 struct Scratch {

@@ -1,11 +1,9 @@
 //! `gate run`: suites in order through the runner, the summary and JSON, reruns, clean-up.
 
-mod common;
-
 use std::fs;
 use std::time::{Duration, Instant};
 
-use common::{stderr, stdout, Fixture};
+use crate::common::{stderr, stdout, Fixture};
 
 #[test]
 fn suites_run_in_order_with_env_timeout_and_counts_and_the_summary_reads_well() {
@@ -286,7 +284,7 @@ fn cites_matches_the_head_at_any_width_and_lists_the_rest() {
         ),
     )
     .unwrap();
-    let out = common::gate()
+    let out = crate::common::gate()
         .current_dir(f.repo.path())
         .args(["cites", "--head", "work"])
         .arg(&review)
@@ -301,7 +299,7 @@ fn cites_matches_the_head_at_any_width_and_lists_the_rest() {
     assert!(text.contains("others  deadbeef12 (line 2)"), "{text}");
 
     // Only another commit cited: exit 1, and the other token shows the scan worked.
-    let out = common::gate()
+    let out = crate::common::gate()
         .current_dir(f.repo.path())
         .args(["cites", "--head", "work"])
         .write_stdin(format!("Gated {}\n", &f.base[..10]))
@@ -317,7 +315,7 @@ fn cites_matches_the_head_at_any_width_and_lists_the_rest() {
     let reworded = f
         .repo
         .git(["commit-tree", &tree, "-p", "work", "-m", "reworded"]);
-    let out = common::gate()
+    let out = crate::common::gate()
         .current_dir(f.repo.path())
         .args(["cites", "--head", &reworded])
         .write_stdin(format!("Gated; tree {} PASS\n", &tree[..12]))
@@ -332,44 +330,47 @@ fn cites_matches_the_head_at_any_width_and_lists_the_rest() {
 }
 
 #[test]
-fn the_demo_gates_its_sample_and_passes() {
-    let out = common::gate().arg("demo").output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
+fn a_glob_star_stays_within_one_folder() {
+    // `scripts/test-*.sh` names `scripts/test-a.sh`, never `scripts/test-x/deep.sh`: a `*` that
+    // crossed folders would run a script nobody listed.
+    let repo = testkit::Repo::new();
+    repo.write(
+        "scripts/test-a.sh",
+        "#!/bin/sh\necho '1 passed, 0 failed'\n",
+    )
+    .chmod_x("scripts/test-a.sh")
+    .write("scripts/test-x/deep.sh", "#!/bin/sh\necho deep ran\n")
+    .chmod_x("scripts/test-x/deep.sh")
+    .write("README", "v1\n");
+    let base = repo.commit_all("base");
+    repo.write("README", "v2\n");
+    repo.git(["add", "README"]);
+    let out = tempfile::tempdir().unwrap();
+    crate::common::gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", &base, "--out"])
+        .arg(out.path())
+        .assert()
+        .success();
+    std::fs::write(
+        out.path().join("gate.toml"),
+        format!(
+            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[[suite]]\nglob = \"scripts/test-*.sh\"\n"
+        ),
+    )
+    .unwrap();
+    let ran = testkit::Output::of(
+        crate::common::gate()
+            .current_dir(repo.path())
+            .arg("run")
+            .arg("--config")
+            .arg(out.path().join("gate.toml"))
+            .arg("--out")
+            .arg(out.path().join("gate-out")),
     );
-    let text = stdout(&out);
-    assert!(text.contains("gate PASS"), "{text}");
-    assert!(text.contains("3/3 OK"), "{text}");
-    assert!(
-        text.contains("deleted   1/1 gone: docs/old notes.md"),
-        "{text}"
-    );
-    assert!(text.contains("drift     none"), "{text}");
-    // The tour: mutants on the candidate with a comparison suite, then probe's test client.
-    assert!(
-        text.contains("4 mutants: 3 killed, 1 control held"),
-        "{text}"
-    );
-    assert!(
-        text.contains("manifest before: 3/3 OK, after: 3/3 OK"),
-        "{text}"
-    );
-    assert!(text.contains("SURVIVED (3 pass -> 3 pass)"), "{text}");
-    assert!(
-        text.contains("slug ' padded '"),
-        "failed test names: {text}"
-    );
-    assert!(
-        text.contains("threshold: inline up to 50000, saved from 50001"),
-        "{text}"
-    );
-    assert!(text.contains("suggested cap: 40000 units"), "{text}");
-    assert!(
-        text.contains("== tour: gate PASS, mutants held (exit 0), probe held (exit 0)"),
-        "{text}"
-    );
+    ran.assert_exit(0);
+    let text = &ran.stdout;
+    assert!(text.contains("scripts/test-a.sh"), "{text}");
+    assert!(!text.contains("deep.sh"), "{text}");
+    assert!(text.contains("1/1 suites passed"), "{text}");
 }

@@ -2,9 +2,7 @@
 //! checked and has its drift found; symlinks of every kind and submodule bumps are packed,
 //! applied and checked as git records them (a link by its target, never followed).
 
-mod common;
-
-use common::{gate, stderr, stdout};
+use crate::common::{gate, stderr, stdout};
 use testkit::Repo;
 
 /// Long names, so 30,000 of them (about 2.5 MB) are more than Linux's 2 MB argument limit.

@@ -1,7 +1,7 @@
 //! The sha256 manifest exactly as GNU coreutils `sha256sum` writes it and
 //! `sha256sum -c --strict` reads it: parse and write ([`parse`], [`write()`]), the path rules
 //! that keep a check inside its tree ([`check_path`]), hashing on every core
-//! ([`hash_files`]), checking a tree against a manifest ([`verify`]) and making a manifest
+//! ([`hash_files`]), checking a tree against a manifest ([`verify()`]) and making a manifest
 //! for a tree ([`manifest_for`]).
 //!
 //! Paths are raw bytes throughout, because Unix file names are.
@@ -32,4 +32,4 @@ pub use generate::{manifest_as_recorded, manifest_for};
 pub use hash::{hash_file, hash_files, hash_reader};
 pub use path::{check_path, Links, PathError, PathProblem};
 pub use tree::TreeError;
-pub use verify::{verify, verify_as_recorded, Checked, Status, Summary, Verification};
+pub use verify::{verify, verify_as_recorded, Checked, ReadError, Status, Summary, Verification};

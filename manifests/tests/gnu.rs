@@ -2,11 +2,9 @@
 //! writes we read to the same entries, and where a line is malformed we agree with
 //! `sha256sum -c --strict`.
 
-mod common;
-
 use std::fs;
 
-use common::{awkward_names, make_tree, sha256sum};
+use crate::common::{awkward_names, make_tree, sha256sum};
 use manifests::{manifest_for, parse, verify, write, Entry, Form, Status};
 
 fn with_form(entries: &[Entry], form: Form) -> Vec<Entry> {

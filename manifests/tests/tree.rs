@@ -1,15 +1,13 @@
 //! Checking trees: statuses, the path rules on disk (symlinks in and out of the tree), odd
 //! file types, making manifests, and the JSON a tool puts in its report.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::make_tree;
+use crate::common::make_tree;
 use manifests::{
     hash_files, hash_reader, manifest_for, parse, verify, Digest, Entry, Manifest, PathProblem,
     Status, TreeError,
@@ -273,4 +271,26 @@ fn an_empty_tree_root_that_does_not_exist_is_an_error() {
         err.to_string().starts_with("tree /nonexistent/root: "),
         "{err}"
     );
+}
+
+#[test]
+fn a_missing_file_alone_fails_the_check() {
+    // Only OK and MISSING, no FAILED: `N/N OK` must not be reached by leaving the missing out.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("here"), "here\n").unwrap();
+    let m = manifests::Manifest {
+        entries: vec![
+            manifests::Entry::new(b"here", manifests::hash_reader(&b"here\n"[..]).unwrap()),
+            manifests::Entry::new(b"gone", manifests::hash_reader(&b"gone\n"[..]).unwrap()),
+        ],
+    };
+    let v = manifests::verify(dir.path(), &m).unwrap();
+    let statuses: Vec<manifests::Status> = v.entries.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [manifests::Status::Ok, manifests::Status::Missing]
+    );
+    assert!(!v.summary().all_ok());
+    assert!(!v.all_ok());
+    assert_eq!(v.summary().to_string(), "1/2 OK, 1 MISSING");
 }

@@ -1,6 +1,6 @@
-//! `gate demo`: a tour of the whole workflow on a sample, with nothing to set up.
+//! `gatekit demo`: a tour of the whole workflow on a sample, with nothing to set up.
 //!
-//! A small shell library (compiled into the binary from `gate/demo/`) is committed to a new
+//! A small shell library (compiled into the binary from `gatekit/demo/`) is committed to a new
 //! repository in a temp dir; a later unrelated commit gives drift something to look through;
 //! the candidate (made on a branch from the base: a fix, a new test file, a binary file, a
 //! deleted file whose name has a space) is staged and packed with `gate pack`. Then the tour:
@@ -8,10 +8,10 @@
 //! --candidate` runs the sample's mutants on the candidate with a comparison suite (the cases
 //! the base already had); `probe check` finds the inline limit of probe's built-in test client.
 //!
-//! The gate binary carries the other two tools (it links their libraries and answers to the
-//! names `mutants` and `probe`, see `main.rs`), so `cargo run --bin gate -- demo` needs nothing
-//! else built. Each step runs as its own process through the report runner, as a user would
-//! run it. The user's own checkout is never touched.
+//! The umbrella binary carries the three tools (it links their libraries and answers to their
+//! names, see `cli.rs`), so `cargo run --bin gatekit -- demo` needs nothing else built. The
+//! gate steps call gate's library; mutants and probe each run as their own process through
+//! the report runner, as a user would run them. The user's own checkout is never touched.
 
 use std::fs;
 use std::path::Path;
@@ -22,9 +22,9 @@ use anyhow::{Context, Result};
 use report::runner::{self, Job};
 use report::{Exit, Outcome, RunRecord};
 
-use crate::commands::{run_gate, RunSettings};
 use candidate::git::Git;
 use candidate::pack;
+use gate::run::{run_gate, RunSettings};
 
 /// (path in the sample repository, content) of the base commit.
 const BASE: &[(&str, &[u8])] = &[
@@ -88,7 +88,7 @@ timeout = "1m"
 "#;
 
 /// Builds the sample and gates it; `keep` leaves the sample in place and says where.
-pub fn run(keep: bool) -> Result<Exit> {
+pub(crate) fn run(keep: bool) -> Result<Exit> {
     let dir = tempfile::Builder::new()
         .prefix("gatekit-demo-")
         .tempdir()
@@ -165,14 +165,15 @@ pub fn run(keep: bool) -> Result<Exit> {
     let report = gated.report;
     report::outln!("{}", report.render())?;
     let gate_held = report.passed();
+    let gate_verdict = report.verdict;
     if report.interrupted {
         return Ok(Exit::Interrupted);
     }
 
-    // The other tools answer to their names when the gate binary is linked as them.
+    // The tools answer to their names when this binary is linked as them (see `cli.rs`).
     let bin = dir.path().join("bin");
     fs::create_dir_all(&bin)?;
-    let me = std::env::current_exe().context("finding the gate binary")?;
+    let me = std::env::current_exe().context("finding the gatekit binary")?;
     for tool in ["mutants", "probe"] {
         std::os::unix::fs::symlink(&me, bin.join(tool))
             .with_context(|| format!("linking {tool}"))?;
@@ -203,7 +204,7 @@ pub fn run(keep: bool) -> Result<Exit> {
     let held = |r: &RunRecord| r.outcome() == Outcome::Passed;
     report::outln!(
         "== tour: gate {}, mutants {}, probe {}",
-        if gate_held { "PASS" } else { "FAIL" },
+        gate_verdict,
         if held(&mutants) {
             "held (exit 0)"
         } else {

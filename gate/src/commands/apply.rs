@@ -1,0 +1,74 @@
+//! `gate apply`: one candidate applied to a checkout the user keeps, checked, and shown.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+use report::escape::text as esc;
+use report::outln;
+use report::{ColorChoice, Exit, Painter, Timestamp};
+
+use super::finished;
+use crate::record::{CandidateFacts, Verdict};
+use crate::run::file_sha256;
+use candidate::apply::{self, Candidate, Place};
+use candidate::git::Git;
+use candidate::worktree;
+
+pub(super) fn cmd_apply(
+    repo: &Git,
+    candidate: &Candidate,
+    at: Option<PathBuf>,
+    json: bool,
+    color: ColorChoice,
+) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
+    worktree::clean_stale();
+    let prepared = apply::prepare(repo, candidate)?;
+    let manifest_sha256 = file_sha256(&candidate.manifest)?;
+    if report::interrupt::requested() {
+        bail!("interrupted");
+    }
+    let place = Place::Keep(at);
+    let applied = apply::apply(repo, prepared, &place)?;
+    if report::interrupt::requested() {
+        // Nothing half-made is left behind: the worktree the user would keep goes too.
+        let _ = applied.worktree.remove();
+        let _ = writeln!(std::io::stderr(), "gate: interrupted");
+        return Ok(Exit::Interrupted);
+    }
+    let facts = CandidateFacts::from_applied(&applied, &manifest_sha256);
+    let findings = facts.findings();
+    let print = || -> Result<()> {
+        if json {
+            #[derive(serde::Serialize)]
+            struct Applied<'a> {
+                candidate: &'a CandidateFacts,
+                verdict: Verdict,
+                findings: &'a [String],
+            }
+            let body = Applied {
+                candidate: &facts,
+                verdict: Verdict::of(false, &findings),
+                findings: &findings,
+            };
+            crate::json::print("apply", Some(Timestamp::now()), &body)?;
+        } else {
+            let paint = Painter::new(color.for_stdout());
+            report::exit::print(&crate::text::render_candidate(&facts))?;
+            let verdict = Verdict::of(false, &findings);
+            let word = paint.paint(verdict.as_str(), verdict.style());
+            if findings.is_empty() {
+                outln!(
+                    "verdict   {word}: the candidate applies cleanly, its manifest holds, no drift"
+                )?;
+            } else {
+                outln!("verdict   {word}: {}", esc(&findings.join("; ")))?;
+            }
+        }
+        Ok(())
+    };
+    finished(print(), Exit::from_held(findings.is_empty()))
+}

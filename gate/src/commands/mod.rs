@@ -1,0 +1,171 @@
+//! Each `gate` subcommand: raw arguments in, library calls, a report out, an [`Exit`] back.
+//! One file per command (`pack`, `apply`, `run`, `manifest` for check and hash, `cites`);
+//! `gate clean` and the dispatch live here.
+//!
+//! Errors (bad input, a patch that does not apply, an unknown revision) are printed once as
+//! one line and exit 2; findings (a manifest mismatch, drift, a failed suite) are outcomes and
+//! exit 1; an interrupt cleans up and exits 130.
+//!
+//! Data goes to stdout through [`report::outln!`] (never `println!`), so a reader that closes
+//! the pipe early ends the command quietly; every piece of outside text printed (paths, revs)
+//! goes through [`report::escape`].
+
+mod apply;
+mod cites;
+mod manifest;
+mod pack;
+mod run;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+
+use report::outln;
+use report::text::plural;
+use report::{Exit, Format};
+
+use crate::cli::{Cli, Command};
+use candidate::apply::Candidate;
+use candidate::git::Git;
+use candidate::worktree;
+
+/// Runs the parsed command line and returns the exit code, printing any error.
+pub fn run(cli: Cli) -> Exit {
+    report::exit::run_tool("gate", || dispatch(cli))
+}
+
+fn dispatch(cli: Cli) -> Result<Exit> {
+    let repo_dir = cli.repo.clone();
+    let color = cli.color;
+    let repo = || -> Result<Git> {
+        let dir = match &repo_dir {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().context("current directory")?,
+        };
+        Ok(Git::open(&dir)?)
+    };
+    match cli.command {
+        Command::Pack { base, out, paths } => pack::cmd_pack(&repo()?, &base, &out, &paths),
+        Command::Apply {
+            base,
+            patch,
+            manifest,
+            head,
+            worktree,
+            json,
+        } => {
+            let candidate = Candidate {
+                base,
+                patch,
+                manifest,
+                head,
+            };
+            apply::cmd_apply(&repo()?, &candidate, worktree, json, color)
+        }
+        Command::Run {
+            config,
+            out,
+            only,
+            fresh,
+            keep,
+            echo,
+            json,
+            format,
+            junit,
+        } => {
+            let format = format.with_json_flag(json);
+            let settings = crate::run::RunSettings {
+                config,
+                out,
+                only,
+                fresh,
+                keep,
+                echo,
+                json: format == Format::Json,
+            };
+            let output = run::RunOutput {
+                format,
+                junit,
+                color,
+            };
+            run::cmd_run(&repo()?, &settings, &output)
+        }
+        Command::Check {
+            manifest,
+            args,
+            quiet,
+            status,
+            ignore_missing,
+            warn: _,
+            strict: _,
+            json,
+        } => {
+            let (manifest, dir) = match (manifest, args.as_slice()) {
+                (Some(m), []) => (m, PathBuf::from(".")),
+                (Some(m), [dir]) => (m, dir.clone()),
+                (Some(_), _) => bail!("gate check: with --manifest, give at most one DIR"),
+                (None, []) => {
+                    bail!("gate check: name the manifest (FILE, `-` for stdin, or --manifest FILE)")
+                }
+                (None, [m]) => (m.clone(), PathBuf::from(".")),
+                (None, [m, dir]) => (m.clone(), dir.clone()),
+                (None, _) => bail!("gate check: give at most a manifest and a DIR"),
+            };
+            let show = if status {
+                manifest::Show::Nothing
+            } else if quiet {
+                manifest::Show::Problems
+            } else {
+                manifest::Show::All
+            };
+            manifest::cmd_check(&manifest, &dir, json, show, ignore_missing)
+        }
+        Command::Hash { paths, tag } => manifest::cmd_hash(&paths, tag),
+        Command::Cites { head, file, json } => {
+            cites::cmd_cites(&repo()?, &head, file.as_deref(), json)
+        }
+        Command::Clean => cmd_clean(),
+        Command::Completions { shell } => {
+            report::manual::write_completions(shell, <Cli as clap::CommandFactory>::command())?;
+            Ok(Exit::Ok)
+        }
+        Command::Man { out } => {
+            report::manual::write_man_pages(
+                <Cli as clap::CommandFactory>::command(),
+                out.as_deref(),
+            )?;
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// `gate clean`: what [`worktree::clean_stale`] removes at every start, and the kept
+/// checkouts, each only when its owner marker still says it is gatekit's.
+fn cmd_clean() -> Result<Exit> {
+    let stale = worktree::clean_stale();
+    outln!("removed {} of killed runs", plural(stale, "checkout"))?;
+    let mut failed = false;
+    for kept in worktree::clean_kept() {
+        let path = report::escape::path(&kept.path);
+        match kept.result {
+            Ok(true) => outln!("removed   {path} (kept)")?,
+            Ok(false) => outln!("left      {path}: no longer a gatekit checkout (forgotten)")?,
+            Err(e) => {
+                failed = true;
+                let _ = writeln!(std::io::stderr(), "gate: could not remove {path}: {e}");
+            }
+        }
+    }
+    Ok(Exit::from_held(!failed))
+}
+
+/// `exit` for work that is done, once its result is printed: a reader that closed stdout early
+/// (`gate check ... | head -1`) does not change it, so a finding is never lost to a closed
+/// pipe; any other failure to print is an error.
+pub(crate) fn finished(printed: Result<()>, exit: Exit) -> Result<Exit> {
+    match printed {
+        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => Ok(exit),
+        other => other.map(|()| exit),
+    }
+}

@@ -1,0 +1,91 @@
+//! `gate run` on the command line: the run ([`crate::run`]), then the JUnit copy and the
+//! report on stdout in the format asked for.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use report::{ColorChoice, Exit, Format, Painter};
+
+use crate::record::GateReport;
+use crate::run::{run_gate, RunSettings};
+use candidate::git::Git;
+
+/// How `gate run` shows its report: what goes on stdout, where a JUnit copy goes, and colour.
+/// Apart from [`RunSettings`] because these only render a finished report.
+#[derive(Debug, Clone, Default)]
+pub(super) struct RunOutput {
+    pub(super) format: Format,
+    pub(super) junit: Option<PathBuf>,
+    pub(super) color: ColorChoice,
+}
+
+/// `gate run`: the run itself ([`run_gate`]), then the JUnit copy and what goes on stdout,
+/// all under the output folder's lock.
+///
+/// A report that cannot be written once the suites ran never hides the verdict: the summary is
+/// still printed on stdout, the failed write is named on stderr, and the exit code is the
+/// verdict's (1 for FAIL, 130 when interrupted) — except that a PASS whose record could not be
+/// written exits 2, because a pass must come with its record.
+pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
+    let gated = run_gate(repo, s, output.junit.as_deref())?;
+    let report = &gated.report;
+    let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();
+    if let Some(path) = &output.junit {
+        if let Err(e) = write_junit(path, report) {
+            write_errors.push(e);
+        }
+    }
+    let printed = match output.format {
+        Format::Json => serde_json::to_string_pretty(report)
+            .map_err(anyhow::Error::from)
+            .and_then(|json| Ok(report::outln!("{json}")?)),
+        Format::Markdown => Ok(report::exit::print(&report.render_markdown())?),
+        Format::Text => Ok(report::exit::print(
+            &report.render_painted(Painter::new(output.color.for_stdout())),
+        )?),
+    };
+    let verdict = if report.interrupted {
+        Exit::Interrupted
+    } else {
+        Exit::from_held(report.passed())
+    };
+    let on_stdout = match printed {
+        Ok(()) => "; the report on stdout is complete",
+        // The reader of stdout went away: the work is done and its files are written.
+        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => "",
+        Err(e) => {
+            write_errors.push(e.context("printing the report on stdout"));
+            ""
+        }
+    };
+    if write_errors.is_empty() {
+        return Ok(verdict);
+    }
+    for e in &write_errors {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gate: error: {} (the verdict {} stands{on_stdout})",
+            report::exit::one_line(e.as_ref()),
+            report.verdict
+        );
+    }
+    Ok(if verdict == Exit::Ok {
+        Exit::Usage
+    } else {
+        verdict
+    })
+}
+
+/// Writes `report` as JUnit XML to `path` (atomically; its folder is made if missing).
+fn write_junit(path: &Path, report: &GateReport) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    report::json::write_text_atomic(path, &crate::junit::junit(report).render())
+        .with_context(|| format!("writing {}", path.display()))
+}

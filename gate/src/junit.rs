@@ -1,0 +1,86 @@
+//! The report as JUnit XML (`gate run --junit FILE`), for CI test views: rendered from the
+//! [record](crate::record) alone, one testcase for the candidate's own checks and one per
+//! suite at its latest result.
+
+use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
+use report::runner::Outcome;
+
+use crate::record::GateReport;
+use crate::text::render_candidate;
+
+/// The report as JUnit XML: a testcase for the candidate's own checks (manifest, deletions,
+/// drift) and one per suite, at its latest result (a rerun replaces the first run). A failed or
+/// hung suite is a failure whose body is its log's tail; one that could not start is an error;
+/// one cut short by an interrupt is skipped.
+pub(crate) fn junit(report: &GateReport) -> TestSuites {
+    let mut cases = Vec::new();
+    let c = &report.candidate;
+    let mut candidate = TestCase::new("manifest, deletions and drift", "gate.candidate", 0.0);
+    candidate.system_out = Some(format!(
+        "base {}\nhead {}\nmanifest {}\ntree {}",
+        c.base, c.head, c.manifest.summary, c.tree
+    ));
+    let findings = c.findings();
+    if !findings.is_empty() {
+        candidate.status = Status::Failed {
+            message: findings.join("; "),
+            kind: "candidate".into(),
+            body: render_candidate(c),
+        };
+    }
+    cases.push(candidate);
+    for suite in report.latest_suites() {
+        let r = &suite.record;
+        let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.duration_secs);
+        case.system_out = Some(format!(
+            "command: {}\nresult: {}\ncounts: {}\nlog: {}",
+            suite.command,
+            suite.result_text(),
+            suite.counts_text(),
+            r.log.display()
+        ));
+        let tail = || {
+            let text = report::runner::read_tail(&r.log, 64 * 1024).unwrap_or_default();
+            junit::tail(&text, 80, 16 * 1024)
+        };
+        let counts = r.counts.map(|c| format!(" ({c})")).unwrap_or_default();
+        case.status = match suite.outcome {
+            Outcome::Passed => Status::Passed,
+            Outcome::Failed => Status::Failed {
+                message: format!(
+                    "suite {} failed: {}{counts}",
+                    suite.name,
+                    suite.result_text()
+                ),
+                kind: "failed".into(),
+                body: tail(),
+            },
+            Outcome::Hang => Status::Failed {
+                message: format!("suite {} hung: {}{counts}", suite.name, suite.result_text()),
+                kind: "hang".into(),
+                body: tail(),
+            },
+            Outcome::CouldNotStart => Status::Errored {
+                message: format!(
+                    "suite {} could not start: {}",
+                    suite.name,
+                    suite.result_text()
+                ),
+                kind: "could not start".into(),
+                body: tail(),
+            },
+            Outcome::Interrupted => Status::Skipped {
+                message: format!("suite {} was interrupted", suite.name),
+            },
+        };
+        cases.push(case);
+    }
+    TestSuites {
+        name: "gate".into(),
+        suites: vec![TestSuite {
+            name: "gate".into(),
+            timestamp: Some(report.started),
+            cases,
+        }],
+    }
+}

@@ -1,0 +1,141 @@
+//! The summary as GitHub-flavoured Markdown (`gate run --format markdown`), for a pull
+//! request: rendered from the [record](crate::record) alone, every outside text quoted so a
+//! `*` or `|` in a suite name cannot turn bold or split a table.
+
+use std::fmt::Write as _;
+
+use manifests::Status;
+use report::markdown::{self, code};
+use report::text::short_id as short;
+use report::Table;
+
+use crate::record::{EntryFact, GateReport};
+use crate::suite::SuiteResult;
+use crate::text::{drift_text, total_line};
+
+impl GateReport {
+    /// The summary as GitHub-flavoured Markdown, for a pull request: the verdict as a heading,
+    /// the candidate's facts as a table, the suites as a table, each rerun after them.
+    pub(crate) fn render_markdown(&self) -> String {
+        let c = &self.candidate;
+        let mut out = format!("## gate {}\n\n", self.verdict);
+        let verdict = if self.findings.is_empty() {
+            format!("**{}**: every check held", self.verdict)
+        } else {
+            format!(
+                "**{}**: {}",
+                self.verdict,
+                markdown::escape(&self.findings.join("; "))
+            )
+        };
+        let deleted = if c.deleted.is_empty() {
+            "none".to_string()
+        } else {
+            let gone = c.deleted.iter().filter(|d| d.gone).count();
+            let names: Vec<String> = c
+                .deleted
+                .iter()
+                .map(|d| {
+                    if d.gone {
+                        code(&d.path)
+                    } else {
+                        format!("{} (**STILL PRESENT**)", code(&d.path))
+                    }
+                })
+                .collect();
+            format!("{gone}/{} gone: {}", c.deleted.len(), names.join(", "))
+        };
+        out.push_str(&markdown::facts([
+            ("verdict", verdict),
+            ("base", format!("{} ({})", code(&c.base), code(&c.base_rev))),
+            ("head", format!("{} ({})", code(&c.head), code(&c.head_rev))),
+            (
+                "patch",
+                format!("{} sha256 {}", code(&c.patch), code(&c.patch_sha256)),
+            ),
+            (
+                "manifest",
+                format!("{} {}", code(&c.manifest.file), c.manifest.summary),
+            ),
+            ("deleted", deleted),
+            ("drift", markdown::escape(&drift_text(c))),
+            ("tree", code(&c.tree)),
+            ("time", format!("{} .. {}", self.started, self.finished)),
+        ]));
+        let bad: Vec<&EntryFact> = c
+            .manifest
+            .entries
+            .iter()
+            .filter(|e| e.status != Status::Ok)
+            .collect();
+        if !bad.is_empty() {
+            out.push_str("\nManifest entries that did not check OK:\n\n");
+            for e in bad {
+                let detail = e
+                    .detail
+                    .as_ref()
+                    .map(|d| format!(" ({})", markdown::escape(d)))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "- {}: **{}**{detail}", code(&e.path), e.status);
+            }
+        }
+        if !c.drift.is_empty() {
+            out.push_str("\nCommits since the base that touch candidate paths:\n\n");
+            for commit in &c.drift {
+                let paths: Vec<String> = commit.paths.iter().map(|p| code(p)).collect();
+                let _ = writeln!(
+                    out,
+                    "- {} {}{}{}",
+                    code(short(&commit.sha)),
+                    markdown::escape(&commit.subject),
+                    if commit.merge { " (merge)" } else { "" },
+                    if paths.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", paths.join(", "))
+                    }
+                );
+            }
+        }
+        out.push_str("\n### Suites\n\n");
+        out.push_str(&suite_table_markdown(&self.suites).render_markdown());
+        let _ = writeln!(
+            out,
+            "\n{}",
+            total_line(&self.suites).trim_start_matches("total").trim()
+        );
+        for rerun in &self.reruns {
+            let _ = writeln!(
+                out,
+                "\n### Rerun {}\n\nmanifest {}, tree {}\n",
+                rerun.at,
+                rerun.manifest,
+                code(&rerun.tree)
+            );
+            out.push_str(&suite_table_markdown(&rerun.suites).render_markdown());
+            let _ = writeln!(
+                out,
+                "\n{}",
+                total_line(&rerun.suites).trim_start_matches("total").trim()
+            );
+        }
+        out
+    }
+}
+
+/// The suite table with its cells quoted for Markdown (a suite name from a glob is outside
+/// text: `*` or `_` in it must not turn bold).
+fn suite_table_markdown(suites: &[SuiteResult]) -> Table {
+    let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    for s in suites {
+        t.row([
+            markdown::escape(&s.name),
+            s.record.start.to_string(),
+            s.record.end.to_string(),
+            report::duration::human(s.record.duration()),
+            markdown::escape(&s.result_text()),
+            s.counts_text(),
+        ]);
+    }
+    t
+}

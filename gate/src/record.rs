@@ -1,0 +1,541 @@
+//! The gate's record: the typed report that `gate.json` serializes, and the verdict judged
+//! from it. Every rendering (`text`, `markdown`, `junit`) is made from this record alone, so
+//! the file and the words a reviewer reads can never disagree.
+//!
+//! The verdict is PASS only when every suite the gate.toml names (`planned`) passed at its
+//! latest run, every run was on the summary's one tree, and the manifest held each time: a
+//! suite never run, or failed at its latest run, is a finding. Manifest results and the verdict
+//! are typed values here (serialized as the words and the `12/12 OK` line they always were),
+//! so nothing reads a verdict back from its word.
+
+use serde::{Deserialize, Serialize};
+
+use report::color::Style;
+use report::Timestamp;
+
+use crate::suite::SuiteResult;
+use candidate::apply::Applied;
+use candidate::git::Commit;
+
+/// The version of the gate.json layout; bumped when a field changes meaning or goes away.
+pub(crate) const REPORT_VERSION: u32 = 1;
+
+/// One manifest entry's result, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct EntryFact {
+    pub path: String,
+    pub status: manifests::Status,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub detail: Option<String>,
+}
+
+/// The manifest check, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ManifestFacts {
+    pub file: String,
+    /// The counts, written `12/12 OK` or what failed.
+    #[serde(with = "summary_text")]
+    pub summary: manifests::Summary,
+    pub all_ok: bool,
+    pub entries: Vec<EntryFact>,
+}
+
+/// A path the patch deletes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct DeletedFact {
+    pub path: String,
+    pub gone: bool,
+}
+
+/// Everything known about the candidate, independent of its suites.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct CandidateFacts {
+    pub base_rev: String,
+    pub base: String,
+    pub head_rev: String,
+    pub head: String,
+    pub patch: String,
+    pub patch_sha256: String,
+    /// The sha256 of the manifest file itself, so a rerun can prove it is the same manifest.
+    #[serde(default)]
+    pub manifest_sha256: String,
+    pub manifest: ManifestFacts,
+    pub deleted: Vec<DeletedFact>,
+    pub drift: Vec<Commit>,
+    pub commits_since_base: usize,
+    pub tree: String,
+    pub worktree: String,
+    pub worktree_kept: bool,
+    /// Whether the run's checkout was really removed at its end (never claimed, only seen).
+    #[serde(default)]
+    pub worktree_removed: bool,
+}
+
+impl CandidateFacts {
+    pub(crate) fn from_applied(a: &Applied, manifest_sha256: &str) -> CandidateFacts {
+        let p = &a.prepared;
+        CandidateFacts {
+            base_rev: p.candidate.base.clone(),
+            base: p.base.clone(),
+            head_rev: p.candidate.head.clone(),
+            head: p.head.clone(),
+            patch: p.candidate.patch.display().to_string(),
+            patch_sha256: p.patch_sha256.clone(),
+            manifest_sha256: manifest_sha256.to_string(),
+            manifest: manifest_facts(&p.candidate.manifest.display().to_string(), &a.verification),
+            deleted: a
+                .deleted
+                .iter()
+                .map(|d| DeletedFact {
+                    path: String::from_utf8_lossy(&d.path).into_owned(),
+                    gone: d.gone,
+                })
+                .collect(),
+            drift: a.drift.clone(),
+            commits_since_base: a.commits_since_base,
+            tree: a.tree.clone(),
+            worktree: a.worktree.path().display().to_string(),
+            worktree_kept: a.worktree.kept(),
+            worktree_removed: false,
+        }
+    }
+
+    /// Reasons the candidate itself (not its suites) does not hold.
+    pub(crate) fn findings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.manifest.all_ok {
+            out.push(format!("manifest {}", self.manifest.summary));
+        }
+        let present = self.deleted.iter().filter(|d| !d.gone).count();
+        if present > 0 {
+            out.push(format!("{present} deleted path(s) still present"));
+        }
+        if !self.drift.is_empty() {
+            out.push(format!(
+                "drift: {} commit(s) since base touch candidate paths",
+                self.drift.len()
+            ));
+        }
+        out
+    }
+}
+
+fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
+    ManifestFacts {
+        file: file.to_string(),
+        summary: v.summary(),
+        all_ok: v.all_ok(),
+        entries: v
+            .entries
+            .iter()
+            .map(|e| EntryFact {
+                path: String::from_utf8_lossy(&e.path).into_owned(),
+                status: e.status,
+                detail: e.detail.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// A later run of some suites on the same candidate.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Rerun {
+    pub at: Timestamp,
+    /// The manifest's counts at that moment, written as `12/12 OK`.
+    #[serde(with = "summary_text")]
+    pub manifest: manifests::Summary,
+    pub tree: String,
+    pub suites: Vec<SuiteResult>,
+}
+
+/// `gate.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateReport {
+    pub(crate) version: u32,
+    pub(crate) tool: String,
+    pub(crate) started: Timestamp,
+    pub(crate) finished: Timestamp,
+    pub(crate) candidate: CandidateFacts,
+    /// Every suite the gate.toml names, in order (a glob expanded): the suites a PASS needs.
+    #[serde(default)]
+    pub(crate) planned: Vec<String>,
+    pub(crate) suites: Vec<SuiteResult>,
+    #[serde(default)]
+    pub(crate) reruns: Vec<Rerun>,
+    pub interrupted: bool,
+    pub verdict: Verdict,
+    pub(crate) findings: Vec<String>,
+    /// The `[worktree]` setup step, run once in the checkout before the first suite.
+    #[serde(default)]
+    pub(crate) setup: Option<SetupFact>,
+}
+
+/// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct SetupFact {
+    pub command: String,
+    pub status: String,
+    pub duration_secs: f64,
+    /// Relative to the output folder.
+    pub log: String,
+    /// The ignored paths linked from the user's checkout.
+    pub linked: Vec<String>,
+}
+impl GateReport {
+    pub(crate) fn new(
+        started: Timestamp,
+        candidate: CandidateFacts,
+        planned: Vec<String>,
+        suites: Vec<SuiteResult>,
+        interrupted: bool,
+    ) -> GateReport {
+        let mut r = GateReport {
+            version: REPORT_VERSION,
+            tool: "gate".into(),
+            started,
+            finished: Timestamp::now(),
+            candidate,
+            planned,
+            suites,
+            reruns: Vec::new(),
+            interrupted,
+            verdict: Verdict::Fail,
+            findings: Vec::new(),
+            setup: None,
+        };
+        r.judge();
+        r
+    }
+
+    /// Recomputes the verdict and findings from the facts. The latest result of each suite
+    /// counts (a rerun that passes clears that suite's earlier failure), but only on the
+    /// summary's one tree, with the manifest holding at every run, and with every planned
+    /// suite run at least once.
+    pub(crate) fn judge(&mut self) {
+        let mut findings = self.candidate.findings();
+        for rerun in &self.reruns {
+            if rerun.tree != self.candidate.tree {
+                findings.push(format!(
+                    "rerun at {} was on tree {}, not the summary's {}",
+                    rerun.at, rerun.tree, self.candidate.tree
+                ));
+            }
+            if !rerun.manifest.all_ok() {
+                findings.push(format!("manifest at rerun {}", rerun.manifest));
+            }
+        }
+        let latest = self.latest_suites();
+        for name in &self.planned {
+            if !latest.iter().any(|s| &s.name == name) {
+                findings.push(format!("suite {name} never ran"));
+            }
+        }
+        for suite in latest {
+            if !suite.passed() {
+                findings.push(format!("suite {} {}", suite.name, suite.result_text()));
+            }
+        }
+        self.verdict = Verdict::of(self.interrupted, &findings);
+        self.findings = findings;
+    }
+
+    /// Each suite's most recent result.
+    pub(crate) fn latest_suites(&self) -> Vec<&SuiteResult> {
+        let mut latest: Vec<&SuiteResult> = self.suites.iter().collect();
+        for rerun in &self.reruns {
+            for s in &rerun.suites {
+                match latest.iter_mut().find(|l| l.name == s.name) {
+                    Some(slot) => *slot = s,
+                    None => latest.push(s),
+                }
+            }
+        }
+        latest
+    }
+
+    /// Whether the verdict is PASS.
+    pub fn passed(&self) -> bool {
+        self.verdict == Verdict::Pass
+    }
+}
+
+/// The gate's answer: `PASS`, `FAIL` or `INTERRUPTED`, as gate.json and every rendering say it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    #[serde(rename = "PASS")]
+    Pass,
+    #[serde(rename = "FAIL")]
+    Fail,
+    #[serde(rename = "INTERRUPTED")]
+    Interrupted,
+}
+
+impl Verdict {
+    /// An interrupted run is no verdict on the candidate; otherwise any finding fails it.
+    pub(crate) fn of(interrupted: bool, findings: &[String]) -> Verdict {
+        if interrupted {
+            Verdict::Interrupted
+        } else if findings.is_empty() {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        }
+    }
+
+    /// The word for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Interrupted => "INTERRUPTED",
+        }
+    }
+
+    /// The colour its meaning calls for on a terminal.
+    pub fn style(self) -> Style {
+        match self {
+            Verdict::Pass => Style::Good,
+            Verdict::Fail => Style::Bad,
+            Verdict::Interrupted => Style::Warn,
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A manifest summary in the record is the line it always was (`12/12 OK`), read back as
+/// the counts it was written from (manifests' reading is the exact inverse of its writing).
+mod summary_text {
+    use serde::{Deserialize as _, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        summary: &manifests::Summary,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(summary)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<manifests::Summary, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures {
+    //! Reports built from small facts, for the tests of the record and of each rendering.
+    use super::*;
+    use report::runner::RunRecord;
+
+    pub(crate) fn suite(name: &str, exit: i32) -> SuiteResult {
+        let mut record = RunRecord::not_yet_run(vec!["sh".into()], "wt".into(), "log".into());
+        record.exit_code = Some(exit);
+        SuiteResult {
+            name: name.into(),
+            command: "true".into(),
+            timeout_secs: 1.0,
+            outcome: record.outcome(),
+            record,
+            refused: None,
+        }
+    }
+
+    pub(crate) fn report(planned: &[&str], suites: Vec<SuiteResult>) -> GateReport {
+        let candidate = CandidateFacts {
+            base_rev: "base".into(),
+            base: "b".repeat(40),
+            head_rev: "HEAD".into(),
+            head: "b".repeat(40),
+            patch: "build.patch".into(),
+            patch_sha256: "0".repeat(64),
+            manifest_sha256: "1".repeat(64),
+            manifest: ManifestFacts {
+                file: "m".into(),
+                summary: "1/1 OK".parse().unwrap(),
+                all_ok: true,
+                entries: Vec::new(),
+            },
+            deleted: Vec::new(),
+            drift: Vec::new(),
+            commits_since_base: 0,
+            tree: "a".repeat(40),
+            worktree: "wt".into(),
+            worktree_kept: false,
+            worktree_removed: true,
+        };
+        let planned = planned.iter().map(|s| s.to_string()).collect();
+        GateReport::new(Timestamp::now(), candidate, planned, suites, false)
+    }
+
+    pub(crate) fn rerun(r: &mut GateReport, tree: &str, manifest: &str, suites: Vec<SuiteResult>) {
+        r.reruns.push(Rerun {
+            at: Timestamp::now(),
+            manifest: manifest.parse().expect("a summary line"),
+            tree: tree.into(),
+            suites,
+        });
+        r.judge();
+    }
+
+    /// A report whose every outside text is `name`: suite, paths, subject, detail, revs.
+    pub(crate) fn hostile(name: &str) -> GateReport {
+        let mut r = report(&[name, "b"], vec![suite(name, 1)]);
+        let c = &mut r.candidate;
+        c.base_rev = name.into();
+        c.patch = name.into();
+        c.manifest.file = name.into();
+        c.manifest.summary = "0/1 OK, 1 FAILED".parse().unwrap();
+        c.manifest.all_ok = false;
+        c.manifest.entries.push(EntryFact {
+            path: name.into(),
+            status: manifests::Status::Failed,
+            detail: Some(name.into()),
+        });
+        c.deleted.push(DeletedFact {
+            path: name.into(),
+            gone: false,
+        });
+        c.drift.push(Commit {
+            sha: "d".repeat(40),
+            subject: name.into(),
+            merge: false,
+            paths: vec![name.into()],
+        });
+        r.judge();
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::*;
+    use super::*;
+
+    #[test]
+    fn pass_needs_every_planned_suite_passed_at_its_latest_run() {
+        let r = report(&["a", "b"], vec![suite("a", 0)]);
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert_eq!(r.findings, vec!["suite b never ran".to_string()]);
+        let mut r = report(&["a", "b"], vec![suite("a", 0), suite("b", 1)]);
+        assert_eq!(r.verdict, Verdict::Fail);
+        let tree = r.candidate.tree.clone();
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(
+            r.verdict,
+            Verdict::Fail,
+            "b's failure stands: {:?}",
+            r.findings
+        );
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("b", 0)]);
+        assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.findings);
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 1)]);
+        assert_eq!(r.verdict, Verdict::Fail, "a rerun that fails flips it back");
+    }
+
+    #[test]
+    fn a_rerun_on_another_tree_or_with_a_broken_manifest_is_no_pass() {
+        let mut r = report(&["a"], vec![suite("a", 1)]);
+        rerun(&mut r, &"c".repeat(40), "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(
+            r.findings[0].contains("not the summary's"),
+            "{:?}",
+            r.findings
+        );
+        let mut r = report(&["a"], vec![suite("a", 0)]);
+        let tree = r.candidate.tree.clone();
+        rerun(&mut r, &tree, "0/1 OK, 1 FAILED", vec![suite("a", 0)]);
+        assert_eq!(r.verdict, Verdict::Fail);
+        rerun(&mut r, &tree, "1/1 OK", vec![suite("a", 0)]);
+        assert_eq!(
+            r.verdict,
+            Verdict::Fail,
+            "an earlier broken manifest stays on record"
+        );
+    }
+
+    #[test]
+    fn only_an_all_ok_manifest_summary_holds() {
+        // A rerun's manifest is read back from gate.json as the counts it was written from.
+        let held = |line: &str| -> Option<bool> {
+            let json = format!(
+                r#"{{"at":"2026-10-12T20:13:35Z","manifest":{line:?},"tree":"t","suites":[]}}"#
+            );
+            let rerun = serde_json::from_str::<Rerun>(&json).ok()?;
+            // ... and written again as the very line it was read from.
+            assert_eq!(serde_json::to_value(&rerun).unwrap()["manifest"], line);
+            Some(rerun.manifest.all_ok())
+        };
+        assert_eq!(held("12/12 OK"), Some(true));
+        assert_eq!(held("11/12 OK, 1 FAILED"), Some(false));
+        assert_eq!(held("0/1 OK, 1 MISSING"), Some(false));
+        for unreadable in ["11/12 OK", "x/x OK", ""] {
+            assert_eq!(held(unreadable), None, "{unreadable}");
+        }
+    }
+
+    #[test]
+    fn the_verdict_is_pass_only_without_findings_and_interrupted_trumps_them() {
+        let finding = vec!["drift: 1 commit(s) since base touch candidate paths".to_string()];
+        assert_eq!(Verdict::of(false, &[]), Verdict::Pass);
+        assert_eq!(Verdict::of(false, &finding), Verdict::Fail);
+        assert_eq!(Verdict::of(true, &[]), Verdict::Interrupted);
+        assert_eq!(Verdict::of(true, &finding), Verdict::Interrupted);
+        // Serialized as the words gate.json has always held.
+        for v in [Verdict::Pass, Verdict::Fail, Verdict::Interrupted] {
+            assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{v}\""));
+        }
+        assert_eq!(Verdict::Pass.style(), Style::Good);
+        assert_eq!(Verdict::Fail.style(), Style::Bad);
+        assert_eq!(Verdict::Interrupted.style(), Style::Warn);
+    }
+
+    #[test]
+    fn each_candidate_finding_fails_the_gate() {
+        let clean = report(&["a"], vec![suite("a", 0)]);
+        assert_eq!(clean.verdict, Verdict::Pass, "{:?}", clean.findings);
+        let mut broken = clean.clone();
+        broken.candidate.manifest.summary = "0/1 OK, 1 FAILED".parse().unwrap();
+        broken.candidate.manifest.all_ok = false;
+        broken.judge();
+        assert_eq!(
+            broken.findings,
+            vec!["manifest 0/1 OK, 1 FAILED".to_string()]
+        );
+        let mut present = clean.clone();
+        present.candidate.deleted.push(DeletedFact {
+            path: "old".into(),
+            gone: false,
+        });
+        present.judge();
+        assert_eq!(
+            present.findings,
+            vec!["1 deleted path(s) still present".to_string()]
+        );
+        let mut drifted = clean.clone();
+        drifted.candidate.drift.push(Commit {
+            sha: "d".repeat(40),
+            subject: "touches it".into(),
+            merge: false,
+            paths: vec!["p".into()],
+        });
+        drifted.judge();
+        assert_eq!(
+            drifted.findings,
+            vec!["drift: 1 commit(s) since base touch candidate paths".to_string()]
+        );
+        for r in [&broken, &present, &drifted] {
+            assert_eq!(r.verdict, Verdict::Fail);
+        }
+        let mut hung = report(&["a"], vec![suite("a", 0)]);
+        hung.suites[0].outcome = report::runner::Outcome::Hang;
+        hung.judge();
+        assert_eq!(hung.verdict, Verdict::Fail, "a hang is never a pass");
+    }
+}

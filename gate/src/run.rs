@@ -1,0 +1,382 @@
+//! The whole `gate run`, apart from how it is shown: the candidate applied to a checkout of
+//! its own, the `[worktree]` setup, each suite in order, and the record written (`gate.json`
+//! and `gate-summary.txt`), all under the output folder's lock.
+//!
+//! Nothing starts before the gate.toml is valid, the candidate's files are read, the output
+//! folder is locked and proved writable, and (for `--only`) the candidate is proved to be the
+//! summary's own: a refusal leaves an existing summary byte for byte as it was.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use report::lock::OutLock;
+use report::Timestamp;
+
+use crate::record::{CandidateFacts, GateReport, Rerun, SetupFact};
+use crate::suite::{self, SuiteResult};
+use candidate::apply::{self, Candidate, Place};
+use candidate::config::Config;
+use candidate::git::Git;
+use candidate::worktree;
+
+/// `gate run`'s options.
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub config: PathBuf,
+    pub out: PathBuf,
+    pub only: Vec<String>,
+    /// With `only`: start a new summary instead of appending to the one in `out`.
+    pub fresh: bool,
+    pub keep: bool,
+    pub echo: bool,
+    pub json: bool,
+}
+
+/// File names in `gate run`'s output folder.
+pub(crate) const SUMMARY_FILE: &str = "gate-summary.txt";
+pub(crate) const REPORT_FILE: &str = "gate.json";
+
+/// A finished `gate run`: the report, and the error of writing its files, if any (see
+/// `cmd_run`). Holds the output folder's lock until it is dropped.
+pub struct Gated {
+    pub report: GateReport,
+    pub write_error: Option<anyhow::Error>,
+    _lock: OutLock,
+}
+
+/// The whole `gate run`: apply, run the suites, write the report. Nothing is started before
+/// the gate.toml is valid, the candidate's files are read, the output folder is locked for
+/// this run alone and proved writable, and (for `--only`) the candidate is proved to be the
+/// summary's own; a refusal leaves an existing summary byte for byte as it was.
+pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
+    let config = Config::load(&s.config)?;
+    config.require_suites()?;
+    candidate::setup::require_ignored(&config.worktree, repo, &config.file)
+        .map_err(anyhow::Error::msg)?;
+    let candidate = Candidate {
+        base: config.base.clone(),
+        patch: config.patch.clone(),
+        manifest: config.manifest.clone(),
+        head: config.head.clone(),
+    };
+    worktree::clean_stale();
+    let prepared = apply::prepare(repo, &candidate)?;
+    let manifest_sha256 = file_sha256(&config.manifest)?;
+    let created = !s.out.exists();
+    let lock = OutLock::acquire(&s.out)?;
+    let gated = locked_run(repo, s, junit, &config, prepared, &manifest_sha256);
+    if gated.is_err() && created {
+        // A run that failed before it wrote anything leaves no output folder behind.
+        let _ = std::fs::remove_file(s.out.join(report::lock::LOCK_FILE));
+        let _ = std::fs::remove_dir(&s.out);
+    }
+    let (report, write_error) = gated?;
+    Ok(Gated {
+        report,
+        write_error,
+        _lock: lock,
+    })
+}
+
+fn locked_run(
+    repo: &Git,
+    s: &RunSettings,
+    junit: Option<&Path>,
+    config: &Config,
+    prepared: apply::Prepared,
+    manifest_sha256: &str,
+) -> Result<(GateReport, Option<anyhow::Error>)> {
+    writable_folder(&s.out, "the output folder")?;
+    if let Some(path) = junit {
+        writable_file(path)?;
+    }
+    let previous = if s.only.is_empty() || s.fresh {
+        None
+    } else {
+        load_previous(&s.out)?
+    };
+    let summary_path = s.out.join(REPORT_FILE);
+    if let Some(prev) = &previous {
+        let c = &prev.candidate;
+        same_as_summary(&summary_path, "base commit", &prepared.base, &c.base)?;
+        // The summary's drift answer is for its head: a moved head needs a summary of its own.
+        same_as_summary(&summary_path, "head commit", &prepared.head, &c.head)?;
+        same_as_summary(
+            &summary_path,
+            "patch sha256",
+            &prepared.patch_sha256,
+            &c.patch_sha256,
+        )?;
+        same_as_summary(
+            &summary_path,
+            "manifest sha256",
+            manifest_sha256,
+            &c.manifest_sha256,
+        )?;
+    }
+    let started = Timestamp::now();
+    let mut applied = apply::apply(repo, prepared, &Place::Run)?;
+    applied.worktree.keep(s.keep);
+    if let Some(prev) = &previous {
+        if applied.tree != prev.candidate.tree {
+            bail!(
+                "{}: tree id {} differs from the summary's {}: one summary describes one tree, \
+                 so --only cannot append to it (pass --fresh to start a new summary)",
+                summary_path.display(),
+                applied.tree,
+                report::escape::text(&prev.candidate.tree)
+            );
+        }
+    }
+    let mut planned = suite::expand(&config.suites, applied.worktree.path())?;
+    let mut names: Vec<String> = previous
+        .as_ref()
+        .map(|p| p.planned.clone())
+        .unwrap_or_default();
+    for p in &planned {
+        if !names.contains(&p.name) {
+            names.push(p.name.clone());
+        }
+    }
+    if !s.only.is_empty() {
+        for name in &s.only {
+            if !planned.iter().any(|p| &p.name == name) {
+                let names: Vec<&str> = planned.iter().map(|p| p.name.as_str()).collect();
+                bail!(
+                    "{}: no suite named \"{}\" (suites: {})",
+                    config.file.display(),
+                    report::escape::text(name),
+                    report::escape::text(&names.join(", "))
+                );
+            }
+        }
+        planned.retain(|p| s.only.contains(&p.name));
+    }
+    let logs = s.out.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let setup = prepare_checkout(
+        repo,
+        config,
+        applied.worktree.path(),
+        &s.out,
+        previous.as_ref(),
+    )?;
+
+    let prefix = match &previous {
+        Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
+        None => String::new(),
+    };
+    let (results, interrupted) = run_suites(
+        &planned,
+        applied.worktree.path(),
+        config,
+        &logs,
+        &prefix,
+        s.json,
+        s.echo,
+    )?;
+
+    let first_run = previous.is_none();
+    let mut report = match previous {
+        Some(mut report) => {
+            // The manifest as it stands now, after these suites ran in the worktree.
+            let now = applied.recheck()?;
+            report.reruns.push(Rerun {
+                at: started,
+                manifest: now.summary(),
+                tree: applied.tree.clone(),
+                suites: results,
+            });
+            report.planned = names;
+            report.finished = Timestamp::now();
+            report.interrupted = interrupted;
+            report.judge();
+            report
+        }
+        None => {
+            let mut report = GateReport::new(
+                started,
+                CandidateFacts::from_applied(&applied, manifest_sha256),
+                names,
+                results,
+                interrupted,
+            );
+            report.setup = setup;
+            report
+        }
+    };
+    // Removed before the report is written, so "(removed)" is said only of what is gone.
+    let kept = applied.worktree.kept();
+    let removed = !kept && applied.worktree.remove().is_ok();
+    if first_run {
+        report.candidate.worktree_removed = removed;
+    }
+    let written = report::json::write_atomic(&s.out.join(REPORT_FILE), &report)
+        .with_context(|| format!("writing {}", s.out.join(REPORT_FILE).display()))
+        .and_then(|()| {
+            report::json::write_text_atomic(&s.out.join(SUMMARY_FILE), &report.render())
+                .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))
+        });
+    Ok((report, written.err()))
+}
+
+/// Runs each planned suite in order in `dir`, its log `logs/{prefix}NN-name.log`, showing
+/// progress; stops at an interrupt. Returns the results and whether it was interrupted.
+fn run_suites(
+    planned: &[suite::Planned],
+    dir: &Path,
+    config: &Config,
+    logs: &Path,
+    prefix: &str,
+    quiet: bool,
+    echo: bool,
+) -> Result<(Vec<SuiteResult>, bool)> {
+    let mut results: Vec<SuiteResult> = Vec::new();
+    let mut interrupted = false;
+    let total = planned.len();
+    let mut progress = report::progress::Progress::new(total, quiet);
+    for (i, p) in planned.iter().enumerate() {
+        if report::interrupt::requested() {
+            interrupted = true;
+            break;
+        }
+        let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
+        let shown = report::escape::text(&p.name);
+        let result = progress.during(&format!("suite {shown} running"), || {
+            suite::run_suite(p, dir, &config.env, &log, echo)
+        })?;
+        progress.finished(&format!(
+            "[{}/{total}] {:<24} {:<12} {:>8}  {}",
+            i + 1,
+            shown,
+            result.result_text(),
+            report::duration::human(result.record.duration()),
+            result.counts_text()
+        ));
+        let stop = result.record.interrupted;
+        results.push(result);
+        if stop {
+            interrupted = true;
+            break;
+        }
+    }
+    progress.clear();
+    Ok((results, interrupted || report::interrupt::requested()))
+}
+
+/// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
+/// setup step through the runner. A link missing at its source, or a setup that fails, is a
+/// failed precondition (exit 4): no suite could be judged there.
+fn prepare_checkout(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+    out: &Path,
+    previous: Option<&GateReport>,
+) -> Result<Option<SetupFact>> {
+    let w = &config.worktree;
+    if w.is_empty() {
+        return Ok(None);
+    }
+    candidate::setup::link_into(w, repo.dir(), checkout)
+        .map_err(report::exit::PreconditionFailed::new)?;
+    let name = match previous {
+        Some(prev) => format!("logs/rerun-{}-00-setup.log", prev.reruns.len() + 1),
+        None => "logs/00-setup.log".to_string(),
+    };
+    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
+        .context("running worktree.setup")?
+    else {
+        return Ok(Some(SetupFact {
+            command: String::new(),
+            status: "no setup".into(),
+            duration_secs: 0.0,
+            log: String::new(),
+            linked: w.link.clone(),
+        }));
+    };
+    if record.outcome() != report::Outcome::Passed {
+        return Err(
+            report::exit::PreconditionFailed::new(candidate::setup::failure_text(&record)).into(),
+        );
+    }
+    report::errln!(
+        "gate: worktree setup passed in {:.1}s ({name})",
+        record.duration_secs
+    );
+    Ok(Some(SetupFact {
+        command: w.setup.clone().unwrap_or_default(),
+        status: record.status_text(),
+        duration_secs: record.duration_secs,
+        log: name,
+        linked: w.link.clone(),
+    }))
+}
+
+/// Refuses a rerun whose candidate is not the summary's (`what` differs).
+fn same_as_summary(summary: &Path, what: &str, ours: &str, theirs: &str) -> Result<()> {
+    if ours == theirs {
+        return Ok(());
+    }
+    let theirs = if theirs.is_empty() {
+        "(none recorded)".into()
+    } else {
+        report::escape::text(theirs)
+    };
+    bail!(
+        "{}: {what} differs from the summary's ({ours} here, {theirs} in the summary): one \
+         summary describes one tree, so --only cannot append to it (pass --fresh to start a \
+         new summary)",
+        summary.display()
+    )
+}
+
+/// The sha256 of a file's bytes, as lowercase hex.
+pub(crate) fn file_sha256(path: &Path) -> Result<String> {
+    use sha2::Digest as _;
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(candidate::apply::hex(&sha2::Sha256::digest(&bytes)))
+}
+
+/// Proves `dir` can take files before any work starts: it is made if missing, and a probe file
+/// is created in it and removed.
+fn writable_folder(dir: &Path, what: &str) -> Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{}: cannot create {what}", dir.display()))?;
+    tempfile::Builder::new()
+        .prefix(".gatekit-probe-")
+        .tempfile_in(dir)
+        .with_context(|| format!("{}: cannot write in {what}", dir.display()))?;
+    Ok(())
+}
+
+/// Proves a report file can be written at `path`: its folder is writable and it is not a
+/// folder itself.
+fn writable_file(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        bail!("{}: is a folder, not a file to write", path.display());
+    }
+    let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p,
+        None => Path::new("."),
+    };
+    writable_folder(parent, "the folder of the report file")
+}
+
+fn load_previous(out: &Path) -> Result<Option<GateReport>> {
+    let path = out.join(REPORT_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let report: GateReport = serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{}: not a gate report this version can append to (pass --fresh to start a new summary)",
+                    path.display()
+                )
+            })?;
+            Ok(Some(report))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
+}

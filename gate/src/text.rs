@@ -1,0 +1,253 @@
+//! The text summary (`gate-summary.txt`, and what `gate run` prints): the lines a reviewer
+//! pastes into a review, rendered from the [record](crate::record) alone.
+//!
+//! Every piece of outside text (paths, commit subjects, suite names, findings) is quoted
+//! through [`report::escape`], so nothing a candidate names can forge a line such as
+//! `verdict   PASS`. Only the verdict word is coloured, by its kind ([`Verdict::style`]), and
+//! only on a terminal.
+//!
+//! [`Verdict::style`]: crate::record::Verdict::style
+
+use std::fmt::Write as _;
+
+use manifests::Status;
+use report::escape::text as esc;
+use report::text::short_id as short;
+use report::{Painter, Table};
+
+use crate::record::{CandidateFacts, DeletedFact, GateReport, Rerun};
+use crate::suite::SuiteResult;
+
+impl GateReport {
+    /// The whole summary text.
+    pub fn render(&self) -> String {
+        self.render_painted(Painter::plain())
+    }
+
+    /// The summary text with its verdict words painted (for a terminal; `render` is the same
+    /// text unpainted, for files).
+    pub(crate) fn render_painted(&self, paint: Painter) -> String {
+        let verdict = paint.paint(self.verdict.as_str(), self.verdict.style());
+        let mut out = format!("gate {verdict}  {} .. {}\n", self.started, self.finished);
+        out.push_str(&render_candidate(&self.candidate));
+        if let Some(setup) = &self.setup {
+            let linked = if setup.linked.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<String> = setup.linked.iter().map(|l| esc(l).into_owned()).collect();
+                format!(", linked {}", names.join(", "))
+            };
+            if setup.command.is_empty() {
+                let _ = writeln!(out, "setup     none{linked}");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "setup     {}  {}  {}{linked} ({})",
+                    esc(&setup.command),
+                    esc(&setup.status),
+                    report::duration::human(std::time::Duration::from_secs_f64(
+                        setup.duration_secs.max(0.0)
+                    )),
+                    esc(&setup.log)
+                );
+            }
+        }
+        out.push('\n');
+        out.push_str(&suite_table(&self.suites).render_text());
+        out.push_str(&total_line(&self.suites));
+        for rerun in &self.reruns {
+            out.push('\n');
+            out.push_str(&render_rerun(rerun));
+        }
+        out.push('\n');
+        if self.findings.is_empty() {
+            let _ = writeln!(out, "verdict   {verdict}: every check held");
+        } else {
+            let _ = writeln!(
+                out,
+                "verdict   {verdict}: {}",
+                esc(&self.findings.join("; "))
+            );
+        }
+        out
+    }
+}
+
+/// The candidate's header lines: base, head, patch, manifest, deletions, drift, tree. Every
+/// value is outside text (revisions as typed, paths, subjects) and is escaped.
+pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "base      {}  ({})", esc(&c.base), esc(&c.base_rev));
+    let _ = writeln!(out, "head      {}  ({})", esc(&c.head), esc(&c.head_rev));
+    let _ = writeln!(
+        out,
+        "patch     {}  sha256 {}",
+        esc(&c.patch),
+        esc(&c.patch_sha256)
+    );
+    let _ = writeln!(
+        out,
+        "manifest  {}  {}",
+        esc(&c.manifest.file),
+        c.manifest.summary
+    );
+    for e in c.manifest.entries.iter().filter(|e| e.status != Status::Ok) {
+        let _ = writeln!(
+            out,
+            "          {}: {}{}",
+            esc(&e.path),
+            e.status,
+            e.detail
+                .as_ref()
+                .map(|d| format!(" ({})", esc(d)))
+                .unwrap_or_default()
+        );
+    }
+    let _ = writeln!(out, "deleted   {}", deleted_text(&c.deleted));
+    let _ = writeln!(out, "drift     {}", drift_text(c));
+    for commit in &c.drift {
+        let _ = writeln!(
+            out,
+            "          {} {}{}",
+            esc(short(&commit.sha)),
+            esc(&commit.subject),
+            if commit.merge { " (merge)" } else { "" }
+        );
+        if !commit.paths.is_empty() {
+            let paths: Vec<String> = commit.paths.iter().map(|p| esc(p).into_owned()).collect();
+            let _ = writeln!(out, "            touches {}", paths.join(", "));
+        }
+    }
+    let _ = writeln!(out, "tree      {}", esc(&c.tree));
+    let _ = writeln!(
+        out,
+        "worktree  {}{}",
+        esc(&c.worktree),
+        if c.worktree_kept {
+            " (kept)"
+        } else if c.worktree_removed {
+            " (removed)"
+        } else {
+            " (NOT removed: still there; gate clean removes it)"
+        }
+    );
+    out
+}
+
+/// The rerun section: a header with the manifest and tree at that moment, then the suites.
+fn render_rerun(rerun: &Rerun) -> String {
+    let mut out = format!(
+        "rerun {}  manifest {}  tree {}\n",
+        rerun.at,
+        rerun.manifest,
+        esc(&rerun.tree)
+    );
+    out.push_str(&suite_table(&rerun.suites).render_text());
+    out.push_str(&total_line(&rerun.suites));
+    out
+}
+
+fn suite_table(suites: &[SuiteResult]) -> Table {
+    let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    for s in suites {
+        t.row([
+            s.name.clone(),
+            s.record.start.to_string(),
+            s.record.end.to_string(),
+            report::duration::human(s.record.duration()),
+            s.result_text(),
+            s.counts_text(),
+        ]);
+    }
+    t
+}
+
+pub(crate) fn total_line(suites: &[SuiteResult]) -> String {
+    let passed = suites.iter().filter(|s| s.passed()).count();
+    let secs: f64 = suites.iter().map(|s| s.record.duration_secs).sum();
+    format!(
+        "total     {passed}/{} suites passed in {}\n",
+        suites.len(),
+        report::duration::human(std::time::Duration::from_secs_f64(secs))
+    )
+}
+
+fn deleted_text(deleted: &[DeletedFact]) -> String {
+    if deleted.is_empty() {
+        return "none".to_string();
+    }
+    let gone = deleted.iter().filter(|d| d.gone).count();
+    let names: Vec<String> = deleted
+        .iter()
+        .map(|d| {
+            if d.gone {
+                esc(&d.path).into_owned()
+            } else {
+                format!("{} (STILL PRESENT)", esc(&d.path))
+            }
+        })
+        .collect();
+    format!("{gone}/{} gone: {}", deleted.len(), names.join(", "))
+}
+
+pub(crate) fn drift_text(c: &CandidateFacts) -> String {
+    let range = format!("{}..{}", esc(short(&c.base)), esc(short(&c.head)));
+    if c.commits_since_base == 0 {
+        format!("none: head is the base ({range} holds no commit), nothing to compare")
+    } else if c.drift.is_empty() {
+        format!(
+            "none: no commit in {range} ({} commits) touches a candidate path",
+            c.commits_since_base
+        )
+    } else {
+        format!(
+            "{} of {} commits in {range} touch candidate paths:",
+            c.drift.len(),
+            c.commits_since_base
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::*;
+
+    #[test]
+    fn removed_is_said_only_of_a_checkout_that_is_gone() {
+        let mut r = report(&["a"], vec![suite("a", 0)]);
+        assert!(render_candidate(&r.candidate).contains("wt (removed)"));
+        r.candidate.worktree_removed = false;
+        let text = render_candidate(&r.candidate);
+        assert!(text.contains("wt (NOT removed"), "{text}");
+        r.candidate.worktree_kept = true;
+        assert!(render_candidate(&r.candidate).contains("wt (kept)"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Whatever a name holds, every rendering has exactly the lines of a plain name's, no
+        /// control character but the line breaks gatekit writes, and one verdict line.
+        #[test]
+        fn no_outside_text_can_add_a_line_or_a_control_to_any_rendering(
+            name in "(\\PC|[\n\r\t\u{1b}\u{7f}\u{85}\u{9b}\u{2028}\u{202e}])*"
+        ) {
+            let plain = hostile("plain");
+            let evil = hostile(&name);
+            for (ours, theirs) in [
+                (plain.render(), evil.render()),
+                (plain.render_markdown(), evil.render_markdown()),
+                (render_candidate(&plain.candidate), render_candidate(&evil.candidate)),
+            ] {
+                proptest::prop_assert_eq!(ours.lines().count(), theirs.lines().count(), "{}", theirs);
+                proptest::prop_assert!(
+                    !theirs.chars().any(|c| c != '\n' && report::escape::is_unsafe(c)),
+                    "{:?}", theirs
+                );
+                let verdicts = theirs.lines().filter(|l| l.starts_with("verdict")).count();
+                proptest::prop_assert!(verdicts <= 1, "{}", theirs);
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! gate's end-to-end tests: the built `gate` binary on real repositories in temp dirs, one
+//! module per concern. One test binary for the crate, so the fixtures in `common` are built once.
+
+mod apply;
+mod common;
+mod ecosystems;
+mod faults;
+mod formats;
+mod habits;
+mod ownership;
+mod run;
+mod trees;

@@ -1,0 +1,95 @@
+//! The umbrella's command line, and the dispatch to each tool's own entry point.
+//!
+//! Each tool keeps its command line whole: `gatekit gate ARGS` hands ARGS to gate's parser as
+//! if `gate ARGS` had been typed, so help, errors and exit codes are the tool's own. Invoked
+//! under a tool's name (a link named `probe`), the binary is that tool outright; this is how
+//! the demo runs probe, because `probe check` starts `probe serve` again by the path it was
+//! started by (see probe's `self_exe`), and only a path named for probe answers to `serve`.
+
+use std::ffi::OsString;
+
+use clap::Parser;
+use report::Exit;
+
+/// Tour gatekit's three tools on a built-in sample, or run one of them.
+#[derive(Debug, Parser)]
+#[command(name = "gatekit", version, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Build a sample repository and candidate in a temp dir, gate it, run its mutants, and
+    /// check probe's test client: the whole workflow, start to finish.
+    Demo {
+        /// Keep the sample repository and print where it is.
+        #[arg(long)]
+        keep: bool,
+    },
+    /// Run `gate` with these arguments (`gatekit gate run --config gate.toml`).
+    #[command(disable_help_flag = true)]
+    Gate {
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<OsString>,
+    },
+    /// Run `mutants` with these arguments (`gatekit mutants run mutants.toml`).
+    #[command(disable_help_flag = true)]
+    Mutants {
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<OsString>,
+    },
+}
+
+/// The name this process was started by (the file name of `argv[0]`).
+fn invoked_as() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|arg0| {
+            std::path::Path::new(&arg0)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default()
+}
+
+/// Parses the command line (or the name it was invoked by) and runs it.
+pub(crate) fn main() -> Exit {
+    match invoked_as().as_str() {
+        "gate" => gate_main(std::env::args_os()),
+        "mutants" => mutants::commands::run(mutants::cli::Cli::parse()),
+        "probe" => probe::cli::main(),
+        _ => match Cli::try_parse() {
+            Ok(cli) => run(cli),
+            Err(e) => report::exit::usage(e),
+        },
+    }
+}
+
+fn run(cli: Cli) -> Exit {
+    match cli.command {
+        Command::Demo { keep } => report::exit::run_tool("gatekit", || crate::demo::run(keep)),
+        Command::Gate { args } => gate_main(std::iter::once("gate".into()).chain(args)),
+        Command::Mutants { args } => {
+            let args = std::iter::once(OsString::from("mutants")).chain(args);
+            mutants::commands::run(mutants::cli::Cli::parse_from(args))
+        }
+    }
+}
+
+/// `gate`'s own main: its parser over `args` (`argv[0]` first), its usage errors, its exit.
+fn gate_main(args: impl IntoIterator<Item = OsString>) -> Exit {
+    match gate::cli::Cli::try_parse_from(args) {
+        Ok(cli) => gate::commands::run(cli),
+        Err(e) => report::exit::usage(e),
+    }
+}

@@ -1,0 +1,9 @@
+//! gatekit's end-to-end tests: the umbrella binary as a user runs it.
+
+mod demo;
+mod dispatch;
+
+/// The umbrella binary, hermetic and under the outer timeout.
+fn gatekit() -> assert_cmd::Command {
+    testkit::bin(env!("CARGO_BIN_EXE_gatekit"))
+}
