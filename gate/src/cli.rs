@@ -3,10 +3,8 @@
 
 use std::path::PathBuf;
 
-use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Parser, Subcommand};
-use report::manual::Shell;
-use report::{ColorChoice, Format};
+use report::cli::{ColorArg, Describe, FormatArgs};
 
 /// Prove a candidate is what was reviewed: apply its patch to a fresh detached worktree of its
 /// base, check its sha256 manifest and drift, and run its suites.
@@ -17,10 +15,9 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) repo: Option<PathBuf>,
 
-    /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
-    /// never. Files written to disk are never coloured.
-    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
-    pub(crate) color: ColorChoice,
+    // Colour goes to the verdict words only; files written to disk are never coloured.
+    #[command(flatten)]
+    pub(crate) color: ColorArg,
 
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -79,13 +76,8 @@ pub(crate) enum Command {
         /// Copy each suite's output to stderr as it runs.
         #[arg(long)]
         echo: bool,
-        /// Print the JSON report instead of the summary (the same as --format json).
-        #[arg(long, conflicts_with = "format")]
-        json: bool,
-        /// What to print on stdout: the text summary, GitHub-flavoured Markdown for a pull
-        /// request, or the JSON report. The files in --out are the same either way.
-        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
-        format: Format,
+        #[command(flatten)]
+        output: FormatArgs,
         /// Also write a JUnit XML report to FILE: one testcase per suite (a failed or hung suite
         /// is a failure, one that could not start an error) and one for the candidate's checks.
         #[arg(long, value_name = "FILE")]
@@ -142,26 +134,6 @@ pub(crate) enum Command {
     /// Remove what earlier runs left: checkouts and scratch of runs that were killed, and every
     /// checkout kept with `--keep` or by `gate apply` (the reviewer's notes in them go too).
     Clean,
-    /// Print a shell completion script, e.g. `gate completions bash > /etc/bash_completion.d/gate`.
-    Completions {
-        /// The shell to complete for.
-        #[arg(value_enum)]
-        shell: Shell,
-    },
-    /// Print the man page (roff) on stdout, or write gate.1 and one page per subcommand to DIR.
-    Man {
-        /// Write the pages into DIR instead.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-    },
-}
-
-/// `--color`'s values, listed in help and completions, parsed into [`ColorChoice`].
-pub fn color_parser() -> impl clap::builder::TypedValueParser<Value = ColorChoice> {
-    PossibleValuesParser::new(ColorChoice::NAMES).map(|s| s.parse().expect("a listed value"))
-}
-
-/// `--format`'s values, listed in help and completions, parsed into [`Format`].
-pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
-    PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
+    #[command(flatten)]
+    Describe(Describe),
 }

@@ -37,7 +37,7 @@ pub fn run(cli: Cli) -> Exit {
 
 fn dispatch(cli: Cli) -> Result<Exit> {
     let repo_dir = cli.repo.clone();
-    let color = cli.color;
+    let color = cli.color.color;
     let repo = || -> Result<Git> {
         let dir = match &repo_dir {
             Some(d) => d.clone(),
@@ -70,11 +70,10 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             fresh,
             keep,
             echo,
-            json,
-            format,
+            output,
             junit,
         } => {
-            let format = format.with_json_flag(json);
+            let format = output.chosen();
             let settings = crate::run::RunSettings {
                 config,
                 out,
@@ -126,15 +125,8 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             cites::cmd_cites(&repo()?, &head, file.as_deref(), json)
         }
         Command::Clean => cmd_clean(),
-        Command::Completions { shell } => {
-            report::manual::write_completions(shell, <Cli as clap::CommandFactory>::command())?;
-            Ok(Exit::Ok)
-        }
-        Command::Man { out } => {
-            report::manual::write_man_pages(
-                <Cli as clap::CommandFactory>::command(),
-                out.as_deref(),
-            )?;
+        Command::Describe(describe) => {
+            describe.run(<Cli as clap::CommandFactory>::command())?;
             Ok(Exit::Ok)
         }
     }
