@@ -5,11 +5,6 @@
 //! is only used when it occurs exactly once, so a swap can never land on the wrong occurrence;
 //! occurrences are counted without overlap, the way a reader counts them.
 
-/// How many times `anchor` occurs in `haystack`, without overlap.
-pub fn count_anchor(haystack: &[u8], anchor: &[u8]) -> usize {
-    occurrences(haystack, anchor).len()
-}
-
 /// Byte offsets of every non-overlapping occurrence.
 fn occurrences(haystack: &[u8], anchor: &[u8]) -> Vec<usize> {
     let mut found = Vec::new();
@@ -31,7 +26,7 @@ fn occurrences(haystack: &[u8], anchor: &[u8]) -> Vec<usize> {
 /// Where a unique anchor sits, as 1-based line and column (columns in characters, as editors
 /// and Stryker's viewers count them), start and end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Span {
+pub(crate) struct Span {
     pub offset: usize,
     pub len: usize,
     pub start_line: usize,
@@ -42,14 +37,14 @@ pub struct Span {
 
 /// The outcome of looking for an anchor: its span when it occurs exactly once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     Once(Span),
     /// Zero, or more than one.
     Not(usize),
 }
 
 /// Looks for `anchor` in `haystack`.
-pub fn find_anchor(haystack: &[u8], anchor: &[u8]) -> Found {
+pub(crate) fn find_anchor(haystack: &[u8], anchor: &[u8]) -> Found {
     let all = occurrences(haystack, anchor);
     if all.len() != 1 {
         return Found::Not(all.len());
@@ -84,7 +79,7 @@ fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 }
 
 /// The file's bytes with the span replaced by `replace`.
-pub fn swap(original: &[u8], span: &Span, replace: &[u8]) -> Vec<u8> {
+pub(crate) fn swap(original: &[u8], span: &Span, replace: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(original.len() + replace.len());
     out.extend_from_slice(&original[..span.offset]);
     out.extend_from_slice(replace);
@@ -94,7 +89,7 @@ pub fn swap(original: &[u8], span: &Span, replace: &[u8]) -> Vec<u8> {
 
 /// A small unified diff of the swap: the lines the anchor touches, before and after, with up to
 /// two lines of context either side. Lossy for display only.
-pub fn diff(path: &str, original: &[u8], span: &Span, replace: &[u8]) -> String {
+pub(crate) fn diff(path: &str, original: &[u8], span: &Span, replace: &[u8]) -> String {
     let lines: Vec<&[u8]> = original.split(|b| *b == b'\n').collect();
     let first = span.start_line - 1;
     let last = (span.end_line - 1).min(lines.len().saturating_sub(1));
@@ -144,10 +139,14 @@ mod tests {
 
     #[test]
     fn counts_without_overlap() {
-        assert_eq!(count_anchor(b"aaaa", b"aa"), 2);
-        assert_eq!(count_anchor(b"ref > after; ref > after", b"ref > after"), 2);
-        assert_eq!(count_anchor(b"abc", b"x"), 0);
-        assert_eq!(count_anchor(b"abc", b""), 0);
+        assert_eq!(find_anchor(b"aaaa", b"aa"), Found::Not(2));
+        assert_eq!(
+            find_anchor(b"ref > after; ref > after", b"ref > after"),
+            Found::Not(2)
+        );
+        assert_eq!(find_anchor(b"abc", b"x"), Found::Not(0));
+        assert_eq!(find_anchor(b"abc", b""), Found::Not(0));
+        assert!(matches!(find_anchor(b"aaa", b"aa"), Found::Once(_)));
     }
 
     #[test]

@@ -1,0 +1,63 @@
+//! The lines a run shows while it goes: one finished line per mutant and the live status.
+//!
+//! `report::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
+//! this module only says what the lines read, from the rows and tally the engine produced.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use report::progress::step_status;
+use report::Painter;
+
+use super::time_text;
+use crate::record::{Row, Tally};
+
+/// The live line's status: the tally so far and the mutant running longest, with its seconds
+/// (`2 killed, 0 survived; running after inclusive (12s) +1 more`).
+pub(crate) fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Instant)>) -> String {
+    let mut s = format!(
+        "{} killed, {} survived",
+        tally.killed + tally.killed_hang,
+        tally.survived
+    );
+    if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
+        s.push_str("; running ");
+        s.push_str(&step_status(&report::escape::text(name), since.elapsed()));
+        if running.len() > 1 {
+            s.push_str(&format!(" +{} more", running.len() - 1));
+        }
+    }
+    s
+}
+
+/// `[3/12] killed          after inclusive (0.31s, 12 pass -> 1 failed)`
+pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter) -> String {
+    let detail = match &row.run {
+        Some(run) => {
+            let counts = run.counts_text();
+            format!(
+                " ({}{}{})",
+                time_text(run.duration_secs, run.build_secs),
+                if counts.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {counts}")
+                },
+                if run.strays_killed > 0 {
+                    format!(", {} strays killed", run.strays_killed)
+                } else {
+                    String::new()
+                }
+            )
+        }
+        None => String::new(),
+    };
+    let word = row.verdict.to_string();
+    // Padded before painting: escape sequences would count as width.
+    let pad = " ".repeat(16usize.saturating_sub(word.chars().count()));
+    format!(
+        "[{done}/{total}] {}{pad} {}{detail}",
+        paint.paint(&word, row.verdict.style()),
+        report::escape::text(&row.name)
+    )
+}
