@@ -199,3 +199,59 @@ pub(super) fn exit_of(merged: &RunReport) -> Exit {
         Exit::from_held(merged.held())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Shard;
+
+    type Shards = Vec<(PathBuf, RunReport)>;
+
+    /// The sample shard 1/2 and a shard 2/2 of the same run holding the next mutant.
+    fn halves() -> Shards {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let first = crate::merge::shard::parse(sample.as_bytes()).unwrap();
+        let mut second = first.clone();
+        second.shard = Some(Shard { k: 2, n: 2 });
+        second.mutants[0].index = 1;
+        second.mutants[0].name = "the second".into();
+        vec![(PathBuf::from("b"), second), (PathBuf::from("a"), first)]
+    }
+
+    #[test]
+    fn halves_of_one_run_merge_into_spec_order_with_the_plan_summed() {
+        let merged = merge_reports(&halves()).unwrap();
+        let order: Vec<usize> = merged.mutants.iter().map(|r| r.index).collect();
+        assert_eq!(order, [0, 1]);
+        assert_eq!(
+            (merged.planned, merged.shard, merged.tally.total),
+            (2, None, 2)
+        );
+        assert_eq!(merged.exit_code, exit_of(&merged).code());
+    }
+
+    #[test]
+    fn shards_that_are_not_one_run_split_are_refused_naming_why() {
+        let refused = |change: &dyn Fn(&mut Shards)| {
+            let mut shards = halves();
+            change(&mut shards);
+            merge_reports(&shards).unwrap_err().to_string()
+        };
+        let e = refused(&|s| s[0].1.tree = "0".repeat(40));
+        assert!(e.contains("field `tree`"), "{e}");
+        let e = refused(&|s| s[0].1.spec_sha256 = "0".repeat(64));
+        assert!(e.contains("field `spec_sha256`"), "{e}");
+        let e = refused(&|s| {
+            s.remove(0);
+        });
+        assert!(e.contains("shard 2/2 is missing"), "{e}");
+        let e = refused(&|s| s[0].1.shard = Some(Shard { k: 1, n: 2 }));
+        assert!(e.contains("given twice"), "{e}");
+        let e = refused(&|s| s[0].1.mutants[0].index = 0);
+        assert!(e.contains("is in two shards"), "{e}");
+        let e = refused(&|s| s[0].1.baseline[0].duration_secs = -1.0);
+        assert!(e.contains("baseline[0].duration_secs"), "{e}");
+        let e = refused(&|s| s[0].1.mutants[0].file = "../out".into());
+        assert!(e.contains("not a clean path"), "{e}");
+    }
+}
