@@ -17,24 +17,23 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
-use candidate::config::Config;
 use report::lock::OutLock;
 use report::progress::Progress;
 use report::{Exit, Painter, Timestamp};
 
-use crate::checkout::{self, Checkout, DirState, Prep, Source};
-use crate::record::{CandidateFacts, ManifestCheck, RunReport, SetupFacts, Tally};
+use crate::checkout::{Checkout, Prep, Source};
+use crate::record::{ManifestCheck, RunReport, SetupFacts};
 use crate::render::{self, progress, Sources};
 use crate::run::{self, BaselineResult, Event, Plan};
 use crate::spec::{Mutant, Spec};
 
 mod identity;
+mod prepare;
 mod previous;
 mod settings;
 
-pub(crate) use identity::absolute;
 pub(crate) use settings::{Selection, Settings};
 
 /// Runs one `mutants run` through its phases and returns its exit code.
@@ -101,192 +100,6 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// Everything before the first suite runs: the spec and gate.toml read, the mutants
-    /// selected, the working copies made, a candidate's manifest checked (`Err(exit)` when it
-    /// does not hold: nothing is written), the lock on `--out` taken, and the report started
-    /// or reopened.
-    pub(crate) fn prepare(settings: Settings) -> Result<Result<Session, Exit>> {
-        let mut spec = Spec::load(&settings.spec)?;
-        // gate.toml is read once, here; the candidate's checkouts are built from this reading.
-        let config = settings
-            .candidate
-            .as_deref()
-            .map(Config::load)
-            .transpose()?;
-        // With a candidate, gate.toml's `[env]` reaches every suite as it reaches gate's (a
-        // suite's own `env` wins), so the mutants run under the environment the candidate was
-        // gated in.
-        let mut setup_env = BTreeMap::new();
-        if let Some(config) = &config {
-            for suite in spec.suites.values_mut() {
-                for (k, v) in &config.env {
-                    suite.env.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-            }
-            setup_env = config.env.clone();
-        }
-        let selected = settings.selection.select(&spec)?;
-        let repo = checkout::open_repo(settings.dir.clone())?;
-        candidate::setup::require_ignored(&spec.worktree, &repo, &spec.file)
-            .map_err(anyhow::Error::msg)?;
-        // A run killed with SIGKILL could not remove its worktrees; the next run does.
-        candidate::worktree::clean_stale();
-        let out = absolute(&settings.out);
-        let mut candidate_files = None;
-        let (source, commit, carried) = match config {
-            Some(config) => {
-                let base = repo.commit_id(&config.base).context("candidate base")?;
-                candidate_files = Some((
-                    identity::sha256_of(&config.patch)?,
-                    identity::sha256_of(&config.manifest)?,
-                ));
-                let source = Source::Candidate {
-                    repo: repo.clone(),
-                    config,
-                };
-                (source, base, None)
-            }
-            None => {
-                let state = DirState::read(repo.clone(), Some(&out))?;
-                let commit = state.commit.clone();
-                let carried = state.describe();
-                (Source::Dir(state), commit, Some(carried))
-            }
-        };
-        let copies = settings.jobs.min(selected.len()).max(1);
-        let checkouts = checkout::make(&source, copies)?;
-
-        let candidate = match (&settings.candidate, checkouts.first()) {
-            (Some(config), Some(Checkout::Candidate(applied))) => {
-                let before = ManifestCheck(applied.verification.summary());
-                report::errln!("mutants: candidate manifest before the first mutant: {before}");
-                for co in &checkouts {
-                    if let Checkout::Candidate(a) = co {
-                        if !a.verification.all_ok() {
-                            report::errln!(
-                                "mutants: the candidate does not hold: manifest {}",
-                                a.verification.summary()
-                            );
-                            return Ok(Err(Exit::Precondition));
-                        }
-                    }
-                }
-                let (patch_sha256, manifest_sha256) = candidate_files.unwrap_or_default();
-                Some(CandidateFacts {
-                    config: config.display().to_string(),
-                    base: applied.prepared.base.clone(),
-                    tree: applied.tree.clone(),
-                    patch_sha256,
-                    manifest_sha256,
-                    manifest_before: before,
-                    manifest_after: None,
-                })
-            }
-            _ => None,
-        };
-
-        // Every mutated file must be in the tree: a spec error, reported at the mutant's line.
-        let mut sources = Sources::new();
-        for m in selected.iter().map(|&i| &spec.mutants[i]) {
-            let path = crate::swap::file_in(checkouts[0].path(), &m.file)
-                .map_err(|e| spec.error_at(m.line, format!("{e:#}")))?;
-            let bytes = crate::swap::read_regular(&path)
-                .with_context(|| format!("reading {}", report::escape::path(&path)))?
-                .bytes;
-            sources
-                .entry(m.file.clone())
-                .or_insert_with(|| String::from_utf8_lossy(&bytes).into_owned());
-        }
-
-        let tree = match &candidate {
-            Some(c) => c.tree.clone(),
-            None => identity::tree_of(checkouts[0].path())?,
-        };
-        // Taken once the input is known good (a bad spec leaves no --out behind) and before
-        // anything is written there.
-        let _lock = report::lock::OutLock::acquire(&out)?;
-        // `--only`/`--from` update an existing report of the same spec and tree in place
-        // (every other row kept); anything else starts afresh.
-        let previous = if settings.selection.updates_in_place() {
-            previous::read(&out)?
-        } else {
-            None
-        };
-        match &previous {
-            Some(prev) => previous::same_run(
-                prev,
-                &previous::Judged {
-                    spec_sha256: &spec.sha256,
-                    commit: &commit,
-                    tree: &tree,
-                    candidate: candidate.as_ref(),
-                },
-                &out,
-            )?,
-            None => previous::clear(&out)?,
-        }
-        let mut report = RunReport {
-            version: crate::record::REPORT_VERSION,
-            tool: "mutants".into(),
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            spec: spec.file.display().to_string(),
-            spec_sha256: spec.sha256.clone(),
-            dir: repo.dir().display().to_string(),
-            commit,
-            tree,
-            carried,
-            candidate,
-            start: Timestamp::now(),
-            end: Timestamp::now(),
-            jobs: checkouts.len(),
-            shard: settings.selection.shard,
-            planned: selected.len(),
-            baseline: Vec::new(),
-            baseline_failed: false,
-            interrupted: false,
-            mutants: Vec::new(),
-            tally: Tally::default(),
-            exit_code: 0,
-            setup: None,
-        };
-        let rerun = previous.is_some();
-        if let Some(prev) = previous {
-            let again: Vec<&str> = selected
-                .iter()
-                .map(|&i| spec.mutants[i].name.as_str())
-                .collect();
-            report.mutants = prev
-                .mutants
-                .into_iter()
-                .filter(|r| !again.contains(&r.name.as_str()))
-                .collect();
-            report.planned = prev.planned.max(report.mutants.len() + selected.len());
-            report.start = prev.start;
-            report.settle();
-        }
-        let kept_rows = report.mutants.len();
-        let prep = Prep {
-            worktree: spec.worktree.clone(),
-            source: repo.dir().to_path_buf(),
-            env: setup_env,
-            logs: out.join("logs"),
-        };
-        Ok(Ok(Session {
-            settings,
-            spec,
-            selected,
-            source,
-            checkouts,
-            prep,
-            out,
-            report,
-            sources,
-            rerun,
-            kept_rows,
-            _lock,
-        }))
-    }
-
     /// The mutants this run judges.
     fn mutants(&self) -> Vec<&Mutant> {
         self.selected
