@@ -246,22 +246,36 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// Each kind of verdict with its count, in the order every report lists them (good news
+    /// first), as (count, the tally's word, a verdict of that kind): a skip is counted as
+    /// `skipped`, whatever its number of matches.
+    pub fn counts(&self) -> [(usize, &'static str, Verdict); 7] {
+        [
+            (self.killed, "killed", Verdict::Killed),
+            (self.killed_hang, "killed (hang)", Verdict::KilledHang),
+            (self.control_held, "control held", Verdict::ControlHeld),
+            (self.survived, "SURVIVED", Verdict::Survived),
+            (
+                self.control_killed,
+                "CONTROL KILLED",
+                Verdict::ControlKilled,
+            ),
+            (self.skipped, "skipped", Verdict::Skipped { matches: 0 }),
+            (self.error, "error", Verdict::Error),
+        ]
+    }
+}
+
 impl std::fmt::Display for Tally {
     /// `12 mutants: 9 killed, 1 killed (hang), 1 control held, 1 SURVIVED`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let parts: Vec<String> = [
-            (self.killed, "killed"),
-            (self.killed_hang, "killed (hang)"),
-            (self.control_held, "control held"),
-            (self.survived, "SURVIVED"),
-            (self.control_killed, "CONTROL KILLED"),
-            (self.skipped, "skipped"),
-            (self.error, "error"),
-        ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, w)| format!("{n} {w}"))
-        .collect();
+        let parts: Vec<String> = self
+            .counts()
+            .iter()
+            .filter(|(n, _, _)| *n > 0)
+            .map(|(n, word, _)| format!("{n} {word}"))
+            .collect();
         write!(f, "{} mutants: {}", self.total, parts.join(", "))
     }
 }

@@ -189,16 +189,9 @@ fn tally_badges(h: &mut String, report: &RunReport) {
     let t = &report.tally;
     h.push_str("<div class=\"tally\">");
     let _ = write!(h, "<span class=\"meta\">{} mutants:</span>", t.total);
-    for (n, word, class) in [
-        (t.killed, "killed", "killed"),
-        (t.killed_hang, "killed (hang)", "hang"),
-        (t.control_held, "control held", "held"),
-        (t.survived, "SURVIVED", "survived"),
-        (t.control_killed, "CONTROL KILLED", "control-killed"),
-        (t.skipped, "skipped", "skipped"),
-        (t.error, "error", "error"),
-    ] {
+    for (n, word, kind) in t.counts() {
         if n > 0 {
+            let class = kind.class();
             let _ = write!(h, "<span class=\"v {class}\">{n} {word}</span>");
         }
     }
