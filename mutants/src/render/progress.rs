@@ -61,3 +61,60 @@ pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter
         report::escape::text(&row.name)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    fn row(name: &str, verdict: Verdict) -> Row {
+        Row {
+            index: 0,
+            name: name.into(),
+            site: None,
+            file: "f".into(),
+            undoes: None,
+            control: false,
+            anchor: "a".into(),
+            replace: "b".into(),
+            verdict,
+            matches: 1,
+            span: None,
+            run: None,
+            also: Vec::new(),
+            diff: None,
+            rerun: None,
+        }
+    }
+
+    #[test]
+    fn a_finished_line_pads_before_painting_and_escapes_the_name() {
+        let r = row("after\ninclusive", Verdict::Survived);
+        let plain = finished_line(&r, 3, 12, Painter::plain());
+        assert_eq!(plain, "[3/12] SURVIVED         after\\ninclusive");
+        let painted = finished_line(&r, 3, 12, Painter::new(true));
+        assert_ne!(painted, plain);
+        assert_eq!(report::color::strip(&painted), plain);
+    }
+
+    #[test]
+    fn the_live_status_names_the_longest_running_mutant() {
+        let tally = Tally {
+            killed: 2,
+            killed_hang: 1,
+            survived: 1,
+            ..Tally::default()
+        };
+        let mut running = BTreeMap::new();
+        assert_eq!(live_status(&tally, &running), "3 killed, 1 survived");
+        let now = Instant::now();
+        running.insert(4, ("later".to_string(), now));
+        running.insert(
+            2,
+            ("first".to_string(), now - std::time::Duration::from_secs(5)),
+        );
+        let s = live_status(&tally, &running);
+        assert!(s.starts_with("3 killed, 1 survived; running first"), "{s}");
+        assert!(s.ends_with(" +1 more"), "{s}");
+    }
+}
