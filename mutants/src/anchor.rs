@@ -3,12 +3,8 @@
 //! Everything here works on `&[u8]`, never `&str`: a file under test need not be UTF-8 (a
 //! Latin-1 fixture, a binary blob with one text field), and an anchor may span lines. An anchor
 //! is only used when it occurs exactly once, so a swap can never land on the wrong occurrence;
-//! occurrences are counted without overlap, the way a reader counts them.
-
-/// How many times `anchor` occurs in `haystack`, without overlap.
-pub fn count_anchor(haystack: &[u8], anchor: &[u8]) -> usize {
-    occurrences(haystack, anchor).len()
-}
+//! occurrences are counted without overlap, the way a reader counts them. The diff a report
+//! shows of a swap is `similar`'s unified diff (the field's well-kept line differ).
 
 /// Byte offsets of every non-overlapping occurrence.
 fn occurrences(haystack: &[u8], anchor: &[u8]) -> Vec<usize> {
@@ -31,7 +27,7 @@ fn occurrences(haystack: &[u8], anchor: &[u8]) -> Vec<usize> {
 /// Where a unique anchor sits, as 1-based line and column (columns in characters, as editors
 /// and Stryker's viewers count them), start and end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Span {
+pub(crate) struct Span {
     pub offset: usize,
     pub len: usize,
     pub start_line: usize,
@@ -42,14 +38,14 @@ pub struct Span {
 
 /// The outcome of looking for an anchor: its span when it occurs exactly once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     Once(Span),
     /// Zero, or more than one.
     Not(usize),
 }
 
 /// Looks for `anchor` in `haystack`.
-pub fn find_anchor(haystack: &[u8], anchor: &[u8]) -> Found {
+pub(crate) fn find_anchor(haystack: &[u8], anchor: &[u8]) -> Found {
     let all = occurrences(haystack, anchor);
     if all.len() != 1 {
         return Found::Not(all.len());
@@ -84,7 +80,7 @@ fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 }
 
 /// The file's bytes with the span replaced by `replace`.
-pub fn swap(original: &[u8], span: &Span, replace: &[u8]) -> Vec<u8> {
+pub(crate) fn swap(original: &[u8], span: &Span, replace: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(original.len() + replace.len());
     out.extend_from_slice(&original[..span.offset]);
     out.extend_from_slice(replace);
@@ -93,48 +89,16 @@ pub fn swap(original: &[u8], span: &Span, replace: &[u8]) -> Vec<u8> {
 }
 
 /// A small unified diff of the swap: the lines the anchor touches, before and after, with up to
-/// two lines of context either side. Lossy for display only.
-pub fn diff(path: &str, original: &[u8], span: &Span, replace: &[u8]) -> String {
-    let lines: Vec<&[u8]> = original.split(|b| *b == b'\n').collect();
-    let first = span.start_line - 1;
-    let last = (span.end_line - 1).min(lines.len().saturating_sub(1));
-    let ctx_start = first.saturating_sub(2);
-    let ctx_end = (last + 2).min(lines.len().saturating_sub(1));
-    // The touched lines as one block, so a multi-line anchor diffs as one hunk.
-    let block_start: usize = lines[..first].iter().map(|l| l.len() + 1).sum();
-    let block_end: usize = lines[..=last].iter().map(|l| l.len() + 1).sum::<usize>() - 1;
-    let block_end = block_end.min(original.len());
-    let old_block = &original[block_start..block_end];
-    let rel = span.offset - block_start;
-    let mut new_block = Vec::new();
-    new_block.extend_from_slice(&old_block[..rel]);
-    new_block.extend_from_slice(replace);
-    new_block.extend_from_slice(&old_block[rel + span.len..]);
-    let old_n = last - first + 1;
-    let new_lines: Vec<&[u8]> = new_block.split(|b| *b == b'\n').collect();
-    let text = |l: &[u8]| String::from_utf8_lossy(l).into_owned();
-    let mut out = format!(
-        "--- a/{path}\n+++ b/{path}\n@@ -{},{} +{},{} @@\n",
-        ctx_start + 1,
-        ctx_end - ctx_start + 1,
-        ctx_start + 1,
-        ctx_end - ctx_start + 1 + new_lines.len() - old_n
-    );
-    for l in &lines[ctx_start..first] {
-        out.push_str(&format!(" {}\n", text(l)));
-    }
-    for l in &lines[first..=last] {
-        out.push_str(&format!("-{}\n", text(l)));
-    }
-    for l in &new_lines {
-        out.push_str(&format!("+{}\n", text(l)));
-    }
-    for l in &lines[last + 1..=ctx_end.max(last)] {
-        if ctx_end > last {
-            out.push_str(&format!(" {}\n", text(l)));
-        }
-    }
-    out
+/// two lines of context either side, as `similar` writes a unified diff. Lossy for display
+/// only (the bytes of a non-UTF-8 file are shown with replacement characters).
+pub(crate) fn diff(path: &str, original: &[u8], span: &Span, replace: &[u8]) -> String {
+    let before = String::from_utf8_lossy(original);
+    let after = String::from_utf8_lossy(&swap(original, span, replace)).into_owned();
+    similar::TextDiff::from_lines(before.as_ref(), after.as_str())
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
 }
 
 #[cfg(test)]
@@ -144,10 +108,14 @@ mod tests {
 
     #[test]
     fn counts_without_overlap() {
-        assert_eq!(count_anchor(b"aaaa", b"aa"), 2);
-        assert_eq!(count_anchor(b"ref > after; ref > after", b"ref > after"), 2);
-        assert_eq!(count_anchor(b"abc", b"x"), 0);
-        assert_eq!(count_anchor(b"abc", b""), 0);
+        assert_eq!(find_anchor(b"aaaa", b"aa"), Found::Not(2));
+        assert_eq!(
+            find_anchor(b"ref > after; ref > after", b"ref > after"),
+            Found::Not(2)
+        );
+        assert_eq!(find_anchor(b"abc", b"x"), Found::Not(0));
+        assert_eq!(find_anchor(b"abc", b""), Found::Not(0));
+        assert!(matches!(find_anchor(b"aaa", b"aa"), Found::Once(_)));
     }
 
     #[test]
@@ -173,6 +141,18 @@ mod tests {
         assert_eq!(
             d,
             "--- a/x.js\n+++ b/x.js\n@@ -1,5 +1,5 @@\n a\n b\n-ref > after\n+ref >= after\n c\n d\n"
+        );
+    }
+
+    #[test]
+    fn a_multi_line_swap_diffs_only_the_lines_it_changes() {
+        let file = b"one\nif (x) {\n  return 1;\n}\n";
+        let Found::Once(span) = find_anchor(file, b"{\n  return 1;") else {
+            panic!()
+        };
+        assert_eq!(
+            diff("f.js", file, &span, b"{\n  return 2;"),
+            "--- a/f.js\n+++ b/f.js\n@@ -1,4 +1,4 @@\n one\n if (x) {\n-  return 1;\n+  return 2;\n }\n"
         );
     }
 

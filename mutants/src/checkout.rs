@@ -26,7 +26,7 @@ use candidate::worktree::Worktree;
 
 /// Where the copies come from.
 #[derive(Debug)]
-pub enum Source {
+pub(crate) enum Source {
     /// DIR's HEAD plus its uncommitted state.
     Dir(DirState),
     /// A candidate from gate.toml.
@@ -35,7 +35,7 @@ pub enum Source {
 
 /// DIR's HEAD and the uncommitted state read from it once, applied to every copy.
 #[derive(Debug)]
-pub struct DirState {
+pub(crate) struct DirState {
     pub repo: Git,
     pub commit: String,
     diff: Vec<u8>,
@@ -127,7 +127,7 @@ impl DirState {
 
 /// One working copy.
 #[derive(Debug)]
-pub enum Checkout {
+pub(crate) enum Checkout {
     Plain(Worktree),
     Candidate(Box<Applied>),
 }
@@ -159,7 +159,7 @@ impl Checkout {
 /// What a new working copy needs before its baseline: the `[worktree]` table, the folder its
 /// links come from, the environment of its setup, and where setup logs go.
 #[derive(Debug)]
-pub struct Prep {
+pub(crate) struct Prep {
     pub worktree: candidate::setup::WorktreeSetup,
     pub source: std::path::PathBuf,
     pub env: std::collections::BTreeMap<String, String>,
@@ -191,9 +191,18 @@ impl Prep {
     }
 }
 
+/// Opens the repository a run or a check works in: DIR, or the current directory.
+pub(crate) fn open_repo(dir: Option<std::path::PathBuf>) -> Result<Git> {
+    let dir = match dir {
+        Some(d) => d,
+        None => std::env::current_dir().context("current directory")?,
+    };
+    Ok(Git::open(&dir)?)
+}
+
 /// Makes `n` working copies from `source`, in parallel (each is a checkout in a repository of
 /// its own and, for a candidate, a `git apply`; they do not depend on each other).
-pub fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {
+pub(crate) fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {
     let results: Vec<Result<Checkout>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n).map(|_| s.spawn(|| make_one(source))).collect();
         handles

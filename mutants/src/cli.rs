@@ -1,7 +1,8 @@
 //! The command line as typed (clap derive; the doc comments are the help text).
 //!
-//! These structs are raw arguments; [`crate::commands`] validates them into settings before
-//! anything runs, so a bad spec or a bad option exits 2 with nothing written.
+//! These structs are raw arguments; [`crate::commands`] turns them into typed settings before
+//! anything runs, so a bad spec or a bad option exits 2 with nothing written. [`Cli`] is public:
+//! it is the one entry point's input (`mutants::commands::run(Cli::parse())`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -21,34 +22,26 @@ pub struct Cli {
     /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
     /// never. Files written to disk are never coloured.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Count each anchor in its file; exit 1 if any does not occur exactly once.
     Check {
-        /// The spec.
-        #[arg(default_value = "mutants.toml")]
-        spec: PathBuf,
-        /// The git repository the spec's files are in [default: the current directory].
-        #[arg(long)]
-        dir: Option<PathBuf>,
+        #[command(flatten)]
+        target: SpecIn,
         /// Print the counts as JSON.
         #[arg(long)]
         json: bool,
     },
     /// List each mutant with the lines its anchor spans in its file (as `check` finds it).
     List {
-        /// The spec.
-        #[arg(default_value = "mutants.toml")]
-        spec: PathBuf,
-        /// The git repository the spec's files are in [default: the current directory].
-        #[arg(long)]
-        dir: Option<PathBuf>,
+        #[command(flatten)]
+        target: SpecIn,
         /// Print the list as JSON.
         #[arg(long)]
         json: bool,
@@ -85,8 +78,21 @@ pub enum Command {
     },
 }
 
+/// The spec and the repository its files are in, as `check` and `list` take them.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct SpecIn {
+    /// The spec.
+    #[arg(default_value = "mutants.toml")]
+    pub spec: PathBuf,
+    /// The git repository the spec's files are in [default: the current directory].
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// `mutants run`'s arguments, as typed; [`crate::commands`] turns them into the session's
+/// settings.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
     /// The spec.
     #[arg(default_value = "mutants.toml")]
     pub spec: PathBuf,
@@ -132,7 +138,7 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// What to print on stdout, `--json` folded into `--format`.
-    pub fn stdout_format(&self) -> Format {
+    pub(crate) fn stdout_format(&self) -> Format {
         self.format.with_json_flag(self.json)
     }
 }

@@ -3,26 +3,31 @@
 //!
 //! A reviewer writes each mutant by hand (an exact string in a file, swapped for another, tied
 //! to the claim it undoes); the tool proves the suite notices every one and does not notice the
-//! controls. The binary is glue over these modules: [`spec`] reads mutants.toml, [`anchor`]
-//! finds and swaps anchors in bytes, [`checkout`] makes the private worktrees, [`run`] is the
-//! engine (baseline, then each mutant judged and restored), [`verdict`] names the outcome,
-//! [`record`] holds the rows the engine produces, [`output`], [`html`] and [`junit`] render
-//! them,
-//! [`shard`] and [`merge`] split and join runs, and [`commands`] maps each subcommand onto
-//! them. Processes run through `report`'s process-group runner, so nothing is left behind.
+//! controls. The one public entry is [`commands::run`] over a parsed [`cli::Cli`]; everything
+//! else is the crate's own:
+//! - `cli` (the command line as typed) and `commands` (each subcommand: arguments to typed
+//!   settings, the work handed on, an exit code back; `check` and `list` live there);
+//! - `spec` reads mutants.toml, `anchor` finds and swaps anchors in bytes, `swap` writes a file
+//!   in place only when it is still the same file, `checkout` makes the private worktrees;
+//! - `session` is one `mutants run` (its state and a method per phase), over `run`, the engine
+//!   (baseline, then each mutant judged and restored), which emits `record` values: the rows
+//!   and the report, with each `verdict` typed;
+//! - `render` turns the record into every output (text, Markdown, JSON, Stryker, HTML, JUnit,
+//!   progress lines);
+//! - `shard` and `merge` split and join runs.
+//!
+//! Processes run through `report`'s process-group runner, so nothing is left behind.
 
-pub mod anchor;
-pub mod checkout;
+mod anchor;
+mod checkout;
 pub mod cli;
 pub mod commands;
-pub mod html;
-pub mod junit;
-pub mod merge;
-pub mod output;
-pub mod record;
-pub mod run;
-pub mod shard;
-pub mod spec;
-pub mod stdout;
-pub mod swap;
-pub mod verdict;
+mod merge;
+mod record;
+mod render;
+mod run;
+mod session;
+mod shard;
+mod spec;
+mod swap;
+mod verdict;

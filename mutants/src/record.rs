@@ -1,8 +1,9 @@
 //! What a run found, as values: one [`Row`] per mutant and the [`RunReport`] around them.
 //!
 //! This is the interface between the engine ([`crate::run`]) and everything that shows results
-//! ([`crate::output`], [`crate::html`], progress lines): the engine produces rows, the renderers
-//! consume them. `mutants.json` is exactly this struct serialized, which is also what `merge`
+//! ([`crate::render`]: the files, the tables, the progress lines): the engine produces rows, the
+//! renderers consume them. Values that reach a reader as words (a verdict, a manifest check)
+//! are typed here and written as their words only when serialized or rendered. `mutants.json` is exactly this struct serialized, which is also what `merge`
 //! reads back, so a field added here reaches every output and survives a merge.
 
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,7 @@ use crate::verdict::Verdict;
 
 /// One suite run with a mutant in place: the mutant's own suite or a comparison suite.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SuiteRun {
+pub(crate) struct SuiteRun {
     pub suite: String,
     /// The verdict as this suite alone would give it.
     pub verdict: Verdict,
@@ -58,7 +59,7 @@ impl SuiteRun {
 
 /// The result of one mutant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Row {
+pub(crate) struct Row {
     /// Position in the spec, from 0.
     pub index: usize,
     pub name: String,
@@ -88,7 +89,7 @@ pub struct Row {
 /// The `[worktree]` setup of a run: the command, the linked paths, and the seconds it took in
 /// each working copy (its time is reported apart from the suites').
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SetupFacts {
+pub(crate) struct SetupFacts {
     /// Empty when the table only links.
     pub command: String,
     pub linked: Vec<String>,
@@ -97,7 +98,7 @@ pub struct SetupFacts {
 
 /// A suite run unmutated, before any mutant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     pub suite: String,
     pub status: String,
     pub passed: bool,
@@ -114,7 +115,7 @@ pub struct Baseline {
 
 /// The candidate a run worked on (`--candidate gate.toml`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CandidateFacts {
+pub(crate) struct CandidateFacts {
     pub config: String,
     pub base: String,
     /// `git write-tree` of the candidate's index: the content every mutant was run against.
@@ -122,21 +123,98 @@ pub struct CandidateFacts {
     /// The patch and manifest files as read, hashed: two shards of one candidate agree on both.
     pub patch_sha256: String,
     pub manifest_sha256: String,
-    pub manifest_before: String,
+    pub manifest_before: ManifestCheck,
     /// Checked again after the last mutant: proof that every mutant was restored.
-    pub manifest_after: Option<String>,
+    pub manifest_after: Option<ManifestCheck>,
+}
+
+impl CandidateFacts {
+    /// The check after the last mutant as the reports show it, `not checked` when it was not
+    /// reached.
+    pub fn manifest_after_text(&self) -> String {
+        self.manifest_after
+            .map_or_else(|| "not checked".to_string(), |c| c.to_string())
+    }
+}
+
+/// A candidate's manifest checked in a working copy: `12/12 OK`, or `10/12 OK, 1 FAILED, 1
+/// MISSING`, as `gate` words it; written in the report as those words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ManifestCheck(pub manifests::Summary);
+
+impl ManifestCheck {
+    /// Whether every entry of a manifest that has entries is OK: proof the tree is the reviewed
+    /// one (an empty manifest proves nothing).
+    pub fn holds(self) -> bool {
+        self.0.total > 0 && self.0.all_ok()
+    }
+}
+
+impl std::fmt::Display for ManifestCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for ManifestCheck {
+    type Err = String;
+
+    /// Reads the words back from a report (`merge`, an `--only` rerun): exactly what
+    /// [`Display`](std::fmt::Display) writes, or refused.
+    fn from_str(s: &str) -> Result<ManifestCheck, String> {
+        let bad = || format!("not a manifest check like \"12/12 OK\": {s:?}");
+        let mut parts = s.split(", ");
+        let (ok, total) = parts
+            .next()
+            .and_then(|p| p.strip_suffix(" OK"))
+            .and_then(|p| p.split_once('/'))
+            .ok_or_else(bad)?;
+        let number = |n: &str| n.parse::<usize>().map_err(|_| bad());
+        let mut summary = manifests::Summary {
+            total: number(total)?,
+            ok: number(ok)?,
+            failed: 0,
+            missing: 0,
+        };
+        for part in parts {
+            match part.split_once(' ') {
+                Some((n, "FAILED")) => summary.failed = number(n)?,
+                Some((n, "MISSING")) => summary.missing = number(n)?,
+                _ => return Err(bad()),
+            }
+        }
+        let check = ManifestCheck(summary);
+        // One spelling per check: `12/12 OK, 0 FAILED` would not read back as written.
+        if check.to_string() != s {
+            return Err(bad());
+        }
+        Ok(check)
+    }
+}
+
+impl Serialize for ManifestCheck {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ManifestCheck {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ManifestCheck, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// A deterministic share of a spec: the K-th of N, from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
+pub(crate) struct Shard {
     pub k: usize,
     pub n: usize,
 }
 
 /// Counts of each verdict.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub total: usize,
     pub killed: usize,
     pub killed_hang: usize,
@@ -168,33 +246,47 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// Each kind of verdict with its count, in the order every report lists them (good news
+    /// first), as (count, the tally's word, a verdict of that kind): a skip is counted as
+    /// `skipped`, whatever its number of matches.
+    pub fn counts(&self) -> [(usize, &'static str, Verdict); 7] {
+        [
+            (self.killed, "killed", Verdict::Killed),
+            (self.killed_hang, "killed (hang)", Verdict::KilledHang),
+            (self.control_held, "control held", Verdict::ControlHeld),
+            (self.survived, "SURVIVED", Verdict::Survived),
+            (
+                self.control_killed,
+                "CONTROL KILLED",
+                Verdict::ControlKilled,
+            ),
+            (self.skipped, "skipped", Verdict::Skipped { matches: 0 }),
+            (self.error, "error", Verdict::Error),
+        ]
+    }
+}
+
 impl std::fmt::Display for Tally {
     /// `12 mutants: 9 killed, 1 killed (hang), 1 control held, 1 SURVIVED`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let parts: Vec<String> = [
-            (self.killed, "killed"),
-            (self.killed_hang, "killed (hang)"),
-            (self.control_held, "control held"),
-            (self.survived, "SURVIVED"),
-            (self.control_killed, "CONTROL KILLED"),
-            (self.skipped, "skipped"),
-            (self.error, "error"),
-        ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, w)| format!("{n} {w}"))
-        .collect();
+        let parts: Vec<String> = self
+            .counts()
+            .iter()
+            .filter(|(n, _, _)| *n > 0)
+            .map(|(n, word, _)| format!("{n} {word}"))
+            .collect();
         write!(f, "{} mutants: {}", self.total, parts.join(", "))
     }
 }
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
 /// (docs/schema/mutants.schema.json describes it); `merge` refuses reports of another version.
-pub const REPORT_VERSION: u32 = 1;
+pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// The whole run: `mutants.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunReport {
+pub(crate) struct RunReport {
     /// [`REPORT_VERSION`]: what a consumer checks before reading the rest.
     pub version: u32,
     pub tool: String,
@@ -237,9 +329,23 @@ impl RunReport {
             && !self.interrupted
             && self.mutants.len() == self.planned
             && self.mutants.iter().all(|r| r.verdict.holds())
-            && self.candidate.as_ref().map_or(true, |c| {
-                c.manifest_after.as_deref().is_some_and(ok_summary)
-            })
+            && self
+                .candidate
+                .as_ref()
+                .map_or(true, |c| c.manifest_after.is_some_and(ManifestCheck::holds))
+    }
+
+    /// The run's verdict in a word: interrupted, a red baseline, everything held, or not.
+    pub fn verdict(&self) -> RunVerdict {
+        if self.interrupted {
+            RunVerdict::Interrupted
+        } else if self.baseline_failed {
+            RunVerdict::BaselineFailed
+        } else if self.held() {
+            RunVerdict::Pass
+        } else {
+            RunVerdict::Fail
+        }
     }
 
     /// Recomputes the tally and keeps rows in spec order.
@@ -249,26 +355,126 @@ impl RunReport {
     }
 }
 
-/// Whether a manifest summary (`12/12 OK`) says every entry is OK.
-pub fn ok_summary(s: &str) -> bool {
-    s.split_once(" OK")
-        .map(|(frac, rest)| {
-            rest.is_empty()
-                && frac
-                    .split_once('/')
-                    .is_some_and(|(a, b)| a == b && a != "0")
+/// The run's verdict, as the reports head it: `mutants PASS`, `FAIL`, `INTERRUPTED` or
+/// `BASELINE FAILED`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunVerdict {
+    Pass,
+    Fail,
+    Interrupted,
+    BaselineFailed,
+}
+
+impl std::fmt::Display for RunVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunVerdict::Pass => "PASS",
+            RunVerdict::Fail => "FAIL",
+            RunVerdict::Interrupted => "INTERRUPTED",
+            RunVerdict::BaselineFailed => "BASELINE FAILED",
         })
-        .unwrap_or(false)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn check(ok: usize, total: usize, failed: usize, missing: usize) -> ManifestCheck {
+        ManifestCheck(manifests::Summary {
+            total,
+            ok,
+            failed,
+            missing,
+        })
+    }
+
     #[test]
-    fn manifest_summaries_read_ok_only_when_whole() {
-        assert!(ok_summary("12/12 OK"));
-        assert!(!ok_summary("11/12 OK, 1 FAILED"));
-        assert!(!ok_summary("0/0 OK"));
+    fn manifest_checks_hold_only_when_whole_and_read_back_as_written() {
+        assert!(check(12, 12, 0, 0).holds());
+        assert!(!check(11, 12, 1, 0).holds());
+        assert!(!check(0, 0, 0, 0).holds());
+        for c in [
+            check(12, 12, 0, 0),
+            check(10, 12, 1, 1),
+            check(11, 12, 0, 1),
+        ] {
+            assert_eq!(c.to_string().parse::<ManifestCheck>(), Ok(c));
+        }
+        assert_eq!(
+            check(10, 12, 1, 1).to_string(),
+            "10/12 OK, 1 FAILED, 1 MISSING"
+        );
+        for bad in [
+            "",
+            "12/12",
+            "12/12 OK, 0 FAILED",
+            "12/12 OK, 1 BROKEN",
+            "a/b OK",
+            "12/12 OK ",
+        ] {
+            assert!(bad.parse::<ManifestCheck>().is_err(), "{bad:?}");
+        }
+    }
+
+    fn row(index: usize, verdict: Verdict) -> Row {
+        Row {
+            index,
+            name: format!("m{index}"),
+            site: None,
+            file: "f".into(),
+            undoes: None,
+            control: false,
+            anchor: "a".into(),
+            replace: "b".into(),
+            verdict,
+            matches: 1,
+            span: None,
+            run: None,
+            also: Vec::new(),
+            diff: None,
+            rerun: None,
+        }
+    }
+
+    #[test]
+    fn a_settled_report_is_in_spec_order_with_its_tally_recounted() {
+        let sample = include_str!("../tests/data/shard-report.json");
+        let mut report = crate::merge::shard::parse(sample.as_bytes()).unwrap();
+        report.mutants = vec![
+            row(2, Verdict::Survived),
+            row(0, Verdict::Killed),
+            row(1, Verdict::KilledHang),
+        ];
+        report.settle();
+        let order: Vec<usize> = report.mutants.iter().map(|r| r.index).collect();
+        assert_eq!(order, [0, 1, 2]);
+        let t = &report.tally;
+        assert_eq!((t.total, t.killed, t.killed_hang, t.survived), (3, 1, 1, 1));
+        assert_eq!(
+            t.to_string(),
+            "3 mutants: 1 killed, 1 killed (hang), 1 SURVIVED"
+        );
+    }
+
+    #[test]
+    fn a_run_holds_only_when_every_planned_row_holds() {
+        let sample = include_str!("../tests/data/shard-report.json");
+        let mut report = crate::merge::shard::parse(sample.as_bytes()).unwrap();
+        report.planned = 2;
+        report.mutants = vec![row(0, Verdict::Killed), row(1, Verdict::ControlHeld)];
+        report.candidate = None;
+        assert!(report.held());
+        assert_eq!(report.verdict(), RunVerdict::Pass);
+        report.planned = 3;
+        assert_eq!(report.verdict(), RunVerdict::Fail, "a row missing");
+        report.planned = 2;
+        report.mutants[1].verdict = Verdict::Error;
+        assert_eq!(report.verdict(), RunVerdict::Fail);
+        report.interrupted = true;
+        assert_eq!(report.verdict(), RunVerdict::Interrupted);
+        report.interrupted = false;
+        report.baseline_failed = true;
+        assert_eq!(report.verdict(), RunVerdict::BaselineFailed);
     }
 }

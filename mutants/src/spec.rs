@@ -15,7 +15,7 @@ use toml::Spanned;
 
 /// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
 /// config files report with.
-pub type SpecError = report::located::Located;
+pub(crate) type SpecError = report::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -55,7 +55,7 @@ struct RawMutant {
 
 /// A suite: a shell command run with `sh -c` in the worktree's root.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Suite {
+pub(crate) struct Suite {
     pub name: String,
     pub run: String,
     /// Run before `run`, for the baseline and every mutant: a mutant whose build fails is an
@@ -71,7 +71,7 @@ pub struct Suite {
 
 /// What the suite is expected to do with a mutant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// A real mutant: the suite must fail.
     Kill,
     /// A control: a no-op edit the suite must NOT notice.
@@ -80,7 +80,7 @@ pub enum Expect {
 
 /// One hand-written mutant: swap `anchor` for `replace` in `file`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mutant {
+pub(crate) struct Mutant {
     /// Position in the spec, from 0; the order every report keeps.
     pub index: usize,
     pub name: String,
@@ -112,7 +112,7 @@ impl Mutant {
 
 /// A validated spec.
 #[derive(Clone, Debug)]
-pub struct Spec {
+pub(crate) struct Spec {
     pub file: PathBuf,
     /// The spec's bytes hashed, so `merge` can refuse outputs of different specs.
     pub sha256: String,
@@ -328,19 +328,17 @@ impl Spec {
     }
 }
 
-/// The longest timeout a spec or `--timeout` may give: 30 days. Beyond it a duration is surely
-/// a typo, and a vast one would overflow the clock when added to the start of a run.
-pub const MAX_DURATION: Duration = Duration::from_secs(30 * 86_400);
-
-/// A duration as the spec and `--timeout` take it: more than zero, at most [`MAX_DURATION`].
-pub fn check_duration(text: &str) -> Result<Duration, String> {
+/// A duration as the spec and `--timeout` take it: more than zero, at most
+/// [`report::duration::MAX`] (30 days: beyond it a duration is surely a typo, and a vast one
+/// would overflow the clock when added to the start of a run).
+pub(crate) fn check_duration(text: &str) -> Result<Duration, String> {
     let d = report::duration::parse(text).map_err(|e| e.to_string())?;
     if d.is_zero() {
         return Err(format!(
             "{text:?} is zero; a timeout must be more than zero"
         ));
     }
-    // Over MAX_DURATION is refused by report::duration itself, which bounds every duration.
+    // Over the most is refused by report::duration itself, which bounds every duration.
     Ok(d)
 }
 
@@ -543,7 +541,7 @@ mod tests {
 
     #[test]
     fn durations_are_bounded_and_env_entries_must_fit_execve() {
-        assert_eq!(check_duration("30d"), Ok(MAX_DURATION));
+        assert_eq!(check_duration("30d"), Ok(report::duration::MAX));
         assert!(check_duration("30d1s").unwrap_err().contains("30 days"));
         assert!(check_duration("0s").unwrap_err().contains("zero"));
         assert!(check_duration("99999999999999999999999999d").is_err());

@@ -19,7 +19,7 @@ use anyhow::{bail, Context, Result};
 
 /// What a file is, beyond its path: the same device and inode means the same file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Identity {
+pub(crate) struct Identity {
     dev: u64,
     ino: u64,
 }
@@ -35,7 +35,7 @@ impl Identity {
 
 /// How the file at the path is no longer the file that was mutated.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     Deleted,
     Symlink,
     Folder,
@@ -68,7 +68,7 @@ impl fmt::Display for Change {
 
 /// Why a write did not happen or did not hold.
 #[derive(Debug)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// The path is no longer the file: nothing was written.
     Changed(Change),
     Io(io::Error),
@@ -88,7 +88,7 @@ impl std::error::Error for WriteError {}
 /// The one path rule for a spec's `file` inside a tree (used by `check` and by `run` alike):
 /// `root` joined with `rel`, every link resolved, must still lie under `root` (resolved too)
 /// and must be a regular file.
-pub fn file_in(root: &Path, rel: &str) -> Result<PathBuf> {
+pub(crate) fn file_in(root: &Path, rel: &str) -> Result<PathBuf> {
     let root = root
         .canonicalize()
         .with_context(|| format!("the tree {}", report::escape::path(root)))?;
@@ -119,14 +119,14 @@ fn open_nofollow(path: &Path, write: bool) -> io::Result<File> {
 /// through. Keeping `file` open pins the inode: while it is held, a file put in its place can
 /// never be given the same inode number, so an identity check cannot be fooled by reuse.
 #[derive(Debug)]
-pub struct Regular {
+pub(crate) struct Regular {
     pub bytes: Vec<u8>,
     pub id: Identity,
     pub file: File,
 }
 
 /// The regular file at `path`, read through one descriptor opened without following a link.
-pub fn read_regular(path: &Path) -> io::Result<Regular> {
+pub(crate) fn read_regular(path: &Path) -> io::Result<Regular> {
     let mut f = open_nofollow(path, false)?;
     let meta = f.metadata()?;
     if !meta.file_type().is_file() {
@@ -160,7 +160,7 @@ fn classify(meta: &fs::Metadata, id: Identity) -> Result<(), Change> {
 }
 
 /// Whether the path still holds the file `id` names (the same regular file, not a link to it).
-pub fn check(path: &Path, id: Identity) -> Result<(), Change> {
+pub(crate) fn check(path: &Path, id: Identity) -> Result<(), Change> {
     match fs::symlink_metadata(path) {
         Ok(meta) => classify(&meta, id),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Change::Deleted),
@@ -170,7 +170,7 @@ pub fn check(path: &Path, id: Identity) -> Result<(), Change> {
 
 /// Replaces the contents of the file `id` names with `bytes`, in place, and proves it by
 /// reading them back; writes nothing when the path no longer holds that file.
-pub fn write_in_place(path: &Path, id: Identity, bytes: &[u8]) -> Result<(), WriteError> {
+pub(crate) fn write_in_place(path: &Path, id: Identity, bytes: &[u8]) -> Result<(), WriteError> {
     check(path, id).map_err(WriteError::Changed)?;
     let mut f = match open_nofollow(path, true) {
         Ok(f) => f,

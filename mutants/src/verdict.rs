@@ -7,12 +7,13 @@
 use std::fmt;
 use std::str::FromStr;
 
+use report::color::Style;
 use report::Outcome;
 
 use crate::spec::Expect;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The suite failed: it noticed the mutant.
     Killed,
     /// The suite ran past its timeout; its group was killed. A mutant that makes a test loop
@@ -53,6 +54,16 @@ impl Verdict {
             self,
             Verdict::Killed | Verdict::KilledHang | Verdict::ControlHeld
         )
+    }
+
+    /// The colour of this verdict's kind on a terminal: a kill or a held control is good news,
+    /// a survivor, a killed control or an error is bad, a skip is a warning.
+    pub fn style(self) -> Style {
+        match self {
+            Verdict::ControlHeld | Verdict::Killed | Verdict::KilledHang => Style::Good,
+            Verdict::Survived | Verdict::ControlKilled | Verdict::Error => Style::Bad,
+            Verdict::Skipped { .. } => Style::Warn,
+        }
     }
 
     /// A short class name for styling (`killed`, `hang`, `survived`, ...).
@@ -124,6 +135,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_verdict_is_coloured_by_its_kind() {
+        assert_eq!(Verdict::Killed.style(), Style::Good);
+        assert_eq!(Verdict::KilledHang.style(), Style::Good);
+        assert_eq!(Verdict::ControlHeld.style(), Style::Good);
+        assert_eq!(Verdict::Survived.style(), Style::Bad);
+        assert_eq!(Verdict::ControlKilled.style(), Style::Bad);
+        assert_eq!(Verdict::Error.style(), Style::Bad);
+        assert_eq!(Verdict::Skipped { matches: 2 }.style(), Style::Warn);
+    }
+
+    #[test]
     fn words_round_trip() {
         for v in [
             Verdict::Killed,
@@ -164,6 +186,8 @@ mod tests {
         );
         assert_eq!(Verdict::judge(Expect::Kill, Outcome::Interrupted), None);
         assert!(!Verdict::Error.holds());
+        assert!(!Verdict::Survived.holds());
+        assert!(Verdict::KilledHang.holds() && Verdict::ControlHeld.holds());
         assert!(!Verdict::Skipped { matches: 1 }.holds());
     }
 }

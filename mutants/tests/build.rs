@@ -1,6 +1,6 @@
 //! A suite's `build` step: a mutant that does not build is an `error`, never a kill.
 
-use testkit::Repo;
+use testkit::{Output, Repo};
 
 #[test]
 fn a_mutant_that_does_not_build_is_an_error_not_a_kill() {
@@ -39,14 +39,10 @@ suite = "unit"
         .args(["run", "--json", "--out"])
         .arg(out.path())
         .output()
+        .map(Output::from)
         .unwrap();
-    assert_eq!(
-        result.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&result.stdout).unwrap();
+    assert_eq!(result.code, Some(1), "{}", result.stderr.as_str());
+    let report: serde_json::Value = serde_json::from_str(&result.stdout).unwrap();
     let rows = report["mutants"].as_array().expect("mutants");
     assert_eq!(rows[0]["verdict"], "error", "{}", rows[0]);
     assert!(

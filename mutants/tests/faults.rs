@@ -4,36 +4,20 @@
 //!
 //! Every attack here aims only at files inside the test's own temp dir (the "victim").
 
-mod common;
-
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use testkit::Repo;
+use testkit::{Output, Repo};
+
+use crate::common::report_in;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mutants");
 
 fn mutants() -> assert_cmd::Command {
     testkit::bin(BIN)
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn report_in(out: &Path) -> Value {
-    serde_json::from_str(&fs::read_to_string(out.join("mutants.json")).unwrap()).unwrap()
 }
 
 /// A committed repository with `files`.
@@ -56,7 +40,7 @@ fn run_in(repo: &Repo, out: &Path, env: &[(&str, &Path)], args: &[&str]) -> Outp
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().unwrap()
+    Output::of(&mut cmd)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -122,7 +106,7 @@ fn spoiled_run(action: &str, status: &str) -> Value {
         &[],
     );
     // One finding (the error row), never a crash of the run.
-    assert_eq!(code(&result), 1, "{}", text(&result));
+    result.assert_exit(1);
     assert_eq!(fs::read_to_string(&victim).unwrap(), "victim bytes\n");
     assert_eq!(
         fs::read_to_string(victim_dir.join("lib.sh")).unwrap(),
@@ -207,7 +191,7 @@ fn a_run_never_clears_or_writes_logs_through_a_planted_logs_link() {
     let out = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(&victim_dir, out.path().join("logs")).unwrap();
     let result = run_in(&repo, out.path(), &[], &[]);
-    assert_eq!(code(&result), 0, "{}", text(&result));
+    result.assert_exit(0);
     assert_eq!(
         fs::read_to_string(victim_dir.join("keep.log")).unwrap(),
         "victim log\n"
@@ -248,14 +232,15 @@ fn check_and_list_refuse_a_spec_file_that_links_out_of_the_tree_and_never_read_i
             .current_dir(repo.path())
             .args([cmd, toml])
             .output()
+            .map(Output::from)
             .unwrap();
-        assert_eq!(code(&out), 2, "{toml}: {}", text(&out));
-        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.exit(), 2, "{toml}: {}", out);
+        let err = out.stderr.as_str();
         assert!(
             err.contains(&format!("{toml}:4:")) && err.contains(why),
             "{toml}: {err}"
         );
-        assert!(out.stdout.is_empty(), "{}", text(&out));
+        assert!(out.stdout.is_empty(), "{}", out);
     }
     // The same rule lets a regular file inside the tree through.
     mutants()
@@ -313,7 +298,7 @@ impl Shards {
         let s = Shards { repo, tmp };
         for k in [1, 2] {
             let out = run_in(&s.repo, &s.dir(k), &[], &["--shard", &format!("{k}/2")]);
-            assert_eq!(code(&out), 0, "{}", text(&out));
+            out.assert_exit(0);
         }
         s
     }
@@ -346,6 +331,7 @@ impl Shards {
             .arg("--out")
             .arg(out)
             .output()
+            .map(Output::from)
             .unwrap()
     }
 
@@ -357,8 +343,8 @@ impl Shards {
     /// nothing was written to the merge's --out.
     fn refused(&self, words: &[&str]) {
         let out = self.merge();
-        assert_eq!(code(&out), 2, "{}", text(&out));
-        let err = String::from_utf8_lossy(&out.stderr);
+        out.assert_exit(2);
+        let err = out.stderr.as_str();
         assert_eq!(err.lines().count(), 1, "{err}");
         for w in words {
             assert!(err.contains(w), "{w:?} not in {err}");
@@ -375,7 +361,7 @@ impl Shards {
 fn merge_of_real_shards_names_the_one_tree_it_judges() {
     let s = Shards::new();
     let out = s.merge();
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let merged = report_in(&s.tmp.path().join("merged"));
     let shard = report_in(&s.dir(1));
     assert_eq!(merged["tree"], shard["tree"]);
@@ -393,7 +379,7 @@ fn merge_refuses_shards_of_different_trees() {
     s.repo.write("lib.sh", format!("{LIB}# edited\n"));
     fs::remove_dir_all(s.dir(2)).unwrap();
     let out = run_in(&s.repo, &s.dir(2), &[], &["--shard", "2/2"]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     s.refused(&["s2/mutants.json", "field `tree`"]);
 }
 
@@ -414,8 +400,8 @@ fn merge_refuses_shards_of_different_runs_naming_the_field() {
 #[test]
 fn merge_refuses_shards_of_different_candidates_naming_the_patch_or_the_manifest() {
     let spec = "[suites.double]\nrun = \"sh double-test.sh\"\ntimeout = \"20s\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n\n[[mutant]]\nname = \"returns early\"\nfile = \"lib.sh\"\nanchor = \"double() {\"\nreplace = \"double() { return 1;\"\nsuite = \"double\"\n";
-    let fx = common::Fixture::new(spec);
-    let (dir, _) = common::candidate(&fx, true);
+    let fx = crate::common::Fixture::new(spec);
+    let (dir, _) = crate::common::candidate(&fx, true);
     let gate_toml = dir.path().join("gate.toml");
     let shard = |k: usize| fx.out.path().join(format!("s{k}"));
     for k in [1, 2] {
@@ -426,8 +412,9 @@ fn merge_refuses_shards_of_different_candidates_naming_the_patch_or_the_manifest
             .args(["--shard", &format!("{k}/2"), "--out"])
             .arg(shard(k))
             .output()
+            .map(Output::from)
             .unwrap();
-        assert_eq!(code(&out), 0, "{}", text(&out));
+        out.assert_exit(0);
     }
     let sums = report_in(&shard(1))["candidate"].clone();
     for field in ["patch_sha256", "manifest_sha256"] {
@@ -441,18 +428,19 @@ fn merge_refuses_shards_of_different_candidates_naming_the_patch_or_the_manifest
             .arg("--out")
             .arg(fx.out.path().join(out))
             .output()
+            .map(Output::from)
             .unwrap()
     };
     let ok = merge("merged");
-    assert_eq!(code(&ok), 0, "{}", text(&ok));
+    ok.assert_exit(0);
     let original = fs::read_to_string(shard(2).join("mutants.json")).unwrap();
     for field in ["patch_sha256", "manifest_sha256", "tree", "base"] {
         let mut v: Value = serde_json::from_str(&original).unwrap();
         v["candidate"][field] = json!("a".repeat(if field.ends_with("256") { 64 } else { 40 }));
         fs::write(shard(2).join("mutants.json"), v.to_string()).unwrap();
         let out = merge(&format!("refused-{field}"));
-        assert_eq!(code(&out), 2, "{field}: {}", text(&out));
-        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.exit(), 2, "{field}: {}", out);
+        let err = out.stderr.as_str();
         assert!(
             err.contains("s2/mutants.json") && err.contains(&format!("field `candidate.{field}`")),
             "{err}"
@@ -573,7 +561,7 @@ fn merge_replaces_a_planted_link_in_its_out_rather_than_writing_through_it() {
         .to_string();
     std::os::unix::fs::symlink(&victim, merged.join(&log)).unwrap();
     let out = s.merge();
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert_eq!(fs::read_to_string(&victim).unwrap(), "victim bytes\n");
     let copied = fs::symlink_metadata(merged.join(&log)).unwrap();
     assert!(copied.file_type().is_file());
@@ -589,8 +577,8 @@ fn merge_refuses_an_out_that_is_one_of_the_shards() {
     let before = fs::read(s.dir(1).join("mutants.json")).unwrap();
     // The same folder by another spelling.
     let out = s.merge_into(&s.dir(2).join("..").join("s1"));
-    assert_eq!(code(&out), 2, "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is the shard folder"));
+    out.assert_exit(2);
+    assert!(out.stderr.contains("is the shard folder"));
     assert_eq!(fs::read(s.dir(1).join("mutants.json")).unwrap(), before);
 }
 
@@ -665,7 +653,7 @@ suite = "unit"
         started.elapsed() < Duration::from_secs(25),
         "the build's timeout was not used"
     );
-    assert_eq!(code(&result), 1, "{}", text(&result));
+    result.assert_exit(1);
     let report = report_in(out.path());
     let rows = report["mutants"].as_array().unwrap();
     for (i, status) in [
@@ -711,7 +699,7 @@ fn a_suite_without_a_build_step_reports_no_build_time() {
     ]);
     let out = tempfile::tempdir().unwrap();
     let result = run_in(&repo, out.path(), &[], &[]);
-    assert_eq!(code(&result), 0, "{}", text(&result));
+    result.assert_exit(0);
     let report = report_in(out.path());
     assert!(report["baseline"][0]["build_secs"].is_null());
     assert!(report["mutants"][0]["run"]["build_secs"].is_null());
@@ -781,9 +769,9 @@ fn bad_specs_are_refused_at_their_line() {
             if cmd == "run" {
                 c.arg("--out").arg(out.path().join("o"));
             }
-            let result = c.output().unwrap();
-            assert_eq!(code(&result), 2, "{cmd} {spec}\n{}", text(&result));
-            let err = String::from_utf8_lossy(&result.stderr);
+            let result = c.output().map(Output::from).unwrap();
+            assert_eq!(result.exit(), 2, "{cmd} {spec}\n{}", result);
+            let err = result.stderr.as_str();
             assert!(err.contains(want), "{cmd}: want {want:?} in {err}");
             assert!(!err.contains("panicked"), "{err}");
             assert!(
@@ -826,9 +814,10 @@ fn bad_values_on_the_command_line_are_refused_naming_the_value() {
             .arg(out.path().join("o"))
             .args(&args)
             .output()
+            .map(Output::from)
             .unwrap();
-        assert_eq!(code(&result), 2, "{args:?}: {}", text(&result));
-        let err = String::from_utf8_lossy(&result.stderr);
+        assert_eq!(result.exit(), 2, "{args:?}: {}", result);
+        let err = result.stderr.as_str();
         assert!(err.contains(value), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
         assert!(!out.path().join("o").exists());
@@ -861,15 +850,9 @@ fn a_hostile_name_never_forges_a_line_or_reaches_the_terminal_raw() {
             &[],
             &["--format", format, "--color", "never"],
         );
-        assert_eq!(code(&result), 0, "{}", text(&result));
-        outputs.push((
-            format!("stdout ({format})"),
-            String::from_utf8_lossy(&result.stdout).into(),
-        ));
-        outputs.push((
-            format!("stderr ({format})"),
-            String::from_utf8_lossy(&result.stderr).into(),
-        ));
+        result.assert_exit(0);
+        outputs.push((format!("stdout ({format})"), result.stdout.clone()));
+        outputs.push((format!("stderr ({format})"), result.stderr.clone()));
     }
     for file in ["mutants.html", "junit.xml"] {
         outputs.push((
@@ -938,9 +921,10 @@ fn a_second_run_on_the_same_out_is_refused_while_the_first_holds_it() {
         .args(["run", "mutants.toml", "--out"])
         .arg(out.path())
         .output()
+        .map(Output::from)
         .unwrap();
-    assert_eq!(code(&second), 2, "{}", text(&second));
-    let err = String::from_utf8_lossy(&second.stderr);
+    second.assert_exit(2);
+    let err = second.stderr.as_str();
     assert!(err.contains(&format!("pid {pid}")), "{err}");
     // The second run wrote nothing: the first finishes with its own report whole.
     let status = first.wait().unwrap();
@@ -961,7 +945,7 @@ fn a_merge_into_an_out_another_process_holds_is_refused_and_writes_nothing() {
     assert!(!merged.join("logs").exists());
     drop(held);
     let out = s.merge();
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -981,7 +965,7 @@ fn with_closed_stdout(dir: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.wait_with_output().unwrap()
+    child.wait_with_output().map(Output::from).unwrap()
 }
 
 #[test]
@@ -1005,8 +989,8 @@ fn a_reader_that_closes_stdout_early_ends_the_output_quietly() {
         (vec!["merge", o, "--out", &format!("{o}-merged")], 0),
     ] {
         let result = with_closed_stdout(repo.path(), &args);
-        let err = String::from_utf8_lossy(&result.stderr);
-        assert_eq!(result.status.code(), Some(want), "{args:?}: {err}");
+        let err = result.stderr.as_str();
+        assert_eq!(result.code, Some(want), "{args:?}: {err}");
         assert!(
             !err.contains("panicked")
                 && !err.contains("failed printing")

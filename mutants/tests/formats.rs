@@ -8,15 +8,13 @@
 //! Without them a test skips with a notice, except under CI (`CI` set), where a missing Python
 //! module is a failure: a check that silently checks nothing in CI would hide a broken report.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
-use testkit::{junit, schema_errors};
+use testkit::{junit, schema_errors, Output};
 
 /// Validates an instance against a schema; prints `{"errors": [...]}`.
 /// One mutant of every verdict, in this order: killed, killed (hang), SURVIVED (its name holds
@@ -73,7 +71,7 @@ const EVERY_VERDICT: [&str; 7] = [
 fn junit_has_a_testcase_per_mutant_that_junitparser_reads_as_pass_failure_skip_and_error() {
     let fx = every_verdict();
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    out.assert_exit(1);
     let got: Vec<String> = verdicts(&fx.report()).into_iter().map(|v| v.1).collect();
     assert_eq!(got, EVERY_VERDICT);
     let Some(facts) = junit(&fx.out().join("junit.xml")) else {
@@ -164,7 +162,7 @@ fn junit_of_a_red_baseline_is_a_failure_not_an_empty_green_file() {
         .write("lib.sh", LIB.replace("$1 + $2", "$1 + $2 + 1"));
     fx.repo.commit_all("break add");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 4, "{}", text(&out));
+    out.assert_exit(4);
     let Some(facts) = junit(&fx.out().join("junit.xml")) else {
         return;
     };
@@ -184,10 +182,10 @@ fn junit_of_a_red_baseline_is_a_failure_not_an_empty_green_file() {
 fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_does_not() {
     let fx = every_verdict();
     let out = fx.run(&["--format", "json"]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    out.assert_exit(1);
     let report = fx.report();
     assert_eq!(report["version"], 1);
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(printed, report, "--format json prints mutants.json");
     let Some(errors) = schema_errors("mutants.schema.json", &report) else {
         return;
@@ -202,6 +200,7 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
             .args(["run", "mutants.toml", "--shard", k, "--out"])
             .arg(&dir)
             .output()
+            .map(Output::from)
             .unwrap();
         assert_eq!(
             schema_errors("mutants.schema.json", &report_in(&dir)).unwrap(),
@@ -216,8 +215,9 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
         .arg("--out")
         .arg(&merged)
         .output()
+        .map(Output::from)
         .unwrap();
-    assert_eq!(code(&m), 1, "{}", text(&m));
+    m.assert_exit(1);
     let merged_report = report_in(&merged);
     assert_eq!(merged_report["shard"], Value::Null);
     assert_eq!(
@@ -233,7 +233,7 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
         "--candidate",
         dir.path().join("gate.toml").to_str().unwrap(),
     ]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let cand = cfx.report();
     assert_eq!(cand["candidate"]["manifest_after"], "2/2 OK");
     assert_eq!(
@@ -293,7 +293,7 @@ fn a_report_of_suites_with_build_steps_validates_with_their_build_times() {
     );
     let fx = Fixture::new(&spec);
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let report = fx.report();
     assert!(report["baseline"][0]["build_secs"].as_f64().is_some());
     assert!(report["mutants"][0]["run"]["build_secs"].as_f64().is_some());
@@ -314,7 +314,7 @@ fn merge_refuses_a_report_of_another_version() {
         "{SUITE}{}",
         mutant("plus to minus", "$1 + $2", "$1 - $2", "")
     ));
-    assert_eq!(code(&fx.run(&[])), 0);
+    assert_eq!(fx.run(&[]).exit(), 0);
     let path = fx.out().join("mutants.json");
     let mut report = fx.report();
     report["version"] = json!(99);
@@ -333,8 +333,8 @@ fn merge_refuses_a_report_of_another_version() {
 fn markdown_is_a_facts_table_and_a_verdict_table_with_findings_in_bold_and_json_is_an_alias() {
     let fx = every_verdict();
     let out = fx.run(&["--format", "markdown"]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
-    let md = String::from_utf8_lossy(&out.stdout).into_owned();
+    out.assert_exit(1);
+    let md = out.stdout.clone();
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[0], "## mutants FAIL", "{md}");
     assert!(
@@ -370,10 +370,10 @@ fn markdown_is_a_facts_table_and_a_verdict_table_with_findings_in_bold_and_json_
 
     // --json is --format json; both at once is a usage error.
     let json_flag = fx.run(&["--json", "--only", "plus to minus"]);
-    let as_json: Value = serde_json::from_slice(&json_flag.stdout).unwrap();
+    let as_json: Value = serde_json::from_str(&json_flag.stdout).unwrap();
     assert_eq!(as_json, report_in(&fx.out()));
     let both = fx.run(&["--json", "--format", "markdown"]);
-    assert_eq!(code(&both), 2, "{}", text(&both));
+    both.assert_exit(2);
     // merge prints the same Markdown for joined shards.
     let m = fx
         .cmd()
@@ -382,9 +382,10 @@ fn markdown_is_a_facts_table_and_a_verdict_table_with_findings_in_bold_and_json_
         .args(["--format", "markdown", "--out"])
         .arg(fx.out.path().join("merged"))
         .output()
+        .map(Output::from)
         .unwrap();
     // (The --only run above updated the report in place: its findings are still there.)
-    assert!(String::from_utf8_lossy(&m.stdout).starts_with("## mutants FAIL"));
+    assert!(m.stdout.starts_with("## mutants FAIL"));
 }
 
 /// Runs `mutants ARGS` under a pseudo-terminal (util-linux `script`), so stdout and stderr are
@@ -405,8 +406,8 @@ fn on_a_terminal(fx: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<Strin
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let out = cmd.output().unwrap();
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    let out = cmd.output().map(Output::from).unwrap();
+    Some(out.stdout.clone())
 }
 
 #[test]
@@ -421,10 +422,10 @@ fn verdicts_are_coloured_on_a_terminal_or_when_asked_and_never_in_files_or_pipes
     let green = "\x1b[1;32mkilled\x1b[0m";
 
     let piped = fx.run(&[]);
-    assert!(!String::from_utf8_lossy(&piped.stdout).contains('\x1b'));
-    assert!(!String::from_utf8_lossy(&piped.stderr).contains('\x1b'));
+    assert!(!piped.stdout.contains('\x1b'));
+    assert!(!piped.stderr.contains('\x1b'));
     let always = fx.run(&["--color", "always"]);
-    let painted = String::from_utf8_lossy(&always.stdout).into_owned();
+    let painted = always.stdout.clone();
     assert!(
         painted.contains(red) && painted.contains(green),
         "{painted:?}"
@@ -433,7 +434,7 @@ fn verdicts_are_coloured_on_a_terminal_or_when_asked_and_never_in_files_or_pipes
     let file = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
     assert!(!file.contains('\x1b'), "files are never coloured: {file:?}");
     assert_eq!(report::color::strip(&painted), file);
-    let err = String::from_utf8_lossy(&always.stderr);
+    let err = always.stderr.as_str();
     assert!(err.contains(&format!("[2/2] {red}")), "{err:?}");
 
     let out = fx.out();
@@ -460,7 +461,7 @@ fn a_running_mutant_ticks_its_seconds_on_a_terminal_and_gets_plain_lines_elsewhe
     );
     let fx = Fixture::new(&spec);
     let plain = fx.run(&[]);
-    let err = String::from_utf8_lossy(&plain.stderr);
+    let err = plain.stderr.as_str();
     assert!(err.contains("[1/1] SURVIVED"), "{err}");
     assert!(!err.contains('\r'), "no redraws off a terminal: {err:?}");
 
@@ -481,14 +482,22 @@ fn a_running_mutant_ticks_its_seconds_on_a_terminal_and_gets_plain_lines_elsewhe
 #[test]
 fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
     let mutants = || testkit::bin(env!("CARGO_BIN_EXE_mutants"));
-    let version = mutants().arg("--version").output().unwrap();
+    let version = mutants()
+        .arg("--version")
+        .output()
+        .map(Output::from)
+        .unwrap();
     assert_eq!(
-        String::from_utf8_lossy(&version.stdout),
+        version.stdout.as_str(),
         format!("mutants {}\n", env!("CARGO_PKG_VERSION"))
     );
-    let bash = mutants().args(["completions", "bash"]).output().unwrap();
-    assert!(bash.status.success());
-    let script = String::from_utf8_lossy(&bash.stdout).into_owned();
+    let bash = mutants()
+        .args(["completions", "bash"])
+        .output()
+        .map(Output::from)
+        .unwrap();
+    assert!((bash.code == Some(0)));
+    let script = bash.stdout.clone();
     for word in [
         "run",
         "check",
@@ -505,15 +514,19 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
     testkit::assert_bash_completion("mutants", &script);
     let dir = tempfile::tempdir().unwrap();
     for shell in ["zsh", "fish"] {
-        let out = mutants().args(["completions", shell]).output().unwrap();
+        let out = mutants()
+            .args(["completions", shell])
+            .output()
+            .map(Output::from)
+            .unwrap();
         assert!(
-            out.status.success() && String::from_utf8_lossy(&out.stdout).contains("shard"),
+            (out.code == Some(0)) && out.stdout.contains("shard"),
             "{shell}"
         );
     }
 
-    let man = mutants().arg("man").output().unwrap();
-    assert!(String::from_utf8_lossy(&man.stdout).contains(".TH mutants 1"));
+    let man = mutants().arg("man").output().map(Output::from).unwrap();
+    assert!(man.stdout.contains(".TH mutants 1"));
     let pages = dir.path().join("man");
     mutants()
         .args(["man", "--out"])
@@ -537,9 +550,10 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
         .arg(pages.join("mutants-run.1"))
         .output()
+        .map(Output::from)
         .unwrap();
-    assert!(rendered.status.success());
-    let text = String::from_utf8_lossy(&rendered.stdout);
+    assert!((rendered.code == Some(0)));
+    let text = rendered.stdout.as_str();
     assert!(
         text.contains("mutants-run") && text.contains("--shard"),
         "{text}"
@@ -547,7 +561,7 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
     assert!(
         rendered.stderr.is_empty(),
         "groff warned: {}",
-        String::from_utf8_lossy(&rendered.stderr)
+        rendered.stderr.as_str()
     );
 }
 
@@ -577,13 +591,13 @@ fn chromium(url: &str, screenshot: Option<&Path>) -> Option<String> {
         Some(png) => cmd.arg(format!("--screenshot={}", png.display())),
         None => cmd.arg("--dump-dom"),
     };
-    let out = cmd.arg(url).output().unwrap();
+    let out = cmd.arg(url).output().map(Output::from).unwrap();
     assert!(
-        out.status.success(),
+        (out.code == Some(0)),
         "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        out.stderr.as_str()
     );
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    Some(out.stdout.clone())
 }
 
 /// A PNG's width and height, from its IHDR chunk.
@@ -598,7 +612,7 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 fn mutants_html_renders_in_headless_chromium_with_its_table_diffs_and_a_working_survivor_filter() {
     let fx = every_verdict();
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    out.assert_exit(1);
     let page = fx.out().join("mutants.html");
     let url = format!("file://{}", page.display());
 

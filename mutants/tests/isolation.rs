@@ -2,11 +2,9 @@
 //! reaches DIR's repository, and DIR's state that `git diff` cannot show (a nested repository,
 //! files marked assume-unchanged or skip-worktree) is carried, never a failed run.
 
-mod common;
-
 use std::fs;
 
-use common::{code, mutant, text, verdicts, Fixture, LIB, SUITE};
+use crate::common::{mutant, verdicts, Fixture, LIB, SUITE};
 
 #[test]
 fn a_meddling_suite_leaves_dirs_repository_byte_for_byte_as_it_was() {
@@ -34,7 +32,7 @@ timeout = "20s"
     let before = testkit::snapshot(&git_dir);
     let status = fx.repo.status();
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
     let after = testkit::snapshot(&git_dir);
     let changed: Vec<_> = before
@@ -77,9 +75,9 @@ fn a_nested_repository_and_hidden_edits_are_carried_into_the_run() {
     fx.repo.write("hidden.txt", "edited\n");
     let before = fx.repo.status();
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
-    let said = text(&out);
+    let said = out.both();
     assert!(
         said.contains("1 untracked nested repository copied"),
         "{said}"
@@ -111,7 +109,7 @@ fn with_deps(worktree: &str) -> Fixture {
 fn worktree_setup_and_links_prepare_every_copy_before_its_baseline() {
     let fx = with_deps("setup = \"echo installing; touch .installed\"\nlink = [\"deps\"]");
     let out = fx.run(&["--jobs", "2"]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let report = fx.report();
     assert_eq!(verdicts(&report)[0].1, "killed");
     assert_eq!(report["setup"]["linked"], serde_json::json!(["deps"]));
@@ -137,9 +135,9 @@ fn a_failing_worktree_setup_stops_the_run_with_exit_4_and_its_log_tail() {
     let fx =
         with_deps("setup = \"echo \\\"npm ERR! Cannot find package 'left-pad'\\\" >&2; exit 1\"");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 4, "{}", text(&out));
+    out.assert_exit(4);
     // The log's tail (the setup's own words, on stderr), and no baseline ever ran.
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = out.stderr.as_str();
     assert!(err.contains("worktree.setup failed (exit 1)"), "{err}");
     assert!(
         err.contains("  | npm ERR! Cannot find package 'left-pad'"),
@@ -155,10 +153,6 @@ fn a_failing_worktree_setup_stops_the_run_with_exit_4_and_its_log_tail() {
 fn a_worktree_link_git_does_not_ignore_is_bad_input() {
     let fx = with_deps("link = [\"lib.sh\"]");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 2, "{}", text(&out));
-    assert!(
-        text(&out).contains("is not ignored by git"),
-        "{}",
-        text(&out)
-    );
+    out.assert_exit(2);
+    assert!(out.both().contains("is not ignored by git"), "{}", out);
 }

@@ -1,10 +1,8 @@
 //! `mutants run` on real git repositories with real suites (shell scripts).
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 #[test]
@@ -22,7 +20,7 @@ fn a_mutant_that_loops_forever_is_killed_as_a_hang_and_leaves_nothing_running() 
     let started = Instant::now();
     let out = fx.run(&[]);
     // A hang is a kill: the run holds.
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert!(started.elapsed() < Duration::from_secs(30));
     let report = fx.report();
     assert_eq!(
@@ -62,7 +60,7 @@ fn a_test_that_spawns_a_child_in_a_new_session_has_it_killed_and_counted() {
     let fx = Fixture::new(&spec);
     let started = Instant::now();
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert!(started.elapsed() < Duration::from_secs(20));
     let report = fx.report();
     let run = &row(&report, "spawn escapes")["run"];
@@ -90,7 +88,7 @@ fn a_suite_leaving_a_daemon_holding_stdout_neither_hangs_the_run_nor_survives_it
     let fx = Fixture::new(&spec);
     let started = Instant::now();
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     // The daemon keeps the log open for 60 s; the run must not wait for it.
     assert!(started.elapsed() < Duration::from_secs(20));
     let report = fx.report();
@@ -125,7 +123,7 @@ fn controls_must_survive_and_a_noticed_control_is_a_finding() {
 
     let fx = Fixture::new(&format!("{SUITE}{held}{multi_line}"));
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let report = fx.report();
     assert_eq!(
         verdicts(&report),
@@ -140,12 +138,12 @@ fn controls_must_survive_and_a_noticed_control_is_a_finding() {
 
     let fx = Fixture::new(&format!("{SUITE}{held}{killed_control}"));
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    out.assert_exit(1);
     assert_eq!(
         verdicts(&fx.report())[1],
         ("plus to times".into(), "CONTROL KILLED".into())
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("CONTROL KILLED"));
+    assert!(out.stdout.contains("CONTROL KILLED"));
 }
 
 #[test]
@@ -157,7 +155,7 @@ fn an_anchor_found_zero_or_two_times_is_skipped_and_the_file_untouched() {
     );
     let fx = Fixture::new(&spec);
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    out.assert_exit(1);
     assert_eq!(
         verdicts(&fx.report()),
         [
@@ -165,7 +163,7 @@ fn an_anchor_found_zero_or_two_times_is_skipped_and_the_file_untouched() {
             ("twice".into(), "skipped (3 matches)".into())
         ]
     );
-    assert_eq!(fx.repo.read("lib.sh"), common::LIB.as_bytes());
+    assert_eq!(fx.repo.read("lib.sh"), crate::common::LIB.as_bytes());
     assert_eq!(fx.repo.status(), "");
 }
 
@@ -180,21 +178,21 @@ fn a_red_baseline_stops_the_run_with_exit_4_and_no_verdicts() {
         .write("lib.sh", LIB.replace("$1 + $2", "$1 + $2 + 1"));
     fx.repo.commit_all("break add");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 4, "{}", text(&out));
+    out.assert_exit(4);
     let report = fx.report();
     assert_eq!(report["baseline_failed"], true);
     assert_eq!(report["mutants"], serde_json::json!([]));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("BASELINE FAILED"));
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("killed"));
+    assert!(out.stdout.contains("BASELINE FAILED"));
+    assert!(!out.stdout.contains("killed"));
     // The log's last lines are on screen, not only its path: the suite's own words.
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = out.stderr.as_str();
     assert!(err.contains("  | FAIL: test_add"), "{err}");
 
     // A hung baseline is red too, never a pass.
     let hung = "[suites.unit]\nrun = \"sleep 30\"\ntimeout = \"1s\"\n\n";
     let fx = Fixture::new(&format!("{hung}{}", mutant("m", "$1 + $2", "$1 - $2", "")));
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 4, "{}", text(&out));
+    out.assert_exit(4);
     assert_eq!(fx.report()["baseline"][0]["status"], "hang");
 }
 
@@ -207,7 +205,7 @@ fn a_suite_that_cannot_start_is_an_error_never_a_kill() {
     fx.repo.chmod_x("run-tests");
     fx.repo.commit_all("runner");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 1, "{}", text(&out));
+    out.assert_exit(1);
     let report = fx.report();
     let r = row(&report, "broken shebang");
     assert_eq!(r["verdict"], "error");
@@ -230,7 +228,7 @@ fn a_non_utf8_file_is_mutated_as_bytes_and_restored() {
     fx.repo.write("data.bin", data);
     fx.repo.commit_all("data");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let report = fx.report();
     let r = row(&report, "value");
     assert_eq!(r["verdict"], "killed");
@@ -253,7 +251,7 @@ fn uncommitted_changes_and_untracked_files_are_carried_and_dir_is_left_alone() {
     );
     let status = fx.repo.status();
     let out = fx.run(&["--keep"]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
     assert_eq!(fx.repo.status(), status);
     // --keep leaves the worktree, holding the carried state, restored.
@@ -273,7 +271,7 @@ fn outputs_hold_the_table_the_stryker_report_and_an_escaped_html_page() {
     );
     let fx = Fixture::new(&spec);
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let txt = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
     for needle in [
         "Mutant",
@@ -313,7 +311,7 @@ fn outputs_hold_the_table_the_stryker_report_and_an_escaped_html_page() {
     }
     // --json prints the same report on stdout.
     let json = fx.run(&["--json"]);
-    let printed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let printed: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(verdicts(&printed), verdicts(&fx.report()));
 }
 
@@ -358,8 +356,8 @@ fn bad_specs_exit_2_naming_file_and_line_and_write_nothing() {
     for (spec, message) in cases {
         let fx = Fixture::new(&spec);
         let out = fx.run(&[]);
-        assert_eq!(code(&out), 2, "{}", text(&out));
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        out.assert_exit(2);
+        let stderr = out.stderr.as_str();
         assert!(stderr.contains(message), "want {message:?} in {stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
         assert!(
@@ -421,13 +419,13 @@ fn only_and_from_update_the_report_in_place_and_refuse_another_spec_or_tree() {
     let fx = Fixture::new(&spec);
     // No report yet: --only starts one with just those rows.
     let out = fx.run(&["--only", "third", "--only", "first"]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let names: Vec<String> = verdicts(&fx.report()).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["first", "third"]);
     assert!(fx.report()["mutants"][0]["rerun"].is_null());
     // --from on the same spec and tree: every other row kept, the rerun rows marked.
     let out = fx.run(&["--from", "second"]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let report = fx.report();
     let names: Vec<String> = verdicts(&report).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["first", "second", "third"]);
@@ -449,17 +447,17 @@ fn only_and_from_update_the_report_in_place_and_refuse_another_spec_or_tree() {
     // Another tree (DIR changed since): refused, the report untouched.
     let before = std::fs::read(fx.out().join("mutants.json")).unwrap();
     fx.repo
-        .write("lib.sh", format!("{}# edited\n", common::LIB));
+        .write("lib.sh", format!("{}# edited\n", crate::common::LIB));
     let out = fx.run(&["--only", "first"]);
-    assert_eq!(code(&out), 2, "{}", text(&out));
-    assert!(text(&out).contains("the tree changed"), "{}", text(&out));
+    out.assert_exit(2);
+    assert!(out.both().contains("the tree changed"), "{}", out);
     assert_eq!(
         std::fs::read(fx.out().join("mutants.json")).unwrap(),
         before
     );
     // Without --only the run starts afresh on the new tree.
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert!(fx.report()["mutants"][0]["rerun"].is_null());
 }
 
@@ -475,7 +473,7 @@ fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
     );
     let fx = Fixture::new(&spec);
     let out = fx.run(&["--jobs", "2"]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let dirs: Vec<String> = std::fs::read_to_string(fx.pids.path().join("tmpdirs"))
         .unwrap()
         .lines()

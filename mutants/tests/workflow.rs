@@ -1,15 +1,14 @@
 //! The larger workflows: interrupting a run, sharding and merging, comparison suites with the
 //! failed tests' names, and mutants on a candidate built the way `gate apply` builds it.
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
+use testkit::Output;
 
 #[test]
 fn sigint_kills_the_running_suite_restores_removes_worktrees_and_keeps_the_partial_report() {
@@ -75,8 +74,8 @@ fn interrupted_by(signal: Signal) {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(exit.code(), Some(130), "{signal}: {}", text(&output));
+    let output = child.wait_with_output().map(Output::from).unwrap();
+    assert_eq!(exit.code(), Some(130), "{signal}: {}", output);
     assert!(
         !testkit::alive(sleeper),
         "the interrupted suite is still running"
@@ -132,13 +131,13 @@ fn shards_merged_equal_a_single_run() {
         let out = base.join(dir);
         let mut args = vec!["run", "mutants.toml", "--out", out.to_str().unwrap()];
         args.extend_from_slice(extra);
-        fx.cmd().args(&args).output().unwrap()
+        fx.cmd().args(&args).output().map(Output::from).unwrap()
     };
     let single = run("single", &["--jobs", "2"]);
-    assert_eq!(code(&single), 1, "{}", text(&single));
-    assert_eq!(code(&run("s1", &["--shard", "1/2"])), 0);
+    single.assert_exit(1);
+    assert_eq!(run("s1", &["--shard", "1/2"]).exit(), 0);
     let s2 = run("s2", &["--shard", "2/2"]);
-    assert_eq!(code(&s2), 1, "{}", text(&s2));
+    s2.assert_exit(1);
     let s1_rows = verdicts(&report_in(&base.join("s1")));
     assert_eq!(s1_rows.len(), 3);
     assert_eq!(verdicts(&report_in(&base.join("s2"))).len(), 2);
@@ -152,8 +151,9 @@ fn shards_merged_equal_a_single_run() {
         .arg("--out")
         .arg(&merged)
         .output()
+        .map(Output::from)
         .unwrap();
-    assert_eq!(code(&m), 1, "{}", text(&m));
+    m.assert_exit(1);
     let merged_report = report_in(&merged);
     let single_report = report_in(&base.join("single"));
     assert_eq!(essence(&merged_report), essence(&single_report));
@@ -202,14 +202,14 @@ fn comparison_suites_show_their_own_verdict_and_failed_tests_become_killed_by() 
         .write("old-test.sh", ". ./lib.sh\necho '7 passed, 0 failed'\n");
     fx.repo.commit_all("suites");
     let out = fx.run(&[]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     let report = fx.report();
     let r = row(&report, "plus to minus");
     assert_eq!(r["verdict"], "killed");
     assert_eq!(r["run"]["failed_tests"], serde_json::json!(["add_works"]));
     assert_eq!(r["also"][0]["suite"], "pre-existing");
     assert_eq!(r["also"][0]["verdict"], "SURVIVED");
-    let txt = String::from_utf8_lossy(&out.stdout);
+    let txt = out.stdout.as_str();
     assert!(txt.contains("pre-existing (comparison)"), "{txt}");
     assert!(txt.contains("SURVIVED (7 pass -> 7 pass)"), "{txt}");
     assert!(txt.contains("3 pass -> 1 failed"), "{txt}");
@@ -231,8 +231,8 @@ fn a_candidate_run_checks_the_manifest_before_and_after_and_records_the_tree() {
     let (dir, tree) = candidate(&fx, true);
     let gate_toml = dir.path().join("gate.toml");
     let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
-    assert_eq!(code(&out), 0, "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    out.assert_exit(0);
+    let stderr = out.stderr.as_str();
     assert!(
         stderr.contains("manifest before the first mutant: 2/2 OK"),
         "{stderr}"
@@ -255,8 +255,8 @@ fn a_candidate_run_checks_the_manifest_before_and_after_and_records_the_tree() {
         "--candidate",
         dir.path().join("gate.toml").to_str().unwrap(),
     ]);
-    assert_eq!(code(&out), 4, "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("1/2 OK, 1 FAILED"));
+    out.assert_exit(4);
+    assert!(out.stderr.contains("1/2 OK, 1 FAILED"));
     assert!(fx.repo.extra_worktrees().is_empty());
 }
 
@@ -272,6 +272,6 @@ fn a_candidate_runs_its_mutants_under_gate_tomls_env_with_the_suites_own_winning
     std::fs::write(&gate_toml, text_toml).unwrap();
     let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
     // A red baseline (exit 4) would mean the env did not arrive.
-    assert_eq!(code(&out), 0, "{}", text(&out));
+    out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
 }

@@ -4,10 +4,9 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use serde_json::Value;
-use testkit::Repo;
+use testkit::{Output, Repo};
 
 /// The library under test. Each function is a place a mutant can make the suite misbehave.
 pub const LIB: &str = r#"add() { echo $(( $1 + $2 )); }
@@ -77,7 +76,7 @@ impl Fixture {
         let out = self.out();
         let mut args: Vec<&str> = vec!["run", "mutants.toml", "--out", out.to_str().unwrap()];
         args.extend_from_slice(extra);
-        self.cmd().args(&args).output().unwrap()
+        Output::of(self.cmd().args(&args))
     }
 
     pub fn report(&self) -> Value {
@@ -121,18 +120,6 @@ pub fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|r| r["name"] == name)
         .unwrap_or_else(|| panic!("no row {name}"))
-}
-
-pub fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-pub fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// A candidate as `gate pack` would hand it over: the patch and manifest of staged changes.

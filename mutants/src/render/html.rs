@@ -14,8 +14,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::output::{comparison_suites, run_verdict, stryker_status};
-use crate::record::{Row, RunReport, SuiteRun};
+use super::{comparison_suites, stryker, time_text};
+use crate::record::{Row, RunReport, RunVerdict, SuiteRun};
 use crate::verdict::Verdict;
 
 /// How much of each log the page shows.
@@ -88,9 +88,9 @@ const SCRIPT: &str = "
 ";
 
 /// The page.
-pub fn render(report: &RunReport, out: &Path) -> String {
+pub(crate) fn render(report: &RunReport, out: &Path) -> String {
     let mut h = String::new();
-    let verdict = run_verdict(report);
+    let verdict = report.verdict();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -101,7 +101,11 @@ pub fn render(report: &RunReport, out: &Path) -> String {
     let _ = writeln!(
         h,
         "<h1>mutants <span class=\"v {}\">{verdict}</span></h1>",
-        if verdict == "PASS" { "pass" } else { "fail" }
+        if verdict == RunVerdict::Pass {
+            "pass"
+        } else {
+            "fail"
+        }
     );
     let _ = write!(
         h,
@@ -114,8 +118,8 @@ pub fn render(report: &RunReport, out: &Path) -> String {
                 h,
                 "candidate tree <code>{}</code> &middot; manifest before {}, after {}",
                 esc(&c.tree),
-                esc(&c.manifest_before),
-                esc(c.manifest_after.as_deref().unwrap_or("not checked"))
+                c.manifest_before,
+                c.manifest_after_text()
             );
         }
         None => {
@@ -132,7 +136,7 @@ pub fn render(report: &RunReport, out: &Path) -> String {
             "<p class=\"meta\">baseline <code>{}</code>: {} in {}{}; each mutant's timeout {:.0}s ({})</p>",
             esc(&b.suite),
             if b.passed { "passed".to_string() } else { format!("<span class=\"v fail\">FAILED ({})</span>", esc(&b.status)) },
-            esc(&crate::output::time_text(b.duration_secs, b.build_secs)),
+            esc(&time_text(b.duration_secs, b.build_secs)),
             b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
             b.mutant_timeout_secs,
             esc(&b.timeout_source)
@@ -185,16 +189,9 @@ fn tally_badges(h: &mut String, report: &RunReport) {
     let t = &report.tally;
     h.push_str("<div class=\"tally\">");
     let _ = write!(h, "<span class=\"meta\">{} mutants:</span>", t.total);
-    for (n, word, class) in [
-        (t.killed, "killed", "killed"),
-        (t.killed_hang, "killed (hang)", "hang"),
-        (t.control_held, "control held", "held"),
-        (t.survived, "SURVIVED", "survived"),
-        (t.control_killed, "CONTROL KILLED", "control-killed"),
-        (t.skipped, "skipped", "skipped"),
-        (t.error, "error", "error"),
-    ] {
+    for (n, word, kind) in t.counts() {
         if n > 0 {
+            let class = kind.class();
             let _ = write!(h, "<span class=\"v {class}\">{n} {word}</span>");
         }
     }
@@ -236,7 +233,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         h,
         "<td>{}</td><td>{}</td><td>{}</td></tr>",
         esc(&run
-            .map(|s| crate::output::time_text(s.duration_secs, s.build_secs))
+            .map(|s| time_text(s.duration_secs, s.build_secs))
             .unwrap_or_default()),
         esc(&run.map(|s| s.status.clone()).unwrap_or_default()),
         run.map(|s| s.strays_killed.to_string()).unwrap_or_default(),
@@ -253,7 +250,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         },
         if r.diff.is_some() { "diff and log" } else { "anchor" },
         esc(&r.file),
-        esc(&stryker_status(r).1)
+        esc(&stryker::status(r).1)
     );
     if let Some(d) = &r.diff {
         h.push_str("<pre class=\"diff\">");
@@ -289,7 +286,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
             "<p class=\"meta\">{}: {} in {}, timeout {:.0}s, {} strays killed, log <code>{}</code></p><pre class=\"log\">{}</pre>",
             esc(&s.suite),
             esc(&s.status),
-            esc(&crate::output::time_text(s.duration_secs, s.build_secs)),
+            esc(&time_text(s.duration_secs, s.build_secs)),
             s.timeout_secs,
             s.strays_killed,
             esc(&s.log),
@@ -314,14 +311,14 @@ fn log_tail(path: &Path) -> String {
 /// HTML-escapes outside text (a name, a path, a status) for element content and attribute
 /// values, after [`report::escape::text`]: a line break or an ANSI escape in a name shows as
 /// `\n` or `\u{1b}`, never raw in the page.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     html(&report::escape::text(s), false)
 }
 
 /// HTML-escapes code or a log for a `<pre>`: its line breaks and tabs stay (and its backslashes
 /// stay single, as in the file), but every other control character (an ANSI escape, a carriage
 /// return) is shown as an escape, never emitted raw.
-pub fn esc_code(s: &str) -> String {
+fn esc_code(s: &str) -> String {
     html(s, true)
 }
 

@@ -21,7 +21,7 @@ const TAIL_LINES: usize = 80;
 const TAIL_BYTES: usize = 16 * 1024;
 
 /// The report as JUnit XML; `out` is the folder the logs are relative to.
-pub fn render(report: &RunReport, out: &Path) -> String {
+pub(crate) fn render(report: &RunReport, out: &Path) -> String {
     let mut cases = Vec::new();
     if report.baseline_failed {
         for b in report.baseline.iter().filter(|b| !b.passed) {

@@ -1,0 +1,76 @@
+//! Each `mutants` subcommand: clap's arguments turned into typed settings, the work handed to
+//! the module that does it (`check`, `session`, `merge`), an [`Exit`]
+//! back. Nothing below this layer sees the command line.
+//!
+//! Errors (a bad spec, an unknown `--only` name, a DIR that is not a repository) print one line
+//! and exit 2 before anything is written; a red or hung baseline, or a candidate whose manifest
+//! does not hold, exits 4; findings (a survivor, a killed control, a skipped or error row) are
+//! outcomes and exit 1; an interrupt cleans up, writes the partial report and exits 130.
+
+use anyhow::Result;
+
+use report::{ColorChoice, Exit};
+
+use crate::cli::{Cli, Command, RunArgs};
+use crate::session::{self, Selection, Settings};
+
+mod check;
+
+/// Runs the parsed command line and returns the exit code, printing any error: the one entry
+/// point of the `mutants` binary.
+pub fn run(cli: Cli) -> Exit {
+    report::exit::run_tool("mutants", || dispatch(cli))
+}
+
+fn dispatch(cli: Cli) -> Result<Exit> {
+    let color = cli.color;
+    match cli.command {
+        Command::Check { target, json } => check::check(&target.spec, target.dir, json),
+        Command::List { target, json } => check::list(&target.spec, target.dir, json),
+        Command::Run(args) => session::run(settings(args, color)),
+        Command::Merge {
+            dirs,
+            out,
+            json,
+            format,
+        } => crate::merge::merge(&dirs, &out, format.with_json_flag(json), color),
+        Command::Completions { shell } => {
+            // Rendered whole first: clap_complete panics on a write error, and a closed
+            // stdout (`| head -1`) must end quietly.
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let name = cmd.get_name().to_string();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, name, &mut script);
+            report::exit::print_bytes(&script)?;
+            Ok(Exit::Ok)
+        }
+        Command::Man { out } => {
+            report::manual::write_man_pages(
+                <Cli as clap::CommandFactory>::command(),
+                out.as_deref(),
+            )?;
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// `mutants run`'s arguments as the session's settings.
+fn settings(args: RunArgs, color: ColorChoice) -> Settings {
+    let format = args.stdout_format();
+    Settings {
+        spec: args.spec,
+        dir: args.dir,
+        candidate: args.candidate,
+        jobs: usize::from(args.jobs),
+        timeout: args.timeout,
+        selection: Selection {
+            only: args.only,
+            from: args.from,
+            shard: args.shard,
+        },
+        out: args.out,
+        keep: args.keep,
+        format,
+        color,
+    }
+}

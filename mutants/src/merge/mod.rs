@@ -1,0 +1,77 @@
+//! `mutants merge`: the outputs of `run --shard K/N` joined into the report one run would write.
+//!
+//! Each shard's `mutants.json` carries every row whole (verdict, counts, log path relative to
+//! its folder), so merging is a union of rows put back in spec order, the logs copied beside
+//! them, and every output rendered again from the union.
+//!
+//! A shard folder is outside input: it may come from another machine, or be crafted. So nothing
+//! in it is trusted before it is checked, and every check happens before anything is opened,
+//! copied or written:
+//! - `mutants.json` is read strictly: every field present, of its type, none unknown (the whole
+//!   value must serialize back to exactly what was read), or the merge is refused naming the
+//!   file and the field.
+//! - The shards must be one run split: the same spec, tool version, commit, tree and candidate,
+//!   shard fields `K/N` with one N, each K once, none missing. A merged report that silently
+//!   lacks a shard, or mixes two trees, would read as a complete run of one tree.
+//! - Every log path must be `logs/NAME` (relative, one plain name, no `..`), lead to a regular
+//!   file inside that shard's own `logs/` (no link anywhere on the way), and is copied to
+//!   `OUT/logs/NAME` by a write-and-rename that replaces whatever is there rather than writing
+//!   through it. An `--out` that is one of the shard folders is refused, so a file can never be
+//!   copied onto itself.
+//! - The sources in `mutation-report.json` are kept only for files the shard's rows name.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use report::escape;
+use report::{ColorChoice, Exit, Format};
+
+use crate::record::RunReport;
+use crate::render;
+
+mod join;
+mod logs;
+pub(crate) mod shard;
+
+/// `mutants merge`: the shards read and checked, their logs copied, the merged report written
+/// and printed.
+pub(crate) fn merge(
+    dirs: &[PathBuf],
+    out: &Path,
+    format: Format,
+    color: ColorChoice,
+) -> Result<Exit> {
+    let mut shards: Vec<(PathBuf, RunReport)> = Vec::new();
+    for dir in dirs {
+        let path = dir.join("mutants.json");
+        let bytes = crate::swap::read_regular(&path)
+            .with_context(|| format!("{}: cannot read the shard's report", escape::path(&path)))?
+            .bytes;
+        let report = shard::parse(&bytes)
+            .map_err(|why| anyhow::anyhow!("{}: {why}", escape::path(&path)))?;
+        shards.push((dir.clone(), report));
+    }
+    let merged = join::merge_reports(&shards)?;
+    logs::refuse_out_among_shards(out, dirs)?;
+    let copies = logs::plan_copies(&shards)?;
+    let sources = shard::read_sources(&shards)?;
+
+    let _lock = report::lock::OutLock::acquire(out)?;
+    let logs = out.join("logs");
+    fs::create_dir_all(&logs).with_context(|| format!("creating {}", escape::path(&logs)))?;
+    let meta = fs::symlink_metadata(&logs)?;
+    if !meta.file_type().is_dir() {
+        bail!(
+            "{}: not a folder (a link or a file is in the way)",
+            escape::path(&logs)
+        );
+    }
+    for (from, name) in &copies {
+        logs::copy_log(from, &logs, name)?;
+    }
+    render::write_all(&merged, &sources, out)?;
+    render::print(&merged, format, color)?;
+    Ok(join::exit_of(&merged))
+}

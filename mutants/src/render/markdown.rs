@@ -1,0 +1,113 @@
+//! The report as GitHub-flavoured Markdown for a pull request (`gh pr comment --body-file`):
+//! the run's verdict as a heading, the run's facts as a table, then the verdict table.
+//!
+//! Every cell is escaped (a mutant's name or claim may hold `*`, `<` or `|`), and the verdict of
+//! a row that does not hold is in bold, decided by the row's typed verdict, not its word.
+
+use report::markdown::{self, code};
+use report::Table;
+
+use super::text::{cells, VERDICT_COLUMN};
+use super::time_text;
+use crate::record::RunReport;
+use report::text::short_id as short;
+
+/// The Markdown summary.
+pub(crate) fn render(report: &RunReport) -> String {
+    let verdict = report.verdict();
+    let mut out = format!("## mutants {verdict}\n\n");
+    let mut facts = vec![
+        (
+            "verdict",
+            format!(
+                "**{verdict}**: {}",
+                markdown::escape(&report.tally.to_string())
+            ),
+        ),
+        (
+            "spec",
+            format!(
+                "{} (sha256 {})",
+                code(&report.spec),
+                code(short(&report.spec_sha256))
+            ),
+        ),
+    ];
+    match &report.candidate {
+        Some(c) => {
+            facts.push((
+                "candidate",
+                format!("{} base {}", code(&c.config), code(short(&c.base))),
+            ));
+            facts.push(("tree", code(&c.tree)));
+            facts.push((
+                "manifest",
+                format!(
+                    "before: {}, after: {}",
+                    markdown::escape(&c.manifest_before.to_string()),
+                    markdown::escape(&c.manifest_after_text())
+                ),
+            ));
+        }
+        None => facts.push((
+            "commit",
+            format!(
+                "{}{}",
+                code(short(&report.commit)),
+                report
+                    .carried
+                    .as_ref()
+                    .map(|c| format!(" + {}", markdown::escape(c)))
+                    .unwrap_or_default()
+            ),
+        )),
+    }
+    if let Some(shard) = report.shard {
+        facts.push(("shard", shard.to_string()));
+    }
+    for b in &report.baseline {
+        facts.push((
+            "baseline",
+            format!(
+                "{} {} in {}{}",
+                code(&b.suite),
+                if b.passed {
+                    "passed".to_string()
+                } else {
+                    format!("**FAILED** ({})", markdown::escape(&b.status))
+                },
+                time_text(b.duration_secs, b.build_secs),
+                b.counts.map(|c| format!(" ({c})")).unwrap_or_default()
+            ),
+        ));
+    }
+    facts.push(("time", format!("{} .. {}", report.start, report.end)));
+    out.push_str(&markdown::facts(facts));
+    if report.baseline_failed {
+        out.push_str("\nA suite fails or hangs without any mutant, so no mutant was judged.\n");
+        return out;
+    }
+    let (headers, rows) = cells(report);
+    let mut t = Table::new(headers);
+    for (row, r) in rows.into_iter().zip(&report.mutants) {
+        let cells = row.into_iter().enumerate().map(|(i, cell)| {
+            let text = markdown::escape(&cell);
+            if i == VERDICT_COLUMN && !r.verdict.holds() && !text.is_empty() {
+                format!("**{text}**")
+            } else {
+                text
+            }
+        });
+        t.row(cells.collect::<Vec<_>>());
+    }
+    out.push('\n');
+    out.push_str(&t.render_markdown());
+    if report.interrupted || report.mutants.len() < report.planned {
+        out.push_str(&format!(
+            "\n{} of {} mutants judged; the rest were not run.\n",
+            report.mutants.len(),
+            report.planned
+        ));
+    }
+    out
+}

@@ -1,0 +1,99 @@
+//! Every rendering of a [`RunReport`]: the files in `--out` and what is printed on stdout.
+//!
+//! The record ([`crate::record`]) is the one thing a run produces; each module here turns it
+//! into one format and nothing else: [`text`] (`mutants.txt` and the table on a terminal),
+//! [`markdown`] (for a pull request), [`json`] (`mutants.json`, the record serialized),
+//! [`stryker`] (`mutation-report.json`), [`html`] (`mutants.html`), [`junit`] (`junit.xml`),
+//! and [`progress`] (the live lines of a run). The file names are gate's too, so a reader who
+//! knows one tool's layout knows the other's.
+//!
+//! The files are rewritten whole (atomically) after every mutant, so an interrupted or killed
+//! run leaves a consistent report of what it finished.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use report::duration::human;
+use report::{ColorChoice, Format, Painter};
+
+use crate::record::RunReport;
+
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod markdown;
+pub(crate) mod progress;
+pub(crate) mod stryker;
+pub(crate) mod text;
+
+/// The original text of every mutated file, for `mutation-report.json` (lossy for non-UTF-8).
+pub(crate) type Sources = BTreeMap<String, String>;
+
+/// Writes every report file into `out`.
+pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
+    let write = |name: &str, text: &str| {
+        report::json::write_text_atomic(&out.join(name), text)
+            .with_context(|| format!("writing {}", out.join(name).display()))
+    };
+    write("mutants.json", &json::render(report)?)?;
+    write("mutants.txt", &text::render(report))?;
+    write("mutation-report.json", &stryker::render(report, sources))?;
+    write("mutants.html", &html::render(report, out))?;
+    write("junit.xml", &junit::render(report, out))?;
+    Ok(())
+}
+
+/// Prints a finished report on stdout in the chosen format: `mutants.json` as written, the
+/// Markdown summary, or the text table (its verdicts painted when `color` says so).
+pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> Result<()> {
+    let text = match format {
+        Format::Json => json::render(report)?,
+        Format::Markdown => markdown::render(report),
+        Format::Text => text::render_painted(report, Painter::new(color.for_stdout())),
+    };
+    report::exit::print(&text)?;
+    Ok(())
+}
+
+/// The comparison suites named anywhere in the report, in first-seen order.
+pub(crate) fn comparison_suites(report: &RunReport) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in &report.mutants {
+        for a in &r.also {
+            if !names.contains(&a.suite) {
+                names.push(a.suite.clone());
+            }
+        }
+    }
+    names
+}
+
+/// `0.31s`, or with a `build` step `0.31s + 1.20s build`: the run and the build apart, so a
+/// slow build is never mistaken for a slow suite.
+pub(crate) fn time_text(run_secs: f64, build_secs: Option<f64>) -> String {
+    match build_secs {
+        Some(b) => format!("{} + {} build", secs_text(run_secs), secs_text(b)),
+        None => secs_text(run_secs),
+    }
+}
+
+/// Seconds as `human` writes them; a value no duration can hold (negative, NaN, vast: only a
+/// crafted report has one) shows as `?`, never a panic.
+pub(crate) fn secs_text(secs: f64) -> String {
+    std::time::Duration::try_from_secs_f64(secs).map_or_else(|_| "?".to_string(), human)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_step_is_timed_apart_and_impossible_seconds_show_as_a_question_mark() {
+        assert_eq!(time_text(0.31, None), "0.31s");
+        assert_eq!(time_text(0.31, Some(1.2)), "0.31s + 1.20s build");
+        assert_eq!(secs_text(-1.0), "?");
+        assert_eq!(secs_text(f64::NAN), "?");
+    }
+}

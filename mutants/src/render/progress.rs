@@ -1,0 +1,120 @@
+//! The lines a run shows while it goes: one finished line per mutant and the live status.
+//!
+//! `report::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
+//! this module only says what the lines read, from the rows and tally the engine produced.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use report::progress::step_status;
+use report::Painter;
+
+use super::time_text;
+use crate::record::{Row, Tally};
+
+/// The live line's status: the tally so far and the mutant running longest, with its seconds
+/// (`2 killed, 0 survived; running after inclusive (12s) +1 more`).
+pub(crate) fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Instant)>) -> String {
+    let mut s = format!(
+        "{} killed, {} survived",
+        tally.killed + tally.killed_hang,
+        tally.survived
+    );
+    if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
+        s.push_str("; running ");
+        s.push_str(&step_status(&report::escape::text(name), since.elapsed()));
+        if running.len() > 1 {
+            s.push_str(&format!(" +{} more", running.len() - 1));
+        }
+    }
+    s
+}
+
+/// `[3/12] killed          after inclusive (0.31s, 12 pass -> 1 failed)`
+pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter) -> String {
+    let detail = match &row.run {
+        Some(run) => {
+            let counts = run.counts_text();
+            format!(
+                " ({}{}{})",
+                time_text(run.duration_secs, run.build_secs),
+                if counts.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {counts}")
+                },
+                if run.strays_killed > 0 {
+                    format!(", {} strays killed", run.strays_killed)
+                } else {
+                    String::new()
+                }
+            )
+        }
+        None => String::new(),
+    };
+    let word = row.verdict.to_string();
+    // Padded before painting: escape sequences would count as width.
+    let pad = " ".repeat(16usize.saturating_sub(word.chars().count()));
+    format!(
+        "[{done}/{total}] {}{pad} {}{detail}",
+        paint.paint(&word, row.verdict.style()),
+        report::escape::text(&row.name)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    fn row(name: &str, verdict: Verdict) -> Row {
+        Row {
+            index: 0,
+            name: name.into(),
+            site: None,
+            file: "f".into(),
+            undoes: None,
+            control: false,
+            anchor: "a".into(),
+            replace: "b".into(),
+            verdict,
+            matches: 1,
+            span: None,
+            run: None,
+            also: Vec::new(),
+            diff: None,
+            rerun: None,
+        }
+    }
+
+    #[test]
+    fn a_finished_line_pads_before_painting_and_escapes_the_name() {
+        let r = row("after\ninclusive", Verdict::Survived);
+        let plain = finished_line(&r, 3, 12, Painter::plain());
+        assert_eq!(plain, "[3/12] SURVIVED         after\\ninclusive");
+        let painted = finished_line(&r, 3, 12, Painter::new(true));
+        assert_ne!(painted, plain);
+        assert_eq!(report::color::strip(&painted), plain);
+    }
+
+    #[test]
+    fn the_live_status_names_the_longest_running_mutant() {
+        let tally = Tally {
+            killed: 2,
+            killed_hang: 1,
+            survived: 1,
+            ..Tally::default()
+        };
+        let mut running = BTreeMap::new();
+        assert_eq!(live_status(&tally, &running), "3 killed, 1 survived");
+        let now = Instant::now();
+        running.insert(4, ("later".to_string(), now));
+        running.insert(
+            2,
+            ("first".to_string(), now - std::time::Duration::from_secs(5)),
+        );
+        let s = live_status(&tally, &running);
+        assert!(s.starts_with("3 killed, 1 survived; running first"), "{s}");
+        assert!(s.ends_with(" +1 more"), "{s}");
+    }
+}

@@ -1,0 +1,243 @@
+//! `mutants.txt` and the table printed on a terminal: what was run, the verdict table, the
+//! tally and how the run ended.
+//!
+//! The verdict table's cells ([`cells`]) are made once, as plain text, and the Markdown table is
+//! made from the same cells, so the two can never disagree. On a terminal the verdicts are
+//! painted in the colour of their kind ([`crate::verdict::Verdict::style`]), after the table is
+//! aligned: escape sequences would count as width.
+
+use report::color::Style;
+use report::{Painter, Table};
+
+use super::{comparison_suites, secs_text, time_text};
+use crate::record::{RunReport, RunVerdict};
+use report::text::short_id as short;
+
+/// The verdict table's header and cells, one row per mutant, as plain text.
+pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
+    let also = comparison_suites(report);
+    let mut headers: Vec<String> = ["Mutant", "Site", "What it undoes", "Verdict", "Counts"]
+        .map(String::from)
+        .to_vec();
+    for a in &also {
+        headers.push(format!("{a} (comparison)"));
+    }
+    headers.extend(["Time", "Exit", "Strays", "Failed tests"].map(String::from));
+    let mut rows = Vec::new();
+    for r in &report.mutants {
+        let run = r.run.as_ref();
+        let name = match &r.rerun {
+            Some(at) => format!("{} (rerun {at})", r.name),
+            None => r.name.clone(),
+        };
+        let mut cells = vec![
+            name,
+            r.site.clone().unwrap_or_default(),
+            r.undoes.clone().unwrap_or_else(|| {
+                if r.control {
+                    "(control)".into()
+                } else {
+                    String::new()
+                }
+            }),
+            r.verdict.to_string(),
+            run.map(|s| s.counts_text()).unwrap_or_default(),
+        ];
+        for a in &also {
+            cells.push(
+                r.also
+                    .iter()
+                    .find(|s| &s.suite == a)
+                    .map(|s| {
+                        let counts = s.counts_text();
+                        if counts.is_empty() {
+                            s.verdict.to_string()
+                        } else {
+                            format!("{} ({counts})", s.verdict)
+                        }
+                    })
+                    .unwrap_or_default(),
+            );
+        }
+        cells.push(
+            run.map(|s| time_text(s.duration_secs, s.build_secs))
+                .unwrap_or_default(),
+        );
+        cells.push(run.map(|s| s.status.clone()).unwrap_or_default());
+        cells.push(run.map(|s| s.strays_killed.to_string()).unwrap_or_default());
+        cells.push(
+            run.map(|s| failed_names(&s.failed_tests))
+                .unwrap_or_default(),
+        );
+        rows.push(cells);
+    }
+    (headers, rows)
+}
+
+/// The column of [`cells`] that holds the verdict.
+pub(crate) const VERDICT_COLUMN: usize = 3;
+
+/// The verdict table, one row per mutant: the part a reviewer pastes.
+fn table(report: &RunReport) -> Table {
+    let (headers, rows) = cells(report);
+    let mut t = Table::new(headers);
+    for r in rows {
+        t.row(r);
+    }
+    t
+}
+
+fn failed_names(names: &[String]) -> String {
+    match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{}, +{} more", names[..3].join(", "), n - 3),
+    }
+}
+
+/// `mutants.txt`: what was run, the table, the tally and how the run ended.
+pub(crate) fn render(report: &RunReport) -> String {
+    render_painted(report, Painter::plain())
+}
+
+/// [`render`] with the verdict words painted, for a terminal (files stay plain).
+pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
+    // Outside text (paths, suite names, statuses, a shard's fields) is escaped on these lines:
+    // a name holding a line break or an ANSI escape must not forge a line or reach a terminal.
+    // The table's cells are left to `Table`, which escapes them itself.
+    use report::escape::text as esc;
+    let mut s = String::new();
+    s.push_str(&format!(
+        "spec: {} (sha256 {})\n",
+        esc(&report.spec),
+        esc(short(&report.spec_sha256))
+    ));
+    match &report.candidate {
+        Some(c) => s.push_str(&format!(
+            "candidate: {} (base {}, tree {}); manifest before: {}, after: {}\n",
+            esc(&c.config),
+            esc(short(&c.base)),
+            esc(&c.tree),
+            c.manifest_before,
+            c.manifest_after_text()
+        )),
+        None => s.push_str(&format!(
+            "worktree: {} at {}{}\n",
+            esc(&report.dir),
+            esc(short(&report.commit)),
+            report
+                .carried
+                .as_ref()
+                .map(|c| format!(" + {}", esc(c)))
+                .unwrap_or_default()
+        )),
+    }
+    if let Some(shard) = report.shard {
+        s.push_str(&format!("shard: {shard}\n"));
+    }
+    if let Some(setup) = &report.setup {
+        let linked: Vec<String> = setup.linked.iter().map(|l| esc(l).into_owned()).collect();
+        let times: Vec<String> = setup.secs.iter().map(|t| secs_text(*t)).collect();
+        s.push_str(&format!(
+            "setup: {}{} in each working copy{}\n",
+            if setup.command.is_empty() {
+                "none".to_string()
+            } else {
+                format!("{} passed", esc(&setup.command))
+            },
+            if linked.is_empty() {
+                String::new()
+            } else {
+                format!(", linked {}", linked.join(", "))
+            },
+            if times.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", times.join(", "))
+            }
+        ));
+    }
+    for b in &report.baseline {
+        s.push_str(&format!(
+            "baseline: {} {} in {}{}; mutant timeout {} ({})\n",
+            esc(&b.suite),
+            if b.passed {
+                "passed".to_string()
+            } else {
+                format!("FAILED ({})", esc(&b.status))
+            },
+            time_text(b.duration_secs, b.build_secs),
+            b.counts.map(|c| format!(" ({c})")).unwrap_or_default(),
+            secs_text(b.mutant_timeout_secs),
+            esc(&b.timeout_source)
+        ));
+    }
+    s.push_str(&format!(
+        "run: {} to {}, jobs {}\n\n",
+        report.start, report.end, report.jobs
+    ));
+    if report.baseline_failed {
+        s.push_str(&paint.paint(&RunVerdict::BaselineFailed.to_string(), Style::Bad));
+        s.push_str(
+            ": a suite fails or hangs without any mutant, so no mutant was judged (exit 4).\n",
+        );
+        return s;
+    }
+    s.push_str(&paint_verdicts(&table(report).render_text(), report, paint));
+    s.push('\n');
+    s.push_str(&report.tally.to_string());
+    s.push('\n');
+    if report.interrupted {
+        s.push_str(&format!(
+            "INTERRUPTED: {} of {} mutants judged; the rest were not run.\n",
+            report.mutants.len(),
+            report.planned
+        ));
+    } else if report.mutants.len() < report.planned {
+        s.push_str(&format!(
+            "INCOMPLETE: {} of {} mutants judged.\n",
+            report.mutants.len(),
+            report.planned
+        ));
+    }
+    s
+}
+
+/// Paints the verdict cell of every data row of a rendered text table in its row's verdict's
+/// style. The table is aligned first and painted after, because escape sequences would count
+/// as width; the column is found from the rule under the header, and the rows are the report's
+/// in order (one table line each: `Table` escapes every line break).
+fn paint_verdicts(table: &str, report: &RunReport, paint: Painter) -> String {
+    if !paint.is_on() {
+        return table.to_string();
+    }
+    let mut lines = table.lines();
+    let (Some(header), Some(rule)) = (lines.next(), lines.next()) else {
+        return table.to_string();
+    };
+    // The verdict column starts where its rule of dashes starts (counted in chars).
+    let mut starts = Vec::new();
+    let mut prev = ' ';
+    for (i, c) in rule.chars().enumerate() {
+        if c == '-' && prev == ' ' {
+            starts.push(i);
+        }
+        prev = c;
+    }
+    let Some(&col) = starts.get(VERDICT_COLUMN) else {
+        return table.to_string();
+    };
+    let mut out = format!("{header}\n{rule}\n");
+    for (line, row) in lines.zip(&report.mutants) {
+        let chars: Vec<char> = line.chars().collect();
+        let rest: String = chars.iter().skip(col).collect();
+        // The cell ends at the two spaces that separate columns.
+        let cell_len = rest.find("  ").unwrap_or(rest.len());
+        let cell = &rest[..cell_len];
+        let before: String = chars.iter().take(col).collect();
+        out.push_str(&before);
+        out.push_str(&paint.paint(cell, row.verdict.style()));
+        out.push_str(&rest[cell_len..]);
+        out.push('\n');
+    }
+    out
+}

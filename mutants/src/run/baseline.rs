@@ -1,0 +1,146 @@
+//! The baseline: every suite the selected mutants use, run unmutated in every working copy
+//! before any mutant. A red or hung baseline would make every mutant look killed, so it stops
+//! the run; a green one sets each suite's mutant timeout.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+
+use report::{Counts, Outcome, RunRecord};
+
+use super::suite::{relative, run_suite, Ran};
+use super::timeout::{
+    baseline_build_timeout, baseline_timeout, mutant_build_timeout, mutant_timeout, Timeouts,
+};
+use crate::checkout::Checkout;
+use crate::record::Baseline;
+use crate::spec::Suite;
+use report::text::slug;
+
+/// What the baseline found.
+#[derive(Debug)]
+pub(crate) struct BaselineResult {
+    pub baselines: Vec<Baseline>,
+    pub passed: bool,
+    pub interrupted: bool,
+    /// The per-suite mutant timeouts and baseline counts, for the mutant runs.
+    pub timeouts: BTreeMap<String, Timeouts>,
+    pub counts: BTreeMap<String, Option<Counts>>,
+}
+
+/// Runs every suite unmutated in every working copy, the copies in parallel.
+///
+/// Every copy gets its baseline, not only the first: it warms each copy's build (a cold
+/// `cargo test` in the second worktree would otherwise be timed against the first's warm one)
+/// and proves each copy is green. The first copy's records are the ones reported.
+pub(crate) fn baseline(
+    suites: &[&Suite],
+    checkouts: &[Checkout],
+    cli_timeout: Option<Duration>,
+    out: &Path,
+) -> Result<BaselineResult> {
+    let per_copy: Vec<Result<Vec<Ran>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = checkouts
+            .iter()
+            .enumerate()
+            .map(|(j, co)| {
+                s.spawn(move || -> Result<Vec<Ran>> {
+                    let mut records = Vec::new();
+                    for suite in suites {
+                        let name = if j == 0 {
+                            format!("baseline.{}.log", slug(&suite.name, "mutant"))
+                        } else {
+                            format!("baseline.{}.copy{j}.log", slug(&suite.name, "mutant"))
+                        };
+                        let ran = run_suite(
+                            suite,
+                            co.path(),
+                            &out.join("logs").join(name),
+                            Timeouts {
+                                run: baseline_timeout(cli_timeout, suite),
+                                build: baseline_build_timeout(suite),
+                            },
+                        )?;
+                        let stop = ran.record.outcome() != Outcome::Passed;
+                        records.push(ran);
+                        if stop {
+                            break;
+                        }
+                    }
+                    Ok(records)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| bail!("a baseline thread panicked"))
+            })
+            .collect()
+    });
+    let per_copy: Vec<Vec<Ran>> = per_copy.into_iter().collect::<Result<_>>()?;
+
+    let mut result = BaselineResult {
+        baselines: Vec::new(),
+        passed: true,
+        interrupted: false,
+        timeouts: BTreeMap::new(),
+        counts: BTreeMap::new(),
+    };
+    for (i, suite) in suites.iter().enumerate() {
+        // The slowest copy sets the timeout; a failure in any copy fails the baseline.
+        let rans: Vec<&Ran> = per_copy.iter().filter_map(|r| r.get(i)).collect();
+        let records: Vec<&RunRecord> = rans.iter().map(|r| &r.record).collect();
+        let Some(first) = records.first() else {
+            break;
+        };
+        let slowest_build = rans
+            .iter()
+            .filter_map(|r| r.build_secs)
+            .map(|s| Duration::from_secs_f64(s.max(0.0)))
+            .max()
+            .unwrap_or_default();
+
+        let slowest = records
+            .iter()
+            .map(|r| r.duration())
+            .max()
+            .unwrap_or_default();
+        let worst = records
+            .iter()
+            .find(|r| r.outcome() != Outcome::Passed)
+            .unwrap_or(first);
+        let passed = worst.outcome() == Outcome::Passed;
+        result.interrupted |= records.iter().any(|r| r.interrupted);
+        result.passed &= passed;
+        let (timeout, source) = mutant_timeout(cli_timeout, suite, slowest);
+        result.timeouts.insert(
+            suite.name.clone(),
+            Timeouts {
+                run: timeout,
+                build: mutant_build_timeout(suite, slowest_build),
+            },
+        );
+        result.counts.insert(suite.name.clone(), first.counts);
+        result.baselines.push(Baseline {
+            suite: suite.name.clone(),
+            status: worst.status_text(),
+            passed,
+            duration_secs: first.duration_secs,
+            build_secs: rans[0].build_secs,
+            counts: worst.counts,
+            strays_killed: worst.strays_killed,
+            mutant_timeout_secs: timeout.as_secs_f64(),
+            timeout_source: source,
+            log: relative(out, &worst.log),
+        });
+    }
+    // A copy that stopped early (its first suite failed) left the later suites unrun.
+    if result.baselines.len() < suites.len() {
+        result.passed = false;
+    }
+    Ok(result)
+}

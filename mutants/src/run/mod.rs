@@ -1,0 +1,153 @@
+//! The engine: the unmutated baseline, then each mutant swapped in, judged and restored.
+//!
+//! The engine produces values (a [`BaselineResult`], then [`Event`]s carrying [`Row`]s) and
+//! formats nothing; the session records them and the renderers show them. The one thing a
+//! newcomer must know: a mutant's file is restored by a guard, and the restore is *proved* by
+//! reading the bytes back, before the next mutant may start in that worktree. A suite that
+//! rewrote the file itself, a full disk, a panic: all end the run rather than let the next
+//! mutant be judged against a tree that is not the reviewed one.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::checkout::{self, Checkout, Source};
+use crate::record::Row;
+use crate::spec::{Mutant, Spec};
+use mutant::run_one;
+
+mod baseline;
+mod mutant;
+mod suite;
+mod timeout;
+
+// The parts of the engine: `baseline` runs the suites unmutated, `mutant` judges one mutant in
+// one copy, `suite` runs one suite through the shared runner, `timeout` says how long each may
+// take.
+pub(crate) use baseline::{baseline, BaselineResult};
+
+/// What the engine tells its caller as mutants run.
+#[derive(Debug)]
+pub(crate) enum Event {
+    Started {
+        index: usize,
+        name: String,
+    },
+    Finished(Box<Row>),
+    /// A second passed with no other event.
+    Tick,
+}
+
+/// How often [`Event::Tick`] comes while mutants run.
+const TICK: Duration = Duration::from_secs(1);
+
+/// Everything a mutant run needs besides the mutant.
+#[derive(Debug)]
+pub(crate) struct Plan<'a> {
+    pub spec: &'a Spec,
+    /// Where a fresh working copy comes from, when a suite spoiled one, and what it needs.
+    pub source: &'a Source,
+    pub prep: &'a checkout::Prep,
+    pub mutants: Vec<&'a Mutant>,
+    pub baseline: &'a BaselineResult,
+    pub out: PathBuf,
+}
+
+/// Runs the planned mutants, one worker per working copy, each taking the next mutant in spec
+/// order; `on_event` is called on this thread for every event. Stops taking mutants once an
+/// interrupt arrives (the runner has already killed the suites in flight).
+///
+/// A working copy whose suite replaced or deleted the mutated file is discarded and a fresh one
+/// made in its place (in `checkouts`) before that worker takes its next mutant: nothing in a
+/// tree a suite has rearranged can be trusted, and the next mutant must be judged against the
+/// reviewed tree.
+pub(crate) fn run_mutants(
+    plan: &Plan,
+    checkouts: &mut [Checkout],
+    mut on_event: impl FnMut(Event),
+) -> Result<()> {
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Event>();
+    let errors: Vec<anyhow::Error> = std::thread::scope(|s| {
+        let handles: Vec<_> = checkouts
+            .iter_mut()
+            .map(|co| {
+                let tx = tx.clone();
+                let (next, failed) = (&next, &failed);
+                s.spawn(move || -> Result<()> {
+                    let result = work(plan, co, next, failed, &tx);
+                    if result.is_err() {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    result
+                })
+            })
+            .collect();
+        drop(tx);
+        // A mutant's suite may run for minutes: a tick once a second lets the caller keep a
+        // live line's clock moving while no other event arrives.
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok(event) => on_event(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => on_event(Event::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        handles
+            .into_iter()
+            .filter_map(|h| match h.join() {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e),
+                Err(_) => Some(anyhow::anyhow!("a mutant worker panicked")),
+            })
+            .collect()
+    });
+    match errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// One worker: takes mutants until none is left, rebuilding its copy when a suite spoiled it.
+fn work(
+    plan: &Plan,
+    co: &mut Checkout,
+    next: &AtomicUsize,
+    failed: &AtomicBool,
+    tx: &mpsc::Sender<Event>,
+) -> Result<()> {
+    loop {
+        if report::interrupt::requested() || failed.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some(m) = plan.mutants.get(i) else {
+            return Ok(());
+        };
+        let _ = tx.send(Event::Started {
+            index: m.index,
+            name: m.name.clone(),
+        });
+        let done = run_one(plan, m, co)?;
+        if done.spoiled {
+            // The old copy is dropped here, which removes it (its links are removed, never
+            // followed).
+            *co = checkout::make(plan.source, 1)
+                .context("making a fresh working copy after a suite replaced the mutated file")?
+                .pop()
+                .context("no working copy was made")?;
+            plan.prep
+                .apply(co, &format!("setup.rebuilt-{}.log", m.index + 1))?;
+        }
+        match done.row {
+            Some(row) => {
+                let _ = tx.send(Event::Finished(Box::new(row)));
+            }
+            None => return Ok(()),
+        }
+    }
+}

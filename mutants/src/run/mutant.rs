@@ -1,0 +1,227 @@
+//! One mutant in one working copy: swapped in, its suites run, judged, and the file restored
+//! and the restore proved before the copy takes another mutant.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use report::Counts;
+
+use super::suite::{relative, run_suite, Ran};
+use super::Plan;
+use crate::anchor::{self, Found};
+use crate::checkout::Checkout;
+use crate::record::{Row, SuiteRun};
+use crate::spec::{Expect, Mutant};
+use crate::swap::{self, Change, Identity, WriteError};
+use crate::verdict::Verdict;
+use report::text::slug;
+
+/// The mutated file, what it was when the mutant went in, and its original bytes: put back on
+/// [`Restore::restore`], which proves it, or on drop (an early return or a panic), best effort;
+/// never written when the path no longer holds that same file.
+struct Restore<'a> {
+    path: &'a Path,
+    id: Identity,
+    original: &'a [u8],
+    done: bool,
+}
+
+impl Restore<'_> {
+    /// `Ok(Err(change))` when the suite replaced the file: nothing was written.
+    fn restore(mut self) -> Result<Result<(), Change>> {
+        self.done = true;
+        match swap::write_in_place(self.path, self.id, self.original) {
+            Ok(()) => Ok(Ok(())),
+            Err(WriteError::Changed(c)) => Ok(Err(c)),
+            Err(WriteError::Io(e)) => Err(e).with_context(|| {
+                format!(
+                    "restoring {} to its original bytes",
+                    report::escape::path(self.path)
+                )
+            }),
+        }
+    }
+
+    /// Gives up on the file: it is not ours any more.
+    fn abandon(mut self) {
+        self.done = true;
+    }
+}
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = swap::write_in_place(self.path, self.id, self.original);
+        }
+    }
+}
+
+/// What one mutant left: its row (`None` when the run was interrupted during it), and whether
+/// its working copy is spoiled and must be made again.
+pub(super) struct Done {
+    pub(super) row: Option<Row>,
+    pub(super) spoiled: bool,
+}
+
+/// One mutant in one working copy.
+pub(super) fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
+    let path = swap::file_in(co.path(), &m.file)?;
+    // `_pin` holds the file open to the end, so its inode cannot be reused by a replacement.
+    let swap::Regular {
+        bytes: original,
+        id,
+        file: _pin,
+    } = swap::read_regular(&path)
+        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+    let mut row = Row {
+        index: m.index,
+        name: m.name.clone(),
+        site: m.site.clone(),
+        file: m.file.clone(),
+        undoes: m.undoes.clone(),
+        control: m.is_control(),
+        anchor: m.anchor.clone(),
+        replace: m.replace.clone(),
+        verdict: Verdict::Error,
+        matches: 0,
+        span: None,
+        run: None,
+        also: Vec::new(),
+        diff: None,
+        rerun: None,
+    };
+    let span = match anchor::find_anchor(&original, m.anchor.as_bytes()) {
+        Found::Once(span) => span,
+        Found::Not(n) => {
+            row.matches = n;
+            row.verdict = Verdict::Skipped { matches: n };
+            return Ok(Done {
+                row: Some(row),
+                spoiled: false,
+            });
+        }
+    };
+    row.matches = 1;
+    row.span = Some(span);
+    row.diff = Some(anchor::diff(
+        &m.file,
+        &original,
+        &span,
+        m.replace.as_bytes(),
+    ));
+    let mutated = anchor::swap(&original, &span, m.replace.as_bytes());
+
+    let guard = Restore {
+        path: &path,
+        id,
+        original: &original,
+        done: false,
+    };
+    swap::write_in_place(&path, id, &mutated)
+        .with_context(|| format!("writing the mutant into {}", report::escape::path(&path)))?;
+    let mut runs = Vec::new();
+    let mut changed = None;
+    for (k, suite_name) in m.suites().enumerate() {
+        let suite = &plan.spec.suites[suite_name];
+        let log_name = if k == 0 {
+            format!("{:03}-{}.log", m.index + 1, slug(&m.name, "mutant"))
+        } else {
+            format!(
+                "{:03}-{}.{}.log",
+                m.index + 1,
+                slug(&m.name, "mutant"),
+                slug(suite_name, "mutant")
+            )
+        };
+        let timeouts = plan.baseline.timeouts[suite_name];
+        let ran = run_suite(
+            suite,
+            co.path(),
+            &plan.out.join("logs").join(log_name),
+            timeouts,
+        )?;
+        if ran.record.interrupted {
+            let spoiled = guard.restore()?.is_err();
+            return Ok(Done { row: None, spoiled });
+        }
+        let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();
+        let mut run = suite_run(
+            &plan.out,
+            suite_name,
+            m.expect,
+            &ran,
+            timeouts.run,
+            baseline_counts,
+        );
+        // A suite that replaced or deleted the file proves nothing, whatever it exited with,
+        // and the tree is no longer the one under review: stop here.
+        if let Err(c) = swap::check(&path, id) {
+            run.verdict = Verdict::Error;
+            run.status = c.to_string();
+            runs.push(run);
+            changed = Some(c);
+            break;
+        }
+        runs.push(run);
+    }
+    let spoiled = match changed {
+        Some(_) => {
+            guard.abandon();
+            true
+        }
+        None => match guard.restore()? {
+            Ok(()) => false,
+            // Replaced after the check (by a process the suite left behind): the same error.
+            Err(c) => {
+                if let Some(last) = runs.last_mut() {
+                    last.verdict = Verdict::Error;
+                    last.status = c.to_string();
+                }
+                true
+            }
+        },
+    };
+    let mut runs = runs.into_iter();
+    let main = runs.next().expect("a mutant has its own suite");
+    row.verdict = if spoiled {
+        Verdict::Error
+    } else {
+        main.verdict
+    };
+    row.run = Some(main);
+    row.also = runs.collect();
+    Ok(Done {
+        row: Some(row),
+        spoiled,
+    })
+}
+
+fn suite_run(
+    out: &Path,
+    suite: &str,
+    expect: Expect,
+    ran: &Ran,
+    timeout: Duration,
+    baseline_counts: Option<Counts>,
+) -> SuiteRun {
+    let record = &ran.record;
+    SuiteRun {
+        suite: suite.to_string(),
+        verdict: Verdict::judge(expect, record.outcome()).unwrap_or(Verdict::Error),
+        status: record.status_text(),
+        exit_code: record.exit_code,
+        signal: record.signal.clone(),
+        start: record.start,
+        end: record.end,
+        duration_secs: record.duration_secs,
+        build_secs: ran.build_secs,
+        timeout_secs: timeout.as_secs_f64(),
+        baseline_counts,
+        counts: record.counts,
+        failed_tests: record.failed_tests.clone(),
+        strays_killed: record.strays_killed,
+        log: relative(out, &record.log),
+    }
+}

@@ -1,0 +1,91 @@
+//! One suite run through the shared runner: its `build` step first, then `sh -c RUN`, each in
+//! its own process group, under its timeout, in a scratch `TMPDIR` of its own.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use report::runner::{self, Job};
+use report::{Outcome, RunRecord};
+
+use super::timeout::Timeouts;
+use crate::spec::Suite;
+
+/// A suite's record and, when it has a `build` step, how long that took.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    pub record: RunRecord,
+    pub build_secs: Option<f64>,
+}
+
+/// Runs one suite through the shared runner: `sh -c RUN` in `dir`, its own process group,
+/// its timeout, output to `log`, and a scratch `TMPDIR` of its own.
+///
+/// The scratch folder is why two mutants running at once (`--jobs`) cannot meet in `/tmp`: a
+/// suite that writes a fixed temp name would otherwise see the other mutant's file, and a
+/// verdict could depend on timing. It is removed afterwards, best effort (never a verdict).
+///
+/// A `build` step runs first under its own timeout (`timeouts.build`); a build that fails or
+/// runs past it is the suite's record as an `error` (see [`build_failed`]).
+pub(super) fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeouts: Timeouts) -> Result<Ran> {
+    let scratch =
+        report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
+    let job_for = |script: &str, log: &Path, timeout: Duration| {
+        let mut job = Job::shell(script, dir, log).timeout(timeout);
+        for (k, v) in &suite.env {
+            job = job.env(k, v);
+        }
+        job.tmpdir(scratch.path())
+    };
+    let mut record = None;
+    let mut build_secs = None;
+    if let Some(build) = &suite.build {
+        let build_log = log.with_extension("build.log");
+        let built = runner::run(&job_for(build, &build_log, timeouts.build))
+            .with_context(|| format!("creating the log {}", build_log.display()))?;
+        build_secs = Some(built.duration_secs);
+        if built.outcome() != Outcome::Passed {
+            record = Some(build_failed(built, timeouts.build));
+        }
+    }
+    let record = match record {
+        Some(r) => r,
+        None => runner::run(&job_for(&suite.run, log, timeouts.run))
+            .with_context(|| format!("creating the log {}", log.display()))?,
+    };
+    // Read-only folders a suite left are made writable first; removal is never a verdict, and
+    // what cannot be removed now goes with the session at the end of the run.
+    let _ = scratch.remove();
+    Ok(Ran { record, build_secs })
+}
+
+/// A failed or hung build as the suite's record: the suite never ran, so it "could not start"
+/// (an `error`, never a kill, never a hang, never a killed control), with the build's own
+/// status kept in the record's text and no run time. Only an interrupted build keeps its own
+/// outcome (the run is stopping).
+fn build_failed(mut built: RunRecord, timeout: Duration) -> RunRecord {
+    if built.interrupted {
+        return built;
+    }
+    let why = if built.hang {
+        format!(
+            "build timed out after {} (its process group was killed)",
+            report::duration::human(timeout)
+        )
+    } else {
+        format!("build failed ({})", built.status_text())
+    };
+    built.hang = false;
+    built.spawn_error = Some(why);
+    built.duration_secs = 0.0;
+    built
+}
+
+/// `log` relative to `out`, with `/`, for reports that move with their folder.
+pub(super) fn relative(out: &Path, log: &Path) -> String {
+    log.strip_prefix(out)
+        .unwrap_or(log)
+        .to_string_lossy()
+        .into_owned()
+}

@@ -1,0 +1,309 @@
+//! One `mutants run`, start to end, as a [`Session`]: the state a run owns (the spec, the
+//! working copies, the lock on `--out`, the report so far) and a method per phase.
+//!
+//! The phases, in order: [`Session::prepare`] (read the spec and gate.toml, make the working
+//! copies, take the lock, start or reopen the report), [`Session::set_up`] (the `[worktree]`
+//! links and setup in every copy), [`Session::baseline`] (every suite unmutated: a red one
+//! stops the run with exit 4), [`Session::judge`] (each mutant through the engine, the report
+//! rewritten after each), [`Session::recheck`] (a candidate's manifest again: proof every
+//! mutant was restored), and [`Session::finish`] (worktrees removed, the final report written
+//! and printed). The engine ([`crate::run`]) does the work; the session records and shows it.
+//!
+//! Errors before the lock (a bad spec, an unknown `--only` name, a DIR that is not a
+//! repository) leave nothing in `--out`; an interrupt at any phase cleans up, writes the partial
+//! report and exits 130.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+
+use report::lock::OutLock;
+use report::progress::Progress;
+use report::{Exit, Painter, Timestamp};
+
+use crate::checkout::{Checkout, Prep, Source};
+use crate::record::{ManifestCheck, RunReport, SetupFacts};
+use crate::render::{self, progress, Sources};
+use crate::run::{self, BaselineResult, Event, Plan};
+use crate::spec::{Mutant, Spec};
+
+mod identity;
+mod prepare;
+mod previous;
+mod settings;
+
+pub(crate) use settings::{Selection, Settings};
+
+/// Runs one `mutants run` through its phases and returns its exit code.
+pub(crate) fn run(settings: Settings) -> Result<Exit> {
+    // It polls the interrupt flag and cleans up (children killed, nothing half-written).
+    report::interrupt::cleans_up();
+    let mut session = match Session::prepare(settings)? {
+        Ok(session) => session,
+        Err(refused) => return Ok(refused),
+    };
+    session.set_up()?;
+    let baseline = match session.baseline()? {
+        Ok(baseline) => baseline,
+        Err(stop) => return session.finish(stop),
+    };
+    match session.judge(&baseline) {
+        Ok(()) => {}
+        Err(Stopped::Engine(e)) => {
+            session.report.interrupted = report::interrupt::requested();
+            let _ = session.finish(Exit::Findings);
+            return Err(e);
+        }
+        Err(Stopped::Writing(e)) => return Err(e),
+    }
+    session.recheck()?;
+    let exit = if report::interrupt::requested() {
+        Exit::Interrupted
+    } else {
+        Exit::from_held(session.report.held())
+    };
+    session.finish(exit)
+}
+
+/// Why [`Session::judge`] stopped before the last mutant.
+#[derive(Debug)]
+pub(crate) enum Stopped {
+    /// The engine failed (a restore that could not be proved, a copy that could not be made):
+    /// the session still writes what it finished.
+    Engine(anyhow::Error),
+    /// The report could not be written after a mutant: nothing more can be recorded.
+    Writing(anyhow::Error),
+}
+
+/// A run in progress: everything its phases share.
+#[derive(Debug)]
+pub(crate) struct Session {
+    settings: Settings,
+    spec: Spec,
+    /// The mutants this run judges, as indices into `spec.mutants`, in spec order.
+    selected: Vec<usize>,
+    source: Source,
+    checkouts: Vec<Checkout>,
+    prep: Prep,
+    /// `--out`, absolute.
+    out: PathBuf,
+    report: RunReport,
+    sources: Sources,
+    /// Whether this run updates an existing report in place: its rows are marked as reruns.
+    rerun: bool,
+    /// Rows kept from the report this run updates in place (`--only`, `--from`).
+    kept_rows: usize,
+    /// One run per `--out`, held to the end of [`Session::finish`].
+    _lock: OutLock,
+}
+
+impl Session {
+    /// The mutants this run judges.
+    fn mutants(&self) -> Vec<&Mutant> {
+        self.selected
+            .iter()
+            .map(|&i| &self.spec.mutants[i])
+            .collect()
+    }
+
+    /// `[worktree]`: links and the setup in every working copy, side by side, before its
+    /// baseline; their times go in the report.
+    pub(crate) fn set_up(&mut self) -> Result<()> {
+        if self.prep.worktree.is_empty() {
+            return Ok(());
+        }
+        let prep = &self.prep;
+        let secs: Vec<Result<Option<f64>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .checkouts
+                .iter()
+                .enumerate()
+                .map(|(j, co)| {
+                    s.spawn(move || {
+                        let name = if j == 0 {
+                            "setup.log".to_string()
+                        } else {
+                            format!("setup.copy{j}.log")
+                        };
+                        prep.apply(co, &name)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| bail!("a setup thread panicked"))
+                })
+                .collect()
+        });
+        let secs: Vec<f64> = secs
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        self.report.setup = Some(SetupFacts {
+            command: prep.worktree.setup.clone().unwrap_or_default(),
+            linked: prep.worktree.link.clone(),
+            secs,
+        });
+        Ok(())
+    }
+
+    /// Every suite the selected mutants use, unmutated, in every copy. `Err(exit)` when the run
+    /// must stop there: interrupted, or a suite failed or hung (exit 4: a red baseline would
+    /// make every mutant look killed). A green baseline is written to the report at once.
+    pub(crate) fn baseline(&mut self) -> Result<Result<BaselineResult, Exit>> {
+        let suites = self.spec.suites_used(self.mutants());
+        report::errln!(
+            "mutants: baseline: {} suite(s) in {} worktree(s)",
+            suites.len(),
+            self.checkouts.len()
+        );
+        let names: Vec<String> = suites
+            .iter()
+            .map(|s| report::escape::text(&s.name).into_owned())
+            .collect();
+        let mut live = Progress::new(1, false);
+        let baseline = live.during(
+            &format!("baseline: {} running unmutated", names.join(", ")),
+            || run::baseline(&suites, &self.checkouts, self.settings.timeout, &self.out),
+        )?;
+        live.clear();
+        self.report.baseline = baseline.baselines.clone();
+        if baseline.interrupted || report::interrupt::requested() {
+            return Ok(Err(Exit::Interrupted));
+        }
+        if !baseline.passed {
+            self.report.baseline_failed = true;
+            for b in self.report.baseline.iter().filter(|b| !b.passed) {
+                report::errln!(
+                    "mutants: baseline failed: suite {:?} {} without any mutant (log {}); no mutant judged",
+                    b.suite,
+                    report::escape::text(&b.status),
+                    report::escape::path(&self.out.join(&b.log))
+                );
+                // The log's last lines, so the cause (`Cannot find package ...`) is on screen.
+                let tail =
+                    report::runner::read_tail(&self.out.join(&b.log), 4096).unwrap_or_default();
+                let lines: Vec<&str> = tail.lines().collect();
+                for line in &lines[lines.len().saturating_sub(12)..] {
+                    report::errln!("  | {}", report::escape::terminal_line(line));
+                }
+            }
+            return Ok(Err(Exit::Precondition));
+        }
+        self.report.end = Timestamp::now();
+        render::write_all(&self.report, &self.sources, &self.out)?;
+        Ok(Ok(baseline))
+    }
+
+    /// Each selected mutant through the engine, `--jobs` at once: every finished row goes into
+    /// the report, the report files are rewritten, and the progress line moves on.
+    pub(crate) fn judge(&mut self, baseline: &BaselineResult) -> Result<(), Stopped> {
+        let rerun = self.rerun;
+        let plan = Plan {
+            spec: &self.spec,
+            source: &self.source,
+            prep: &self.prep,
+            mutants: self
+                .selected
+                .iter()
+                .map(|&i| &self.spec.mutants[i])
+                .collect(),
+            baseline,
+            out: self.out.clone(),
+        };
+        let total = plan.mutants.len();
+        let (report, sources, out, kept_rows) =
+            (&mut self.report, &self.sources, &self.out, self.kept_rows);
+        let mut live = Progress::new(total, false);
+        let paint = Painter::new(self.settings.color.for_stderr());
+        let mut running: BTreeMap<usize, (String, Instant)> = BTreeMap::new();
+        let mut write_error = None;
+        let result = run::run_mutants(&plan, &mut self.checkouts, |event| {
+            match event {
+                Event::Started { index, name } => {
+                    running.insert(index, (name, Instant::now()));
+                }
+                Event::Finished(row) => {
+                    running.remove(&row.index);
+                    let done = report.mutants.len() + 1 - kept_rows;
+                    let line = progress::finished_line(&row, done, total, paint);
+                    let mut row = *row;
+                    if rerun {
+                        row.rerun = Some(row.run.as_ref().map_or_else(Timestamp::now, |r| r.start));
+                    }
+                    report.mutants.push(row);
+                    report.settle();
+                    report.end = Timestamp::now();
+                    if let Err(e) = render::write_all(report, sources, out) {
+                        write_error.get_or_insert(e);
+                    }
+                    live.finished(&line);
+                }
+                Event::Tick => {}
+            }
+            live.status(&progress::live_status(&report.tally, &running));
+        });
+        live.clear();
+        result.map_err(Stopped::Engine)?;
+        match write_error {
+            Some(e) => Err(Stopped::Writing(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// A candidate's manifest checked again in every copy after the last mutant: the proof
+    /// that every mutant was restored (the worst copy's check is the one recorded).
+    pub(crate) fn recheck(&mut self) -> Result<()> {
+        if self.report.candidate.is_none() || report::interrupt::requested() {
+            return Ok(());
+        }
+        let mut after: Option<ManifestCheck> = None;
+        for co in &self.checkouts {
+            if let Some(v) = co.recheck()? {
+                if after.is_none() || !v.all_ok() {
+                    after = Some(ManifestCheck(v.summary()));
+                }
+            }
+        }
+        if let (Some(c), Some(a)) = (self.report.candidate.as_mut(), after) {
+            report::errln!("mutants: candidate manifest after the last mutant: {a}");
+            c.manifest_after = Some(a);
+        }
+        Ok(())
+    }
+
+    /// Removes (or keeps) the worktrees, writes the final report and prints it.
+    pub(crate) fn finish(mut self, exit: Exit) -> Result<Exit> {
+        let mut checkouts = std::mem::take(&mut self.checkouts);
+        if self.settings.keep {
+            for co in &mut checkouts {
+                co.keep(true);
+                report::errln!("mutants: kept worktree {}", report::escape::path(co.path()));
+            }
+        }
+        // Worktrees go first, so an interrupted run has cleaned up before it reports.
+        drop(checkouts);
+        let report = &mut self.report;
+        report.interrupted |= exit == Exit::Interrupted;
+        report.settle();
+        report.end = Timestamp::now();
+        report.exit_code = exit.code();
+        render::write_all(report, &self.sources, &self.out)?;
+        render::print(report, self.settings.format, self.settings.color)?;
+        report::errln!("mutants: report in {}", report::escape::path(&self.out));
+        if exit == Exit::Interrupted {
+            report::errln!(
+                "mutants: interrupted after {} of {} mutants; worktrees removed",
+                report.mutants.len(),
+                report.planned
+            );
+        }
+        Ok(exit)
+    }
+}

@@ -1,0 +1,247 @@
+//! The first phase of a session: everything before the first suite runs.
+//!
+//! The order matters: every check that can refuse the input (the spec, gate.toml, the `--only`
+//! names, the repository, a link git can see, a file outside the tree) runs before the lock on
+//! `--out` is taken, so bad input leaves nothing behind; the previous report is read (or
+//! cleared) only once the lock is held.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use candidate::config::Config;
+use candidate::git::Git;
+use report::{Exit, Timestamp};
+
+use super::{identity, previous, Session, Settings};
+use crate::checkout::{self, Checkout, DirState, Prep, Source};
+use crate::record::{CandidateFacts, ManifestCheck, RunReport, Tally};
+use crate::render::Sources;
+use crate::spec::Spec;
+
+impl Session {
+    /// The spec and gate.toml read, the mutants selected, the working copies made, a
+    /// candidate's manifest checked (`Err(exit)` when it does not hold: nothing is written),
+    /// the lock on `--out` taken, and the report started or reopened.
+    pub(crate) fn prepare(settings: Settings) -> Result<Result<Session, Exit>> {
+        let (spec, config) = read_input(&settings)?;
+        let selected = settings.selection.select(&spec)?;
+        let repo = checkout::open_repo(settings.dir.clone())?;
+        candidate::setup::require_ignored(&spec.worktree, &repo, &spec.file)
+            .map_err(anyhow::Error::msg)?;
+        // A run killed with SIGKILL could not remove its worktrees; the next run does.
+        candidate::worktree::clean_stale();
+        let out = identity::absolute(&settings.out);
+        let setup_env = config.as_ref().map(|c| c.env.clone()).unwrap_or_default();
+        let origin = Origin::of(&repo, config, &out)?;
+        let copies = settings.jobs.min(selected.len()).max(1);
+        let checkouts = checkout::make(&origin.source, copies)?;
+        let candidate =
+            match candidate_facts(settings.candidate.as_deref(), &checkouts, origin.files) {
+                Ok(facts) => facts,
+                Err(refused) => return Ok(Err(refused)),
+            };
+        let sources = read_sources(&spec, &selected, checkouts[0].path())?;
+        let tree = match &candidate {
+            Some(c) => c.tree.clone(),
+            None => identity::tree_of(checkouts[0].path())?,
+        };
+
+        // One run per --out, held to the end: taken once the input is known good (a bad spec
+        // leaves no --out behind) and before anything is written there.
+        let _lock = report::lock::OutLock::acquire(&out)?;
+        let mut report = RunReport {
+            version: crate::record::REPORT_VERSION,
+            tool: "mutants".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            spec: spec.file.display().to_string(),
+            spec_sha256: spec.sha256.clone(),
+            dir: repo.dir().display().to_string(),
+            commit: origin.commit,
+            tree,
+            carried: origin.carried,
+            candidate,
+            start: Timestamp::now(),
+            end: Timestamp::now(),
+            jobs: checkouts.len(),
+            shard: settings.selection.shard,
+            planned: selected.len(),
+            baseline: Vec::new(),
+            baseline_failed: false,
+            interrupted: false,
+            mutants: Vec::new(),
+            tally: Tally::default(),
+            exit_code: 0,
+            setup: None,
+        };
+        // `--only`/`--from` update an existing report of the same spec and tree in place
+        // (every other row kept); anything else starts afresh.
+        let previous = if settings.selection.updates_in_place() {
+            previous::read(&out)?
+        } else {
+            None
+        };
+        let rerun = previous.is_some();
+        match previous {
+            Some(prev) => {
+                previous::same_run(
+                    &prev,
+                    &previous::Judged {
+                        spec_sha256: &report.spec_sha256,
+                        commit: &report.commit,
+                        tree: &report.tree,
+                        candidate: report.candidate.as_ref(),
+                    },
+                    &out,
+                )?;
+                let again: Vec<&str> = selected
+                    .iter()
+                    .map(|&i| spec.mutants[i].name.as_str())
+                    .collect();
+                report.mutants = prev
+                    .mutants
+                    .into_iter()
+                    .filter(|r| !again.contains(&r.name.as_str()))
+                    .collect();
+                report.planned = prev.planned.max(report.mutants.len() + selected.len());
+                report.start = prev.start;
+                report.settle();
+            }
+            None => previous::clear(&out)?,
+        }
+        let kept_rows = report.mutants.len();
+        let prep = Prep {
+            worktree: spec.worktree.clone(),
+            source: repo.dir().to_path_buf(),
+            env: setup_env,
+            logs: out.join("logs"),
+        };
+        Ok(Ok(Session {
+            settings,
+            spec,
+            selected,
+            source: origin.source,
+            checkouts,
+            prep,
+            out,
+            report,
+            sources,
+            rerun,
+            kept_rows,
+            _lock,
+        }))
+    }
+}
+
+/// The spec and gate.toml, each read once (the candidate's checkouts are built from this
+/// reading). With a candidate, gate.toml's `[env]` reaches every suite as it reaches gate's (a
+/// suite's own `env` wins), so the mutants run under the environment the candidate was gated
+/// in.
+fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>)> {
+    let mut spec = Spec::load(&settings.spec)?;
+    let config = settings
+        .candidate
+        .as_deref()
+        .map(Config::load)
+        .transpose()?;
+    if let Some(config) = &config {
+        for suite in spec.suites.values_mut() {
+            for (k, v) in &config.env {
+                suite.env.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    Ok((spec, config))
+}
+
+/// Where the working copies come from, and what the report says about it.
+struct Origin {
+    source: Source,
+    /// The commit the copies start at: DIR's HEAD, or the candidate's base.
+    commit: String,
+    /// What of DIR's uncommitted state is carried (none for a candidate).
+    carried: Option<String>,
+    /// A candidate's patch and manifest files, hashed.
+    files: Option<(String, String)>,
+}
+
+impl Origin {
+    fn of(repo: &Git, config: Option<Config>, out: &Path) -> Result<Origin> {
+        Ok(match config {
+            Some(config) => Origin {
+                commit: repo.commit_id(&config.base).context("candidate base")?,
+                carried: None,
+                files: Some((
+                    identity::sha256_of(&config.patch)?,
+                    identity::sha256_of(&config.manifest)?,
+                )),
+                source: Source::Candidate {
+                    repo: repo.clone(),
+                    config,
+                },
+            },
+            None => {
+                let state = DirState::read(repo.clone(), Some(out))?;
+                Origin {
+                    commit: state.commit.clone(),
+                    carried: Some(state.describe()),
+                    files: None,
+                    source: Source::Dir(state),
+                }
+            }
+        })
+    }
+}
+
+/// A candidate's facts for the report, its manifest checked in every copy first: `Err` (exit 4)
+/// when any copy does not hold, `Ok(None)` without a candidate.
+fn candidate_facts(
+    config: Option<&Path>,
+    checkouts: &[Checkout],
+    files: Option<(String, String)>,
+) -> Result<Option<CandidateFacts>, Exit> {
+    let (Some(config), Some(Checkout::Candidate(applied))) = (config, checkouts.first()) else {
+        return Ok(None);
+    };
+    let before = ManifestCheck(applied.verification.summary());
+    report::errln!("mutants: candidate manifest before the first mutant: {before}");
+    for co in checkouts {
+        if let Checkout::Candidate(a) = co {
+            if !a.verification.all_ok() {
+                report::errln!(
+                    "mutants: the candidate does not hold: manifest {}",
+                    a.verification.summary()
+                );
+                return Err(Exit::Precondition);
+            }
+        }
+    }
+    let (patch_sha256, manifest_sha256) = files.unwrap_or_default();
+    Ok(Some(CandidateFacts {
+        config: config.display().to_string(),
+        base: applied.prepared.base.clone(),
+        tree: applied.tree.clone(),
+        patch_sha256,
+        manifest_sha256,
+        manifest_before: before,
+        manifest_after: None,
+    }))
+}
+
+/// The original text of every selected mutant's file in `root`, for `mutation-report.json`.
+/// Every mutated file must be in the tree: one the path rule refuses is a spec error, reported
+/// at the mutant's line.
+fn read_sources(spec: &Spec, selected: &[usize], root: &Path) -> Result<Sources> {
+    let mut sources = Sources::new();
+    for m in selected.iter().map(|&i| &spec.mutants[i]) {
+        let path = crate::swap::file_in(root, &m.file)
+            .map_err(|e| spec.error_at(m.line, format!("{e:#}")))?;
+        let bytes = crate::swap::read_regular(&path)
+            .with_context(|| format!("reading {}", report::escape::path(&path)))?
+            .bytes;
+        sources
+            .entry(m.file.clone())
+            .or_insert_with(|| String::from_utf8_lossy(&bytes).into_owned());
+    }
+    Ok(sources)
+}

@@ -1,0 +1,155 @@
+//! The report a run finds in `--out`: updated in place by `--only`/`--from` when it judged the
+//! same spec and tree, refused when it did not, and cleared away otherwise.
+//!
+//! One report judges one tree, so rows of two trees (or two specs, or two candidates) can never
+//! stand in one table: the check happens before any row is run.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use crate::record::{CandidateFacts, RunReport};
+use report::text::short_id as short;
+
+/// The report an `--only`/`--from` run updates: `OUT/mutants.json` read strictly, or `None`
+/// when there is none yet (then the run starts one).
+pub(crate) fn read(out: &Path) -> Result<Option<RunReport>> {
+    let path = out.join("mutants.json");
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => bail!("{}: {e}", report::escape::path(&path)),
+    };
+    crate::merge::shard::parse(&bytes).map(Some).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot update this report in place: {e} (use another --out)",
+            report::escape::path(&path)
+        )
+    })
+}
+
+/// What a run is judging, for comparing with the report it would update.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Judged<'a> {
+    pub spec_sha256: &'a str,
+    pub commit: &'a str,
+    pub tree: &'a str,
+    pub candidate: Option<&'a CandidateFacts>,
+}
+
+/// Refuses to update a report of another spec, commit, tree or candidate.
+pub(crate) fn same_run(prev: &RunReport, now: &Judged, out: &Path) -> Result<()> {
+    match difference(prev, now) {
+        Some(why) => bail!(
+            "{}: --only/--from update a report in place only for the same spec and tree: {why}; run all mutants, or use another --out",
+            report::escape::path(&out.join("mutants.json"))
+        ),
+        None => Ok(()),
+    }
+}
+
+/// The first way `prev` is not a report of what is judged now, in words.
+fn difference(prev: &RunReport, now: &Judged) -> Option<String> {
+    let cand =
+        |c: Option<&CandidateFacts>| c.map(|c| (c.patch_sha256.clone(), c.manifest_sha256.clone()));
+    if prev.spec_sha256 != now.spec_sha256 {
+        Some(format!(
+            "the spec changed (sha256 {} in the report, {} now)",
+            short(&prev.spec_sha256),
+            short(now.spec_sha256)
+        ))
+    } else if prev.tree != now.tree {
+        Some(format!(
+            "the tree changed ({} in the report, {} now)",
+            short(&prev.tree),
+            short(now.tree)
+        ))
+    } else if prev.commit != now.commit {
+        Some(format!(
+            "the commit changed ({} in the report, {} now)",
+            short(&prev.commit),
+            short(now.commit)
+        ))
+    } else if cand(prev.candidate.as_ref()) != cand(now.candidate) {
+        Some("the candidate changed (its patch or manifest)".to_string())
+    } else {
+        None
+    }
+}
+
+/// Removes the report files and logs a previous run left in `out` (replaced, not mixed with
+/// ours), and makes `out/logs`.
+pub(crate) fn clear(out: &Path) -> Result<()> {
+    for name in [
+        "mutants.json",
+        "mutants.txt",
+        "mutation-report.json",
+        "mutants.html",
+        "junit.xml",
+    ] {
+        let _ = fs::remove_file(out.join(name));
+    }
+    let logs = out.join("logs");
+    // A link (or a file) where the logs folder goes is removed, never followed: clearing and
+    // writing logs through it would delete and write files wherever it points.
+    if fs::symlink_metadata(&logs).is_ok_and(|m| !m.file_type().is_dir()) {
+        fs::remove_file(&logs)
+            .with_context(|| format!("removing {}", report::escape::path(&logs)))?;
+    }
+    if let Ok(entries) = fs::read_dir(&logs) {
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "log") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+    fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = include_str!("../../tests/data/shard-report.json");
+
+    #[test]
+    fn a_report_of_another_spec_tree_commit_or_candidate_is_not_updated() {
+        let prev = crate::merge::shard::parse(SAMPLE.as_bytes()).unwrap();
+        let same = Judged {
+            spec_sha256: &prev.spec_sha256,
+            commit: &prev.commit,
+            tree: &prev.tree,
+            candidate: prev.candidate.as_ref(),
+        };
+        assert_eq!(difference(&prev, &same), None);
+        let spec = "f".repeat(64);
+        let why = difference(
+            &prev,
+            &Judged {
+                spec_sha256: &spec,
+                ..same
+            },
+        )
+        .unwrap();
+        assert!(why.starts_with("the spec changed"), "{why}");
+        let why = difference(
+            &prev,
+            &Judged {
+                tree: "0123abcd",
+                ..same
+            },
+        )
+        .unwrap();
+        assert!(why.starts_with("the tree changed"), "{why}");
+        let why = difference(
+            &prev,
+            &Judged {
+                commit: "0123abcd",
+                ..same
+            },
+        )
+        .unwrap();
+        assert!(why.starts_with("the commit changed"), "{why}");
+    }
+}

@@ -1,0 +1,11 @@
+//! `mutants`' integration tests, one binary: each module drives the real `mutants` binary on
+//! real git repositories in temp dirs (`cargo test -p mutants --test main MODULE::`).
+
+mod common;
+
+mod build;
+mod faults;
+mod formats;
+mod isolation;
+mod run;
+mod workflow;
