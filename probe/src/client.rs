@@ -4,17 +4,19 @@
 //! UTF-16 units (`.length`), a Rust or Go client may count chars or bytes, and the transport
 //! carries the JSON as sent (escapes and all), which is larger than the text it holds.
 //!
-//! The server runs in its own process group, and the group is killed when the call is done, so
-//! a server that forks helpers leaves nothing behind.
+//! The server runs through the runner's piped mode: its own process group, the run tag, a
+//! timeout and the interrupt check, and the group and its strays killed when the call is done,
+//! so a server that forks helpers (or daemonizes them) leaves nothing behind.
 
 use crate::protocol::{self, Incoming};
 use crate::Failure;
+use report::runner::{self, Job, Piped, Program};
+use report::scratch::ScratchDir;
 use report::Exit;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::ChildStdin;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -97,24 +99,38 @@ pub struct CallReport {
 
 /// A running server and the lines it writes, read on a thread so a silent server can time out.
 struct Session {
-    child: Child,
+    server: Piped,
     stdin: Option<ChildStdin>,
     lines: Receiver<Vec<u8>>,
     next_id: u64,
     deadline: Instant,
+    /// Holds the server's stderr log; removed with the session.
+    _scratch: ScratchDir,
 }
+
+/// How much longer than the call's own timeout the runner gives the server: the session's
+/// deadline comes first and names what went unanswered; the runner's is the backstop that ends
+/// the server's group even if the session were stuck.
+const RUNNER_SLACK: Duration = Duration::from_secs(5);
 
 impl Session {
     fn start(argv: &[String], timeout: Duration) -> anyhow::Result<Session> {
-        let mut child = Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| Failure::Precondition(format!("starting server {:?}: {e}", argv[0])))?;
-        let stdout = child.stdout.take().expect("piped stdout");
+        let starting = |e: std::io::Error| {
+            Failure::Precondition(format!("starting server {:?}: {e}", argv[0]))
+        };
+        let scratch = ScratchDir::new("mcp-server").map_err(starting)?;
+        // The server's stderr (its log lines) goes to our stderr as it did when inherited,
+        // through the log the runner keeps of it.
+        let job = Job::new(
+            Program::Argv(argv.to_vec()),
+            std::env::current_dir().unwrap_or_else(|_| ".".into()),
+            scratch.path().join("stderr.log"),
+        )
+        .timeout(timeout + RUNNER_SLACK)
+        .grace(Duration::from_millis(500))
+        .echo(true);
+        let mut server = runner::start_piped(&job).map_err(starting)?;
+        let stdout = server.take_stdout().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -131,11 +147,12 @@ impl Session {
             }
         });
         Ok(Session {
-            stdin: child.stdin.take(),
-            child,
+            stdin: server.take_stdin(),
+            server,
             lines: rx,
             next_id: 1,
             deadline: Instant::now() + timeout,
+            _scratch: scratch,
         })
     }
 
@@ -218,19 +235,11 @@ impl Session {
         }
     }
 
-    /// Closes the server's input (its cue to exit) and then ends its whole group.
+    /// Closes the server's input (its cue to exit), gives it two seconds to go, and then ends
+    /// its whole group and every process it left, through the runner.
     fn finish(mut self) {
         drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-        let _ = self.child.wait();
+        self.server.finish(Duration::from_secs(2));
     }
 }
 

@@ -695,6 +695,35 @@ fn call_on_sigterm_exits_130_and_ends_its_server() {
 }
 
 #[test]
+fn call_runs_its_server_tagged_and_kills_what_escaped_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = unique_sleep();
+    let tagfile = dir.path().join("tag");
+    // A server that leaves a helper behind outside its process group, as a daemon would.
+    let server = format!(
+        "echo \"$GATEKIT_RUN\" > {}; setsid sleep {marker} & exec {PROBE} serve",
+        tagfile.display()
+    );
+    let out = testkit::bin(PROBE)
+        .args(["call", "--n", "10", "--", "sh", "-c", &server])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tag = std::fs::read_to_string(&tagfile).unwrap();
+    assert!(!tag.trim().is_empty(), "the server carried no run tag");
+    wait_until(
+        Duration::from_secs(5),
+        "the escaped helper to be gone",
+        || with_arg(&marker).is_empty(),
+    );
+}
+
+#[test]
 fn model_on_sigterm_exits_130_and_frees_its_port() {
     let (mut model, port) = start_model();
     assert_eq!(count_tokens(port), 200);
