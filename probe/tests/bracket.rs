@@ -1,9 +1,8 @@
 //! `probe bracket` and `probe check` against small test clients with known limits: one that
 //! spills to a file over its limit, one that cuts, one that never calls the tool, one that hangs.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,8 @@
 //! command quietly, SIGINT and SIGTERM end every command with 130 and nothing left behind, one
 //! run per --out, and outside text cannot forge a report line.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};

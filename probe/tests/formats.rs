@@ -6,9 +6,8 @@
 //! Without python3 or jsonschema a test skips with a notice, except under CI (`CI` set), where
 //! that is a failure: `.ci/run` installs jsonschema.
 
-mod common;
 
-use common::PROBE;
+use crate::common::PROBE;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};

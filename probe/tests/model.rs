@@ -1,9 +1,8 @@
 //! `probe model` driven over real HTTP by a fake client: a full tool_use round trip, the token
 //! counter, chunked bodies, and a 404 for anything else.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
