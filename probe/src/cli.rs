@@ -19,7 +19,7 @@ use std::time::Duration;
 /// Measure where an MCP client stops passing tool results inline.
 #[derive(Debug, Parser)]
 #[command(name = "probe", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
     /// never. Files written to disk are never coloured.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
@@ -55,22 +55,11 @@ enum Sub {
     Bracket(BracketArgs),
     /// A small MCP client with a known inline limit, built in so `bracket` and `check` can be
     /// tried (and tested) without installing an agent CLI: it calls `emit` with n on the first
-    /// server of an MCP config and prints the text when it fits under the limit, otherwise
-    /// saves it to a file and says so, as real clients do.
-    TestClient {
-        /// The MCP config (`{"mcpServers": {...}}`) naming the server to start.
-        #[arg(long, value_name = "FILE")]
-        mcp_config: PathBuf,
-        /// How many UTF-16 units to ask `emit` for.
-        #[arg(long, value_parser = units_parser)]
-        n: u64,
-        /// The most UTF-16 units this client passes on inline.
-        #[arg(long, default_value = "50000", value_parser = units_parser)]
-        limit: u64,
-        /// Where a result over the limit is saved (default: the temp dir).
-        #[arg(long, value_name = "DIR")]
-        saved_dir: Option<PathBuf>,
-    },
+    /// server of an MCP config and hands the text on as its --mode says. The modes: `spill`
+    /// (the default) prints the text when it fits under the limit, otherwise saves it to a
+    /// file and says so, as real clients do; `cut` prints only the first LIMIT units; `never`
+    /// answers without calling the tool; `hang` waits, without calling it, until killed.
+    TestClient(TestClientArgs),
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
     /// Print a shell completion script, e.g. `probe completions bash > /etc/bash_completion.d/probe`.
@@ -85,6 +74,37 @@ enum Sub {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+struct TestClientArgs {
+    /// The MCP config (`{"mcpServers": {...}}`) naming the server to start.
+    #[arg(long, value_name = "FILE")]
+    mcp_config: PathBuf,
+    /// How many UTF-16 units to ask `emit` for.
+    #[arg(long, value_parser = units_parser)]
+    n: u64,
+    /// The most UTF-16 units this client passes on inline.
+    #[arg(long, default_value = "50000", value_parser = units_parser)]
+    limit: u64,
+    /// How the result is handed on: spill, cut, never or hang.
+    #[arg(long, value_enum, default_value = "spill")]
+    mode: crate::testclient::Mode,
+    /// Where a result over the limit is saved (default: the temp dir).
+    #[arg(long, value_name = "DIR")]
+    saved_dir: Option<PathBuf>,
+    /// The line printed for a saved result (spill mode), instead of one naming the file.
+    #[arg(long, value_name = "TEXT")]
+    spill_message: Option<String>,
+    /// The name the client gives in MCP initialize.
+    #[arg(long, value_name = "NAME", default_value = "probe")]
+    client_name: String,
+    /// The version the client gives in MCP initialize.
+    #[arg(long, value_name = "VERSION", default_value = env!("CARGO_PKG_VERSION"))]
+    client_version: String,
+    /// Wait this long before starting (e.g. 2s), so a driver's progress has a run to show.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = delay_parser)]
+    delay: Duration,
 }
 
 #[derive(Debug, Args)]
@@ -194,7 +214,7 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
 impl Cli {
     /// Runs the subcommands that only describe the command line (completions, man pages);
     /// `None` for every other subcommand.
-    pub fn describe(&self) -> Option<Exit> {
+    pub(crate) fn describe(&self) -> Option<Exit> {
         let result = match &self.command {
             Sub::Completions { shell } => {
                 // Into a buffer first: clap_complete panics when its writer fails, and a
@@ -220,23 +240,25 @@ impl Cli {
     }
 
     /// Validates the arguments into a command; `Err` is the one-line usage error.
-    pub fn into_command(self) -> Result<Command, String> {
+    pub(crate) fn into_command(self) -> Result<Command, String> {
         let color = self.color;
         Ok(match self.command {
             Sub::Completions { .. } | Sub::Man { .. } => {
                 return Err("completions and man are handled before this".into())
             }
             Sub::Serve { log } => Command::Serve(ServeSettings { log }),
-            Sub::TestClient {
-                mcp_config,
-                n,
-                limit,
-                saved_dir,
-            } => Command::TestClient(crate::testclient::TestClientSettings {
-                mcp_config,
-                n,
-                limit,
-                saved_dir,
+            Sub::TestClient(a) => Command::TestClient(crate::testclient::TestClientSettings {
+                mcp_config: a.mcp_config,
+                n: a.n,
+                limit: a.limit,
+                saved_dir: a.saved_dir,
+                mode: a.mode,
+                spill_message: a.spill_message,
+                client_info: crate::client::Implementation {
+                    name: a.client_name,
+                    version: a.client_version,
+                },
+                delay: a.delay,
             }),
             Sub::Model {
                 port,
@@ -267,6 +289,7 @@ impl Cli {
                     timeout: a.timeout,
                     json: a.json,
                     server: a.server,
+                    client_info: Default::default(),
                 })
             }
             Sub::Bracket(a) => {
@@ -378,6 +401,11 @@ fn timeout_parser(text: &str) -> Result<Duration, String> {
         d if d.is_zero() => Err(format!("{text:?} is zero: nothing could finish in it")),
         d => Ok(d),
     }
+}
+
+/// A delay: any duration `report::duration` reads, zero included.
+fn delay_parser(text: &str) -> Result<Duration, String> {
+    report::duration::parse(text).map_err(|e| e.to_string())
 }
 
 /// `--points`: distinct sizes in order.

@@ -35,6 +35,25 @@ pub struct CallSettings {
     pub timeout: Duration,
     pub json: bool,
     pub server: Vec<String>,
+    /// Who the client says it is in `initialize` (MCP's `clientInfo`).
+    pub client_info: Implementation,
+}
+
+/// A name and version, as MCP's `clientInfo` and `serverInfo` carry them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Implementation {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Implementation {
+    /// probe itself.
+    fn default() -> Implementation {
+        Implementation {
+            name: "probe".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
 }
 
 /// The size of a piece of text, counted the three ways clients count.
@@ -254,7 +273,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             json!({
                 "protocolVersion": crate::server::PROTOCOL_VERSIONS[crate::server::PROTOCOL_VERSIONS.len() - 1],
                 "capabilities": {},
-                "clientInfo": {"name": "probe", "version": env!("CARGO_PKG_VERSION")},
+                "clientInfo": settings.client_info,
             }),
         )?;
         session.send(&protocol::notification("notifications/initialized"))?;

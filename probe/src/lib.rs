@@ -8,15 +8,15 @@
 //! framing they share; [`testclient`] is a small client with a known limit, for trying the driver
 //! without an agent CLI.
 
-pub mod bracket;
-pub mod check;
+pub(crate) mod bracket;
+pub(crate) mod check;
 pub mod cli;
-pub mod client;
-pub mod emit;
-pub mod model;
-pub mod protocol;
-pub mod server;
-pub mod testclient;
+pub(crate) mod client;
+pub(crate) mod emit;
+pub(crate) mod model;
+pub(crate) mod protocol;
+pub(crate) mod server;
+pub(crate) mod testclient;
 
 use report::Exit;
 use std::io::Write as _;
@@ -24,7 +24,7 @@ use std::io::Write as _;
 /// An error that carries the exit code it should end the run with: bad input is 2, a failed
 /// precondition (a server that will not start, a client that is not installed) is 4.
 #[derive(Debug, thiserror::Error)]
-pub enum Failure {
+pub(crate) enum Failure {
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -33,7 +33,7 @@ pub enum Failure {
 
 /// A validated command, ready to run.
 #[derive(Debug, Clone)]
-pub enum Command {
+pub(crate) enum Command {
     Serve(server::ServeSettings),
     Call(client::CallSettings),
     Model(model::ModelSettings),
@@ -43,7 +43,7 @@ pub enum Command {
 }
 
 /// Runs `command`; errors are printed here, once, as one line with their causes.
-pub fn run(command: Command) -> Exit {
+pub(crate) fn run(command: Command) -> Exit {
     // SIGINT and SIGTERM set a flag every command polls while it waits, so each ends with 130
     // after cleaning up (children killed, files whole) rather than dying mid-write.
     report::interrupt::install();
@@ -85,7 +85,7 @@ pub fn run(command: Command) -> Exit {
 
 /// Writes `text` to stdout. A closed stdout (`probe call ... | head -1`: the reader has all it
 /// wanted) is a quiet end, not an error: nothing is lost, since every file is already written.
-pub fn print_out(text: &str) -> std::io::Result<()> {
+pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -94,7 +94,7 @@ pub fn print_out(text: &str) -> std::io::Result<()> {
 }
 
 /// The exit code for an error: what it says it is, else 4 (something stopped the judging).
-pub fn exit_for(e: &anyhow::Error) -> Exit {
+pub(crate) fn exit_for(e: &anyhow::Error) -> Exit {
     if report::interrupt::requested() {
         return Exit::Interrupted;
     }

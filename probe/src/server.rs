@@ -53,6 +53,7 @@ impl EventLog {
     }
 
     /// A log that records nothing (for driving [`reply_to_line`] directly).
+    #[cfg(test)]
     pub fn silent() -> EventLog {
         EventLog {
             file: None,
@@ -369,6 +370,7 @@ fn call_tool(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
         }
     };
     let emission = emit::emit(args);
+    let args = emission.args;
     log.record(
         &format!(
             "emit n={} fill={} blocks={} nonce={}",

@@ -1,6 +1,5 @@
 //! `probe call` against `probe serve`: sizes, the cap, the JSON report, errors.
 
-
 use crate::common::*;
 use serde_json::Value;
 

@@ -3,7 +3,6 @@
 //! command quietly, SIGINT and SIGTERM end every command with 130 and nothing left behind, one
 //! run per --out, and outside text cannot forge a report line.
 
-
 use crate::common::*;
 
 use serde_json::{json, Value};

@@ -2,7 +2,6 @@
 //! and the MCP Inspector CLI (npm). Each skips with a notice when its client is not installed;
 //! `scripts/install-mcp-clients.sh` installs both.
 
-
 use crate::common::*;
 use serde_json::Value;
 

@@ -1,7 +1,6 @@
 //! `probe model` driven over real HTTP by a fake client: a full tool_use round trip, the token
 //! counter, chunked bodies, and a 404 for anything else.
 
-
 use crate::common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};

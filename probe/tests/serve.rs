@@ -1,6 +1,5 @@
 //! `probe serve` on the raw wire: every method, every error path, exact lengths.
 
-
 use crate::common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
