@@ -10,6 +10,7 @@
 
 use crate::protocol::{self, Incoming};
 use crate::Failure;
+use report::exit::PreconditionFailed;
 use report::runner::{self, Job, Piped, Program};
 use report::scratch::ScratchDir;
 use report::Exit;
@@ -135,7 +136,7 @@ const RUNNER_SLACK: Duration = Duration::from_secs(5);
 impl Session {
     fn start(argv: &[String], timeout: Duration) -> anyhow::Result<Session> {
         let starting = |e: std::io::Error| {
-            Failure::Precondition(format!("starting server {:?}: {e}", argv[0]))
+            PreconditionFailed::new(format!("starting server {:?}: {e}", argv[0]))
         };
         let scratch = ScratchDir::new("mcp-server").map_err(starting)?;
         // The server's stderr (its log lines) goes to our stderr as it did when inherited,
@@ -180,7 +181,7 @@ impl Session {
         stdin
             .write_all(&protocol::to_line(message))
             .and_then(|()| stdin.flush())
-            .map_err(|e| Failure::Precondition(format!("writing to the server: {e}")).into())
+            .map_err(|e| PreconditionFailed::new(format!("writing to the server: {e}")).into())
     }
 
     /// Sends a request and waits for its response; returns the raw line and the result.
@@ -199,13 +200,13 @@ impl Session {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(Failure::Precondition(format!(
+                    return Err(PreconditionFailed::new(format!(
                         "no answer to {method} before the timeout"
                     ))
                     .into())
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Failure::Precondition(format!(
+                    return Err(PreconditionFailed::new(format!(
                         "the server closed its output before answering {method}"
                     ))
                     .into())
@@ -217,7 +218,7 @@ impl Session {
                 continue;
             }
             let messages = protocol::parse_line(&trimmed).map_err(|e| {
-                Failure::Precondition(format!(
+                PreconditionFailed::new(format!(
                     "the server wrote a line that is not JSON ({e}): {}",
                     String::from_utf8_lossy(&trimmed[..trimmed.len().min(120)])
                 ))
@@ -285,7 +286,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             .filter_map(|t| t["name"].as_str())
             .collect();
         if !names.contains(&settings.tool.as_str()) {
-            return Err(Failure::Precondition(format!(
+            return Err(PreconditionFailed::new(format!(
                 "the server has no tool {:?} (it lists: {})",
                 settings.tool,
                 names.join(", ")
@@ -395,6 +396,6 @@ pub fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
     } else {
         render(&report)
     };
-    crate::print_out(&text)?;
+    report::exit::print(&text)?;
     Ok(Exit::from_held(report.fits != Some(false)))
 }

@@ -11,7 +11,7 @@
 //! markers, the text keeps only the end marker (right-aligned, so it is still the last thing
 //! delivered); when n is too small even for that, it is fill alone and carries no marker.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,7 +23,7 @@ pub const MAX_N: u64 = 10_000_000;
 pub const MAX_BLOCKS: u64 = 10_000;
 
 /// What the text between the markers is made of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fill {
     /// `x` repeated: one unit, one char, one byte each.

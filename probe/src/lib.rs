@@ -19,15 +19,17 @@ pub(crate) mod server;
 pub(crate) mod testclient;
 
 use report::Exit;
-use std::io::Write as _;
 
-/// An error that carries the exit code it should end the run with: bad input is 2, a failed
-/// precondition (a server that will not start, a client that is not installed) is 4.
+/// An error that says which exit code it ends the run with: bad input is 2; a failed
+/// precondition (a server that will not start, a client that is not installed) is 4, as is any
+/// other error that stopped probe from judging (see [`run`]). New code says
+/// `report::exit::PreconditionFailed` for the second; the variant stays for the model stand-in.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Failure {
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
+    #[allow(dead_code)]
     Precondition(String),
 }
 
@@ -42,64 +44,55 @@ pub(crate) enum Command {
     TestClient(testclient::TestClientSettings),
 }
 
-/// Runs `command`; errors are printed here, once, as one line with their causes.
+/// Runs `command` through `report::exit::run_tool`, the policy every gatekit tool shares: SIGINT
+/// and SIGTERM become a request each command polls (so it ends with 130 after cleaning up), an
+/// error is printed once on one line, a closed stdout is a quiet end, and what the runs left is
+/// swept.
 pub(crate) fn run(command: Command) -> Exit {
-    // SIGINT and SIGTERM set a flag every command polls while it waits, so each ends with 130
-    // after cleaning up (children killed, files whole) rather than dying mid-write.
-    report::interrupt::install();
-    // A run killed with SIGKILL could clean nothing: its processes and scratch go now.
-    let stale = report::scratch::clean_stale();
-    if stale.processes > 0 {
-        let _ = writeln!(
-            std::io::stderr(),
-            "probe: killed {} process(es) left by a gatekit run that was killed",
-            stale.processes
-        );
-    }
-    let result = match command {
-        Command::Serve(s) => server::serve(&s, server::Stdin, std::io::stdout())
-            .map(|end| match end {
-                server::End::Interrupted => Exit::Interrupted,
-                server::End::Eof | server::End::ClientGone => Exit::Ok,
-            })
-            .map_err(anyhow::Error::from),
+    report::exit::run_tool("probe", || {
+        // Every probe command polls the interrupt flag and cleans up itself: its children
+        // killed, its results whole.
+        report::interrupt::cleans_up();
+        dispatch(command).map_err(exit_kind)
+    })
+}
+
+fn dispatch(command: Command) -> anyhow::Result<Exit> {
+    match command {
+        Command::Serve(s) => Ok(match server::serve(&s, server::Stdin, std::io::stdout())? {
+            server::End::Interrupted => Exit::Interrupted,
+            server::End::Eof | server::End::ClientGone => Exit::Ok,
+        }),
         Command::Call(s) => client::run_call(&s),
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
         Command::Check(s) => check::run_check(&s),
         Command::TestClient(s) => testclient::run_test_client(&s),
-    };
-    let exit = match result {
-        Ok(exit) => exit,
-        Err(e) => {
-            // Causes can quote outside text (a server's error message): escaped, one line.
-            let text = format!("{e:#}");
-            let _ = writeln!(std::io::stderr(), "probe: {}", report::escape::text(&text));
-            exit_for(&e)
-        }
-    };
-    report::exit::sweep_strays("probe");
-    report::scratch::finish();
-    exit
+    }
 }
 
-/// Writes `text` to stdout. A closed stdout (`probe call ... | head -1`: the reader has all it
-/// wanted) is a quiet end, not an error: nothing is lost, since every file is already written.
+/// probe's errors in the kinds `report::exit` knows: bad input stays a usage error (2), a closed
+/// stdout stays itself (a quiet 0), and any other error stopped the judging: a precondition (4),
+/// its causes on one line, escaped (they can quote a server's or a client's words).
+fn exit_kind(e: anyhow::Error) -> anyhow::Error {
+    if e.downcast_ref::<Failure>()
+        .is_some_and(|f| matches!(f, Failure::Usage(_)))
+        || report::exit::is_stdout_closed(e.as_ref())
+    {
+        return e;
+    }
+    report::exit::PreconditionFailed::new(report::escape::text(&format!("{e:#}")).into_owned())
+        .into()
+}
+
+/// Writes `text` to stdout. A closed stdout (`probe model | head -1`: the reader has the port
+/// it wanted) is a quiet success here, not an error, so the stand-in keeps serving. Only the
+/// model stand-in still writes this way; everything else goes through `report::exit::print`.
 pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
-    }
-}
-
-/// The exit code for an error: what it says it is, else 4 (something stopped the judging).
-pub(crate) fn exit_for(e: &anyhow::Error) -> Exit {
-    if report::interrupt::requested() {
-        return Exit::Interrupted;
-    }
-    match e.downcast_ref::<Failure>() {
-        Some(Failure::Usage(_)) => Exit::Usage,
-        _ => Exit::Precondition,
     }
 }

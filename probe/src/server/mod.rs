@@ -9,10 +9,14 @@ use crate::protocol::{
     self, Incoming, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
 };
 use report::lines::{self, LineEnd};
+
+mod events;
+
+pub(crate) use events::{client_info, read_calls, LoggedCall};
+use events::{Event, EventLog};
 use serde_json::{json, Value};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The protocol versions this server speaks, oldest first; the last is answered to a client that
 /// asks for one it does not know.
@@ -33,53 +37,6 @@ pub const MAX_LINE: usize = 4 * 1024 * 1024;
 /// The most messages one batch may hold: each gets a reply, so a long batch of tiny messages
 /// would otherwise be answered with a reply many times its size.
 pub const MAX_BATCH: usize = 1000;
-
-/// Where the server's events go: a human line to stderr, a JSON line to the log file.
-pub struct EventLog {
-    file: Option<File>,
-    stderr: bool,
-}
-
-impl EventLog {
-    fn open(path: Option<&Path>) -> io::Result<EventLog> {
-        let file =
-            match path {
-                Some(p) => Some(File::options().create(true).append(true).open(p).map_err(
-                    |e| io::Error::new(e.kind(), format!("opening log {}: {e}", p.display())),
-                )?),
-                None => None,
-            };
-        Ok(EventLog { file, stderr: true })
-    }
-
-    /// A log that records nothing (for driving [`reply_to_line`] directly).
-    #[cfg(test)]
-    pub fn silent() -> EventLog {
-        EventLog {
-            file: None,
-            stderr: false,
-        }
-    }
-
-    fn record(&mut self, summary: &str, mut event: Value) {
-        if self.stderr {
-            // The summary quotes the client (method names, reasons): escaped, so it cannot
-            // forge a line or drive the terminal; and a closed stderr is not worth a panic.
-            let _ = writeln!(
-                io::stderr(),
-                "probe serve: {}",
-                report::escape::text(summary)
-            );
-        }
-        if let Some(file) = &mut self.file {
-            event["time"] = json!(report::time::Timestamp::now());
-            // One write per event, so a line is whole even when the process is stopped.
-            let line = format!("{event}\n");
-            // A log that cannot be written must not take the protocol down with it.
-            let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
-        }
-    }
-}
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,25 +101,27 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
     let mut line = Vec::new();
     log.record(
         "ready",
-        json!({"event": "start", "pid": std::process::id()}),
+        &Event::Start {
+            pid: std::process::id(),
+        },
     );
     loop {
         line.clear();
         let mut skip_rest = false;
         let replies = match read_line_bounded(&mut input, &mut line, MAX_LINE)? {
             LineEnd::Eof => {
-                log.record("end of input", json!({"event": "eof"}));
+                log.record("end of input", &Event::Eof {});
                 return Ok(End::Eof);
             }
             LineEnd::Stopped => {
-                log.record("interrupted", json!({"event": "interrupted"}));
+                log.record("interrupted", &Event::Interrupted {});
                 return Ok(End::Interrupted);
             }
             LineEnd::TooLong => {
                 skip_rest = true;
                 log.record(
                     &format!("a line over {MAX_LINE} bytes; its rest is skipped"),
-                    json!({"event": "line_too_long", "max": MAX_LINE}),
+                    &Event::LineTooLong { max: MAX_LINE },
                 );
                 vec![protocol::error(
                     &Value::Null,
@@ -187,7 +146,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
             match skip_line(&mut input)? {
                 LineEnd::Stopped => return Ok(End::Interrupted),
                 LineEnd::Eof => {
-                    log.record("end of input", json!({"event": "eof"}));
+                    log.record("end of input", &Event::Eof {});
                     return Ok(End::Eof);
                 }
                 _ => {}
@@ -207,7 +166,7 @@ pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
         Err(e) => {
             log.record(
                 &format!("parse error: {e}"),
-                json!({"event": "parse_error", "error": e}),
+                &Event::ParseError { error: e.clone() },
             );
             vec![protocol::error(
                 &Value::Null,
@@ -220,7 +179,7 @@ pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
                 "a batch of {} messages is over the maximum {MAX_BATCH}",
                 messages.len()
             );
-            log.record(&why, json!({"event": "invalid", "error": why}));
+            log.record(&why, &Event::Invalid { error: why.clone() });
             vec![protocol::error(&Value::Null, INVALID_REQUEST, &why)]
         }
         Ok(protocol::Line { batch, messages }) => {
@@ -248,18 +207,22 @@ fn handle(message: Incoming, log: &mut EventLog) -> Option<Value> {
         Incoming::Notification { method, .. } => {
             log.record(
                 &format!("notification {method}"),
-                json!({"event": "notification", "method": method}),
+                &Event::Notification {
+                    method: method.clone(),
+                },
             );
             None
         }
         Incoming::Response { id, .. } => {
-            log.record("ignored a response", json!({"event": "response", "id": id}));
+            log.record("ignored a response", &Event::Response { id });
             None
         }
         Incoming::Invalid { id, reason } => {
             log.record(
                 &format!("invalid request: {reason}"),
-                json!({"event": "invalid", "error": reason}),
+                &Event::Invalid {
+                    error: reason.clone(),
+                },
             );
             Some(protocol::error(
                 &id,
@@ -275,7 +238,9 @@ fn handle(message: Incoming, log: &mut EventLog) -> Option<Value> {
             other => {
                 log.record(
                     &format!("unknown method {other}"),
-                    json!({"event": "unknown_method", "method": other}),
+                    &Event::UnknownMethod {
+                        method: other.to_string(),
+                    },
                 );
                 protocol::error(&id, METHOD_NOT_FOUND, &format!("method not found: {other}"))
             }
@@ -305,7 +270,11 @@ fn initialize(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
         .unwrap_or(Value::Null);
     log.record(
         &format!("initialize: client asked {asked}, answered {answer}"),
-        json!({"event": "initialize", "asked": asked, "answered": answer, "client": client}),
+        &Event::Initialize {
+            asked: asked.to_string(),
+            answered: answer.to_string(),
+            client,
+        },
     );
     protocol::result(
         id,
@@ -351,7 +320,9 @@ fn call_tool(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
     if name != TOOL_NAME {
         log.record(
             &format!("unknown tool {name}"),
-            json!({"event": "unknown_tool", "tool": name}),
+            &Event::UnknownTool {
+                tool: name.to_string(),
+            },
         );
         return protocol::error(id, INVALID_PARAMS, &format!("unknown tool: {name}"));
     }
@@ -361,7 +332,10 @@ fn call_tool(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
         Err(e) => {
             log.record(
                 &format!("refused emit: {e}"),
-                json!({"event": "refused", "arguments": raw, "error": e.to_string()}),
+                &Event::Refused {
+                    arguments: raw.cloned(),
+                    error: e.to_string(),
+                },
             );
             return protocol::result(
                 id,
@@ -376,16 +350,15 @@ fn call_tool(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
             "emit n={} fill={} blocks={} nonce={}",
             args.n, args.fill, args.blocks, emission.nonce
         ),
-        json!({
-            "event": "call",
-            "n": args.n,
-            "fill": args.fill,
-            "blocks": args.blocks,
-            "nonce": emission.nonce,
-            "units": emission.units(),
-            "bytes": emission.bytes(),
-            "start_marker": emission.start_marker,
-            "end_marker": emission.end_marker,
+        &Event::Call(LoggedCall {
+            n: args.n,
+            fill: args.fill,
+            blocks: args.blocks,
+            nonce: emission.nonce.clone(),
+            units: emission.units(),
+            bytes: emission.bytes(),
+            start_marker: emission.start_marker,
+            end_marker: emission.end_marker,
         }),
     );
     let content: Vec<Value> = emission
@@ -394,28 +367,6 @@ fn call_tool(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
         .map(|text| json!({"type": "text", "text": text}))
         .collect();
     protocol::result(id, json!({"content": content, "isError": false}))
-}
-
-/// One `call` event read back from a server log.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-pub struct LoggedCall {
-    pub n: u64,
-    pub nonce: String,
-    pub units: u64,
-    pub start_marker: bool,
-    pub end_marker: bool,
-}
-
-/// Every `emit` call a server log records, in order; a missing log reads as no calls.
-pub fn read_calls(log: &Path) -> Vec<LoggedCall> {
-    let Ok(text) = std::fs::read_to_string(log) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["event"] == "call")
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect()
 }
 
 #[cfg(test)]
