@@ -25,11 +25,11 @@ use std::time::{Duration, Instant};
 /// The call was interrupted (SIGINT or SIGTERM); the server's group was ended.
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted")]
-pub struct Interrupted;
+pub(crate) struct Interrupted;
 
 /// What `call` takes.
 #[derive(Debug, Clone)]
-pub struct CallSettings {
+pub(crate) struct CallSettings {
     pub tool: String,
     pub arguments: Value,
     pub cap: Option<u64>,
@@ -42,7 +42,7 @@ pub struct CallSettings {
 
 /// A name and version, as MCP's `clientInfo` and `serverInfo` carry them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Implementation {
+pub(crate) struct Implementation {
     pub name: String,
     pub version: String,
 }
@@ -59,7 +59,7 @@ impl Default for Implementation {
 
 /// The size of a piece of text, counted the three ways clients count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Size {
+pub(crate) struct Size {
     /// UTF-16 code units: JavaScript's `.length`.
     pub units: u64,
     /// Unicode scalar values.
@@ -69,7 +69,7 @@ pub struct Size {
 }
 
 impl Size {
-    pub fn of(text: &str) -> Size {
+    pub(crate) fn of(text: &str) -> Size {
         Size {
             units: crate::emit::utf16_len(text),
             chars: text.chars().count() as u64,
@@ -88,7 +88,7 @@ impl Size {
 
 /// What one call found.
 #[derive(Debug, Clone, Serialize)]
-pub struct CallReport {
+pub(crate) struct CallReport {
     pub server: Vec<String>,
     pub protocol_version: String,
     pub server_info: Value,
@@ -264,7 +264,7 @@ impl Session {
 }
 
 /// Starts the server, initializes, lists tools and calls the one asked for.
-pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
+pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
     let started = report::Timestamp::now();
     let t0 = Instant::now();
     let mut session = Session::start(&settings.server, settings.timeout)?;
@@ -338,7 +338,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
 }
 
 /// The report as text, for a person.
-pub fn render(r: &CallReport) -> String {
+pub(crate) fn render(r: &CallReport) -> String {
     // The server's name, version and protocol come from the server: escaped, so they cannot
     // forge a line (`cap: fits ...`) or reach the terminal raw.
     let esc = |s: &str| report::escape::text(s).into_owned();
@@ -389,7 +389,7 @@ pub fn render(r: &CallReport) -> String {
 }
 
 /// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap.
-pub fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
+pub(crate) fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
     let report = call(settings)?;
     let text = if settings.json {
         format!("{}\n", serde_json::to_string_pretty(&report)?)

@@ -1,12 +1,13 @@
 //! `probe`: measures where an MCP client stops passing tool results inline.
 //!
-//! The pieces: a stdio MCP [`server`] whose one tool [`emit`]s text of exactly n UTF-16 units
-//! between markers; a minimal [`client`] that calls any stdio server and sizes its reply; a
-//! [`model`] stand-in for the Anthropic Messages API so Claude Code can be driven offline; and the
-//! [`bracket`] driver (with [`check`] on top) that runs a client over many n, classifies each run
-//! from what was sent and what came back, and finds the threshold. [`protocol`] is the JSON-RPC
-//! framing they share; [`testclient`] is a small client with a known limit, for trying the driver
-//! without an agent CLI.
+//! The pieces: a stdio MCP server (`server`) whose one tool `emit`s text of exactly n UTF-16
+//! units between markers; a minimal client (`client`) that calls any stdio server and sizes its
+//! reply; a stand-in for the Anthropic Messages API (`model`) so Claude Code can be driven
+//! offline; and the `bracket` driver (with `check` on top) that runs a client over many n,
+//! judges each run from what was sent and what came back, and finds the threshold. `protocol`
+//! is the JSON-RPC framing they share; `testclient` is a small client with a known limit, in the
+//! ways real clients behave, for trying the driver without an agent CLI. The command line is
+//! [`cli`], whose [`cli::main`] is the one entry point other crates call.
 
 pub(crate) mod bracket;
 pub(crate) mod check;

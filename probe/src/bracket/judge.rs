@@ -38,7 +38,7 @@ pub(crate) enum Verdict {
 
 impl Verdict {
     /// Saved or truncated: the result did not come back whole.
-    pub fn is_over(self) -> bool {
+    pub(crate) fn is_over(self) -> bool {
         matches!(self, Verdict::Saved | Verdict::Truncated)
     }
 }

@@ -62,7 +62,7 @@ pub(crate) struct ClientSettings {
 
 impl ClientSettings {
     /// The format to print in, `--json` included.
-    pub fn output_format(&self) -> Format {
+    pub(crate) fn output_format(&self) -> Format {
         self.format.with_json_flag(self.json)
     }
 }

@@ -125,7 +125,7 @@ pub(crate) struct Results {
 }
 
 impl Results {
-    pub fn new(command: &'static str, driver: &Driver, started: Timestamp) -> Results {
+    pub(crate) fn new(command: &'static str, driver: &Driver, started: Timestamp) -> Results {
         Results {
             version: RESULTS_VERSION,
             tool: "probe",

@@ -86,7 +86,7 @@ pub(crate) struct EventLog {
 
 impl EventLog {
     /// Appends to `path` when given; always writes the summaries to stderr.
-    pub fn open(path: Option<&Path>) -> io::Result<EventLog> {
+    pub(crate) fn open(path: Option<&Path>) -> io::Result<EventLog> {
         let file =
             match path {
                 Some(p) => Some(File::options().create(true).append(true).open(p).map_err(
@@ -99,7 +99,7 @@ impl EventLog {
 
     /// A log that records nothing (for driving the server's handlers directly).
     #[cfg(test)]
-    pub fn silent() -> EventLog {
+    pub(crate) fn silent() -> EventLog {
         EventLog {
             file: None,
             stderr: false,
@@ -107,7 +107,7 @@ impl EventLog {
     }
 
     /// Records `event`, with `summary` as its line on stderr.
-    pub fn record(&mut self, summary: &str, event: &impl Serialize) {
+    pub(crate) fn record(&mut self, summary: &str, event: &impl Serialize) {
         if self.stderr {
             // The summary quotes the client (method names, reasons): escaped, so it cannot
             // forge a line or drive the terminal; and a closed stderr is not worth a panic.

@@ -20,27 +20,28 @@ use std::path::PathBuf;
 
 /// The protocol versions this server speaks, oldest first; the last is answered to a client that
 /// asks for one it does not know.
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The tool's name as `tools/list` announces it.
-pub const TOOL_NAME: &str = "emit";
+pub(crate) const TOOL_NAME: &str = "emit";
 
 /// What `serve` takes.
 #[derive(Debug, Clone, Default)]
-pub struct ServeSettings {
+pub(crate) struct ServeSettings {
     pub log: Option<PathBuf>,
 }
 
 /// The longest line accepted. A line is read only up to this bound, so a client that sends one
 /// endless line costs this much memory and no more; the rest of such a line is skipped.
-pub const MAX_LINE: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE: usize = 4 * 1024 * 1024;
 /// The most messages one batch may hold: each gets a reply, so a long batch of tiny messages
 /// would otherwise be answered with a reply many times its size.
-pub const MAX_BATCH: usize = 1000;
+pub(crate) const MAX_BATCH: usize = 1000;
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
+pub(crate) enum End {
     /// The client closed our input.
     Eof,
     /// The client closed our output (it went away): its way of ending the session.
@@ -75,7 +76,7 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<LineEnd> {
 /// `report::interrupt::requested()` (the handler is installed with SA_RESTART, so a plain
 /// blocking read would never return).
 #[derive(Debug, Default)]
-pub struct Stdin;
+pub(crate) struct Stdin;
 
 impl io::Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -94,7 +95,11 @@ impl io::Read for Stdin {
 }
 
 /// Serves `input` to `output` until EOF, the client going away, or an interrupt.
-pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> io::Result<End> {
+pub(crate) fn serve(
+    settings: &ServeSettings,
+    input: impl Read,
+    output: impl Write,
+) -> io::Result<End> {
     let mut log = EventLog::open(settings.log.as_deref())?;
     let mut out = BufWriter::new(output);
     let mut input = BufReader::with_capacity(64 * 1024, input);
@@ -158,7 +163,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
 /// The replies to one line of input (without its newline): none for a blank line or only
 /// notifications and responses, one for a request or a broken line, one array for a batch.
 /// Whatever the bytes, this never panics and a request is never met with silence.
-pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
+pub(crate) fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Vec::new();
     }
@@ -287,7 +292,7 @@ fn initialize(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
 }
 
 /// The `emit` tool as `tools/list` describes it.
-pub fn tool_description() -> Value {
+pub(crate) fn tool_description() -> Value {
     json!({
         "name": TOOL_NAME,
         "description": "Returns text of exactly n UTF-16 code units (JavaScript string length), \
