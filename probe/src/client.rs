@@ -396,6 +396,6 @@ pub(crate) fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
     } else {
         render(&report)
     };
-    report::exit::print(&text)?;
+    crate::print_out(&text)?;
     Ok(Exit::from_held(report.fits != Some(false)))
 }

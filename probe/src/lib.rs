@@ -86,13 +86,12 @@ fn exit_kind(e: anyhow::Error) -> anyhow::Error {
         .into()
 }
 
-/// Writes `text` to stdout. A closed stdout (`probe model | head -1`: the reader has the port
-/// it wanted) is a quiet success here, not an error, so the stand-in keeps serving. Only the
-/// model stand-in still writes this way; everything else goes through `report::exit::print`.
+/// Writes `text` to stdout through `report::exit::print`. A closed stdout (`probe check | head
+/// -1`: the reader has all it wanted) is a quiet success here, not an error: every file is
+/// already written, the verdict still decides the exit code (a moved threshold is still 1),
+/// and the model stand-in keeps serving after printing its port.
 pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match report::exit::print(text) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }

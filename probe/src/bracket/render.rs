@@ -166,7 +166,7 @@ pub(crate) fn print_results(settings: &ClientSettings, r: &Results) -> anyhow::R
         Format::Markdown => render_markdown(r),
         Format::Text => text(r, Painter::new(settings.color.for_stdout())),
     };
-    report::exit::print(&out)?;
+    crate::print_out(&out)?;
     Ok(())
 }
 
