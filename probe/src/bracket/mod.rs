@@ -7,12 +7,11 @@
 //! message ("Output has been saved to", ...) proves a save; a start marker without the end marker
 //! is a cut. Every client run goes through `report::runner`: its own process group, a timeout,
 //! and strays killed, so a hung client is an `error (hang)`, never a verdict.
-
 //!
 //! The concerns, one file each: [`driver`] runs the client for one point; [`judge`] turns what
 //! came back into a [`Verdict`]; [`results`] holds the points, the threshold and what
 //! `results.json` records; [`render`] shows them as text and Markdown; [`search`] picks the
-//! points (a list, around a point, or by bisection). `probe check` is built from the same parts
+//! points (a list, N-S, N and N+S around a point, or a bisection). `probe check` is built from the same parts
 //! and ends the same way ([`conclude`], [`publish`]).
 
 mod driver;
@@ -25,7 +24,7 @@ pub(crate) use driver::Driver;
 pub(crate) use judge::Verdict;
 pub(crate) use render::progress_line;
 pub(crate) use results::{CheckRecord, Results};
-pub(crate) use search::{bisect, run_with_progress, BisectEnd};
+pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
 
 use crate::emit::Fill;
 use regex::Regex;
@@ -64,27 +63,6 @@ impl ClientSettings {
     /// The format to print in, `--json` included.
     pub(crate) fn output_format(&self) -> Format {
         self.format.with_json_flag(self.json)
-    }
-}
-
-/// Which n to run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Plan {
-    Points(Vec<u64>),
-    /// LO is expected inline and HI not; halve the gap until it is one.
-    Bisect {
-        lo: u64,
-        hi: u64,
-    },
-}
-
-impl Plan {
-    /// How many runs the plan takes at most (for the progress count).
-    fn runs(&self) -> usize {
-        match self {
-            Plan::Points(p) => p.len(),
-            Plan::Bisect { lo, hi } => 2 + (64 - (hi - lo).leading_zeros()) as usize,
-        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! Which n to run next: a point with its progress line, the two ends of `--bisect LO..HI` and
-//! the halving between them.
+//! Which n to run: the plan (`--points`, or N-S, N and N+S for `--around`, or `--bisect
+//! LO..HI`), each point with its progress line, and the halving between a bisection's ends.
 //!
 //! Bisection steers only by `inline` (the threshold is above) and saved or truncated (it is at
 //! or below); a midpoint that gives anything else (`error`, `not called`) stops the search where
@@ -8,8 +8,41 @@
 
 use super::results::BisectRecord;
 use super::{progress_line, Driver, Verdict};
+use crate::emit::MAX_N;
 use report::progress::Progress;
 use std::fmt;
+
+/// Which n to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Plan {
+    Points(Vec<u64>),
+    /// LO is expected inline and HI not; halve the gap until it is one.
+    Bisect {
+        lo: u64,
+        hi: u64,
+    },
+}
+
+impl Plan {
+    /// How many runs the plan takes at most (for the progress count).
+    pub(crate) fn runs(&self) -> usize {
+        match self {
+            Plan::Points(p) => p.len(),
+            Plan::Bisect { lo, hi } => 2 + (64 - (hi - lo).leading_zeros()) as usize,
+        }
+    }
+}
+
+/// `--around N --step S`: N-S, N and N+S, each a size emit serves.
+pub(crate) fn around(n: u64, step: u64) -> Result<Vec<u64>, String> {
+    let below = n.checked_sub(step).ok_or_else(|| {
+        format!("--around {n} --step {step}: {n}-{step} is below 0; take a smaller step")
+    })?;
+    let above = n.checked_add(step).filter(|a| *a <= MAX_N).ok_or_else(|| {
+        format!("--around {n} --step {step}: {n}+{step} is over the maximum {MAX_N}")
+    })?;
+    Ok(vec![below, n, above])
+}
 
 /// Runs the client at `n` with a progress line while it runs and one when it is done.
 pub(crate) fn run_with_progress(
@@ -140,6 +173,25 @@ pub(crate) fn bisect_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// --around never yields a point below 0 or over the maximum, whatever N and S are.
+        #[test]
+        fn around_stays_in_bounds(n in any::<u64>(), step in any::<u64>()) {
+            if let Ok(points) = around(n, step) {
+                prop_assert_eq!(points, vec![n - step, n, n + step]);
+                prop_assert!(n + step <= MAX_N);
+            }
+        }
+    }
+
+    #[test]
+    fn around_takes_one_step_either_side_within_bounds() {
+        assert_eq!(around(5, 5), Ok(vec![0, 5, 10]));
+        assert!(around(5, 6).is_err());
+        assert!(around(MAX_N, 1).is_err());
+    }
 
     #[test]
     fn the_midpoint_halves_the_gap_until_it_is_one() {

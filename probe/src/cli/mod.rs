@@ -1,7 +1,7 @@
 //! Command-line arguments (clap derive; the doc comments are the help text), and their
 //! validation into the settings the library takes.
 
-use crate::bracket::{BracketSettings, Client, Plan};
+use crate::bracket::{around, BracketSettings, Client, Plan};
 use crate::check::CheckSettings;
 use crate::client::CallSettings;
 use crate::emit::Fill;

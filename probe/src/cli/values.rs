@@ -91,17 +91,6 @@ pub(crate) fn points_parser(text: &str) -> Result<Points, String> {
     Ok(Points(points))
 }
 
-/// `--around N --step S`: N-S, N and N+S, each a size emit serves.
-pub(crate) fn around(n: u64, step: u64) -> Result<Vec<u64>, String> {
-    let below = n.checked_sub(step).ok_or_else(|| {
-        format!("--around {n} --step {step}: {n}-{step} is below 0; take a smaller step")
-    })?;
-    let above = n.checked_add(step).filter(|a| *a <= MAX_N).ok_or_else(|| {
-        format!("--around {n} --step {step}: {n}+{step} is over the maximum {MAX_N}")
-    })?;
-    Ok(vec![below, n, above])
-}
-
 /// `--bisect LO..HI`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Range {
@@ -209,15 +198,6 @@ mod tests {
                 prop_assert!(!d.is_zero() && d <= report::duration::MAX);
             }
         }
-
-        /// --around never yields a point below 0 or over the maximum, whatever N and S are.
-        #[test]
-        fn around_stays_in_bounds(n in any::<u64>(), step in any::<u64>()) {
-            if let Ok(points) = around(n, step) {
-                prop_assert_eq!(points, vec![n - step, n, n + step]);
-                prop_assert!(n + step <= MAX_N);
-            }
-        }
     }
 
     #[test]
@@ -240,8 +220,5 @@ mod tests {
         assert_eq!(margin_parser("0.2"), Ok(0.2));
         assert_eq!(margin_parser("20"), Ok(0.2));
         assert_eq!(range_parser("1..2"), Ok(Range { lo: 1, hi: 2 }));
-        assert_eq!(around(5, 5), Ok(vec![0, 5, 10]));
-        assert!(around(5, 6).is_err());
-        assert!(around(MAX_N, 1).is_err());
     }
 }
