@@ -21,17 +21,14 @@ pub(crate) mod testclient;
 
 use report::Exit;
 
-/// An error that says which exit code it ends the run with: bad input is 2; a failed
-/// precondition (a server that will not start, a client that is not installed) is 4, as is any
-/// other error that stopped probe from judging (see [`run`]). New code says
-/// `report::exit::PreconditionFailed` for the second; the variant stays for the model stand-in.
+/// Bad input found after the command line was parsed (a config that is not JSON, a --out
+/// another run holds, a request the server refused): exit 2. Every other error stopped probe
+/// from judging and is a failed precondition, exit 4 (see [`run`]); code that knows it has one
+/// says `report::exit::PreconditionFailed`.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Failure {
     #[error("{0}")]
     Usage(String),
-    #[error("{0}")]
-    #[allow(dead_code)]
-    Precondition(String),
 }
 
 /// A validated command, ready to run.
@@ -76,10 +73,7 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
 /// stdout stays itself (a quiet 0), and any other error stopped the judging: a precondition (4),
 /// its causes on one line, escaped (they can quote a server's or a client's words).
 fn exit_kind(e: anyhow::Error) -> anyhow::Error {
-    if e.downcast_ref::<Failure>()
-        .is_some_and(|f| matches!(f, Failure::Usage(_)))
-        || report::exit::is_stdout_closed(e.as_ref())
-    {
+    if e.is::<Failure>() || report::exit::is_stdout_closed(e.as_ref()) {
         return e;
     }
     report::exit::PreconditionFailed::new(report::escape::text(&format!("{e:#}")).into_owned())
