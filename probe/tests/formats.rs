@@ -18,10 +18,10 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn new() -> Option<Fixture> {
+    fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("saved")).unwrap();
-        Some(Fixture { dir })
+        Fixture { dir }
     }
 
     /// A stdio MCP client with a limit (`probe test-client`, saying it is limit-client 1.2.3):
@@ -63,7 +63,7 @@ impl Fixture {
 
 #[test]
 fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_not() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 0.0);
     let points = f.out("points");
     let (code, _, err) = f.probe(
@@ -119,7 +119,7 @@ fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_n
 
 #[test]
 fn check_prints_markdown_with_its_verdict_facts_and_points_and_json_is_an_alias() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 0.0);
     let out = f.out("md");
     let (code, md, err) = f.probe(
@@ -187,7 +187,7 @@ fn check_prints_markdown_with_its_verdict_facts_and_points_and_json_is_an_alias(
 
 #[test]
 fn the_check_verdict_is_coloured_only_when_asked_and_never_in_the_files() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 0.0);
     let out = f.out("c");
     let (_, plain, _) = f.probe(&["check", "--client", &client, "--expect", "120"], &out);
@@ -209,7 +209,7 @@ fn the_check_verdict_is_coloured_only_when_asked_and_never_in_the_files() {
 
 #[test]
 fn each_point_ticks_its_seconds_on_a_terminal_and_gets_a_plain_line_elsewhere() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 2.3);
     let out = f.out("slow");
     let (code, _, err) = f.probe(&["bracket", "--client", &client, "--points", "100"], &out);
