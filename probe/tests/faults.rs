@@ -698,12 +698,16 @@ fn call_runs_its_server_tagged_and_kills_what_escaped_its_group() {
     let marker = unique_sleep();
     let tagfile = dir.path().join("tag");
     // A server that leaves a helper behind outside its process group, as a daemon would.
+    let gitfile = dir.path().join("git");
     let server = format!(
-        "echo \"$GATEKIT_RUN\" > {}; setsid sleep {marker} & exec {PROBE} serve",
-        tagfile.display()
+        "echo \"$GATEKIT_RUN\" > {}; echo \"${{GIT_DIR-unset}}\" > {}; setsid sleep {marker} & exec {PROBE} serve",
+        tagfile.display(),
+        gitfile.display()
     );
     let out = testkit::bin(PROBE)
         .args(["call", "--n", "10", "--", "sh", "-c", &server])
+        // As when probe runs inside a git hook: the server must not inherit the redirection.
+        .env("GIT_DIR", dir.path().join("elsewhere"))
         .output()
         .unwrap();
     assert_eq!(
@@ -714,6 +718,7 @@ fn call_runs_its_server_tagged_and_kills_what_escaped_its_group() {
     );
     let tag = std::fs::read_to_string(&tagfile).unwrap();
     assert!(!tag.trim().is_empty(), "the server carried no run tag");
+    assert_eq!(std::fs::read_to_string(&gitfile).unwrap(), "unset\n");
     wait_until(
         Duration::from_secs(5),
         "the escaped helper to be gone",
