@@ -5,16 +5,15 @@
 //! says where it went, and the suggested reply cap follows the threshold actually measured.
 
 use crate::bracket::{
-    bisect, print_results, progress_line, render, write_results, ClientSettings, Driver,
-    Interrupted, Results, Verdict,
+    bisect, conclude, publish, run_with_progress, BisectEnd, CheckRecord, ClientSettings, Driver,
+    Verdict,
 };
 use crate::emit::MAX_N;
 use report::{Exit, Timestamp};
-use serde_json::json;
 
 /// What `check` takes.
 #[derive(Debug, Clone)]
-pub struct CheckSettings {
+pub(crate) struct CheckSettings {
     pub expect: u64,
     /// The fraction under the threshold the suggested cap keeps (0.2 for 20%).
     pub margin: f64,
@@ -22,15 +21,14 @@ pub struct CheckSettings {
 }
 
 /// A cap that stays `margin` under `threshold` (50000 with 0.2 gives 40000).
-pub fn suggested_cap(threshold: u64, margin: f64) -> u64 {
+pub(crate) fn suggested_cap(threshold: u64, margin: f64) -> u64 {
     // Round the product to a whole unit before flooring, so 50000 * 0.8 is 40000 and not 39999
     // from floating-point dust.
     ((threshold as f64 * (1.0 - margin)) * 1e6).round() as u64 / 1_000_000
 }
 
 /// `probe check`: 0 when the threshold held, 1 when it moved, 4 when the client gave no verdict.
-pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
-    report::interrupt::install();
+pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
     let n = settings.expect;
     let mut driver = Driver::new(&settings.client)?;
@@ -38,14 +36,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     let mut progress = report::progress::Progress::new(2, quiet);
     let mut note = None;
     let outcome: anyhow::Result<()> = (|| {
-        let run = |driver: &mut Driver,
-                   n: u64,
-                   progress: &mut report::progress::Progress|
-         -> anyhow::Result<Verdict> {
-            let p = progress.during(&format!("n={n}"), || driver.run_point(n))?;
-            progress.finished(&progress_line(&p));
-            Ok(p.verdict)
-        };
+        let run = run_with_progress;
         let at = run(&mut driver, n, &mut progress)?;
         let above = run(&mut driver, n + 1, &mut progress)?;
         match (at, above) {
@@ -58,7 +49,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
                     let hi = (n + step).min(MAX_N);
                     let v = run(&mut driver, hi, &mut progress)?;
                     if v.is_over() {
-                        note = bisect(&mut driver, lo, hi, &mut progress)?.err();
+                        note = stopped(bisect(&mut driver, lo, hi, &mut progress)?);
                         break;
                     }
                     if v != Verdict::Inline {
@@ -79,7 +70,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
                     let lo = hi / 2;
                     let v = run(&mut driver, lo, &mut progress)?;
                     if v == Verdict::Inline {
-                        note = bisect(&mut driver, lo, hi, &mut progress)?.err();
+                        note = stopped(bisect(&mut driver, lo, hi, &mut progress)?);
                         break;
                     }
                     if !v.is_over() || lo == 0 {
@@ -93,15 +84,7 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         }
         Ok(())
     })();
-    progress.clear();
-    let interrupted = match outcome {
-        Ok(()) => false,
-        Err(e) if e.is::<Interrupted>() => true,
-        Err(e) => return Err(e),
-    };
-    let mut results = Results::new("check", &driver, started);
-    results.interrupted = interrupted;
-    results.complete = !interrupted;
+    let mut results = conclude("check", &driver, started, progress, outcome)?;
     let verdict_at = |m: u64| results.points.iter().find(|p| p.n == m).map(|p| p.verdict);
     let judged = matches!(
         verdict_at(n),
@@ -117,51 +100,31 @@ pub fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     } else {
         None
     };
-    let cap = measured.map(|t| suggested_cap(t, settings.margin));
-    results.check = Some(json!({
-        "expect": n,
-        "held": held,
-        "judged": judged,
-        "measured": measured,
-        "margin": settings.margin,
-        "suggested_cap": cap,
-        "note": note,
-    }));
-    let mut text = render(&results);
-    if !judged {
-        text.push_str(&format!(
-            "check: no verdict at {n} and {}: the client could not be judged\n",
-            n + 1
-        ));
-    } else if held {
-        text.push_str(&format!(
-            "check: held, inline up to {n}, not from {}\n",
-            n + 1
-        ));
-    } else {
-        text.push_str(&format!(
-            "check: MOVED, expected inline up to {n}; now {}\n",
-            results.threshold.text
-        ));
-    }
-    if let Some(note) = &note {
-        text.push_str(&format!("note: {}\n", report::escape::text(note)));
-    }
-    if let (Some(t), Some(cap)) = (measured, cap) {
-        text.push_str(&format!(
-            "suggested cap: {cap} units ({t} less {}%)\n",
-            (settings.margin * 100.0).round()
-        ));
-    }
-    write_results(&driver.settings().out, &results, &text)?;
-    print_results(&settings.client, &results, &text)?;
-    Ok(if interrupted {
+    results.check = Some(CheckRecord {
+        expect: n,
+        held,
+        judged,
+        margin: settings.margin,
+        measured,
+        note,
+        suggested_cap: measured.map(|t| suggested_cap(t, settings.margin)),
+    });
+    publish(&driver, &results)?;
+    Ok(if results.interrupted {
         Exit::Interrupted
     } else if !judged {
         Exit::Precondition
     } else {
         Exit::from_held(held)
     })
+}
+
+/// Why a bisection stopped, when it did not pin the threshold.
+fn stopped(end: BisectEnd) -> Option<String> {
+    match end {
+        BisectEnd::Pinned => None,
+        stopped => Some(stopped.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -173,5 +136,18 @@ mod tests {
         assert_eq!(suggested_cap(50_000, 0.2), 40_000);
         assert_eq!(suggested_cap(50_000, 0.0), 50_000);
         assert_eq!(suggested_cap(12_345, 0.1), 11_110);
+    }
+
+    #[test]
+    fn the_cap_is_floored_to_a_whole_unit_and_never_over_the_threshold() {
+        // 100 * 0.7 is 70.00000000000001 in floating point, 0.3 of 10 is 2.9999999999999996.
+        assert_eq!(suggested_cap(100, 0.3), 70);
+        assert_eq!(suggested_cap(10, 0.7), 3);
+        assert_eq!(suggested_cap(7, 0.5), 3);
+        for t in [1, 99, 50_000, 9_999_999] {
+            for m in [0.0, 0.01, 0.2, 0.5, 0.99] {
+                assert!(suggested_cap(t, m) <= t, "{t} {m}");
+            }
+        }
     }
 }

@@ -4,40 +4,58 @@
 //! UTF-16 units (`.length`), a Rust or Go client may count chars or bytes, and the transport
 //! carries the JSON as sent (escapes and all), which is larger than the text it holds.
 //!
-//! The server runs in its own process group, and the group is killed when the call is done, so
-//! a server that forks helpers leaves nothing behind.
+//! The server runs through the runner's piped mode: its own process group, the run tag, a
+//! timeout and the interrupt check, and the group and its strays killed when the call is done,
+//! so a server that forks helpers (or daemonizes them) leaves nothing behind.
 
 use crate::protocol::{self, Incoming};
 use crate::Failure;
+use report::exit::Interrupted;
+use report::exit::PreconditionFailed;
+use report::runner::{self, Job, Piped, Program};
+use report::scratch::ScratchDir;
 use report::Exit;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::ChildStdin;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The call was interrupted (SIGINT or SIGTERM); the server's group was ended.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted")]
-pub struct Interrupted;
-
 /// What `call` takes.
 #[derive(Debug, Clone)]
-pub struct CallSettings {
+pub(crate) struct CallSettings {
     pub tool: String,
     pub arguments: Value,
     pub cap: Option<u64>,
     pub timeout: Duration,
     pub json: bool,
     pub server: Vec<String>,
+    /// Who the client says it is in `initialize` (MCP's `clientInfo`).
+    pub client_info: Implementation,
+}
+
+/// A name and version, as MCP's `clientInfo` and `serverInfo` carry them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct Implementation {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Implementation {
+    /// probe itself.
+    fn default() -> Implementation {
+        Implementation {
+            name: "probe".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
 }
 
 /// The size of a piece of text, counted the three ways clients count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Size {
+pub(crate) struct Size {
     /// UTF-16 code units: JavaScript's `.length`.
     pub units: u64,
     /// Unicode scalar values.
@@ -47,7 +65,7 @@ pub struct Size {
 }
 
 impl Size {
-    pub fn of(text: &str) -> Size {
+    pub(crate) fn of(text: &str) -> Size {
         Size {
             units: crate::emit::utf16_len(text),
             chars: text.chars().count() as u64,
@@ -66,7 +84,7 @@ impl Size {
 
 /// What one call found.
 #[derive(Debug, Clone, Serialize)]
-pub struct CallReport {
+pub(crate) struct CallReport {
     pub server: Vec<String>,
     pub protocol_version: String,
     pub server_info: Value,
@@ -97,24 +115,38 @@ pub struct CallReport {
 
 /// A running server and the lines it writes, read on a thread so a silent server can time out.
 struct Session {
-    child: Child,
+    server: Piped,
     stdin: Option<ChildStdin>,
     lines: Receiver<Vec<u8>>,
     next_id: u64,
     deadline: Instant,
+    /// Holds the server's stderr log; removed with the session.
+    _scratch: ScratchDir,
 }
+
+/// How much longer than the call's own timeout the runner gives the server: the session's
+/// deadline comes first and names what went unanswered; the runner's is the backstop that ends
+/// the server's group even if the session were stuck.
+const RUNNER_SLACK: Duration = Duration::from_secs(5);
 
 impl Session {
     fn start(argv: &[String], timeout: Duration) -> anyhow::Result<Session> {
-        let mut child = Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| Failure::Precondition(format!("starting server {:?}: {e}", argv[0])))?;
-        let stdout = child.stdout.take().expect("piped stdout");
+        let starting = |e: std::io::Error| {
+            PreconditionFailed::new(format!("starting server {:?}: {e}", argv[0]))
+        };
+        let scratch = ScratchDir::new("mcp-server").map_err(starting)?;
+        // The server's stderr (its log lines) goes to our stderr as it did when inherited,
+        // through the log the runner keeps of it.
+        let job = Job::new(
+            Program::Argv(argv.to_vec()),
+            std::env::current_dir().unwrap_or_else(|_| ".".into()),
+            scratch.path().join("stderr.log"),
+        )
+        .timeout(timeout + RUNNER_SLACK)
+        .grace(Duration::from_millis(500))
+        .echo(true);
+        let mut server = runner::start_piped(&job).map_err(starting)?;
+        let stdout = server.take_stdout().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -131,11 +163,12 @@ impl Session {
             }
         });
         Ok(Session {
-            stdin: child.stdin.take(),
-            child,
+            stdin: server.take_stdin(),
+            server,
             lines: rx,
             next_id: 1,
             deadline: Instant::now() + timeout,
+            _scratch: scratch,
         })
     }
 
@@ -144,7 +177,7 @@ impl Session {
         stdin
             .write_all(&protocol::to_line(message))
             .and_then(|()| stdin.flush())
-            .map_err(|e| Failure::Precondition(format!("writing to the server: {e}")).into())
+            .map_err(|e| PreconditionFailed::new(format!("writing to the server: {e}")).into())
     }
 
     /// Sends a request and waits for its response; returns the raw line and the result.
@@ -163,13 +196,13 @@ impl Session {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(Failure::Precondition(format!(
+                    return Err(PreconditionFailed::new(format!(
                         "no answer to {method} before the timeout"
                     ))
                     .into())
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Failure::Precondition(format!(
+                    return Err(PreconditionFailed::new(format!(
                         "the server closed its output before answering {method}"
                     ))
                     .into())
@@ -181,7 +214,7 @@ impl Session {
                 continue;
             }
             let messages = protocol::parse_line(&trimmed).map_err(|e| {
-                Failure::Precondition(format!(
+                PreconditionFailed::new(format!(
                     "the server wrote a line that is not JSON ({e}): {}",
                     String::from_utf8_lossy(&trimmed[..trimmed.len().min(120)])
                 ))
@@ -218,24 +251,16 @@ impl Session {
         }
     }
 
-    /// Closes the server's input (its cue to exit) and then ends its whole group.
+    /// Closes the server's input (its cue to exit), gives it two seconds to go, and then ends
+    /// its whole group and every process it left, through the runner.
     fn finish(mut self) {
         drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
-        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
-        let _ = self.child.wait();
+        self.server.finish(Duration::from_secs(2));
     }
 }
 
 /// Starts the server, initializes, lists tools and calls the one asked for.
-pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
+pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
     let started = report::Timestamp::now();
     let t0 = Instant::now();
     let mut session = Session::start(&settings.server, settings.timeout)?;
@@ -245,7 +270,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             json!({
                 "protocolVersion": crate::server::PROTOCOL_VERSIONS[crate::server::PROTOCOL_VERSIONS.len() - 1],
                 "capabilities": {},
-                "clientInfo": {"name": "probe", "version": env!("CARGO_PKG_VERSION")},
+                "clientInfo": settings.client_info,
             }),
         )?;
         session.send(&protocol::notification("notifications/initialized"))?;
@@ -257,7 +282,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             .filter_map(|t| t["name"].as_str())
             .collect();
         if !names.contains(&settings.tool.as_str()) {
-            return Err(Failure::Precondition(format!(
+            return Err(PreconditionFailed::new(format!(
                 "the server has no tool {:?} (it lists: {})",
                 settings.tool,
                 names.join(", ")
@@ -309,7 +334,7 @@ pub fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
 }
 
 /// The report as text, for a person.
-pub fn render(r: &CallReport) -> String {
+pub(crate) fn render(r: &CallReport) -> String {
     // The server's name, version and protocol come from the server: escaped, so they cannot
     // forge a line (`cap: fits ...`) or reach the terminal raw.
     let esc = |s: &str| report::escape::text(s).into_owned();
@@ -360,7 +385,7 @@ pub fn render(r: &CallReport) -> String {
 }
 
 /// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap.
-pub fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
+pub(crate) fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
     let report = call(settings)?;
     let text = if settings.json {
         format!("{}\n", serde_json::to_string_pretty(&report)?)

@@ -11,21 +11,21 @@
 //! markers, the text keeps only the end marker (right-aligned, so it is still the last thing
 //! delivered); when n is too small even for that, it is fill alone and carries no marker.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest n the tool accepts: 10,000,000 units (at most ~20 MB of text with astral fill), so
 /// a typo cannot make the server exhaust memory.
-pub const MAX_N: u64 = 10_000_000;
+pub(crate) const MAX_N: u64 = 10_000_000;
 /// The most text blocks one reply may be split over.
-pub const MAX_BLOCKS: u64 = 10_000;
+pub(crate) const MAX_BLOCKS: u64 = 10_000;
 
 /// What the text between the markers is made of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Fill {
+pub(crate) enum Fill {
     /// `x` repeated: one unit, one char, one byte each.
     Ascii,
     /// Emoji outside the Basic Multilingual Plane: two units (a surrogate pair), one char, four
@@ -38,9 +38,9 @@ pub enum Fill {
 }
 
 impl Fill {
-    pub const NAMES: [&'static str; 3] = ["ascii", "astral", "lines"];
+    pub(crate) const NAMES: [&'static str; 3] = ["ascii", "astral", "lines"];
 
-    pub fn parse(name: &str) -> Option<Fill> {
+    pub(crate) fn parse(name: &str) -> Option<Fill> {
         match name {
             "ascii" => Some(Fill::Ascii),
             "astral" => Some(Fill::Astral),
@@ -62,7 +62,7 @@ impl fmt::Display for Fill {
 
 /// Validated arguments of one `emit` call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EmitArgs {
+pub(crate) struct EmitArgs {
     pub n: u64,
     pub fill: Fill,
     pub blocks: u64,
@@ -71,11 +71,11 @@ pub struct EmitArgs {
 /// Arguments the tool refuses; the message is what the caller sees in the `isError` result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct ArgError(pub String);
+pub(crate) struct ArgError(pub String);
 
 impl EmitArgs {
     /// Reads and checks the `arguments` of a `tools/call`.
-    pub fn from_json(args: Option<&Value>) -> Result<EmitArgs, ArgError> {
+    pub(crate) fn from_json(args: Option<&Value>) -> Result<EmitArgs, ArgError> {
         let empty = Map::new();
         let obj = match args {
             None | Some(Value::Null) => &empty,
@@ -165,19 +165,19 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// The start marker for n and nonce.
-pub fn start_marker(n: u64, nonce: &str) -> String {
+pub(crate) fn start_marker(n: u64, nonce: &str) -> String {
     format!("<<probe n={n} nonce={nonce} start>>")
 }
 
 /// The end marker for n and nonce: its presence at the end of what a client delivered proves the
 /// whole text arrived.
-pub fn end_marker(n: u64, nonce: &str) -> String {
+pub(crate) fn end_marker(n: u64, nonce: &str) -> String {
     format!("<<probe n={n} nonce={nonce} end>>")
 }
 
 /// One reply's text, as blocks, and what it carries.
 #[derive(Debug, Clone)]
-pub struct Emission {
+pub(crate) struct Emission {
     pub args: EmitArgs,
     pub nonce: String,
     pub blocks: Vec<String>,
@@ -187,22 +187,22 @@ pub struct Emission {
 
 impl Emission {
     /// Total UTF-16 units over all blocks (always `args.n`).
-    pub fn units(&self) -> u64 {
+    pub(crate) fn units(&self) -> u64 {
         self.blocks.iter().map(|b| utf16_len(b)).sum()
     }
 
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.blocks.iter().map(|b| b.len() as u64).sum()
     }
 }
 
 /// Builds the text for `args`, with a fresh nonce.
-pub fn emit(args: EmitArgs) -> Emission {
+pub(crate) fn emit(args: EmitArgs) -> Emission {
     emit_with_nonce(args, &fresh_nonce())
 }
 
 /// Builds the text for `args` with the given (ASCII) nonce.
-pub fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
+pub(crate) fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
     let n = args.n as usize;
     let start = start_marker(args.n, nonce);
     let end = end_marker(args.n, nonce);
@@ -290,13 +290,13 @@ fn split_blocks(text: &str, n: u64, k: u64) -> Vec<String> {
 }
 
 /// The length JavaScript's `.length` reports.
-pub fn utf16_len(s: &str) -> u64 {
+pub(crate) fn utf16_len(s: &str) -> u64 {
     s.chars().map(|c| c.len_utf16() as u64).sum()
 }
 
 /// Eight hex digits, different per call and per process: enough that a marker in a client's
 /// output can only have come from this very reply. Not cryptographic, and need not be.
-pub fn fresh_nonce() -> String {
+pub(crate) fn fresh_nonce() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

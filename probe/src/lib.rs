@@ -1,40 +1,43 @@
 //! `probe`: measures where an MCP client stops passing tool results inline.
 //!
-//! The pieces: a stdio MCP [`server`] whose one tool [`emit`]s text of exactly n UTF-16 units
-//! between markers; a minimal [`client`] that calls any stdio server and sizes its reply; a
-//! [`model`] stand-in for the Anthropic Messages API so Claude Code can be driven offline; and the
-//! [`bracket`] driver (with [`check`] on top) that runs a client over many n, classifies each run
-//! from what was sent and what came back, and finds the threshold. [`protocol`] is the JSON-RPC
-//! framing they share; [`testclient`] is a small client with a known limit, for trying the driver
-//! without an agent CLI.
+//! The pieces: a stdio MCP server (`server`) whose one tool `emit`s text of exactly n UTF-16
+//! units between markers; a minimal client (`client`) that calls any stdio server and sizes its
+//! reply; a stand-in for the Anthropic Messages API (`model`) so Claude Code can be driven
+//! offline; and the `bracket` driver (with `check` on top) that runs a client over many n,
+//! judges each run from what was sent and what came back, and finds the threshold. `protocol`
+//! is the JSON-RPC framing they share; `testclient` is a small client with a known limit, in the
+//! ways real clients behave, for trying the driver without an agent CLI. The command line is
+//! [`cli`], whose [`cli::main`] is the one entry point other crates call.
 
-pub mod bracket;
-pub mod check;
+pub(crate) mod bracket;
+pub(crate) mod check;
 pub mod cli;
-pub mod client;
-pub mod emit;
+pub(crate) mod client;
+pub(crate) mod emit;
 pub mod events;
-pub mod model;
-pub mod protocol;
-pub mod server;
-pub mod testclient;
+pub(crate) mod model;
+pub(crate) mod protocol;
+pub(crate) mod server;
+pub(crate) mod testclient;
+
+/// The model stand-in's log events, typed: what a test or a caller reads back from model.log.
+pub use model::{ContentKind, ModelEvent};
 
 use report::Exit;
-use std::io::Write as _;
 
-/// An error that carries the exit code it should end the run with: bad input is 2, a failed
-/// precondition (a server that will not start, a client that is not installed) is 4.
+/// Bad input found after the command line was parsed (a config that is not JSON, a --out
+/// another run holds, a request the server refused): exit 2. Every other error stopped probe
+/// from judging and is a failed precondition, exit 4 (see [`run`]); code that knows it has one
+/// says `report::exit::PreconditionFailed`.
 #[derive(Debug, thiserror::Error)]
-pub enum Failure {
+pub(crate) enum Failure {
     #[error("{0}")]
     Usage(String),
-    #[error("{0}")]
-    Precondition(String),
 }
 
 /// A validated command, ready to run.
 #[derive(Debug, Clone)]
-pub enum Command {
+pub(crate) enum Command {
     Serve(server::ServeSettings),
     Call(client::CallSettings),
     Model(model::ModelSettings),
@@ -43,64 +46,51 @@ pub enum Command {
     TestClient(testclient::TestClientSettings),
 }
 
-/// Runs `command`; errors are printed here, once, as one line with their causes.
-pub fn run(command: Command) -> Exit {
-    // SIGINT and SIGTERM set a flag every command polls while it waits, so each ends with 130
-    // after cleaning up (children killed, files whole) rather than dying mid-write.
-    report::interrupt::install();
-    // A run killed with SIGKILL could clean nothing: its processes and scratch go now.
-    let stale = report::scratch::clean_stale();
-    if stale.processes > 0 {
-        let _ = writeln!(
-            std::io::stderr(),
-            "probe: killed {} process(es) left by a gatekit run that was killed",
-            stale.processes
-        );
-    }
-    let result = match command {
-        Command::Serve(s) => server::serve(&s, server::Stdin, std::io::stdout())
-            .map(|end| match end {
-                server::End::Interrupted => Exit::Interrupted,
-                server::End::Eof | server::End::ClientGone => Exit::Ok,
-            })
-            .map_err(anyhow::Error::from),
+/// Runs `command` through `report::exit::run_tool`, the policy every gatekit tool shares: SIGINT
+/// and SIGTERM become a request each command polls (so it ends with 130 after cleaning up), an
+/// error is printed once on one line, a closed stdout is a quiet end, and what the runs left is
+/// swept.
+pub(crate) fn run(command: Command) -> Exit {
+    report::exit::run_tool("probe", || {
+        // Every probe command polls the interrupt flag and cleans up itself: its children
+        // killed, its results whole.
+        report::interrupt::cleans_up();
+        dispatch(command).map_err(exit_kind)
+    })
+}
+
+fn dispatch(command: Command) -> anyhow::Result<Exit> {
+    match command {
+        Command::Serve(s) => Ok(match server::serve(&s, server::Stdin, std::io::stdout())? {
+            server::End::Interrupted => Exit::Interrupted,
+            server::End::Eof | server::End::ClientGone => Exit::Ok,
+        }),
         Command::Call(s) => client::run_call(&s),
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
         Command::Check(s) => check::run_check(&s),
         Command::TestClient(s) => testclient::run_test_client(&s),
-    };
-    let exit = match result {
-        Ok(exit) => exit,
-        Err(e) => {
-            // Causes can quote outside text (a server's error message): escaped, one line.
-            let text = format!("{e:#}");
-            let _ = writeln!(std::io::stderr(), "probe: {}", report::escape::text(&text));
-            exit_for(&e)
-        }
-    };
-    report::exit::sweep_strays("probe");
-    report::scratch::finish();
-    exit
+    }
 }
 
-/// Writes `text` to stdout. A closed stdout (`probe call ... | head -1`: the reader has all it
-/// wanted) is a quiet end, not an error: nothing is lost, since every file is already written.
-pub fn print_out(text: &str) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+/// probe's errors in the kinds `report::exit` knows: bad input stays a usage error (2), a closed
+/// stdout stays itself (a quiet 0), and any other error stopped the judging: a precondition (4),
+/// its causes on one line, escaped (they can quote a server's or a client's words).
+fn exit_kind(e: anyhow::Error) -> anyhow::Error {
+    if e.is::<Failure>() || report::exit::is_stdout_closed(e.as_ref()) {
+        return e;
+    }
+    report::exit::PreconditionFailed::new(report::escape::text(&format!("{e:#}")).into_owned())
+        .into()
+}
+
+/// Writes `text` to stdout through `report::exit::print`. A closed stdout (`probe check | head
+/// -1`: the reader has all it wanted) is a quiet success here, not an error: every file is
+/// already written, the verdict still decides the exit code (a moved threshold is still 1),
+/// and the model stand-in keeps serving after printing its port.
+pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
+    match report::exit::print(text) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
-    }
-}
-
-/// The exit code for an error: what it says it is, else 4 (something stopped the judging).
-pub fn exit_for(e: &anyhow::Error) -> Exit {
-    if report::interrupt::requested() {
-        return Exit::Interrupted;
-    }
-    match e.downcast_ref::<Failure>() {
-        Some(Failure::Usage(_)) => Exit::Usage,
-        _ => Exit::Precondition,
     }
 }

@@ -1,32 +1,56 @@
-//! `probe test-client`: a small MCP client with a known inline limit.
+//! `probe test-client`: a small MCP client with a known inline limit, in the ways real clients
+//! behave.
 //!
 //! It exists so the driver can be tried and tested end to end without installing an agent CLI:
 //! `probe bracket --client 'probe test-client --limit 50000 --mcp-config {mcp_config} --n {n}'`
-//! finds 50000, exactly as it does for Claude Code. Like a real client it never truncates: a
-//! result over the limit is saved to a file and replaced by a message naming it.
+//! finds 50000, exactly as it does for Claude Code. Its default mode is a client that never
+//! truncates: a result over the limit is saved to a file and replaced by a message naming it.
+//! The other modes are the clients the driver must judge rightly too: one that cuts the text at
+//! its limit, one that answers without calling the tool, one that hangs.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use report::Exit;
 
-use crate::client::{self, CallSettings};
+use crate::client::{self, CallSettings, Implementation};
 use crate::Failure;
+
+/// How the test client hands a result on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Mode {
+    /// The text when it fits under the limit; over it, the text is saved to a file and a spill
+    /// message is printed instead.
+    Spill,
+    /// The first LIMIT UTF-16 units of the text, whatever its size (a client that truncates).
+    Cut,
+    /// Answers without calling the tool: prints a line and exits 0.
+    Never,
+    /// Hangs without calling the tool, until it is killed or interrupted.
+    Hang,
+}
 
 /// What `test-client` takes.
 #[derive(Debug, Clone)]
-pub struct TestClientSettings {
+pub(crate) struct TestClientSettings {
     pub mcp_config: PathBuf,
     pub n: u64,
     pub limit: u64,
     pub saved_dir: Option<PathBuf>,
+    pub mode: Mode,
+    /// The line printed for a saved result, instead of the default that names the file.
+    pub spill_message: Option<String>,
+    /// Who the client says it is in MCP `initialize`.
+    pub client_info: Implementation,
+    /// How long to wait before starting, so a driver's progress has something to show.
+    pub delay: Duration,
 }
 
 /// The first server of an MCP config, as a command line.
-pub fn first_server(config: &Value) -> Option<Vec<String>> {
+pub(crate) fn first_server(config: &Value) -> Option<Vec<String>> {
     let (_, server) = config["mcpServers"].as_object()?.iter().next()?;
     let mut argv = vec![server["command"].as_str()?.to_string()];
     for arg in server["args"].as_array().into_iter().flatten() {
@@ -35,8 +59,36 @@ pub fn first_server(config: &Value) -> Option<Vec<String>> {
     Some(argv)
 }
 
-/// Calls `emit` and prints the text, or saves it and prints where.
-pub fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
+/// The longest start of `text` that is at most `limit` UTF-16 units, never half a pair.
+fn cut(text: &str, limit: u64) -> &str {
+    let mut units = 0u64;
+    for (i, c) in text.char_indices() {
+        units += c.len_utf16() as u64;
+        if units > limit {
+            return &text[..i];
+        }
+    }
+    text
+}
+
+/// Waits `delay` (`None`: for ever), or until an interrupt; `false` when interrupted.
+fn wait(delay: Option<Duration>) -> bool {
+    let until = delay.and_then(|d| Instant::now().checked_add(d));
+    loop {
+        if report::interrupt::requested() {
+            return false;
+        }
+        let step = Duration::from_millis(50);
+        match until {
+            Some(until) if Instant::now() >= until => return true,
+            Some(until) => std::thread::sleep((until - Instant::now()).min(step)),
+            None => std::thread::sleep(step),
+        }
+    }
+}
+
+/// Calls `emit` and hands the text on as `s.mode` says.
+pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     let text = std::fs::read_to_string(&s.mcp_config)
         .with_context(|| format!("reading {}", s.mcp_config.display()))?;
     let config: Value = serde_json::from_str(&text)
@@ -47,6 +99,20 @@ pub fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
             s.mcp_config.display()
         ))
     })?;
+    if !wait(Some(s.delay)) {
+        return Ok(Exit::Interrupted);
+    }
+    match s.mode {
+        Mode::Never => {
+            report::outln!("answered without the tool")?;
+            return Ok(Exit::Ok);
+        }
+        Mode::Hang => {
+            wait(None);
+            return Ok(Exit::Interrupted);
+        }
+        Mode::Spill | Mode::Cut => {}
+    }
     let report = client::call(&CallSettings {
         tool: "emit".into(),
         arguments: json!({ "n": s.n }),
@@ -54,10 +120,15 @@ pub fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         timeout: Duration::from_secs(60),
         json: false,
         server,
+        client_info: s.client_info.clone(),
     })?;
     let text = report.texts.concat();
+    if s.mode == Mode::Cut {
+        report::outln!("{}", cut(&text, s.limit))?;
+        return Ok(Exit::Ok);
+    }
     if report.text.units <= s.limit {
-        crate::print_out(&format!("{text}\n"))?;
+        report::outln!("{text}")?;
         return Ok(Exit::Ok);
     }
     let dir = s.saved_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -68,12 +139,15 @@ pub fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         .with_context(|| format!("creating a file in {}", dir.display()))?;
     std::fs::write(file.path(), &text)?;
     let (_, path) = file.keep().context("keeping the saved result")?;
-    crate::print_out(&format!(
-        "Error: result ({} UTF-16 units) exceeds this client's limit of {}. Output has been saved to {}\n",
-        report.text.units,
-        s.limit,
-        path.display()
-    ))?;
+    match &s.spill_message {
+        Some(message) => report::outln!("{message}")?,
+        None => report::outln!(
+            "Error: result ({} UTF-16 units) exceeds this client's limit of {}. Output has been saved to {}",
+            report.text.units,
+            s.limit,
+            path.display()
+        )?,
+    }
     Ok(Exit::Ok)
 }
 
@@ -90,5 +164,15 @@ mod tests {
         );
         assert_eq!(first_server(&json!({"mcpServers": {}})), None);
         assert_eq!(first_server(&json!({})), None);
+    }
+
+    #[test]
+    fn a_cut_keeps_at_most_the_limit_in_utf16_units_and_never_half_a_pair() {
+        assert_eq!(cut("abcdef", 4), "abcd");
+        assert_eq!(cut("abc", 10), "abc");
+        // Each of these is a surrogate pair: two units.
+        assert_eq!(cut("\u{1F600}\u{1F600}", 3), "\u{1F600}");
+        assert_eq!(cut("\u{1F600}\u{1F600}", 4), "\u{1F600}\u{1F600}");
+        assert_eq!(cut("x", 0), "");
     }
 }

@@ -1,66 +1,39 @@
-//! `probe bracket` and `probe check` against small test clients with known limits: one that
-//! spills to a file over its limit, one that cuts, one that never calls the tool, one that hangs.
+//! `probe bracket` and `probe check` against small test clients with known limits (the modes of
+//! `probe test-client`): one that spills to a file over its limit, one that cuts, one that never
+//! calls the tool, one that hangs.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// A stdio MCP client in Python: reads the config `probe bracket` wrote, starts the server it
-/// names, calls emit with n, and hands the result on according to its mode.
-const CLIENT: &str = r#"
-import json, subprocess, sys, time
-mode, limit, cfg, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-if mode == "never":
-    print("answered without the tool")
-    sys.exit(0)
-if mode == "hang":
-    time.sleep(600)
-server = json.load(open(cfg))["mcpServers"]["probe"]
-p = subprocess.Popen([server["command"], *server["args"]], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-def send(msg):
-    p.stdin.write((json.dumps(msg) + "\n").encode()); p.stdin.flush()
-def reply():
-    return json.loads(p.stdout.readline())
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-      "capabilities": {}, "clientInfo": {"name": "test-client", "version": "9.9.9"}}})
-reply()
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "emit", "arguments": {"n": n}}})
-text = "".join(b["text"] for b in reply()["result"]["content"])
-p.stdin.close(); p.wait()
-length = len(text.encode("utf-16-le")) // 2
-if mode == "spill":
-    print(text if length <= limit else "Output has been saved to /tmp/tool-result-%d.txt" % n)
-elif mode == "cut":
-    print(text[:limit])
-elif mode == "custom":
-    print(text if length <= limit else "RESULT TOO BIG, parked in a file")
-"#;
 
 struct Fixture {
     dir: tempfile::TempDir,
 }
 
 impl Fixture {
-    fn new() -> Option<Fixture> {
-        if python().is_none() {
-            eprintln!(
-                "SKIP: python3 is not installed; the bracket tests need it for their test clients"
-            );
-            return None;
-        }
+    fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("client.py"), CLIENT).unwrap();
-        Some(Fixture { dir })
+        std::fs::create_dir(dir.path().join("saved")).unwrap();
+        Fixture { dir }
     }
 
+    /// `probe test-client` in `mode` with `limit`, saying it is test-client 9.9.9; `custom` is
+    /// the spill mode with a message the default spill patterns do not know.
     fn client(&self, mode: &str, limit: u64) -> String {
+        let (mode, message) = match mode {
+            "spill" => ("spill", "Output has been saved to /tmp/tool-result-{n}.txt"),
+            "custom" => ("spill", "RESULT TOO BIG, parked in a file"),
+            other => (other, ""),
+        };
+        let message = if message.is_empty() {
+            String::new()
+        } else {
+            format!(" --spill-message '{message}'")
+        };
         format!(
-            "python3 {} {mode} {limit} {{mcp_config}} {{n}}",
-            self.dir.path().join("client.py").display()
+            "{PROBE} test-client --mode {mode} --limit {limit} --mcp-config {{mcp_config}} --n {{n}} \
+             --saved-dir {} --client-name test-client --client-version 9.9.9{message}",
+            self.dir.path().join("saved").display()
         )
     }
 
@@ -108,7 +81,7 @@ fn pairs(list: &[(u64, &str)]) -> Vec<(u64, String)> {
 
 #[test]
 fn bracket_finds_a_client_that_spills_over_its_limit() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, text, r) = f.probe(&[
         "bracket",
         "--client",
@@ -151,7 +124,7 @@ fn bracket_finds_a_client_that_spills_over_its_limit() {
 
 #[test]
 fn bracket_calls_a_cut_truncated() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, _, r) = f.probe(&[
         "bracket",
         "--client",
@@ -175,7 +148,7 @@ fn bracket_calls_a_cut_truncated() {
 
 #[test]
 fn bracket_reports_a_client_that_never_calls_the_tool() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, _, r) = f.probe(&[
         "bracket",
         "--client",
@@ -192,7 +165,7 @@ fn bracket_reports_a_client_that_never_calls_the_tool() {
 
 #[test]
 fn bisect_pins_the_exact_threshold_in_about_log2_runs() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, text, r) = f.probe(&[
         "bracket",
         "--client",
@@ -209,7 +182,7 @@ fn bisect_pins_the_exact_threshold_in_about_log2_runs() {
 
 #[test]
 fn bisect_says_when_the_threshold_is_outside_the_range() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, text, r) = f.probe(&[
         "bracket",
         "--client",
@@ -225,7 +198,7 @@ fn bisect_says_when_the_threshold_is_outside_the_range() {
 
 #[test]
 fn spill_patterns_are_settable() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client("custom", 100);
     let (_, _, r) = f.probe(&["bracket", "--client", &client, "--points", "100,101"]);
     assert_eq!(verdicts(&r), pairs(&[(100, "inline"), (101, "truncated")]));
@@ -243,7 +216,7 @@ fn spill_patterns_are_settable() {
 
 #[test]
 fn a_hanging_client_is_an_error_never_a_verdict() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, _, r) = f.probe(&[
         "bracket",
         "--client",
@@ -263,7 +236,7 @@ fn a_hanging_client_is_an_error_never_a_verdict() {
 
 #[test]
 fn check_holds_at_the_known_limit_and_suggests_a_cap() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, text, r) = f.probe(&[
         "check",
         "--expect",
@@ -279,7 +252,7 @@ fn check_holds_at_the_known_limit_and_suggests_a_cap() {
 
 #[test]
 fn check_exits_1_when_the_threshold_moved_and_finds_where() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let (code, text, r) = f.probe(&[
         "check",
         "--expect",

@@ -1,8 +1,6 @@
 //! `probe call` against `probe serve`: sizes, the cap, the JSON report, errors.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn call_probe(args: &[&str]) -> (i32, String, String) {

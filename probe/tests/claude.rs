@@ -2,9 +2,7 @@
 //! 50001 are saved to a file. Runs only when the binary is present (scripts/install-claude.sh
 //! installs it); otherwise it skips with a notice.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -3,9 +3,7 @@
 //! command quietly, SIGINT and SIGTERM end every command with 130 and nothing left behind, one
 //! run per --out, and outside text cannot forge a report line.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -252,10 +250,10 @@ fn model_logs_each_refusal_with_its_status() {
     ] {
         assert_eq!(hostile(port, request.as_bytes(), b"", 0).0, Some(want));
     }
-    let statuses: Vec<u16> = probe::events::read_events::<probe::model::ModelEvent>(&log)
+    let statuses: Vec<u16> = probe::events::read_events::<probe::ModelEvent>(&log)
         .into_iter()
         .filter_map(|e| match e {
-            probe::model::ModelEvent::BadRequest {
+            probe::ModelEvent::BadRequest {
                 status: Some(status),
                 error: Some(_),
                 ..
@@ -737,6 +735,40 @@ fn call_on_sigterm_exits_130_and_ends_its_server() {
     wait_until(Duration::from_secs(5), "the server to be gone", || {
         with_arg(&marker).is_empty()
     });
+}
+
+#[test]
+fn call_runs_its_server_tagged_and_kills_what_escaped_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = unique_sleep();
+    let tagfile = dir.path().join("tag");
+    // A server that leaves a helper behind outside its process group, as a daemon would.
+    let gitfile = dir.path().join("git");
+    let server = format!(
+        "echo \"$GATEKIT_RUN\" > {}; echo \"${{GIT_DIR-unset}}\" > {}; setsid sleep {marker} & exec {PROBE} serve",
+        tagfile.display(),
+        gitfile.display()
+    );
+    let out = testkit::bin(PROBE)
+        .args(["call", "--n", "10", "--", "sh", "-c", &server])
+        // As when probe runs inside a git hook: the server must not inherit the redirection.
+        .env("GIT_DIR", dir.path().join("elsewhere"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tag = std::fs::read_to_string(&tagfile).unwrap();
+    assert!(!tag.trim().is_empty(), "the server carried no run tag");
+    assert_eq!(std::fs::read_to_string(&gitfile).unwrap(), "unset\n");
+    wait_until(
+        Duration::from_secs(5),
+        "the escaped helper to be gone",
+        || with_arg(&marker).is_empty(),
+    );
 }
 
 #[test]

@@ -1,65 +1,38 @@
 //! `probe bracket` and `probe check` reports where reviewers read them: results.json validated
 //! by Python's `jsonschema` against docs/schema/results.schema.json (from real runs against a
-//! real stdio client), Markdown, colour only where asked, progress per point on a real pty, and
+//! stdio client, `probe test-client`), Markdown, colour only where asked, progress per point on a real pty, and
 //! `--version`, completions and man pages from the clap definitions.
 //!
-//! Without python3 or jsonschema a test skips with a notice, except under CI (`CI` set), where
-//! that is a failure: `.ci/run` installs jsonschema.
+//! Without python3 or jsonschema the schema test skips with a notice, except under CI (`CI` set),
+//! where that is a failure: `.ci/run` installs jsonschema.
 
-mod common;
-
-use common::PROBE;
+use crate::common::PROBE;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use testkit::schema_errors;
 
-/// A stdio MCP client with a limit: starts the server from the config probe wrote, calls emit
-/// with n, and prints the text when it is at most LIMIT units, a spill message otherwise; it
-/// waits DELAY seconds first, so progress has something to show.
-const CLIENT: &str = r#"
-import json, subprocess, sys, time
-limit, cfg, n, delay = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-time.sleep(delay)
-server = json.load(open(cfg))["mcpServers"]["probe"]
-p = subprocess.Popen([server["command"], *server["args"]], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-def send(msg):
-    p.stdin.write((json.dumps(msg) + "\n").encode()); p.stdin.flush()
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-      "capabilities": {}, "clientInfo": {"name": "limit-client", "version": "1.2.3"}}})
-json.loads(p.stdout.readline())
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "emit", "arguments": {"n": n}}})
-text = "".join(b["text"] for b in json.loads(p.stdout.readline())["result"]["content"])
-p.stdin.close(); p.wait()
-print(text if len(text.encode("utf-16-le")) // 2 <= limit else "Output has been saved to /tmp/r-%d.txt" % n)
-"#;
-
 struct Fixture {
     dir: tempfile::TempDir,
 }
 
 impl Fixture {
-    fn new() -> Option<Fixture> {
-        if Command::new("python3").arg("--version").output().is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "python3 is missing under CI; the probe format tests need it"
-            );
-            eprintln!("SKIP: python3 is not installed; these tests need it for their client");
-            return None;
-        }
+    fn new() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("client.py"), CLIENT).unwrap();
-        Some(Fixture { dir })
+        fs::create_dir(dir.path().join("saved")).unwrap();
+        Fixture { dir }
     }
 
+    /// A stdio MCP client with a limit (`probe test-client`, saying it is limit-client 1.2.3):
+    /// prints the text when it is at most LIMIT units, a spill message otherwise; it waits
+    /// DELAY seconds first, so progress has something to show.
     fn client(&self, limit: u64, delay: f64) -> String {
         format!(
-            "python3 {} {limit} {{mcp_config}} {{n}} {delay}",
-            self.dir.path().join("client.py").display()
+            "{PROBE} test-client --limit {limit} --mcp-config {{mcp_config}} --n {{n}} --delay {}ms \
+             --saved-dir {} --client-name limit-client --client-version 1.2.3",
+            (delay * 1000.0).round() as u64,
+            self.dir.path().join("saved").display()
         )
     }
 
@@ -90,7 +63,7 @@ impl Fixture {
 
 #[test]
 fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_not() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 0.0);
     let points = f.out("points");
     let (code, _, err) = f.probe(
@@ -146,7 +119,7 @@ fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_n
 
 #[test]
 fn check_prints_markdown_with_its_verdict_facts_and_points_and_json_is_an_alias() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 0.0);
     let out = f.out("md");
     let (code, md, err) = f.probe(
@@ -214,7 +187,7 @@ fn check_prints_markdown_with_its_verdict_facts_and_points_and_json_is_an_alias(
 
 #[test]
 fn the_check_verdict_is_coloured_only_when_asked_and_never_in_the_files() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 0.0);
     let out = f.out("c");
     let (_, plain, _) = f.probe(&["check", "--client", &client, "--expect", "120"], &out);
@@ -236,7 +209,7 @@ fn the_check_verdict_is_coloured_only_when_asked_and_never_in_the_files() {
 
 #[test]
 fn each_point_ticks_its_seconds_on_a_terminal_and_gets_a_plain_line_elsewhere() {
-    let Some(f) = Fixture::new() else { return };
+    let f = Fixture::new();
     let client = f.client(120, 2.3);
     let out = f.out("slow");
     let (code, _, err) = f.probe(&["bracket", "--client", &client, "--points", "100"], &out);

@@ -2,9 +2,7 @@
 //! and the MCP Inspector CLI (npm). Each skips with a notice when its client is not installed;
 //! `scripts/install-mcp-clients.sh` installs both.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 const SDK_CLIENT: &str = r#"

@@ -1,11 +1,9 @@
 //! `probe model` driven over real HTTP by a fake client: a full tool_use round trip, the token
 //! counter, settable usage numbers, chunked bodies, and a 404 for anything else.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use probe::events::read_events;
-use probe::model::{ContentKind, ModelEvent};
+use probe::{ContentKind, ModelEvent};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -1,8 +1,6 @@
 //! `probe serve` on the raw wire: every method, every error path, exact lengths.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

@@ -85,3 +85,64 @@ fn a_config_without_a_server_is_bad_input() {
         .code(2)
         .stderr(predicate::str::contains("no server"));
 }
+
+#[test]
+fn the_modes_answer_as_their_help_says() {
+    let help = probe().args(["test-client", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for mode in ["spill", "cut", "never", "hang"] {
+        assert!(
+            help.contains(&format!("- {mode}:")),
+            "{mode} undocumented: {help}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    let server = serde_json::json!({"mcpServers": {"probe": {"command": env!("CARGO_BIN_EXE_probe"), "args": ["serve"]}}});
+    std::fs::write(&config, server.to_string()).unwrap();
+    let run = |mode: &str| {
+        let out = probe()
+            .args([
+                "test-client",
+                "--n",
+                "200",
+                "--limit",
+                "100",
+                "--mode",
+                mode,
+            ])
+            .arg("--mcp-config")
+            .arg(&config)
+            .arg("--saved-dir")
+            .arg(dir.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{mode}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let cut = run("cut");
+    assert_eq!(
+        cut.trim_end_matches('\n').encode_utf16().count(),
+        100,
+        "{cut}"
+    );
+    assert!(cut.starts_with("<<probe n=200"), "{cut}");
+    assert_eq!(run("never"), "answered without the tool\n");
+    assert!(run("spill").contains("Output has been saved to"));
+    // Hang never answers: only the outer timeout ends it, and that is no exit 0.
+    let hang = probe()
+        .args([
+            "test-client",
+            "--n",
+            "200",
+            "--mode",
+            "hang",
+            "--mcp-config",
+        ])
+        .arg(&config)
+        .timeout(std::time::Duration::from_secs(1))
+        .output()
+        .unwrap();
+    assert_ne!(hang.status.code(), Some(0));
+}

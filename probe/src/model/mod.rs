@@ -126,15 +126,6 @@ impl StandIn {
     pub fn take_model_events(&self) -> Vec<ModelEvent> {
         std::mem::take(&mut *lock(&self.shared.kept))
     }
-
-    /// [`StandIn::take_model_events`] as JSON objects, as the log has them (without `time`),
-    /// for a driver that still reads events by field name.
-    pub fn take_events(&self) -> Vec<serde_json::Value> {
-        self.take_model_events()
-            .iter()
-            .filter_map(|e| serde_json::to_value(e).ok())
-            .collect()
-    }
 }
 
 impl Drop for StandIn {

@@ -4,85 +4,45 @@
 //! a stray print) would be read by the client as a broken message. Logs go to stderr, and as JSON
 //! lines to `--log`, where a driver reads which n was called with which nonce.
 
-use crate::emit::{self, EmitArgs, Fill, MAX_BLOCKS, MAX_N};
 use crate::protocol::{
     self, Incoming, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
 };
 use report::lines::{self, LineEnd};
+
+mod events;
+mod tool;
+
+pub(crate) use events::{client_info, read_calls, LoggedCall};
+use events::{Event, EventLog};
 use serde_json::{json, Value};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use tool::{call_tool, tool_description};
 
 /// The protocol versions this server speaks, oldest first; the last is answered to a client that
 /// asks for one it does not know.
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The tool's name as `tools/list` announces it.
-pub const TOOL_NAME: &str = "emit";
+pub(crate) const TOOL_NAME: &str = "emit";
 
 /// What `serve` takes.
 #[derive(Debug, Clone, Default)]
-pub struct ServeSettings {
+pub(crate) struct ServeSettings {
     pub log: Option<PathBuf>,
 }
 
 /// The longest line accepted. A line is read only up to this bound, so a client that sends one
 /// endless line costs this much memory and no more; the rest of such a line is skipped.
-pub const MAX_LINE: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE: usize = 4 * 1024 * 1024;
 /// The most messages one batch may hold: each gets a reply, so a long batch of tiny messages
 /// would otherwise be answered with a reply many times its size.
-pub const MAX_BATCH: usize = 1000;
-
-/// Where the server's events go: a human line to stderr, a JSON line to the log file.
-pub struct EventLog {
-    file: Option<File>,
-    stderr: bool,
-}
-
-impl EventLog {
-    fn open(path: Option<&Path>) -> io::Result<EventLog> {
-        let file =
-            match path {
-                Some(p) => Some(File::options().create(true).append(true).open(p).map_err(
-                    |e| io::Error::new(e.kind(), format!("opening log {}: {e}", p.display())),
-                )?),
-                None => None,
-            };
-        Ok(EventLog { file, stderr: true })
-    }
-
-    /// A log that records nothing (for driving [`reply_to_line`] directly).
-    pub fn silent() -> EventLog {
-        EventLog {
-            file: None,
-            stderr: false,
-        }
-    }
-
-    fn record(&mut self, summary: &str, mut event: Value) {
-        if self.stderr {
-            // The summary quotes the client (method names, reasons): escaped, so it cannot
-            // forge a line or drive the terminal; and a closed stderr is not worth a panic.
-            let _ = writeln!(
-                io::stderr(),
-                "probe serve: {}",
-                report::escape::text(summary)
-            );
-        }
-        if let Some(file) = &mut self.file {
-            event["time"] = json!(report::time::Timestamp::now());
-            // One write per event, so a line is whole even when the process is stopped.
-            let line = format!("{event}\n");
-            // A log that cannot be written must not take the protocol down with it.
-            let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
-        }
-    }
-}
+pub(crate) const MAX_BATCH: usize = 1000;
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
+pub(crate) enum End {
     /// The client closed our input.
     Eof,
     /// The client closed our output (it went away): its way of ending the session.
@@ -117,7 +77,7 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<LineEnd> {
 /// `report::interrupt::requested()` (the handler is installed with SA_RESTART, so a plain
 /// blocking read would never return).
 #[derive(Debug, Default)]
-pub struct Stdin;
+pub(crate) struct Stdin;
 
 impl io::Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -136,32 +96,38 @@ impl io::Read for Stdin {
 }
 
 /// Serves `input` to `output` until EOF, the client going away, or an interrupt.
-pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> io::Result<End> {
+pub(crate) fn serve(
+    settings: &ServeSettings,
+    input: impl Read,
+    output: impl Write,
+) -> io::Result<End> {
     let mut log = EventLog::open(settings.log.as_deref())?;
     let mut out = BufWriter::new(output);
     let mut input = BufReader::with_capacity(64 * 1024, input);
     let mut line = Vec::new();
     log.record(
         "ready",
-        json!({"event": "start", "pid": std::process::id()}),
+        &Event::Start {
+            pid: std::process::id(),
+        },
     );
     loop {
         line.clear();
         let mut skip_rest = false;
         let replies = match read_line_bounded(&mut input, &mut line, MAX_LINE)? {
             LineEnd::Eof => {
-                log.record("end of input", json!({"event": "eof"}));
+                log.record("end of input", &Event::Eof {});
                 return Ok(End::Eof);
             }
             LineEnd::Stopped => {
-                log.record("interrupted", json!({"event": "interrupted"}));
+                log.record("interrupted", &Event::Interrupted {});
                 return Ok(End::Interrupted);
             }
             LineEnd::TooLong => {
                 skip_rest = true;
                 log.record(
                     &format!("a line over {MAX_LINE} bytes; its rest is skipped"),
-                    json!({"event": "line_too_long", "max": MAX_LINE}),
+                    &Event::LineTooLong { max: MAX_LINE },
                 );
                 vec![protocol::error(
                     &Value::Null,
@@ -186,7 +152,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
             match skip_line(&mut input)? {
                 LineEnd::Stopped => return Ok(End::Interrupted),
                 LineEnd::Eof => {
-                    log.record("end of input", json!({"event": "eof"}));
+                    log.record("end of input", &Event::Eof {});
                     return Ok(End::Eof);
                 }
                 _ => {}
@@ -198,7 +164,7 @@ pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> 
 /// The replies to one line of input (without its newline): none for a blank line or only
 /// notifications and responses, one for a request or a broken line, one array for a batch.
 /// Whatever the bytes, this never panics and a request is never met with silence.
-pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
+pub(crate) fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Vec::new();
     }
@@ -206,7 +172,7 @@ pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
         Err(e) => {
             log.record(
                 &format!("parse error: {e}"),
-                json!({"event": "parse_error", "error": e}),
+                &Event::ParseError { error: e.clone() },
             );
             vec![protocol::error(
                 &Value::Null,
@@ -219,7 +185,7 @@ pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
                 "a batch of {} messages is over the maximum {MAX_BATCH}",
                 messages.len()
             );
-            log.record(&why, json!({"event": "invalid", "error": why}));
+            log.record(&why, &Event::Invalid { error: why.clone() });
             vec![protocol::error(&Value::Null, INVALID_REQUEST, &why)]
         }
         Ok(protocol::Line { batch, messages }) => {
@@ -247,18 +213,22 @@ fn handle(message: Incoming, log: &mut EventLog) -> Option<Value> {
         Incoming::Notification { method, .. } => {
             log.record(
                 &format!("notification {method}"),
-                json!({"event": "notification", "method": method}),
+                &Event::Notification {
+                    method: method.clone(),
+                },
             );
             None
         }
         Incoming::Response { id, .. } => {
-            log.record("ignored a response", json!({"event": "response", "id": id}));
+            log.record("ignored a response", &Event::Response { id });
             None
         }
         Incoming::Invalid { id, reason } => {
             log.record(
                 &format!("invalid request: {reason}"),
-                json!({"event": "invalid", "error": reason}),
+                &Event::Invalid {
+                    error: reason.clone(),
+                },
             );
             Some(protocol::error(
                 &id,
@@ -274,7 +244,9 @@ fn handle(message: Incoming, log: &mut EventLog) -> Option<Value> {
             other => {
                 log.record(
                     &format!("unknown method {other}"),
-                    json!({"event": "unknown_method", "method": other}),
+                    &Event::UnknownMethod {
+                        method: other.to_string(),
+                    },
                 );
                 protocol::error(&id, METHOD_NOT_FOUND, &format!("method not found: {other}"))
             }
@@ -304,7 +276,11 @@ fn initialize(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
         .unwrap_or(Value::Null);
     log.record(
         &format!("initialize: client asked {asked}, answered {answer}"),
-        json!({"event": "initialize", "asked": asked, "answered": answer, "client": client}),
+        &Event::Initialize {
+            asked: asked.to_string(),
+            answered: answer.to_string(),
+            client,
+        },
     );
     protocol::result(
         id,
@@ -314,106 +290,6 @@ fn initialize(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
             "serverInfo": {"name": "probe", "version": env!("CARGO_PKG_VERSION")},
         }),
     )
-}
-
-/// The `emit` tool as `tools/list` describes it.
-pub fn tool_description() -> Value {
-    json!({
-        "name": TOOL_NAME,
-        "description": "Returns text of exactly n UTF-16 code units (JavaScript string length), \
-            starting and ending with a marker carrying n and a nonce. Used to measure the size \
-            at which an MCP client stops passing tool results inline.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "n": {"type": "integer", "minimum": 0, "maximum": MAX_N,
-                      "description": "total length in UTF-16 code units"},
-                "fill": {"type": "string", "enum": Fill::NAMES, "default": "ascii",
-                         "description": "ascii: 'x'; astral: surrogate pairs; lines: 80-unit lines"},
-                "blocks": {"type": "integer", "minimum": 1, "maximum": MAX_BLOCKS, "default": 1,
-                           "description": "number of text blocks the total is split over"}
-            },
-            "required": ["n"],
-            "additionalProperties": false
-        }
-    })
-}
-
-fn call_tool(id: &Value, params: Option<&Value>, log: &mut EventLog) -> Value {
-    let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
-        return protocol::error(
-            id,
-            INVALID_PARAMS,
-            "tools/call needs params.name (a string)",
-        );
-    };
-    if name != TOOL_NAME {
-        log.record(
-            &format!("unknown tool {name}"),
-            json!({"event": "unknown_tool", "tool": name}),
-        );
-        return protocol::error(id, INVALID_PARAMS, &format!("unknown tool: {name}"));
-    }
-    let raw = params.and_then(|p| p.get("arguments"));
-    let args = match EmitArgs::from_json(raw) {
-        Ok(args) => args,
-        Err(e) => {
-            log.record(
-                &format!("refused emit: {e}"),
-                json!({"event": "refused", "arguments": raw, "error": e.to_string()}),
-            );
-            return protocol::result(
-                id,
-                json!({"content": [{"type": "text", "text": format!("emit: {e}")}], "isError": true}),
-            );
-        }
-    };
-    let emission = emit::emit(args);
-    log.record(
-        &format!(
-            "emit n={} fill={} blocks={} nonce={}",
-            args.n, args.fill, args.blocks, emission.nonce
-        ),
-        json!({
-            "event": "call",
-            "n": args.n,
-            "fill": args.fill,
-            "blocks": args.blocks,
-            "nonce": emission.nonce,
-            "units": emission.units(),
-            "bytes": emission.bytes(),
-            "start_marker": emission.start_marker,
-            "end_marker": emission.end_marker,
-        }),
-    );
-    let content: Vec<Value> = emission
-        .blocks
-        .into_iter()
-        .map(|text| json!({"type": "text", "text": text}))
-        .collect();
-    protocol::result(id, json!({"content": content, "isError": false}))
-}
-
-/// One `call` event read back from a server log.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-pub struct LoggedCall {
-    pub n: u64,
-    pub nonce: String,
-    pub units: u64,
-    pub start_marker: bool,
-    pub end_marker: bool,
-}
-
-/// Every `emit` call a server log records, in order; a missing log reads as no calls.
-pub fn read_calls(log: &Path) -> Vec<LoggedCall> {
-    let Ok(text) = std::fs::read_to_string(log) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["event"] == "call")
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect()
 }
 
 #[cfg(test)]

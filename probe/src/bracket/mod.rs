@@ -1,0 +1,159 @@
+//! `probe bracket`: runs a client once per n and finds where its tool results stop coming back
+//! inline.
+//!
+//! Each run is judged from two sides: what the server sent (its log names n and the nonce in the
+//! markers) and what the client handed on (its output, or for the Claude preset what the model
+//! stand-in received). Only the end marker with that very nonce proves a full delivery; a spill
+//! message ("Output has been saved to", ...) proves a save; a start marker without the end marker
+//! is a cut. Every client run goes through `report::runner`: its own process group, a timeout,
+//! and strays killed, so a hung client is an `error (hang)`, never a verdict.
+//!
+//! The concerns, one file each: [`driver`] runs the client for one point; [`judge`] turns what
+//! came back into a [`Verdict`]; [`results`] holds the points, the threshold and what
+//! `results.json` records; [`render`] shows them as text and Markdown; [`search`] picks the
+//! points (a list, N-S, N and N+S around a point, or a bisection). `probe check` is built from the same parts
+//! and ends the same way ([`conclude`], [`publish`]).
+
+mod driver;
+mod judge;
+mod render;
+mod results;
+mod search;
+
+pub(crate) use driver::Driver;
+pub(crate) use judge::Verdict;
+pub(crate) use render::progress_line;
+pub(crate) use results::{CheckRecord, Results};
+pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
+
+use crate::emit::Fill;
+use regex::Regex;
+use report::exit::Interrupted;
+use report::progress::Progress;
+use report::{ColorChoice, Exit, Format, Timestamp};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What a client is: the Claude Code preset, or a shell command with `{n}` and `{mcp_config}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Client {
+    Claude {
+        bin: PathBuf,
+        count_tokens: Option<u64>,
+    },
+    Command(String),
+}
+
+/// How a client is run and judged, shared by `bracket` and `check`.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientSettings {
+    pub client: Client,
+    pub fill: Fill,
+    /// Regexes that mark a reply as saved; empty means [`DEFAULT_SPILL_PATTERNS`].
+    pub spill_patterns: Vec<Regex>,
+    pub timeout: Duration,
+    pub out: PathBuf,
+    pub json: bool,
+    /// What to print on stdout (`json` true means [`Format::Json`]); the files are the same.
+    pub format: Format,
+    /// Colour for the verdict words printed on stdout (never in files).
+    pub color: ColorChoice,
+}
+
+impl ClientSettings {
+    /// The format to print in, `--json` included.
+    pub(crate) fn output_format(&self) -> Format {
+        self.format.with_json_flag(self.json)
+    }
+}
+
+/// What `bracket` takes.
+#[derive(Debug, Clone)]
+pub(crate) struct BracketSettings {
+    pub client: ClientSettings,
+    pub plan: Plan,
+}
+
+/// The messages Claude Code substitutes for a result it saved to a file (SPEC.md), as regexes.
+pub(crate) const DEFAULT_SPILL_PATTERNS: [&str; 3] = [
+    "exceeds maximum allowed tokens",
+    "Output has been saved to",
+    "persisted-output",
+];
+
+/// `probe bracket`.
+pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
+    let started = Timestamp::now();
+    let mut driver = Driver::new(&settings.client)?;
+    let quiet = settings.client.output_format() == Format::Json;
+    let mut progress = Progress::new(settings.plan.runs(), quiet);
+    let mut bisect_record = None;
+    let outcome: anyhow::Result<()> = (|| {
+        match &settings.plan {
+            Plan::Points(points) => {
+                for &n in points {
+                    search::run_with_progress(&mut driver, n, &mut progress)?;
+                    driver.write_partial("bracket", started)?;
+                }
+            }
+            Plan::Bisect { lo, hi } => {
+                bisect_record = Some(search::bisect_range(&mut driver, *lo, *hi, &mut progress)?);
+            }
+        }
+        Ok(())
+    })();
+    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
+    results.bisect = bisect_record;
+    publish(&driver, &results)?;
+    if results.interrupted {
+        return Ok(Exit::Interrupted);
+    }
+    let judged = results
+        .points
+        .iter()
+        .filter(|p| p.verdict != Verdict::Error && p.verdict != Verdict::NotCalled)
+        .count();
+    if judged == 0 && results.points.iter().all(|p| p.verdict == Verdict::Error) {
+        report::errln!(
+            "probe: no run of the client gave a verdict (see {})",
+            report::escape::path(&driver.settings().out.join("points"))
+        );
+        return Ok(Exit::Precondition);
+    }
+    let held = judged == results.points.len() && results.bisect.as_ref().map_or(true, |b| b.held);
+    Ok(Exit::from_held(held))
+}
+
+/// The results of a bracket or check run that ended with `outcome`, before the command adds
+/// its own record: an interrupt keeps what was finished (marked partial), any other error ends
+/// the command.
+pub(crate) fn conclude(
+    command: &'static str,
+    driver: &Driver,
+    started: Timestamp,
+    mut progress: Progress,
+    outcome: anyhow::Result<()>,
+) -> anyhow::Result<Results> {
+    progress.clear();
+    let interrupted = match outcome {
+        Ok(()) => false,
+        Err(e) if e.is::<Interrupted>() => true,
+        Err(e) => return Err(e),
+    };
+    let mut results = Results::new(command, driver, started);
+    results.interrupted = interrupted;
+    results.complete = !interrupted;
+    Ok(results)
+}
+
+/// Writes `results.txt` and `results.json` into --out and prints the results on stdout in the
+/// chosen format (the text coloured only there, never in the file).
+pub(crate) fn publish(driver: &Driver, results: &Results) -> anyhow::Result<()> {
+    let settings = driver.settings();
+    results::write_results(
+        &settings.out,
+        results,
+        &render::text(results, report::Painter::plain()),
+    )?;
+    render::print_results(settings, results)
+}

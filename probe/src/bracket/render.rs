@@ -1,0 +1,184 @@
+//! The results for a person: the text report (results.txt, and stdout unless asked otherwise),
+//! GitHub-flavoured Markdown for a pull request or a job summary, and the progress line per
+//! point. Colour comes from the verdict's kind and only ever reaches stdout.
+
+use super::results::{CheckRecord, CheckVerdict, Point, Results};
+use super::ClientSettings;
+use report::markdown::{self, code};
+use report::text::clip;
+use report::{Format, Painter, Table};
+
+/// The points in order of n: verdict, units received, time, status, message.
+fn points_table(r: &Results) -> Table {
+    let mut points: Vec<&Point> = r.points.iter().collect();
+    points.sort_by_key(|p| p.n);
+    let mut table = Table::new(["n", "verdict", "received", "time", "status", "message"]);
+    for p in points {
+        table.row([
+            p.n.to_string(),
+            p.verdict.to_string(),
+            p.received_units
+                .map(|u| u.to_string())
+                .unwrap_or_else(|| "-".into()),
+            format!("{:.1}s", p.duration_secs),
+            p.status.clone(),
+            p.message
+                .as_deref()
+                .map(|m| clip(m, 100))
+                .unwrap_or_default(),
+        ]);
+    }
+    table
+}
+
+/// The text report: the client, the table of points, the threshold, and for `check` its
+/// verdict (in `paint`'s colours) and the suggested cap.
+pub(crate) fn text(r: &Results, paint: Painter) -> String {
+    let mut out = String::new();
+    let version = client_version(r);
+    // The command and the version come from outside (the version from the client itself):
+    // escaped, so a newline in them cannot forge a `threshold:` line.
+    out.push_str(&format!(
+        "client: {}\n",
+        report::escape::text(&r.client.command)
+    ));
+    out.push_str(&format!(
+        "version: {}\n",
+        report::escape::text(version.as_deref().unwrap_or("unknown"))
+    ));
+    out.push_str(&format!(
+        "started: {}  finished: {}\n\n",
+        r.started, r.finished
+    ));
+    let table = points_table(r);
+    out.push_str(&table.render_text());
+    out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
+    if let Some(b) = &r.bisect {
+        if !b.held {
+            out.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
+        }
+    }
+    if r.interrupted {
+        out.push_str("interrupted: the results above are partial\n");
+    } else if !r.complete {
+        out.push_str("partial: written while the run was going; the points above are those finished so far\n");
+    }
+    if let Some(c) = &r.check {
+        out.push_str(&check_lines(r, c, paint));
+    }
+    out
+}
+
+/// `check`'s lines under the report: its verdict, why a search stopped, the suggested cap.
+fn check_lines(r: &Results, c: &CheckRecord, paint: Painter) -> String {
+    let n = c.expect;
+    let verdict = c.verdict();
+    let word = paint.paint(&verdict.to_string(), verdict.style());
+    let mut out = match verdict {
+        CheckVerdict::NoVerdict => format!(
+            "check: {word} at {n} and {}: the client could not be judged\n",
+            n + 1
+        ),
+        CheckVerdict::Held => format!("check: {word}, inline up to {n}, not from {}\n", n + 1),
+        CheckVerdict::Moved => format!(
+            "check: {word}, expected inline up to {n}; now {}\n",
+            r.threshold.text
+        ),
+    };
+    if let Some(note) = &c.note {
+        out.push_str(&format!("note: {}\n", report::escape::text(note)));
+    }
+    if let (Some(t), Some(cap)) = (c.measured, c.suggested_cap) {
+        out.push_str(&format!(
+            "suggested cap: {cap} units ({t} less {}%)\n",
+            (c.margin * 100.0).round()
+        ));
+    }
+    out
+}
+
+/// The client's version as the report shows it: what `--version` said, or the MCP clientInfo.
+fn client_version(r: &Results) -> Option<String> {
+    r.client.version.clone().or_else(|| {
+        r.client.mcp_client.as_ref().map(|c| {
+            format!(
+                "{} {}",
+                c["name"].as_str().unwrap_or("?"),
+                c["version"].as_str().unwrap_or("?")
+            )
+        })
+    })
+}
+
+/// The results as GitHub-flavoured Markdown, for a pull request or a job summary: a heading
+/// with the threshold (and for `check`, whether it held), the facts, then the points.
+pub(crate) fn render_markdown(r: &Results) -> String {
+    let mut out = match &r.check {
+        Some(c) => format!("## probe check: {}\n\n", c.verdict()),
+        None => format!("## probe {}\n\n", r.command),
+    };
+    let mut facts = vec![
+        ("client", code(&report::escape::text(&r.client.command))),
+        (
+            "version",
+            client_version(r)
+                .map(|v| code(&report::escape::text(&v)))
+                .unwrap_or_else(|| "unknown".into()),
+        ),
+        ("threshold", markdown::escape(&r.threshold.text)),
+    ];
+    if let Some(c) = &r.check {
+        facts.push(("expected", format!("inline up to {}", c.expect)));
+        if let (Some(cap), Some(measured)) = (c.suggested_cap, c.measured) {
+            facts.push((
+                "suggested cap",
+                format!(
+                    "{cap} units ({measured} less {}%)",
+                    (c.margin * 100.0).round()
+                ),
+            ));
+        }
+        if let Some(note) = &c.note {
+            facts.push(("note", markdown::escape(note)));
+        }
+    }
+    if let Some(b) = &r.bisect {
+        if !b.held {
+            facts.push(("bisect", markdown::escape(b.why.as_deref().unwrap_or(""))));
+        }
+    }
+    facts.push(("time", format!("{} .. {}", r.started, r.finished)));
+    if r.interrupted {
+        facts.push(("interrupted", "yes: the results are partial".into()));
+    } else if !r.complete {
+        facts.push(("partial", "yes: the run had not finished".into()));
+    }
+    out.push_str(&markdown::facts(facts));
+    out.push('\n');
+    out.push_str(&points_table(r).render_markdown());
+    out
+}
+
+/// Prints the results on stdout in the settings' format; the text is painted for stdout.
+pub(crate) fn print_results(settings: &ClientSettings, r: &Results) -> anyhow::Result<()> {
+    let out = match settings.output_format() {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(r)?),
+        Format::Markdown => render_markdown(r),
+        Format::Text => text(r, Painter::new(settings.color.for_stdout())),
+    };
+    crate::print_out(&out)?;
+    Ok(())
+}
+
+/// A progress line per finished point.
+pub(crate) fn progress_line(p: &Point) -> String {
+    let message = p
+        .message
+        .as_deref()
+        .map(|m| {
+            let first = clip(m.lines().next().unwrap_or(""), 80);
+            format!(": {}", report::escape::text(&first))
+        })
+        .unwrap_or_default();
+    format!("n={} {} ({:.1}s){message}", p.n, p.verdict, p.duration_secs)
+}

@@ -1,0 +1,224 @@
+//! The values of probe's flags, parsed by clap: sizes bounded so no arithmetic on them can
+//! overflow, durations, percentages, point lists and ranges, the client, regexes and JSON. Each
+//! parser returns the typed value, so no code after clap reads a flag's text.
+
+use crate::emit::{Fill, MAX_N};
+use clap::builder::{PossibleValuesParser, TypedValueParser as _};
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// The most points one `--points` may list: a run per point, so more is surely a mistake.
+pub(crate) const MAX_POINTS: usize = 1000;
+/// The largest `--count-tokens` answer: far over any context window, far under any overflow.
+pub(crate) const MAX_TOKENS: u64 = 1_000_000_000_000;
+/// The largest `--cap`: a size in UTF-16 units, bounded so arithmetic on it cannot overflow.
+pub(crate) const MAX_CAP: u64 = 1_000_000_000_000;
+
+/// `--fill`'s values, listed in help and completions.
+pub(crate) fn fill_parser() -> impl clap::builder::TypedValueParser<Value = Fill> {
+    PossibleValuesParser::new(Fill::NAMES).map(|s| Fill::parse(&s).expect("a listed value"))
+}
+
+/// A whole number with optional `_` separators, at most `max`.
+fn whole(text: &str, max: u64) -> Result<u64, String> {
+    let t = text.trim().replace('_', "");
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{text:?} is not a whole number"));
+    }
+    match t.parse::<u64>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!("{t} is over the maximum {max}")),
+    }
+}
+
+/// A size for `emit`: 0 to [`MAX_N`] UTF-16 units.
+pub(crate) fn units_parser(text: &str) -> Result<u64, String> {
+    whole(text, MAX_N)
+}
+
+pub(crate) fn step_parser(text: &str) -> Result<u64, String> {
+    match units_parser(text)? {
+        0 => Err("the step must be at least 1".into()),
+        step => Ok(step),
+    }
+}
+
+pub(crate) fn expect_parser(text: &str) -> Result<u64, String> {
+    // N+1 is run too, and must be a size emit serves.
+    whole(text, MAX_N - 1)
+}
+
+pub(crate) fn tokens_parser(text: &str) -> Result<u64, String> {
+    whole(text, MAX_TOKENS)
+}
+
+pub(crate) fn cap_parser(text: &str) -> Result<u64, String> {
+    whole(text, MAX_CAP)
+}
+
+/// A timeout: a duration (see `report::duration`, at most 30 days) that is not zero.
+pub(crate) fn timeout_parser(text: &str) -> Result<Duration, String> {
+    match report::duration::parse(text).map_err(|e| e.to_string())? {
+        d if d.is_zero() => Err(format!("{text:?} is zero: nothing could finish in it")),
+        d => Ok(d),
+    }
+}
+
+/// A delay: any duration `report::duration` reads, zero included.
+pub(crate) fn delay_parser(text: &str) -> Result<Duration, String> {
+    report::duration::parse(text).map_err(|e| e.to_string())
+}
+
+/// `--points`: distinct sizes in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Points(pub Vec<u64>);
+
+pub(crate) fn points_parser(text: &str) -> Result<Points, String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > MAX_POINTS {
+        return Err(format!(
+            "{} points is over the maximum {MAX_POINTS}",
+            parts.len()
+        ));
+    }
+    let mut points = parts
+        .into_iter()
+        .map(units_parser)
+        .collect::<Result<Vec<_>, _>>()?;
+    points.sort_unstable();
+    points.dedup();
+    Ok(Points(points))
+}
+
+/// `--bisect LO..HI`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Range {
+    pub lo: u64,
+    pub hi: u64,
+}
+
+pub(crate) fn range_parser(text: &str) -> Result<Range, String> {
+    let (lo, hi) = text
+        .split_once("..")
+        .ok_or_else(|| format!("{text:?} is not LO..HI"))?;
+    let (lo, hi) = (units_parser(lo)?, units_parser(hi)?);
+    if lo >= hi {
+        return Err(format!("LO ({lo}) must be below HI ({hi})"));
+    }
+    Ok(Range { lo, hi })
+}
+
+/// `20%` or `20` is a fifth; `0.2` too. From 0% to under 100%.
+pub(crate) fn margin_parser(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (num, percent) = match t.strip_suffix('%') {
+        Some(num) => (num, true),
+        None => (t, false),
+    };
+    let num = num.trim();
+    // Digits and one point only: no sign, no exponent, no `inf` or `NaN`.
+    if num.is_empty()
+        || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || num.bytes().filter(|&b| b == b'.').count() > 1
+    {
+        return Err(format!("{text:?} is not a percentage such as 20%"));
+    }
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{text:?} is not a percentage such as 20%"))?;
+    let fraction = if percent || v >= 1.0 { v / 100.0 } else { v };
+    if !(0.0..1.0).contains(&fraction) {
+        return Err(format!("{text:?} must be from 0% to under 100%"));
+    }
+    Ok(fraction)
+}
+
+/// `--client`: the Claude preset, or a command line for the shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ClientKind {
+    Claude,
+    Command(String),
+}
+
+pub(crate) fn client_parser(text: &str) -> Result<ClientKind, String> {
+    match text {
+        "claude" => Ok(ClientKind::Claude),
+        t if t.trim().is_empty() => Err("--client must be `claude` or a command".into()),
+        t => Ok(ClientKind::Command(t.to_string())),
+    }
+}
+
+/// `--spill-pattern`: a regex.
+pub(crate) fn regex_parser(text: &str) -> Result<Regex, String> {
+    Regex::new(text).map_err(|e| format!("not a regex: {e}"))
+}
+
+/// `--args`: a JSON object.
+pub(crate) fn json_object_parser(text: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err("must be a JSON object".into()),
+        Err(e) => Err(format!("not JSON: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Whatever is typed, a value parser answers without panicking, and what it accepts is
+        /// in bounds.
+        #[test]
+        fn value_parsers_accept_only_bounded_values(text in "[0-9_.,%a-z -]{0,24}|\\PC{0,12}") {
+            if let Ok(n) = units_parser(&text) {
+                prop_assert!(n <= MAX_N);
+            }
+            if let Ok(step) = step_parser(&text) {
+                prop_assert!((1..=MAX_N).contains(&step));
+            }
+            if let Ok(n) = expect_parser(&text) {
+                prop_assert!(n < MAX_N);
+            }
+            if let Ok(Points(p)) = points_parser(&text) {
+                prop_assert!(p.len() <= MAX_POINTS && p.iter().all(|n| *n <= MAX_N));
+                prop_assert!(p.windows(2).all(|w| w[0] < w[1]));
+            }
+            if let Ok(Range { lo, hi }) = range_parser(&text) {
+                prop_assert!(lo < hi && hi <= MAX_N);
+            }
+            if let Ok(m) = margin_parser(&text) {
+                prop_assert!((0.0..1.0).contains(&m));
+            }
+            if let Ok(d) = timeout_parser(&text) {
+                prop_assert!(!d.is_zero() && d <= report::duration::MAX);
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_take_separators_and_refuse_signs_and_exponents() {
+        assert_eq!(units_parser("50_000"), Ok(50_000));
+        assert_eq!(units_parser(" 7 "), Ok(7));
+        for bad in [
+            "",
+            "-1",
+            "+1",
+            "1e3",
+            "0x10",
+            "1.5",
+            "10000001",
+            "18446744073709551616",
+        ] {
+            assert!(units_parser(bad).is_err(), "{bad}");
+        }
+        assert_eq!(margin_parser("20%"), Ok(0.2));
+        assert_eq!(margin_parser("0.2"), Ok(0.2));
+        assert_eq!(margin_parser("20"), Ok(0.2));
+        assert_eq!(range_parser("1..2"), Ok(Range { lo: 1, hi: 2 }));
+    }
+}
