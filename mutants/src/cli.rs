@@ -7,10 +7,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand};
-use report::manual::Shell;
-use report::{ColorChoice, Format};
+use report::cli::{ColorArg, Describe, FormatArgs};
+use report::Format;
 
 use crate::record::Shard;
 
@@ -19,10 +18,9 @@ use crate::record::Shard;
 #[derive(Debug, Parser)]
 #[command(name = "mutants", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
-    /// never. Files written to disk are never coloured.
-    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
-    pub(crate) color: ColorChoice,
+    // Colour goes to the verdict words only; files written to disk are never coloured.
+    #[command(flatten)]
+    pub(crate) color: ColorArg,
 
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -56,26 +54,11 @@ pub(crate) enum Command {
         /// Where the merged report goes.
         #[arg(long, default_value = "mutants-out")]
         out: PathBuf,
-        /// Print mutants.json on stdout instead of the table (the same as --format json).
-        #[arg(long, conflicts_with = "format")]
-        json: bool,
-        /// What to print on stdout: the text table, GitHub-flavoured Markdown for a pull
-        /// request, or mutants.json. The files in --out are the same either way.
-        #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
-        format: Format,
+        #[command(flatten)]
+        output: FormatArgs,
     },
-    /// Print a shell completion script, e.g. `mutants completions bash > /etc/bash_completion.d/mutants`.
-    Completions {
-        /// The shell to complete for.
-        #[arg(value_enum)]
-        shell: Shell,
-    },
-    /// Print the man page (roff) on stdout, or write mutants.1 and one page per subcommand to DIR.
-    Man {
-        /// Write the pages into DIR instead.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-    },
+    #[command(flatten)]
+    Describe(Describe),
 }
 
 /// The spec and the repository its files are in, as `check` and `list` take them.
@@ -126,31 +109,16 @@ pub(crate) struct RunArgs {
     /// Leave the worktrees in place (their paths are printed).
     #[arg(long)]
     pub keep: bool,
-    /// Print mutants.json on stdout instead of the table (the same as --format json).
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
-    /// What to print on stdout: the text table, GitHub-flavoured Markdown for a pull request
-    /// (ready for `gh pr comment --body-file`), or mutants.json. The files in --out are the same
-    /// either way, and always include junit.xml.
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
-    pub format: Format,
+    /// What to print on stdout (the files in --out, junit.xml among them, are the same).
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 impl RunArgs {
     /// What to print on stdout, `--json` folded into `--format`.
     pub(crate) fn stdout_format(&self) -> Format {
-        self.format.with_json_flag(self.json)
+        self.output.chosen()
     }
-}
-
-/// `--color`'s values, listed in help and completions, parsed into [`ColorChoice`].
-pub fn color_parser() -> impl clap::builder::TypedValueParser<Value = ColorChoice> {
-    PossibleValuesParser::new(ColorChoice::NAMES).map(|s| s.parse().expect("a listed value"))
-}
-
-/// `--format`'s values, listed in help and completions, parsed into [`Format`].
-pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
-    PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
 }
 
 /// `--timeout`: the spec's rule (more than zero, at most 30 days).

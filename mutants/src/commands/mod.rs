@@ -23,32 +23,16 @@ pub fn run(cli: Cli) -> Exit {
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {
-    let color = cli.color;
+    let color = cli.color.color;
     match cli.command {
         Command::Check { target, json } => check::check(&target.spec, target.dir, json),
         Command::List { target, json } => check::list(&target.spec, target.dir, json),
         Command::Run(args) => session::run(settings(args, color)),
-        Command::Merge {
-            dirs,
-            out,
-            json,
-            format,
-        } => crate::merge::merge(&dirs, &out, format.with_json_flag(json), color),
-        Command::Completions { shell } => {
-            // Rendered whole first: clap_complete panics on a write error, and a closed
-            // stdout (`| head -1`) must end quietly.
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            let name = cmd.get_name().to_string();
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut cmd, name, &mut script);
-            report::exit::print_bytes(&script)?;
-            Ok(Exit::Ok)
+        Command::Merge { dirs, out, output } => {
+            crate::merge::merge(&dirs, &out, output.chosen(), color)
         }
-        Command::Man { out } => {
-            report::manual::write_man_pages(
-                <Cli as clap::CommandFactory>::command(),
-                out.as_deref(),
-            )?;
+        Command::Describe(describe) => {
+            describe.run(<Cli as clap::CommandFactory>::command())?;
             Ok(Exit::Ok)
         }
     }

@@ -3,10 +3,11 @@
 //!
 //! The verdict table's cells ([`cells`]) are made once, as plain text, and the Markdown table is
 //! made from the same cells, so the two can never disagree. On a terminal the verdicts are
-//! painted in the colour of their kind ([`crate::verdict::Verdict::style`]), after the table is
-//! aligned: escape sequences would count as width.
+//! painted in the colour of their kind ([`crate::verdict::Verdict::style`]): the verdict cell
+//! carries that style and [`Table`] pads first and paints after.
 
 use report::color::Style;
+use report::table::Cell;
 use report::{Painter, Table};
 
 use super::{comparison_suites, secs_text, time_text};
@@ -77,12 +78,19 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
 /// The column of [`cells`] that holds the verdict.
 pub(crate) const VERDICT_COLUMN: usize = 3;
 
-/// The verdict table, one row per mutant: the part a reviewer pastes.
+/// The verdict table, one row per mutant: the part a reviewer pastes. The verdict cell carries
+/// its verdict's style, for a painted rendering.
 fn table(report: &RunReport) -> Table {
     let (headers, rows) = cells(report);
     let mut t = Table::new(headers);
-    for r in rows {
-        t.row(r);
+    for (row, mutant) in rows.into_iter().zip(&report.mutants) {
+        t.row(row.into_iter().enumerate().map(|(i, text)| {
+            if i == VERDICT_COLUMN {
+                Cell::styled(text, mutant.verdict.style())
+            } else {
+                Cell::from(text)
+            }
+        }));
     }
     t
 }
@@ -182,7 +190,7 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
         );
         return s;
     }
-    s.push_str(&paint_verdicts(&table(report).render_text(), report, paint));
+    s.push_str(&table(report).render_painted(paint));
     s.push('\n');
     s.push_str(&report.tally.to_string());
     s.push('\n');
@@ -200,44 +208,4 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
         ));
     }
     s
-}
-
-/// Paints the verdict cell of every data row of a rendered text table in its row's verdict's
-/// style. The table is aligned first and painted after, because escape sequences would count
-/// as width; the column is found from the rule under the header, and the rows are the report's
-/// in order (one table line each: `Table` escapes every line break).
-fn paint_verdicts(table: &str, report: &RunReport, paint: Painter) -> String {
-    if !paint.is_on() {
-        return table.to_string();
-    }
-    let mut lines = table.lines();
-    let (Some(header), Some(rule)) = (lines.next(), lines.next()) else {
-        return table.to_string();
-    };
-    // The verdict column starts where its rule of dashes starts (counted in chars).
-    let mut starts = Vec::new();
-    let mut prev = ' ';
-    for (i, c) in rule.chars().enumerate() {
-        if c == '-' && prev == ' ' {
-            starts.push(i);
-        }
-        prev = c;
-    }
-    let Some(&col) = starts.get(VERDICT_COLUMN) else {
-        return table.to_string();
-    };
-    let mut out = format!("{header}\n{rule}\n");
-    for (line, row) in lines.zip(&report.mutants) {
-        let chars: Vec<char> = line.chars().collect();
-        let rest: String = chars.iter().skip(col).collect();
-        // The cell ends at the two spaces that separate columns.
-        let cell_len = rest.find("  ").unwrap_or(rest.len());
-        let cell = &rest[..cell_len];
-        let before: String = chars.iter().take(col).collect();
-        out.push_str(&before);
-        out.push_str(&paint.paint(cell, row.verdict.style()));
-        out.push_str(&rest[cell_len..]);
-        out.push('\n');
-    }
-    out
 }
