@@ -2,9 +2,9 @@
 //!
 //! Each tool keeps its command line whole: `gatekit gate ARGS` hands ARGS to gate's parser as
 //! if `gate ARGS` had been typed, so help, errors and exit codes are the tool's own. Invoked
-//! under a tool's name (a link named `probe`), the binary is that tool outright; this is how
-//! the demo runs probe, because `probe check` starts `probe serve` again by the path it was
-//! started by (see probe's `self_exe`), and only a path named for probe answers to `serve`.
+//! under a tool's name (a link named `probe`), the binary is that tool outright. `gatekit probe`
+//! tells probe the word that makes this binary probe, so the MCP configs it writes for a client
+//! start `gatekit probe serve`.
 
 use std::ffi::OsString;
 
@@ -31,6 +31,16 @@ enum Command {
     /// Run `gate` with these arguments (`gatekit gate run --config gate.toml`).
     #[command(disable_help_flag = true)]
     Gate {
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<OsString>,
+    },
+    /// Run `probe` with these arguments (`gatekit probe check --expect 50000 ...`).
+    #[command(disable_help_flag = true)]
+    Probe {
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -66,7 +76,7 @@ fn invoked_as() -> String {
 pub(crate) fn main() -> Exit {
     match invoked_as().as_str() {
         "gate" => gate_main(std::env::args_os()),
-        "mutants" => mutants::commands::run(mutants::cli::Cli::parse()),
+        "mutants" => mutants_main(std::env::args_os()),
         "probe" => probe::cli::main(),
         _ => match Cli::try_parse() {
             Ok(cli) => run(cli),
@@ -79,10 +89,18 @@ fn run(cli: Cli) -> Exit {
     match cli.command {
         Command::Demo { keep } => report::exit::run_tool("gatekit", || crate::demo::run(keep)),
         Command::Gate { args } => gate_main(std::iter::once("gate".into()).chain(args)),
-        Command::Mutants { args } => {
-            let args = std::iter::once(OsString::from("mutants")).chain(args);
-            mutants::commands::run(mutants::cli::Cli::parse_from(args))
+        Command::Mutants { args } => mutants_main(std::iter::once("mutants".into()).chain(args)),
+        Command::Probe { args } => {
+            probe::cli::main_from(std::iter::once("probe".into()).chain(args), &["probe"])
         }
+    }
+}
+
+/// `mutants`' own main: its parser over `args` (`argv[0]` first), its usage errors, its exit.
+fn mutants_main(args: impl IntoIterator<Item = OsString>) -> Exit {
+    match mutants::cli::Cli::try_parse_from(args) {
+        Ok(cli) => mutants::commands::run(cli),
+        Err(e) => report::exit::usage(e),
     }
 }
 

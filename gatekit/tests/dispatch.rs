@@ -34,3 +34,39 @@ fn a_tools_usage_error_is_its_own_exit_2() {
     let out = Output::of(gatekit().arg("no-such-tool"));
     out.assert_exit(2);
 }
+
+#[test]
+fn probe_run_as_a_subcommand_starts_its_server_as_a_subcommand_too() {
+    // The test client starts the server the MCP config names; were that `gatekit serve`, the
+    // client would find no server and the check would not hold.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_gatekit");
+    let client = format!(
+        "{exe} probe test-client --limit 500 --mcp-config {{mcp_config}} --n {{n}} --saved-dir {}",
+        dir.path().display()
+    );
+    let out = Output::of(gatekit().args([
+        "probe",
+        "check",
+        "--expect",
+        "500",
+        "--client",
+        &client,
+        "--out",
+        &dir.path().join("probe-out").display().to_string(),
+    ]));
+    out.assert_exit(0);
+    assert!(out.stdout.contains("check: held"), "{out}");
+    let config = std::fs::read_to_string(dir.path().join("probe-out/points/500/mcp.json"))
+        .or_else(|_| {
+            std::fs::read_dir(dir.path().join("probe-out/points"))
+                .unwrap()
+                .flatten()
+                .map(|e| e.path().join("mcp.json"))
+                .find(|p| p.exists())
+                .map(std::fs::read_to_string)
+                .unwrap()
+        })
+        .unwrap();
+    assert!(config.contains("\"probe\",\n        \"serve\""), "{config}");
+}

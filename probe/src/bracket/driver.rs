@@ -145,7 +145,7 @@ impl Driver {
         let config = dir.join("mcp.json");
         let config_json = json!({"mcpServers": {"probe": {
             "command": self.probe_exe.display().to_string(),
-            "args": ["serve", "--log", serve_log.display().to_string()],
+            "args": serve_args(&serve_log),
         }}});
         fs::write(&config, serde_json::to_string_pretty(&config_json)?)?;
         let client_log = dir.join("client.log");
@@ -338,6 +338,22 @@ impl Driver {
         let text = super::render::text(&results, report::Painter::plain());
         super::results::write_results(&self.settings.out, &results, &text)
     }
+}
+
+/// The words before `serve` that make this executable probe: none for the probe binary,
+/// `probe` when an umbrella binary runs probe as its subcommand.
+static SERVE_PREFIX: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// Sets [`SERVE_PREFIX`] once, at the start of probe's main.
+pub(crate) fn set_serve_prefix(prefix: &[&str]) {
+    let _ = SERVE_PREFIX.set(prefix.iter().map(|w| w.to_string()).collect());
+}
+
+/// The arguments after [`self_exe`] that start `probe serve --log LOG`.
+fn serve_args(log: &Path) -> Vec<String> {
+    let mut args = SERVE_PREFIX.get().cloned().unwrap_or_default();
+    args.extend(["serve".into(), "--log".into(), log.display().to_string()]);
+    args
 }
 
 /// The binary that answers to `probe serve`: the path this process was started by, when it is

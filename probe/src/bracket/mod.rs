@@ -20,7 +20,7 @@ mod render;
 mod results;
 mod search;
 
-pub(crate) use driver::Driver;
+pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use judge::Verdict;
 pub(crate) use render::progress_line;
 pub(crate) use results::{CheckRecord, Results};

@@ -8,10 +8,9 @@ use crate::emit::Fill;
 use crate::model::ModelSettings;
 use crate::server::ServeSettings;
 use crate::Command;
-use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use report::manual::Shell;
-use report::{ColorChoice, Exit, Format};
+use report::cli::{ColorArg, Describe, FormatArgs};
+use report::{ColorChoice, Exit};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -23,10 +22,9 @@ use values::*;
 #[derive(Debug, Parser)]
 #[command(name = "probe", version, about)]
 pub(crate) struct Cli {
-    /// Colour the verdict words: on a terminal (auto, and only without NO_COLOR), always, or
-    /// never. Files written to disk are never coloured.
-    #[arg(long, global = true, value_name = "WHEN", default_value = "auto", value_parser = color_parser())]
-    color: ColorChoice,
+    // Colour goes to the verdict words only; files written to disk are never coloured.
+    #[command(flatten)]
+    color: ColorArg,
 
     #[command(subcommand)]
     command: Sub,
@@ -72,18 +70,8 @@ enum Sub {
     TestClient(TestClientArgs),
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
-    /// Print a shell completion script, e.g. `probe completions bash > /etc/bash_completion.d/probe`.
-    Completions {
-        /// The shell to complete for.
-        #[arg(value_enum)]
-        shell: Shell,
-    },
-    /// Print the man page (roff) on stdout, or write probe.1 and one page per subcommand to DIR.
-    Man {
-        /// Write the pages into DIR instead.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-    },
+    #[command(flatten)]
+    Describe(Describe),
 }
 
 #[derive(Debug, Args)]
@@ -172,13 +160,8 @@ struct ClientArgs {
     /// Output folder for results.txt, results.json and per-point logs.
     #[arg(long, default_value = "probe-out")]
     out: PathBuf,
-    /// Print the JSON report on stdout instead of the text (the same as --format json).
-    #[arg(long, conflicts_with = "format")]
-    json: bool,
-    /// What to print on stdout: the text, GitHub-flavoured Markdown, or the JSON report. The
-    /// files in --out are the same either way.
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = format_parser())]
-    format: Format,
+    #[command(flatten)]
+    output: FormatArgs,
 }
 
 #[derive(Debug, Args)]
@@ -211,33 +194,14 @@ struct CheckArgs {
     margin: f64,
 }
 
-/// `--color`'s values, listed in help and completions.
-fn color_parser() -> impl clap::builder::TypedValueParser<Value = ColorChoice> {
-    PossibleValuesParser::new(ColorChoice::NAMES).map(|s| s.parse().expect("a listed value"))
-}
-
-/// `--format`'s values, listed in help and completions.
-fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
-    PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
-}
-
 impl Cli {
     /// Runs the subcommands that only describe the command line (completions, man pages);
     /// `None` for every other subcommand.
     pub(crate) fn describe(&self) -> Option<Exit> {
-        let result = match &self.command {
-            Sub::Completions { shell } => {
-                // Into a buffer first: clap_complete panics when its writer fails, and a
-                // closed stdout (`probe completions bash | head -1`) is no reason to.
-                let mut cmd = Cli::command();
-                let name = cmd.get_name().to_string();
-                let mut script = Vec::new();
-                clap_complete::generate(*shell, &mut cmd, name, &mut script);
-                report::exit::print_bytes(&script)
-            }
-            Sub::Man { out } => report::manual::write_man_pages(Cli::command(), out.as_deref()),
-            _ => return None,
+        let Sub::Describe(describe) = &self.command else {
+            return None;
         };
+        let result = describe.run(Cli::command());
         Some(match result {
             Ok(()) => Exit::Ok,
             // The reader of stdout went away: a quiet end.
@@ -251,11 +215,9 @@ impl Cli {
 
     /// Validates the arguments into a command; `Err` is the one-line usage error.
     pub(crate) fn into_command(self) -> Result<Command, String> {
-        let color = self.color;
+        let color = self.color.color;
         Ok(match self.command {
-            Sub::Completions { .. } | Sub::Man { .. } => {
-                return Err("completions and man are handled before this".into())
-            }
+            Sub::Describe(_) => return Err("completions and man are handled before this".into()),
             Sub::Serve { log } => Command::Serve(ServeSettings { log }),
             Sub::TestClient(a) => Command::TestClient(crate::testclient::TestClientSettings {
                 mcp_config: a.mcp_config,
@@ -337,8 +299,8 @@ fn client_settings(a: ClientArgs, color: ColorChoice) -> crate::bracket::ClientS
         spill_patterns: a.spill_patterns,
         timeout: a.timeout,
         out: a.out,
-        json: a.json,
-        format: a.format,
+        json: a.output.json,
+        format: a.output.format,
         color,
     }
 }
@@ -384,9 +346,20 @@ fn value_error(e: &clap::Error) -> String {
 
 /// The whole `probe` command line from the process's arguments: parse, run, exit code.
 pub fn main() -> Exit {
+    main_from(std::env::args_os(), &[])
+}
+
+/// [`main`] over `args` (`argv[0]` first), for a binary that carries probe as a subcommand:
+/// `serve_prefix` holds the words that make this executable probe (`["probe"]` for
+/// `gatekit probe ...`), so the MCP configs a client gets start `EXE probe serve`.
+pub fn main_from(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+    serve_prefix: &[&str],
+) -> Exit {
     use clap::error::ErrorKind;
     use clap::Parser as _;
-    let cli = match Cli::try_parse() {
+    crate::bracket::set_serve_prefix(serve_prefix);
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         // A bad value is one line naming the flag and the value, exit 2.
         Err(e)

@@ -57,13 +57,7 @@ pub(crate) fn cap_parser(text: &str) -> Result<u64, String> {
     whole(text, MAX_CAP)
 }
 
-/// A timeout: a duration (see `report::duration`, at most 30 days) that is not zero.
-pub(crate) fn timeout_parser(text: &str) -> Result<Duration, String> {
-    match report::duration::parse(text).map_err(|e| e.to_string())? {
-        d if d.is_zero() => Err(format!("{text:?} is zero: nothing could finish in it")),
-        d => Ok(d),
-    }
-}
+pub(crate) use report::cli::{percent as margin_parser, timeout as timeout_parser};
 
 /// A delay: any duration `report::duration` reads, zero included.
 pub(crate) fn delay_parser(text: &str) -> Result<Duration, String> {
@@ -107,31 +101,6 @@ pub(crate) fn range_parser(text: &str) -> Result<Range, String> {
         return Err(format!("LO ({lo}) must be below HI ({hi})"));
     }
     Ok(Range { lo, hi })
-}
-
-/// `20%` or `20` is a fifth; `0.2` too. From 0% to under 100%.
-pub(crate) fn margin_parser(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let (num, percent) = match t.strip_suffix('%') {
-        Some(num) => (num, true),
-        None => (t, false),
-    };
-    let num = num.trim();
-    // Digits and one point only: no sign, no exponent, no `inf` or `NaN`.
-    if num.is_empty()
-        || !num.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        || num.bytes().filter(|&b| b == b'.').count() > 1
-    {
-        return Err(format!("{text:?} is not a percentage such as 20%"));
-    }
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{text:?} is not a percentage such as 20%"))?;
-    let fraction = if percent || v >= 1.0 { v / 100.0 } else { v };
-    if !(0.0..1.0).contains(&fraction) {
-        return Err(format!("{text:?} must be from 0% to under 100%"));
-    }
-    Ok(fraction)
 }
 
 /// `--client`: the Claude preset, or a command line for the shell.
