@@ -8,9 +8,8 @@
 
 use crate::emit::Fill;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
-use std::fs::File;
-use std::io::{self, Write};
+use serde_json::Value;
+use std::io;
 use std::path::Path;
 
 /// One thing the server did, as its log line records it (`{"event": "call", "n": ..., ...}`).
@@ -78,30 +77,27 @@ pub(crate) struct LoggedCall {
     pub end_marker: bool,
 }
 
-/// Where the server's events go: a human line to stderr, a JSON line to the log file.
+/// Where the server's events go: a human line to stderr, and a stamped JSON line to the log
+/// file through the one JSON-lines writer ([`crate::events::EventLog`]).
 pub(crate) struct EventLog {
-    file: Option<File>,
+    file: crate::events::EventLog,
     stderr: bool,
 }
 
 impl EventLog {
     /// Appends to `path` when given; always writes the summaries to stderr.
     pub(crate) fn open(path: Option<&Path>) -> io::Result<EventLog> {
-        let file =
-            match path {
-                Some(p) => Some(File::options().create(true).append(true).open(p).map_err(
-                    |e| io::Error::new(e.kind(), format!("opening log {}: {e}", p.display())),
-                )?),
-                None => None,
-            };
-        Ok(EventLog { file, stderr: true })
+        Ok(EventLog {
+            file: crate::events::EventLog::open(path)?,
+            stderr: true,
+        })
     }
 
     /// A log that records nothing (for driving the server's handlers directly).
     #[cfg(test)]
     pub(crate) fn silent() -> EventLog {
         EventLog {
-            file: None,
+            file: crate::events::EventLog::default(),
             stderr: false,
         }
     }
@@ -113,30 +109,14 @@ impl EventLog {
             // forge a line or drive the terminal; and a closed stderr is not worth a panic.
             report::errln!("probe serve: {}", report::escape::text(summary));
         }
-        if let Some(file) = &mut self.file {
-            // Through a `Value`, whose map keeps its keys sorted: the lines read as they did
-            // when the events were built as JSON by hand.
-            let Ok(mut line) = serde_json::to_value(event) else {
-                return;
-            };
-            line["time"] = json!(report::time::Timestamp::now());
-            // One write per event, so a line is whole even when the process is stopped.
-            let line = format!("{line}\n");
-            // A log that cannot be written must not take the protocol down with it.
-            let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
-        }
+        self.file.record(event);
     }
 }
 
 /// Every event a server log holds, in order; a missing log, or a line that is not an event
 /// (cut short by a kill), reads as nothing.
 pub(crate) fn read_events(log: &Path) -> Vec<Event> {
-    let Ok(text) = std::fs::read_to_string(log) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<Event>(l).ok())
-        .collect()
+    crate::events::read_events(log)
 }
 
 /// Every `emit` call a server log records, in order.
