@@ -123,27 +123,6 @@ impl Painter {
             text.to_string()
         }
     }
-
-    /// A verdict word in the colour its meaning calls for: `PASS`, `held`, `killed`, `inline`
-    /// are good; `FAIL`, `SURVIVED`, `MOVED`, `CONTROL KILLED`, `error` are bad; the rest
-    /// (`INTERRUPTED`, `skipped`) warn.
-    pub fn verdict(&self, word: &str) -> String {
-        self.paint(word, verdict_style(word))
-    }
-}
-
-/// The style of a verdict word (see [`Painter::verdict`]).
-pub fn verdict_style(word: &str) -> Style {
-    let lower = word.to_ascii_lowercase();
-    let first = lower.split_whitespace().next().unwrap_or("");
-    if lower == "control killed" {
-        return Style::Bad;
-    }
-    match first {
-        "pass" | "passed" | "held" | "ok" | "killed" | "inline" | "control" => Style::Good,
-        "fail" | "failed" | "survived" | "moved" | "error" | "hang" => Style::Bad,
-        _ => Style::Warn,
-    }
 }
 
 /// Removes ANSI SGR sequences (`ESC [ ... m`), for tests and for text that must be plain.
@@ -195,14 +174,12 @@ mod tests {
     }
 
     #[test]
-    fn verdicts_are_painted_by_meaning_and_strip_back() {
+    fn styles_paint_only_when_on_and_strip_back() {
         let p = Painter::new(true);
-        assert_eq!(p.verdict("PASS"), "\x1b[1;32mPASS\x1b[0m");
-        assert_eq!(p.verdict("FAIL"), "\x1b[1;31mFAIL\x1b[0m");
-        assert_eq!(verdict_style("CONTROL KILLED"), Style::Bad);
-        assert_eq!(verdict_style("control held"), Style::Good);
-        assert_eq!(verdict_style("INTERRUPTED"), Style::Warn);
-        assert_eq!(strip(&p.verdict("SURVIVED")), "SURVIVED");
-        assert_eq!(Painter::plain().verdict("PASS"), "PASS");
+        assert_eq!(p.paint("PASS", Style::Good), "\x1b[1;32mPASS\x1b[0m");
+        assert_eq!(p.paint("FAIL", Style::Bad), "\x1b[1;31mFAIL\x1b[0m");
+        assert_eq!(strip(&p.paint("SURVIVED", Style::Bad)), "SURVIVED");
+        assert_eq!(Painter::plain().paint("PASS", Style::Good), "PASS");
+        assert_eq!(p.paint("", Style::Warn), "");
     }
 }
