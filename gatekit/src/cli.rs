@@ -30,34 +30,24 @@ enum Command {
     },
     /// Run `gate` with these arguments (`gatekit gate run --config gate.toml`).
     #[command(disable_help_flag = true)]
-    Gate {
-        #[arg(
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            value_name = "ARGS"
-        )]
-        args: Vec<OsString>,
-    },
+    Gate(ToolArgs),
     /// Run `probe` with these arguments (`gatekit probe check --expect 50000 ...`).
     #[command(disable_help_flag = true)]
-    Probe {
-        #[arg(
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            value_name = "ARGS"
-        )]
-        args: Vec<OsString>,
-    },
+    Probe(ToolArgs),
     /// Run `mutants` with these arguments (`gatekit mutants run mutants.toml`).
     #[command(disable_help_flag = true)]
-    Mutants {
-        #[arg(
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            value_name = "ARGS"
-        )]
-        args: Vec<OsString>,
-    },
+    Mutants(ToolArgs),
+}
+
+/// Everything after the tool's name, handed to the tool's own parser untouched.
+#[derive(Debug, clap::Args)]
+struct ToolArgs {
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    args: Vec<OsString>,
 }
 
 /// The name this process was started by (the file name of `argv[0]`).
@@ -88,9 +78,11 @@ pub(crate) fn main() -> Exit {
 fn run(cli: Cli) -> Exit {
     match cli.command {
         Command::Demo { keep } => report::exit::run_tool("gatekit", || crate::demo::run(keep)),
-        Command::Gate { args } => gate_main(std::iter::once("gate".into()).chain(args)),
-        Command::Mutants { args } => mutants_main(std::iter::once("mutants".into()).chain(args)),
-        Command::Probe { args } => {
+        Command::Gate(ToolArgs { args }) => gate_main(std::iter::once("gate".into()).chain(args)),
+        Command::Mutants(ToolArgs { args }) => {
+            mutants_main(std::iter::once("mutants".into()).chain(args))
+        }
+        Command::Probe(ToolArgs { args }) => {
             probe::cli::main_from(std::iter::once("probe".into()).chain(args), &["probe"])
         }
     }

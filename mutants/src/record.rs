@@ -57,6 +57,30 @@ impl SuiteRun {
     }
 }
 
+#[cfg(test)]
+impl Row {
+    /// A row for unit tests: mutant `name` at `index`, with `verdict` and nothing else.
+    pub(crate) fn sample(index: usize, name: &str, verdict: Verdict) -> Row {
+        Row {
+            index,
+            name: name.into(),
+            site: None,
+            file: "f".into(),
+            undoes: None,
+            control: false,
+            anchor: "a".into(),
+            replace: "b".into(),
+            verdict,
+            matches: 1,
+            span: None,
+            run: None,
+            also: Vec::new(),
+            diff: None,
+            rerun: None,
+        }
+    }
+}
+
 /// The result of one mutant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Row {
@@ -418,23 +442,7 @@ mod tests {
     }
 
     fn row(index: usize, verdict: Verdict) -> Row {
-        Row {
-            index,
-            name: format!("m{index}"),
-            site: None,
-            file: "f".into(),
-            undoes: None,
-            control: false,
-            anchor: "a".into(),
-            replace: "b".into(),
-            verdict,
-            matches: 1,
-            span: None,
-            run: None,
-            also: Vec::new(),
-            diff: None,
-            rerun: None,
-        }
+        Row::sample(index, &format!("m{index}"), verdict)
     }
 
     #[test]

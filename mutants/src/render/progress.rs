@@ -68,23 +68,7 @@ mod tests {
     use crate::verdict::Verdict;
 
     fn row(name: &str, verdict: Verdict) -> Row {
-        Row {
-            index: 0,
-            name: name.into(),
-            site: None,
-            file: "f".into(),
-            undoes: None,
-            control: false,
-            anchor: "a".into(),
-            replace: "b".into(),
-            verdict,
-            matches: 1,
-            span: None,
-            run: None,
-            also: Vec::new(),
-            diff: None,
-            rerun: None,
-        }
+        Row::sample(0, name, verdict)
     }
 
     #[test]
