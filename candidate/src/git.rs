@@ -30,8 +30,12 @@ pub enum GitError {
 }
 
 /// One commit, as drift reports it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[schemars(deny_unknown_fields)]
 pub struct Commit {
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub sha: String,
     pub subject: String,
     /// Whether it is a merge (more than one parent).

@@ -8,6 +8,7 @@
 //! are typed values here (serialized as the words and the `12/12 OK` line they always were),
 //! so nothing reads a verdict back from its word.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use report::color::Style;
@@ -21,48 +22,59 @@ use candidate::git::Commit;
 pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// One manifest entry's result, as reported.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct EntryFact {
     pub path: String,
     pub status: manifests::Status,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(extend("x-optional" = true))]
     pub detail: Option<String>,
 }
 
 /// The manifest check, as reported.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct ManifestFacts {
     pub file: String,
     /// The counts, written `12/12 OK` or what failed.
     #[serde(with = "summary_text")]
+    #[schemars(with = "String")]
     pub summary: manifests::Summary,
     pub all_ok: bool,
     pub entries: Vec<EntryFact>,
 }
 
 /// A path the patch deletes.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct DeletedFact {
     pub path: String,
     pub gone: bool,
 }
 
 /// Everything known about the candidate, independent of its suites.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct CandidateFacts {
     pub base_rev: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub base: String,
     pub head_rev: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub head: String,
     pub patch: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub patch_sha256: String,
     /// The sha256 of the manifest file itself, so a rerun can prove it is the same manifest.
     #[serde(default)]
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub manifest_sha256: String,
     pub manifest: ManifestFacts,
     pub deleted: Vec<DeletedFact>,
     pub drift: Vec<Commit>,
     pub commits_since_base: usize,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
     pub worktree: String,
     pub worktree_kept: bool,
@@ -138,20 +150,30 @@ fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
 }
 
 /// A later run of some suites on the same candidate.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Rerun {
     pub at: Timestamp,
     /// The manifest's counts at that moment, written as `12/12 OK`.
     #[serde(with = "summary_text")]
+    #[schemars(with = "String")]
     pub manifest: manifests::Summary,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
     pub suites: Vec<SuiteResult>,
 }
 
 /// `gate.json`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    deny_unknown_fields,
+    title = "gate.json",
+    description = "The report `gate run` writes to OUT/gate.json (and prints with --format json). `version` is bumped when a field changes meaning or goes away; new optional fields may appear within a version only by a schema update."
+)]
 pub struct GateReport {
+    #[schemars(extend("const" = 1))]
     pub(crate) version: u32,
+    #[schemars(extend("const" = "gate"))]
     pub(crate) tool: String,
     pub(crate) started: Timestamp,
     pub(crate) finished: Timestamp,
@@ -171,10 +193,12 @@ pub struct GateReport {
 }
 
 /// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct SetupFact {
     pub command: String,
     pub status: String,
+    #[schemars(range(min = 0.0))]
     pub duration_secs: f64,
     /// Relative to the output folder.
     pub log: String,
@@ -260,7 +284,7 @@ impl GateReport {
 }
 
 /// The gate's answer: `PASS`, `FAIL` or `INTERRUPTED`, as gate.json and every rendering say it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum Verdict {
     #[serde(rename = "PASS")]
     Pass,
@@ -537,5 +561,17 @@ mod tests {
         hung.suites[0].outcome = report::runner::Outcome::Hang;
         hung.judge();
         assert_eq!(hung.verdict, Verdict::Fail, "a hang is never a pass");
+    }
+
+    #[test]
+    fn the_committed_schema_is_the_one_the_record_types_generate() {
+        let schema = report::schema::generate::<GateReport>(
+            "https://example.invalid/gatekit/schema/gate.schema.json",
+        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs/schema/gate.schema.json");
+        if let Err(why) = report::schema::check_committed(&path, &schema) {
+            panic!("{why}");
+        }
     }
 }

@@ -34,10 +34,12 @@ pub(crate) struct Planned {
 }
 
 /// One suite's run, as reported.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct SuiteResult {
     pub name: String,
     pub command: String,
+    #[schemars(range(min = 0.0))]
     pub timeout_secs: f64,
     pub outcome: Outcome,
     pub record: RunRecord,

@@ -79,6 +79,20 @@ impl<'de> Deserialize<'de> for Status {
     }
 }
 
+impl schemars::JsonSchema for Status {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Status".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let words: Vec<&str> = [Status::Ok, Status::Failed, Status::Missing]
+            .iter()
+            .map(|s| s.as_str())
+            .collect();
+        schemars::json_schema!({ "type": "string", "enum": words })
+    }
+}
+
 /// A status word or a summary line that is not one this crate writes.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReadError {

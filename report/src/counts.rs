@@ -17,7 +17,10 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 /// Tests passed, failed and skipped, as the runner reported them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[schemars(deny_unknown_fields)]
 pub struct Counts {
     pub passed: u64,
     pub failed: u64,

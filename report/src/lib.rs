@@ -26,6 +26,7 @@ pub mod manual;
 pub mod markdown;
 pub mod progress;
 pub mod runner;
+pub mod schema;
 pub mod scratch;
 pub mod table;
 pub mod text;

@@ -146,7 +146,7 @@ impl Job {
 }
 
 /// How a run ended, as a judge reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Exit code 0.
@@ -162,13 +162,15 @@ pub enum Outcome {
 }
 
 /// Everything known about one finished run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct RunRecord {
     pub argv: Vec<String>,
     pub dir: PathBuf,
     pub start: Timestamp,
     pub end: Timestamp,
     /// Wall time, in seconds.
+    #[schemars(range(min = 0.0))]
     pub duration_secs: f64,
     /// The exit code, when the child exited on its own.
     pub exit_code: Option<i32>,
