@@ -26,13 +26,20 @@ fn occurrences(haystack: &[u8], anchor: &[u8]) -> Vec<usize> {
 
 /// Where a unique anchor sits, as 1-based line and column (columns in characters, as editors
 /// and Stryker's viewers count them), start and end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Span {
     pub offset: usize,
     pub len: usize,
+    #[schemars(range(min = 1))]
     pub start_line: usize,
+    #[schemars(range(min = 1))]
     pub start_column: usize,
+    #[schemars(range(min = 1))]
     pub end_line: usize,
+    #[schemars(range(min = 1))]
     pub end_column: usize,
 }
 

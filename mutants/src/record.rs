@@ -6,6 +6,7 @@
 //! are typed here and written as their words only when serialized or rendered. `mutants.json` is exactly this struct serialized, which is also what `merge`
 //! reads back, so a field added here reaches every output and survives a merge.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use report::{Counts, Timestamp};
@@ -14,7 +15,8 @@ use crate::anchor::Span;
 use crate::verdict::Verdict;
 
 /// One suite run with a mutant in place: the mutant's own suite or a comparison suite.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct SuiteRun {
     pub suite: String,
     /// The verdict as this suite alone would give it.
@@ -26,9 +28,12 @@ pub(crate) struct SuiteRun {
     pub start: Timestamp,
     pub end: Timestamp,
     /// The suite's run alone, in seconds (0 when its `build` step failed and it never ran).
+    #[schemars(range(min = 0.0))]
     pub duration_secs: f64,
     /// The suite's `build` step, in seconds; `None` when the suite has none.
+    #[schemars(range(min = 0.0))]
     pub build_secs: Option<f64>,
+    #[schemars(range(min = 0.0))]
     pub timeout_secs: f64,
     /// The suite's counts on the unmutated baseline, and with the mutant.
     pub baseline_counts: Option<Counts>,
@@ -38,6 +43,7 @@ pub(crate) struct SuiteRun {
     /// Processes left behind that the runner had to kill.
     pub strays_killed: u32,
     /// The log, relative to the output folder.
+    #[schemars(regex(pattern = r"^logs/"))]
     pub log: String,
 }
 
@@ -82,10 +88,12 @@ impl Row {
 }
 
 /// The result of one mutant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Row {
     /// Position in the spec, from 0.
     pub index: usize,
+    #[schemars(length(min = 1))]
     pub name: String,
     pub site: Option<String>,
     pub file: String,
@@ -112,40 +120,52 @@ pub(crate) struct Row {
 
 /// The `[worktree]` setup of a run: the command, the linked paths, and the seconds it took in
 /// each working copy (its time is reported apart from the suites').
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct SetupFacts {
     /// Empty when the table only links.
     pub command: String,
     pub linked: Vec<String>,
+    #[schemars(inner(range(min = 0.0)))]
     pub secs: Vec<f64>,
 }
 
 /// A suite run unmutated, before any mutant.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Baseline {
     pub suite: String,
     pub status: String,
     pub passed: bool,
+    #[schemars(range(min = 0.0))]
     pub duration_secs: f64,
     /// The `build` step, in seconds; `None` when the suite has none.
+    #[schemars(range(min = 0.0))]
     pub build_secs: Option<f64>,
     pub counts: Option<Counts>,
     pub strays_killed: u32,
     /// The timeout each mutant then gets under this suite, and where it came from.
+    #[schemars(range(min = 0.0))]
     pub mutant_timeout_secs: f64,
     pub timeout_source: String,
+    #[schemars(regex(pattern = r"^logs/"))]
     pub log: String,
 }
 
 /// The candidate a run worked on (`--candidate gate.toml`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct CandidateFacts {
     pub config: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub base: String,
     /// `git write-tree` of the candidate's index: the content every mutant was run against.
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
     /// The patch and manifest files as read, hashed: two shards of one candidate agree on both.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub patch_sha256: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub manifest_sha256: String,
     pub manifest_before: ManifestCheck,
     /// Checked again after the last mutant: proof that every mutant was restored.
@@ -184,35 +204,24 @@ impl std::str::FromStr for ManifestCheck {
     type Err = String;
 
     /// Reads the words back from a report (`merge`, an `--only` rerun): exactly what
-    /// [`Display`](std::fmt::Display) writes, or refused.
+    /// [`Display`](std::fmt::Display) writes, or refused (manifests' own strict reading).
     fn from_str(s: &str) -> Result<ManifestCheck, String> {
-        let bad = || format!("not a manifest check like \"12/12 OK\": {s:?}");
-        let mut parts = s.split(", ");
-        let (ok, total) = parts
-            .next()
-            .and_then(|p| p.strip_suffix(" OK"))
-            .and_then(|p| p.split_once('/'))
-            .ok_or_else(bad)?;
-        let number = |n: &str| n.parse::<usize>().map_err(|_| bad());
-        let mut summary = manifests::Summary {
-            total: number(total)?,
-            ok: number(ok)?,
-            failed: 0,
-            missing: 0,
-        };
-        for part in parts {
-            match part.split_once(' ') {
-                Some((n, "FAILED")) => summary.failed = number(n)?,
-                Some((n, "MISSING")) => summary.missing = number(n)?,
-                _ => return Err(bad()),
-            }
-        }
-        let check = ManifestCheck(summary);
-        // One spelling per check: `12/12 OK, 0 FAILED` would not read back as written.
-        if check.to_string() != s {
-            return Err(bad());
-        }
-        Ok(check)
+        s.parse::<manifests::Summary>()
+            .map(ManifestCheck)
+            .map_err(|_| format!("not a manifest check like \"12/12 OK\": {s:?}"))
+    }
+}
+
+impl JsonSchema for ManifestCheck {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ManifestCheck".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        report::schema::string_with_pattern(
+            "The manifest checked in a working copy, as gate words it: `12/12 OK`, or what failed.",
+            "^[0-9]+/[0-9]+ OK(, [0-9]+ FAILED)?(, [0-9]+ MISSING)?$",
+        )
     }
 }
 
@@ -230,14 +239,18 @@ impl<'de> Deserialize<'de> for ManifestCheck {
 }
 
 /// A deterministic share of a spec: the K-th of N, from 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Shard {
+    #[schemars(range(min = 1))]
     pub k: usize,
+    #[schemars(range(min = 1))]
     pub n: usize,
 }
 
 /// Counts of each verdict.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Tally {
     pub total: usize,
     pub killed: usize,
@@ -309,26 +322,38 @@ impl std::fmt::Display for Tally {
 pub(crate) const REPORT_VERSION: u32 = 1;
 
 /// The whole run: `mutants.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    deny_unknown_fields,
+    title = "mutants.json",
+    description = "The report `mutants run` writes to OUT/mutants.json (and `mutants merge` writes for joined shards; both print it with --format json). `version` is bumped when a field changes meaning or goes away; `tool_version` is the version of the binary that wrote it. Rows are in spec order; `index` is the mutant's position in the spec, from 0."
+)]
 pub(crate) struct RunReport {
     /// [`REPORT_VERSION`]: what a consumer checks before reading the rest.
+    #[schemars(extend("const" = 1))]
     pub version: u32,
+    #[schemars(extend("const" = "mutants"))]
     pub tool: String,
     /// The version of the `mutants` binary that wrote the report.
+    #[schemars(length(min = 1))]
     pub tool_version: String,
     pub spec: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub spec_sha256: String,
     /// The repository the run worked from, and the commit its worktrees started at.
     pub dir: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub commit: String,
     /// The git tree id of the content every mutant was judged against (HEAD with DIR's carried
     /// changes, or the candidate's tree): the one tree a merged report judges.
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
     /// What of DIR's uncommitted state was carried into the worktrees.
     pub carried: Option<String>,
     pub candidate: Option<CandidateFacts>,
     pub start: Timestamp,
     pub end: Timestamp,
+    #[schemars(range(min = 1))]
     pub jobs: usize,
     pub shard: Option<Shard>,
     /// How many mutants this run set out to judge.
@@ -342,6 +367,7 @@ pub(crate) struct RunReport {
     pub interrupted: bool,
     pub mutants: Vec<Row>,
     pub tally: Tally,
+    #[schemars(extend("enum" = [0, 1, 2, 4, 130]))]
     pub exit_code: u8,
 }
 
@@ -484,5 +510,17 @@ mod tests {
         report.interrupted = false;
         report.baseline_failed = true;
         assert_eq!(report.verdict(), RunVerdict::BaselineFailed);
+    }
+
+    #[test]
+    fn the_committed_schema_is_the_one_the_record_types_generate() {
+        let schema = report::schema::generate::<RunReport>(
+            "https://example.invalid/gatekit/schema/mutants.schema.json",
+        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs/schema/mutants.schema.json");
+        if let Err(why) = report::schema::check_committed(&path, &schema) {
+            panic!("{why}");
+        }
     }
 }

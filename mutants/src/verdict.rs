@@ -117,6 +117,19 @@ impl FromStr for Verdict {
     }
 }
 
+impl schemars::JsonSchema for Verdict {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Verdict".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        report::schema::string_with_pattern(
+            "The words SPEC.md uses.",
+            r"^(killed|killed \(hang\)|SURVIVED|control held|CONTROL KILLED|error|skipped \([0-9]+ matches\))$",
+        )
+    }
+}
+
 impl serde::Serialize for Verdict {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
