@@ -22,7 +22,7 @@ mod tokens;
 mod turn;
 
 pub use events::{ContentKind, ModelEvent};
-pub use messages::text_of;
+pub use turn::text_of;
 
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
