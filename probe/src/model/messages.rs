@@ -10,7 +10,7 @@
 use serde_json::{json, Value};
 
 use super::events::ModelEvent;
-use super::http::{error_reply, Api, Reply, Sse};
+use super::http::{json_body, Api, Reply, Sse};
 use super::request::Request;
 use super::tokens::{text_units, tokens_for, Usage};
 use super::turn::{decide, text_of, Conversation, Offered, ToolResult, Turn};
@@ -26,20 +26,11 @@ impl Api for Messages {
         if request.method != "POST" {
             return None;
         }
-        let body: Option<Value> = serde_json::from_slice(&request.body).ok();
         match request.path.as_str() {
             "/v1/messages" => {
-                let Some(body) = body else {
-                    shared.record(ModelEvent::BadRequest {
-                        status: None,
-                        error: None,
-                        path: Some(request.path.clone()),
-                    });
-                    return Some(error_reply(
-                        400,
-                        "invalid_request_error",
-                        "body is not JSON",
-                    ));
+                let body = match json_body(request, shared) {
+                    Ok(body) => body,
+                    Err(refusal) => return Some(refusal),
                 };
                 let (turn, event) = decide(&conversation(&body), "toolu_");
                 shared.record(event);
@@ -54,6 +45,7 @@ impl Api for Messages {
                 })
             }
             "/v1/messages/count_tokens" => {
+                let body: Option<Value> = serde_json::from_slice(&request.body).ok();
                 let units = body.as_ref().map(text_units).unwrap_or(0);
                 let input_tokens = shared.settings.count_tokens.unwrap_or(tokens_for(units));
                 shared.record(ModelEvent::CountTokens {
