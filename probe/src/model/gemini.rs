@@ -247,6 +247,10 @@ mod tests {
         );
         assert_eq!(value_for(&json!({"type": ["null", "number"]})), json!(1.0));
         assert_eq!(
+            value_for(&json!({"type": "integer", "minimum": 0})),
+            json!(1)
+        );
+        assert_eq!(
             value_for(&json!({"enum": ["flash", "pro"], "type": "string"})),
             json!("flash")
         );

@@ -292,6 +292,10 @@ mod tests {
         let (turn, _) = decide(&c, "call_");
         let item = output_item(&turn);
         assert_eq!(item["type"], "function_call");
+        // A search that found nothing is not run again.
+        let mut empty = request.clone();
+        empty["input"][2]["tools"] = json!([]);
+        assert_eq!(conversation(&empty).search, None);
         assert_eq!(item["name"], "emit");
         assert_eq!(item["namespace"], "mcp__probe");
         assert_eq!(

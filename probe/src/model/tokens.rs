@@ -139,8 +139,9 @@ mod tests {
         let gemini = json!({"systemInstruction": {"parts": [{"text": "ab"}]},
             "contents": [{"role": "user", "parts": [{"text": "cd"}]},
                 {"role": "model", "parts": [{"functionCall": {"name": "mcp_probe_emit", "args": {"n": 1}}}]},
-                {"role": "user", "parts": [{"functionResponse": {"name": "mcp_probe_emit", "id": "x", "response": {"output": "efg"}}}]}]});
-        assert_eq!(text_units(&gemini), 7);
+                {"role": "user", "parts": [{"functionResponse": {"name": "mcp_probe_emit", "id": "x", "response": {"output": "efg"}}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "mcp_probe_emit", "response": {"error": "hi"}}}]}]});
+        assert_eq!(text_units(&gemini), 9);
     }
 
     #[test]
