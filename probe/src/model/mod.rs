@@ -53,8 +53,25 @@ pub struct ModelSettings {
     pub output_tokens: Option<u64>,
     /// JSON lines, one per event.
     pub log: Option<PathBuf>,
-    /// Keep events in memory for [`StandIn::take_events`] (an in-process driver reads them).
+    /// Keep events in memory for [`StandIn::take_model_events`] (an in-process driver reads
+    /// them).
     pub keep_events: bool,
+    /// The API shapes served; empty serves every one (a shape left out answers 404, so a
+    /// client set up for another API shows as `not_found` in the log).
+    pub apis: Vec<ApiShape>,
+}
+
+/// An API shape the stand-in can serve (`--api`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApiShape {
+    /// The Anthropic Messages API (Claude Code).
+    Anthropic,
+    /// The OpenAI Responses API (Codex CLI).
+    Responses,
+    /// OpenAI Chat Completions (Qwen Code, opencode, Cline).
+    Chat,
+    /// Gemini generateContent (Gemini CLI).
+    Gemini,
 }
 
 /// What every connection thread shares: the settings and where events go.
@@ -79,15 +96,19 @@ impl Shared {
     }
 }
 
-/// The API shapes served, in the order they are asked to claim a request (their paths do not
-/// overlap, so the order only matters for speed).
-fn apis() -> Vec<Box<dyn http::Api>> {
-    vec![
-        Box::new(messages::Messages),
-        Box::new(responses::Responses),
-        Box::new(chat::Chat),
-        Box::new(gemini::Gemini),
-    ]
+/// The API shapes served (`chosen`, or every one when it is empty), in the order they are asked
+/// to claim a request (their paths do not overlap, so the order only matters for speed).
+fn apis(chosen: &[ApiShape]) -> Vec<Box<dyn http::Api>> {
+    let all: [(ApiShape, Box<dyn http::Api>); 4] = [
+        (ApiShape::Anthropic, Box::new(messages::Messages)),
+        (ApiShape::Responses, Box::new(responses::Responses)),
+        (ApiShape::Chat, Box::new(chat::Chat)),
+        (ApiShape::Gemini, Box::new(gemini::Gemini)),
+    ];
+    all.into_iter()
+        .filter(|(shape, _)| chosen.is_empty() || chosen.contains(shape))
+        .map(|(_, api)| api)
+        .collect()
 }
 
 /// A running stand-in; stops accepting when dropped.
@@ -123,7 +144,7 @@ impl StandIn {
         });
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (shared.clone(), stop.clone());
-        let apis = Arc::new(apis());
+        let apis = Arc::new(apis(&shared.settings.apis));
         thread::spawn(move || http::serve(listener, s, apis, st));
         shared.record(ModelEvent::Listening { port });
         Ok(StandIn { port, shared, stop })
