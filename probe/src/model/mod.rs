@@ -9,7 +9,8 @@
 //! note that the text was saved to a file, or a cut.
 //!
 //! The parts: `http` is the transport (connections, routing to an API shape by method and path,
-//! replies and streams) and `request` reads one request within bounds. Each API shape is a
+//! replies and streams), `request` reads one request within bounds and `json` reads its body
+//! as the JavaScript clients write JSON (lone surrogates and all). Each API shape is a
 //! module implementing `http::Api`, all served at once: `messages` (Anthropic Messages),
 //! `responses` (OpenAI Responses), `chat` (OpenAI Chat Completions), `gemini` (Gemini
 //! `generateContent`). `turn` decides what the model says, whatever the shape; `tokens` counts
@@ -20,6 +21,7 @@ mod chat;
 mod events;
 mod gemini;
 mod http;
+mod json;
 mod messages;
 mod request;
 mod responses;
