@@ -5,7 +5,7 @@ use crate::bracket::{around, BracketSettings, Client, Plan};
 use crate::check::CheckSettings;
 use crate::client::CallSettings;
 use crate::emit::Fill;
-use crate::model::ModelSettings;
+use crate::model::{ApiShape, ModelSettings};
 use crate::server::ServeSettings;
 use crate::Command;
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -40,24 +40,31 @@ enum Sub {
     },
     /// Call a tool on any stdio MCP server and report the size of its reply.
     Call(CallArgs),
-    /// Run a loopback stand-in for the Anthropic Messages API.
+    /// Run a loopback stand-in for the model APIs agent clients call (Anthropic Messages,
+    /// OpenAI Responses and Chat Completions, Gemini generateContent).
     Model {
         /// Port on 127.0.0.1; 0 picks a free one and prints it on stdout.
         #[arg(long, default_value_t = 0)]
         port: u16,
-        /// What /v1/messages/count_tokens answers (default: one token per 4 UTF-16 units).
+        /// What the token counters answer (/v1/messages/count_tokens, Gemini countTokens;
+        /// default: one token per 4 UTF-16 units).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         count_tokens: Option<u64>,
-        /// The input_tokens every answer's usage reports (default: estimated from the request's
-        /// text like count_tokens; some clients decide from usage).
+        /// The input tokens every answer's usage reports, in each API's own field
+        /// (input_tokens, prompt_tokens, promptTokenCount; default: estimated from the
+        /// request's text like count_tokens; some clients decide from usage).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         input_tokens: Option<u64>,
-        /// The output_tokens every answer's usage reports (default: 5).
+        /// The output tokens every answer's usage reports (output_tokens, completion_tokens,
+        /// candidatesTokenCount; default: 5).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         output_tokens: Option<u64>,
         /// Write events (what the client handed back) as JSON lines to FILE.
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
+        /// Serve only these API shapes (comma-separated or repeated; default: every one).
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "SHAPE")]
+        api: Vec<ApiShape>,
     },
     /// Run a client once per n and find where results stop coming back inline.
     Bracket(BracketArgs),
@@ -238,6 +245,7 @@ impl Cli {
                 input_tokens,
                 output_tokens,
                 log,
+                api,
             } => Command::Model(ModelSettings {
                 port,
                 count_tokens,
@@ -245,6 +253,7 @@ impl Cli {
                 output_tokens,
                 log,
                 keep_events: false,
+                apis: api,
             }),
             Sub::Call(a) => {
                 let arguments = match a.args {

@@ -1,28 +1,35 @@
-//! `probe model`: a loopback stand-in for a model API, so a real client (Claude Code) can be
-//! measured offline, with no key and no cost.
+//! `probe model`: a loopback stand-in for the model APIs agent clients call, so a real client
+//! (Claude Code, Codex CLI, Gemini CLI, Qwen Code, opencode, Cline) can be measured offline,
+//! with no key and no cost.
 //!
 //! It plays a model that does one thing (`turn`): asked to run, it calls the `emit` tool with
-//! the n named in the prompt (`n=50000`); handed the tool's result, it logs exactly what the
-//! client passed back and ends the turn. What the client passed back is the measurement: the
-//! full text (inline), a `<persisted-output>` or "exceeds maximum allowed tokens" note (saved),
-//! or a cut.
+//! the n named in the prompt (`n=50000`), through the client's tool search where the client
+//! defers its tools; handed the tool's result, it logs exactly what the client passed back and
+//! ends the turn. What the client passed back is the measurement: the full text (inline), a
+//! note that the text was saved to a file, or a cut.
 //!
-//! The parts: `http` is the transport (connections, routing to an API shape, replies and
-//! streams) and `request` reads one request within bounds; `messages` is the Anthropic
-//! Messages API, the one shape spoken today (each further API is a sibling module implementing
-//! `http::Api`); `tokens` estimates what the token counter answers; `events` is what the
-//! stand-in logs ([`ModelEvent`]). This module holds the settings and the stand-in's life: start, serve,
-//! stop.
+//! The parts: `http` is the transport (connections, routing to an API shape by method and path,
+//! replies and streams), `request` reads one request within bounds and `json` reads its body
+//! as the JavaScript clients write JSON (lone surrogates and all). Each API shape is a
+//! module implementing `http::Api`, all served at once: `messages` (Anthropic Messages),
+//! `responses` (OpenAI Responses), `chat` (OpenAI Chat Completions), `gemini` (Gemini
+//! `generateContent`). `turn` decides what the model says, whatever the shape; `tokens` counts
+//! text and holds the usage numbers every shape reports; `events` is what the stand-in logs
+//! ([`ModelEvent`]). This module holds the settings and the stand-in's life: start, serve, stop.
 
+mod chat;
 mod events;
+mod gemini;
 mod http;
+mod json;
 mod messages;
 mod request;
+mod responses;
 mod tokens;
 mod turn;
 
 pub use events::{ContentKind, ModelEvent};
-pub use messages::text_of;
+pub use turn::text_of;
 
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -48,8 +55,25 @@ pub struct ModelSettings {
     pub output_tokens: Option<u64>,
     /// JSON lines, one per event.
     pub log: Option<PathBuf>,
-    /// Keep events in memory for [`StandIn::take_events`] (an in-process driver reads them).
+    /// Keep events in memory for [`StandIn::take_model_events`] (an in-process driver reads
+    /// them).
     pub keep_events: bool,
+    /// The API shapes served; empty serves every one (a shape left out answers 404, so a
+    /// client set up for another API shows as `not_found` in the log).
+    pub apis: Vec<ApiShape>,
+}
+
+/// An API shape the stand-in can serve (`--api`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApiShape {
+    /// The Anthropic Messages API (Claude Code).
+    Anthropic,
+    /// The OpenAI Responses API (Codex CLI).
+    Responses,
+    /// OpenAI Chat Completions (Qwen Code, opencode, Cline).
+    Chat,
+    /// Gemini generateContent (Gemini CLI).
+    Gemini,
 }
 
 /// What every connection thread shares: the settings and where events go.
@@ -74,9 +98,19 @@ impl Shared {
     }
 }
 
-/// The API shapes served, in the order they are asked to claim a request.
-fn apis() -> Vec<Box<dyn http::Api>> {
-    vec![Box::new(messages::Messages)]
+/// The API shapes served (`chosen`, or every one when it is empty), in the order they are asked
+/// to claim a request (their paths do not overlap, so the order only matters for speed).
+fn apis(chosen: &[ApiShape]) -> Vec<Box<dyn http::Api>> {
+    let all: [(ApiShape, Box<dyn http::Api>); 4] = [
+        (ApiShape::Anthropic, Box::new(messages::Messages)),
+        (ApiShape::Responses, Box::new(responses::Responses)),
+        (ApiShape::Chat, Box::new(chat::Chat)),
+        (ApiShape::Gemini, Box::new(gemini::Gemini)),
+    ];
+    all.into_iter()
+        .filter(|(shape, _)| chosen.is_empty() || chosen.contains(shape))
+        .map(|(_, api)| api)
+        .collect()
 }
 
 /// A running stand-in; stops accepting when dropped.
@@ -112,7 +146,7 @@ impl StandIn {
         });
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (shared.clone(), stop.clone());
-        let apis = Arc::new(apis());
+        let apis = Arc::new(apis(&shared.settings.apis));
         thread::spawn(move || http::serve(listener, s, apis, st));
         shared.record(ModelEvent::Listening { port });
         Ok(StandIn { port, shared, stop })
