@@ -6,9 +6,10 @@
 //! `src/mod`, ...) for every `lstat` and every `open`, and the per-component walk of
 //! [`crate::path`] does that once per component. So here the paths are sorted (every path below
 //! one folder is then contiguous), each worker keeps the folders of its current path open as
-//! handles (`O_PATH`, never following a link), and a file costs one `fstatat` and one `openat`
-//! of a single name relative to its folder, one `read` into a reused buffer, and a `close`,
-//! on every core.
+//! handles (`O_PATH`, never following a link), a folder holding many of the paths is listed
+//! once (the listing gives each entry's type, so its files need no `stat`), and a file costs
+//! one `openat` of a single name relative to its folder, an `fstat` of what was opened, one
+//! `read` into a reused buffer and a `close`, on every core.
 //!
 //! The one thing to know: this fast path does not judge links, it only recognises the plain
 //! case (every folder on the way a real folder, the last name a regular file, or nothing
@@ -16,8 +17,9 @@
 //! permission error on the way) is handed to [`crate::path::locate`], the one place that
 //! follows or refuses links, so every tree gets exactly the statuses and errors that walk gives.
 //!
-//! Two passes: every path is first looked up (statted, never opened), and only then are files
-//! read, so a path the rules refuse stops the whole call before any file is opened.
+//! Passes: every path is first looked up (listed or statted, never opened), and only then are
+//! files read, so a path the rules refuse stops the whole call before any file is opened; the
+//! large files found while reading are hashed last, biggest first.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -28,9 +30,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use nix::dir::{Dir, Type};
 use nix::errno::Errno;
 use nix::fcntl::{openat, AtFlags, OFlag};
-use nix::sys::stat::{fstatat, Mode, SFlag};
+use nix::sys::stat::{fstat, fstatat, Mode, SFlag};
 
 use crate::entry::Digest;
 use crate::hash::{hash_sized, BUFFER};
@@ -58,6 +61,16 @@ const CHUNK: usize = 256;
 /// Files at least this large are hashed one per work item, biggest first (SHA-256 cannot split
 /// a file, so a large one started last would finish alone).
 const LARGE: u64 = 1 << 20;
+
+/// From this many paths in one folder, the folder is listed once (its entries' types come with
+/// the names) rather than each name statted: a `getdents` for the folder instead of a lookup
+/// for each file.
+const LIST_FROM: usize = 8;
+
+/// How a folder is opened to list it.
+const LIST: OFlag = OFlag::O_RDONLY
+    .union(OFlag::O_DIRECTORY)
+    .union(OFlag::O_CLOEXEC);
 
 /// The folder handles every lookup starts from: `O_PATH` needs no read permission on the
 /// folder (as a walk by name needs none), and `O_NOFOLLOW` with `O_DIRECTORY` refuses a link
@@ -102,8 +115,8 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     let order = sorted(paths.len(), |i| paths[i].as_ref());
     let chunks = chunked(&order, |_| 0);
     let mut stats = vec![Stat::Other; paths.len()];
-    for (index, stat) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, index| {
-        worker.stat(paths[index].as_ref())
+    for (index, stat) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
+        worker.stat_all(items, |i| paths[i].as_ref(), out)
     }) {
         stats[index] = stat;
     }
@@ -120,10 +133,9 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     let mut reads: Vec<ToRead> = Vec::new();
     for (index, stat) in stats.iter().enumerate() {
         match *stat {
-            Stat::File(len) => reads.push(ToRead {
+            Stat::File => reads.push(ToRead {
                 index,
                 rel: Cow::Borrowed(paths[index].as_ref()),
-                len,
             }),
             Stat::Missing => found[index] = Some(Found::Missing),
             Stat::Other => {}
@@ -131,14 +143,13 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     }
     for (index, place) in slow.into_iter().zip(located) {
         found[index] = match place {
-            Located::File { real, len } => {
+            Located::File { real } => {
                 // `real` holds no link (the walk resolved them all), so it reads like any plain
                 // path through the folder handles.
                 let rel = real.strip_prefix(&real_root).unwrap_or(&real);
                 reads.push(ToRead {
                     index,
                     rel: Cow::Owned(rel.as_os_str().as_bytes().to_vec()),
-                    len,
                 });
                 continue;
             }
@@ -148,20 +159,35 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
         };
     }
 
-    // Pass 2: read the files, the large ones first and one each, then the rest in path order.
-    let mut large: Vec<usize> = (0..reads.len())
-        .filter(|&r| reads[r].len >= LARGE)
-        .collect();
-    large.sort_by_key(|&r| std::cmp::Reverse(reads[r].len));
-    let small: Vec<usize> = (0..reads.len()).filter(|&r| reads[r].len < LARGE).collect();
-    let small = sorted_subset(small, |r| &reads[r].rel);
-    let mut order = large;
-    order.extend(small);
-    let chunks = chunked(&order, |r| reads[r].len);
-    for (r, digest) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, r| {
-        worker.read(&reads[r].rel, reads[r].len)
+    // Pass 2: read the files in path order; a large one is put off to pass 3.
+    let order = sorted(reads.len(), |r| &reads[r].rel);
+    let chunks = chunked(&order, |_| 0);
+    let mut later: Vec<(usize, u64)> = Vec::new();
+    for (r, read) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
+        for &r in items {
+            out.push((r, worker.read(&reads[r].rel, true)));
+        }
     }) {
-        found[reads[r].index] = Some(Found::File(digest));
+        match read {
+            Ok(Read::Later(len)) => later.push((r, len)),
+            Ok(Read::Done(digest)) => found[reads[r].index] = Some(Found::File(Ok(digest))),
+            Err(e) => found[reads[r].index] = Some(Found::File(Err(e))),
+        }
+    }
+    // Pass 3: the large files, biggest first, one a work item (SHA-256 cannot split a file, so
+    // a large one started last would finish alone).
+    later.sort_by_key(|&(_, len)| std::cmp::Reverse(len));
+    let order: Vec<usize> = later.iter().map(|&(r, _)| r).collect();
+    let chunks = chunked(&order, |_| LARGE);
+    for (r, read) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
+        for &r in items {
+            out.push((r, worker.read(&reads[r].rel, false)));
+        }
+    }) {
+        found[reads[r].index] = Some(Found::File(read.and_then(|read| match read {
+            Read::Done(digest) => Ok(digest),
+            Read::Later(_) => Err(io::Error::other("not hashed")),
+        })));
     }
     Ok(found
         .into_iter()
@@ -172,20 +198,54 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
 /// A path as the first pass saw it.
 #[derive(Clone, Copy, Debug)]
 enum Stat {
-    /// A regular file of this size, below real folders.
-    File(u64),
+    /// A regular file, below real folders.
+    File,
     /// Nothing at that name, below real folders.
     Missing,
     /// Anything else: for [`crate::path::locate`] to judge.
     Other,
 }
 
-/// A regular file to read: whose result it is, where it is (no link on the way), its size.
+/// A regular file to read: whose result it is, and where it is (no link on the way).
 #[derive(Debug)]
 struct ToRead<'a> {
     index: usize,
     rel: Cow<'a, [u8]>,
-    len: u64,
+}
+
+/// What reading a file gave.
+#[derive(Debug)]
+enum Read {
+    /// Its digest.
+    Done(Digest),
+    /// It is large (this many bytes): left for the pass that hashes large files biggest first.
+    Later(u64),
+}
+
+/// A folder's entries as one listing gave them: the names in one buffer, sorted, each with
+/// whether it was a regular file.
+#[derive(Debug, Default)]
+struct Listing {
+    names: Vec<u8>,
+    entries: Vec<(usize, usize, Kind)>,
+}
+
+/// An entry's type as the folder records it (`d_type`), which costs no lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    File,
+    Other,
+    /// The file system does not record types in its folders: ask `fstatat`.
+    Unknown,
+}
+
+impl Listing {
+    fn find(&self, name: &[u8]) -> Option<Kind> {
+        self.entries
+            .binary_search_by(|&(start, end, _)| self.names[start..end].cmp(name))
+            .ok()
+            .map(|at| self.entries[at].2)
+    }
 }
 
 /// `0..n` in the order of the keys' bytes, so paths below one folder come together (a common
@@ -220,23 +280,21 @@ fn chunked(order: &[usize], size: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
     chunks
 }
 
-/// Runs `each` on every item of `order`, chunk by chunk, on up to `available_parallelism`
-/// threads (each with its own open folders and buffer); returns each item with its result, in
-/// no particular order.
+/// Runs `each` on every chunk of `order`, on up to `available_parallelism` threads (each with
+/// its own open folders and buffer); `each` pushes each item with its result, and they come
+/// back in no particular order.
 fn on_every_core<T: Send>(
     root: BorrowedFd<'_>,
     order: &[usize],
     chunks: &[Range<usize>],
-    each: impl Fn(&mut Worker<'_>, usize) -> T + Sync,
+    each: impl Fn(&mut Worker<'_>, &[usize], &mut Vec<(usize, T)>) + Sync,
 ) -> Vec<(usize, T)> {
     let next = AtomicUsize::new(0);
     let work = || {
         let mut worker = Worker::new(root);
         let mut done = Vec::new();
         while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
-            for &item in &order[chunk.clone()] {
-                done.push((item, each(&mut worker, item)));
-            }
+            each(&mut worker, &order[chunk.clone()], &mut done);
         }
         done
     };
@@ -266,6 +324,7 @@ struct Worker<'r> {
     /// The open folders from the root down, each with its name.
     open: Vec<(Vec<u8>, OwnedFd)>,
     buf: Vec<u8>,
+    listing: Listing,
 }
 
 impl<'r> Worker<'r> {
@@ -274,6 +333,7 @@ impl<'r> Worker<'r> {
             root,
             open: Vec::new(),
             buf: Vec::new(),
+            listing: Listing::default(),
         }
     }
 
@@ -305,6 +365,87 @@ impl<'r> Worker<'r> {
         Ok(self.top())
     }
 
+    /// What is at each of `items` (sorted paths): a run of [`LIST_FROM`] or more in one folder
+    /// is answered from one listing of it, the rest by one `fstatat` each.
+    fn stat_all<'p>(
+        &mut self,
+        items: &[usize],
+        path: impl Fn(usize) -> &'p [u8],
+        out: &mut Vec<(usize, Stat)>,
+    ) {
+        let folder = |i: usize| split_last(path(i)).map(|(folder, _)| folder);
+        let mut at = 0;
+        while at < items.len() {
+            let here = folder(items[at]);
+            let run = items[at..]
+                .iter()
+                .take_while(|&&i| folder(i) == here)
+                .count();
+            let listed = run >= LIST_FROM && here.is_some_and(|folder| self.list(folder));
+            for &i in &items[at..at + run] {
+                let stat = if listed {
+                    self.stat_listed(path(i))
+                } else {
+                    self.stat(path(i))
+                };
+                out.push((i, stat));
+            }
+            at += run;
+        }
+    }
+
+    /// Reads the entries of the folder `parent` names into `self.listing`; `false` when it
+    /// cannot be listed (not a real folder, no read permission), and then each name is statted
+    /// instead.
+    fn list(&mut self, parent: &[u8]) -> bool {
+        let Ok(folder) = self.enter(parent) else {
+            return false;
+        };
+        let Ok(fd) = openat(folder, ".", LIST, Mode::empty()) else {
+            return false;
+        };
+        let Ok(mut dir) = Dir::from_fd(fd) else {
+            return false;
+        };
+        let listing = &mut self.listing;
+        listing.names.clear();
+        listing.entries.clear();
+        for entry in dir.iter() {
+            let Ok(entry) = entry else {
+                return false;
+            };
+            let kind = match entry.file_type() {
+                Some(Type::File) => Kind::File,
+                Some(_) => Kind::Other,
+                None => Kind::Unknown,
+            };
+            let start = listing.names.len();
+            listing
+                .names
+                .extend_from_slice(entry.file_name().to_bytes());
+            listing.entries.push((start, listing.names.len(), kind));
+        }
+        let names = &listing.names;
+        listing
+            .entries
+            .sort_unstable_by(|a, b| names[a.0..a.1].cmp(&names[b.0..b.1]));
+        true
+    }
+
+    /// What is at `path`, from the listing of its folder.
+    fn stat_listed(&mut self, path: &[u8]) -> Stat {
+        let Some((_, name)) = split_last(path) else {
+            return Stat::Other;
+        };
+        match self.listing.find(name) {
+            // Not among the entries of a real folder: what ENOENT says.
+            None => Stat::Missing,
+            Some(Kind::File) => Stat::File,
+            Some(Kind::Other) => Stat::Other,
+            Some(Kind::Unknown) => self.stat(path),
+        }
+    }
+
     /// What is at `path`, when the answer needs no judgement about links.
     fn stat(&mut self, path: &[u8]) -> Stat {
         let Some((parent, name)) = split_last(path) else {
@@ -317,24 +458,39 @@ impl<'r> Worker<'r> {
             Err(_) => return Stat::Other,
         };
         match fstatat(folder, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
-            Ok(st) if st.st_mode & SFlag::S_IFMT.bits() == SFlag::S_IFREG.bits() => {
-                Stat::File(u64::try_from(st.st_size).unwrap_or(0))
-            }
+            Ok(st) if is_regular(&st) => Stat::File,
             Err(Errno::ENOENT) => Stat::Missing,
             _ => Stat::Other,
         }
     }
 
-    /// The digest of the regular file at `rel`, which the first pass found of size `len`.
-    fn read(&mut self, rel: &[u8], len: u64) -> io::Result<Digest> {
+    /// The digest of the regular file at `rel`, or with `defer`, [`Read::Later`] when it is
+    /// large. The file is opened first and then statted, so its type is checked again on what
+    /// was opened (a FIFO swapped in cannot block the open, nor be read).
+    fn read(&mut self, rel: &[u8], defer: bool) -> io::Result<Read> {
         if self.buf.is_empty() {
             self.buf = vec![0; BUFFER];
         }
         let (parent, name) = split_last(rel).ok_or_else(|| io::Error::other("names no file"))?;
         let folder = self.enter(parent)?;
         let fd = openat(folder, name, READ, Mode::empty())?;
-        hash_sized(&mut File::from(fd), len, &mut self.buf)
+        let st = fstat(&fd)?;
+        if !is_regular(&st) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        let len = u64::try_from(st.st_size).unwrap_or(0);
+        if defer && len >= LARGE {
+            return Ok(Read::Later(len));
+        }
+        hash_sized(&mut File::from(fd), len, &mut self.buf).map(Read::Done)
     }
+}
+
+fn is_regular(st: &nix::sys::stat::FileStat) -> bool {
+    st.st_mode & SFlag::S_IFMT.bits() == SFlag::S_IFREG.bits()
 }
 
 /// The folder part and the last name of a path that passed [`check_path`], with `.` and empty

@@ -13,7 +13,7 @@ fn one_by_one(root: &Path, paths: &[Vec<u8>], links: Links) -> Result<Vec<Found>
     Ok(locate_all(root, paths, links)?
         .into_iter()
         .map(|place| match place {
-            Located::File { real, .. } => Found::File(hash_file(&real)),
+            Located::File { real } => Found::File(hash_file(&real)),
             Located::Link { target } => Found::Link(Digest::of(&target)),
             Located::Missing => Found::Missing,
             Located::Unreadable(why) => Found::Unreadable(why),
@@ -81,6 +81,22 @@ fn awkward_tree(root: &Path) -> Vec<Vec<u8>> {
         root.join("links/absolute-in"),
     )
     .unwrap();
+    // One folder of every kind, more than LIST_FROM entries, so its listing answers for them.
+    for i in 0..4 {
+        write(root, &format!("mixed/file{i}"), format!("{i}").as_bytes());
+    }
+    fs::create_dir(root.join("mixed/folder")).unwrap();
+    nix::unistd::mkfifo(&root.join("mixed/pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    symlink("file0", root.join("mixed/link")).unwrap();
+    symlink("gone", root.join("mixed/dangling")).unwrap();
+    write(root, "mixed/locked", b"locked");
+    fs::set_permissions(root.join("mixed/locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    for name in [
+        "file0", "file1", "file2", "file3", "folder", "pipe", "link", "dangling", "locked",
+        "missing",
+    ] {
+        paths.push(format!("mixed/{name}"));
+    }
     paths.extend(
         [
             "empty",
@@ -137,8 +153,12 @@ fn every_kind_of_entry_gets_what_the_walk_by_name_gives_it() {
         assert_eq!(at("missing/a/b"), "missing");
         assert_eq!(at("folder"), "unreadable: is a directory");
         assert_eq!(at("pipe"), "unreadable: not a regular file");
+        assert_eq!(at("mixed/pipe"), "unreadable: not a regular file");
+        assert_eq!(at("mixed/missing"), "missing");
+        assert_eq!(at("mixed/file2"), &format!("file {}", Digest::of(b"2")));
         if !is_root() {
             assert!(at("unreadable").starts_with("read error: Permission denied"));
+            assert!(at("mixed/locked").starts_with("read error: Permission denied"));
             assert!(at("no-search/inner").starts_with("unreadable: Permission denied"));
         }
     }
@@ -193,6 +213,53 @@ fn a_path_splits_into_its_folder_and_its_name_as_the_walk_reads_it() {
 }
 
 #[test]
+fn a_folder_listed_once_answers_for_each_of_its_names() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b", "c"] {
+        write(dir.path(), &format!("f/{name}"), name.as_bytes());
+    }
+    fs::create_dir(dir.path().join("f/sub")).unwrap();
+    symlink("a", dir.path().join("f/link")).unwrap();
+    let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
+    let mut worker = Worker::new(root.as_fd());
+    assert!(worker.list(b"f/"));
+    let names: Vec<&[u8]> = worker
+        .listing
+        .entries
+        .iter()
+        .map(|&(s, e, _)| &worker.listing.names[s..e])
+        .filter(|n| !n.starts_with(b"."))
+        .collect();
+    assert_eq!(names, [&b"a"[..], b"b", b"c", b"link", b"sub"]);
+    assert!(matches!(worker.stat_listed(b"f/b"), Stat::File));
+    assert!(matches!(worker.stat_listed(b"f/sub"), Stat::Other));
+    assert!(matches!(worker.stat_listed(b"f/link"), Stat::Other));
+    assert!(matches!(worker.stat_listed(b"f/zzz"), Stat::Missing));
+    assert!(!worker.list(b"nowhere/"));
+    // A FIFO where a file was listed is neither waited on nor read.
+    nix::unistd::mkfifo(&dir.path().join("f/fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let read = worker.read(b"f/fifo", true).unwrap_err();
+    assert_eq!(read.to_string(), "not a regular file");
+    assert!(!worker.list(b"f/a/"));
+    // A run of LIST_FROM names in one folder is answered from its listing, a shorter one not:
+    // a name removed after the listing still shows as listed.
+    let paths: Vec<Vec<u8>> = (0..LIST_FROM)
+        .map(|i| format!("g/{i}").into_bytes())
+        .collect();
+    for p in &paths {
+        write(dir.path(), std::str::from_utf8(p).unwrap(), b"x");
+    }
+    let items: Vec<usize> = (0..paths.len()).collect();
+    let mut out = Vec::new();
+    worker.stat_all(&items, |i| &paths[i], &mut out);
+    assert!(out.iter().all(|(_, s)| matches!(s, Stat::File)), "{out:?}");
+    assert!(worker.listing.find(b"0").is_some(), "g/ was not listed");
+    out.clear();
+    worker.stat_all(&items[..LIST_FROM - 1], |i| &paths[i], &mut out);
+    assert!(out.iter().all(|(_, s)| matches!(s, Stat::File)));
+}
+
+#[test]
 fn work_is_cut_by_count_and_a_large_file_is_an_item_of_its_own() {
     let order: Vec<usize> = (0..600).collect();
     assert_eq!(chunked(&order, |_| 0), [0..256, 256..512, 512..600]);
@@ -226,13 +293,17 @@ fn a_worker_reopens_only_the_folders_a_path_does_not_share_with_the_last() {
     // folder it opened, one that reopened it would see the new one.
     fs::rename(dir.path().join("a/b"), dir.path().join("a/moved")).unwrap();
     write(dir.path(), "a/b/d/g", b"new");
-    assert!(matches!(worker.stat(b"a/./b//d/g"), Stat::File(4)));
+    let digest = |worker: &mut Worker<'_>, path: &[u8]| match worker.read(path, false) {
+        Ok(Read::Done(d)) => d,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(digest(&mut worker, b"a/./b//d/g"), Digest::of(b"held"));
     let names: Vec<&[u8]> = worker.open.iter().map(|(n, _)| n.as_slice()).collect();
     assert_eq!(names, [&b"a"[..], b"b", b"d"]);
     // Leaving `a` reopens it, and finds the new `a/b`.
     assert!(matches!(worker.stat(b"top"), Stat::Missing));
     assert!(worker.open.is_empty());
-    assert!(matches!(worker.stat(b"a/b/d/g"), Stat::File(3)));
+    assert_eq!(digest(&mut worker, b"a/b/d/g"), Digest::of(b"new"));
     assert_eq!(worker.enter(b"a/nope/x").unwrap_err(), Errno::ENOENT);
     assert!(matches!(worker.stat(b"a/b/d/none"), Stat::Missing));
     assert!(matches!(worker.stat(b"a/b/d"), Stat::Other));
