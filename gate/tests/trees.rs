@@ -194,3 +194,208 @@ fn links_and_submodule_bumps_are_checked_as_git_records_them() {
         "not the candidate's\n"
     );
 }
+
+/// `gate check` and `sha256sum -c`, without the capabilities that let root read any file, so a
+/// file of mode 000 is unreadable to both whoever runs the tests. `None` when that cannot be
+/// arranged (root without `setpriv`).
+fn unprivileged(program: &str) -> Option<assert_cmd::Command> {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(1).map(|euid| euid == "0"))
+        .unwrap_or(false);
+    if !root {
+        return Some(testkit::bin(program));
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())?;
+    let mut cmd = testkit::bin(setpriv);
+    cmd.args(["--bounding-set=-all", "--inh-caps=-all", program]);
+    Some(cmd)
+}
+
+/// The first line where `got` and `want` differ, so a failure names one line, not 3,000.
+#[track_caller]
+fn same_lines(got: &str, want: &str) {
+    for (n, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+        assert_eq!(g, w, "line {}", n + 1);
+    }
+    assert_eq!(got.lines().count(), want.lines().count(), "line count");
+    assert_eq!(got.ends_with('\n'), want.ends_with('\n'), "final newline");
+}
+
+#[test]
+fn a_manifest_of_many_files_gets_exactly_the_statuses_and_text_of_a_file_by_file_check() {
+    use std::fmt::Write as _;
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let sha = |b: &[u8]| {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(b)
+            .iter()
+            .fold(String::new(), |mut s, x| {
+                let _ = write!(s, "{x:02x}");
+                s
+            })
+    };
+    // (path, digest in the manifest, the line gate must print), in manifest order: the paths
+    // of a large tree out of order, and among them every kind of entry that is not a plain
+    // file.
+    let mut lines: Vec<(String, String, String)> = Vec::new();
+    for i in (0..3000).rev() {
+        let path = format!("d{}/e{}/f{i}.txt", i % 10, i % 7);
+        let content = format!("file {i}\n");
+        std::fs::create_dir_all(root.join(&path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(&path), &content).unwrap();
+        let (digest, line) = if i % 500 == 7 {
+            (sha(b"other"), format!("{path}: FAILED (content differs)"))
+        } else {
+            (sha(content.as_bytes()), format!("{path}: OK"))
+        };
+        lines.push((path, digest, line));
+        if i % 600 == 3 {
+            let gone = format!("d{}/e{}/gone{i}.txt", i % 10, i % 7);
+            lines.push((
+                gone.clone(),
+                sha(b"x"),
+                format!("{gone}: MISSING (no such file)"),
+            ));
+        }
+    }
+    let odd = |path: &str, digest: String, line: &str| (path.to_string(), digest, line.to_string());
+    std::fs::create_dir(root.join("links")).unwrap();
+    symlink("../d0/e0/f0.txt", root.join("links/in")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(root.join("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::write(root.join("locked"), "locked\n").unwrap();
+    std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let extra = [
+        odd("links/in", sha(b"file 0\n"), "links/in: OK"),
+        odd("d3", sha(b""), "d3: FAILED (is a directory)"),
+        odd(
+            "no/such/folder",
+            sha(b""),
+            "no/such/folder: MISSING (no such file)",
+        ),
+        odd(
+            "d1/e1/f1.txt/below",
+            sha(b""),
+            "d1/e1/f1.txt/below: MISSING (no such file)",
+        ),
+        odd("./d2//e2/f2.txt", sha(b"file 2\n"), "./d2//e2/f2.txt: OK"),
+        odd(
+            "locked",
+            sha(b"locked\n"),
+            "locked: FAILED (Permission denied (os error 13))",
+        ),
+    ];
+    for (at, entry) in [900, 1200, 1500, 1800, 2100, 2400].into_iter().zip(extra) {
+        lines.insert(at, entry);
+    }
+    let manifest_text = |lines: &[(String, String, String)]| {
+        lines
+            .iter()
+            .map(|(p, d, _)| format!("{d}  {p}\n"))
+            .collect::<String>()
+    };
+    let mut with_pipe = lines.clone();
+    with_pipe.insert(
+        2700,
+        odd("pipe", sha(b""), "pipe: FAILED (not a regular file)"),
+    );
+    let manifest = outside.path().join("m.sha256");
+    std::fs::write(&manifest, manifest_text(&with_pipe)).unwrap();
+    let Some(_) = unprivileged("/usr/bin/sha256sum") else {
+        eprintln!("skipped: root without setpriv cannot make a file unreadable");
+        return;
+    };
+    let check = |args: &[&str]| {
+        let mut cmd = unprivileged(env!("CARGO_BIN_EXE_gate")).unwrap();
+        cmd.arg("check").args(args).arg(&manifest).arg(root);
+        testkit::Output::of(&mut cmd)
+    };
+    let count = |what: &str| {
+        with_pipe
+            .iter()
+            .filter(|(_, _, l)| l.contains(what))
+            .count()
+    };
+    let (ok, failed, missing) = (count(": OK"), count(": FAILED"), count(": MISSING"));
+    assert_eq!((failed, missing), (9, 7), "the fixture itself");
+    let summary = format!(
+        "{ok}/{} OK, {failed} FAILED, {missing} MISSING",
+        with_pipe.len()
+    );
+    let all: String = with_pipe.iter().map(|(_, _, l)| format!("{l}\n")).collect();
+    let out = check(&[]);
+    out.assert_exit(1);
+    same_lines(&out.stdout, &format!("{all}{summary}\n"));
+    let problems: String = with_pipe
+        .iter()
+        .filter(|(_, _, l)| !l.ends_with(": OK"))
+        .map(|(_, _, l)| format!("{l}\n"))
+        .collect();
+    let out = check(&["--quiet"]);
+    out.assert_exit(1);
+    same_lines(&out.stdout, &format!("{problems}{summary}\n"));
+    let out = check(&["--status"]);
+    out.assert_exit(1);
+    assert_eq!(out.stdout, "");
+    let out = check(&["--ignore-missing", "--quiet"]);
+    out.assert_exit(1);
+    let kept: String = with_pipe
+        .iter()
+        .filter(|(_, _, l)| !l.ends_with(": OK") && !l.contains(": MISSING"))
+        .map(|(_, _, l)| format!("{l}\n"))
+        .collect();
+    same_lines(
+        &out.stdout,
+        &format!(
+            "{kept}{ok}/{} OK, {failed} FAILED ({missing} missing, ignored)\n",
+            with_pipe.len() - missing
+        ),
+    );
+
+    // GNU on the same manifest, less the FIFO (which it would open and wait on): the same
+    // paths OK, and each other path failed.
+    let gnu_manifest = outside.path().join("gnu.sha256");
+    std::fs::write(&gnu_manifest, manifest_text(&lines)).unwrap();
+    let mut gnu = unprivileged("/usr/bin/sha256sum").unwrap();
+    gnu.current_dir(root).arg("-c").arg(&gnu_manifest);
+    let gnu = testkit::Output::of(&mut gnu);
+    gnu.assert_exit(1);
+    let theirs: Vec<&str> = gnu.stdout.lines().collect();
+    assert_eq!(theirs.len(), lines.len(), "{}", gnu.stderr);
+    for ((path, _, ours), theirs) in lines.iter().zip(theirs) {
+        if ours.ends_with(": OK") {
+            assert_eq!(theirs, format!("{path}: OK"));
+        } else {
+            assert!(
+                theirs.starts_with(&format!("{path}: FAILED")),
+                "{theirs} / {ours}"
+            );
+        }
+    }
+
+    // One link out of the tree among them all refuses the whole check, naming it.
+    symlink(outside.path().join("secret"), root.join("links/out")).unwrap();
+    let mut with_link = with_pipe.clone();
+    with_link.insert(2000, odd("links/out", sha(b""), ""));
+    std::fs::write(&manifest, manifest_text(&with_link)).unwrap();
+    let out = check(&[]);
+    out.assert_exit(2);
+    assert_eq!(out.stdout, "");
+    assert!(
+        out.stderr.contains("'links/out'") && out.stderr.contains("leads out of the tree"),
+        "{out}"
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{out}");
+    std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o600)).unwrap();
+}

@@ -1,14 +1,21 @@
-//! Throughput of `verify` against the real `sha256sum -c` on the same tree and manifest.
+//! Throughput of `verify` against the real `sha256sum -c` on the same tree and manifest, in two
+//! cases, both run by default (`GATEKIT_BENCH_CASE=large` or `small` for one):
 //!
-//! `cargo bench -p manifests --bench hash` writes about GATEKIT_BENCH_MB megabytes (default
-//! 1024) of files into a temp dir: half in four large files, half in many small ones from 1 KiB
-//! to 256 KiB, which is the mix a source tree with a few assets looks like. It writes the
-//! manifest, then times both checkers on it.
+//! - large: about GATEKIT_BENCH_MB megabytes (default 1024): half in four large files, half in
+//!   many small ones from 1 KiB to 256 KiB, which is the mix a source tree with a few assets
+//!   looks like. What differs there is hashing and parallelism.
+//! - small: GATEKIT_BENCH_FILES files (default 100,000) of 150 to 250 bytes in nested folders
+//!   (`tree/aN/bN/cN/`, 50 files a folder), the shape of a large source tree. Hashing costs
+//!   nothing there; what is timed is finding, opening and reading each file. Our side is the
+//!   whole of `gate check` but its output: the manifest read from disk and parsed, then
+//!   `verify`.
 //!
 //! The page cache cannot be dropped without root, so both run warm: every file is read once
-//! before timing, and each checker runs five
-//! times, interleaved, reporting the best and the median. Warm is also
-//! the case that isolates what differs between them (hashing and parallelism, not the disk).
+//! before timing, and each checker runs five times, interleaved (so a burst of load from
+//! elsewhere hits both alike), reporting the best and the median. Warm is also the case that
+//! isolates what differs between them, not the disk. The machine's load average
+//! (`/proc/loadavg`) is printed before and after each case: a ratio measured under load from
+//! other work is not the tool's.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -18,11 +25,30 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use manifests::{manifest_for, verify};
+use manifests::{manifest_for, parse, verify};
 
 const RUNS: usize = 5;
 
 fn main() {
+    let case = std::env::var("GATEKIT_BENCH_CASE").unwrap_or_default();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("bench: {threads} cores");
+    if case.is_empty() || case == "large" {
+        large();
+    }
+    if case.is_empty() || case == "small" {
+        small();
+    }
+}
+
+/// The machine's load averages over 1, 5 and 15 minutes, as `/proc/loadavg` says them.
+fn load() -> String {
+    let text = fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let parts: Vec<&str> = text.split_whitespace().take(3).collect();
+    format!("load average {}", parts.join(" "))
+}
+
+fn large() {
     let mb: u64 = std::env::var("GATEKIT_BENCH_MB")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -30,8 +56,7 @@ fn main() {
         .unwrap_or(1024);
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("bench: {mb} MB in {}, {threads} cores", root.display());
+    println!("\nlarge: {mb} MB in {} ({})", root.display(), load());
 
     let started = Instant::now();
     let (names, bytes) = write_tree(root, mb * 1024 * 1024);
@@ -49,28 +74,13 @@ fn main() {
 
     warm(root, &names);
 
-    // Interleaved, so a burst of load from elsewhere on the machine hits both alike.
-    let mut ours = Vec::new();
-    let mut theirs = Vec::new();
-    for _ in 0..RUNS {
-        ours.push(timed(|| {
+    let (ours, theirs) = interleaved(
+        || {
             let v = verify(root, &manifest).expect("verify");
             assert!(v.all_ok(), "verify: {}", v.summary());
-        }));
-        theirs.push(timed(|| {
-            let status = Command::new("/usr/bin/sha256sum")
-                .args(["-c", "--strict", "--quiet"])
-                .arg(&list)
-                .current_dir(root)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .status()
-                .expect("run sha256sum");
-            assert!(status.success(), "sha256sum -c failed");
-        }));
-    }
-    ours.sort();
-    theirs.sort();
+        },
+        || sha256sum_check(root, &list),
+    );
     let (ours_best, ours_median) = (ours[0], ours[RUNS / 2]);
     let (theirs_best, theirs_median) = (theirs[0], theirs[RUNS / 2]);
 
@@ -90,13 +100,114 @@ fn main() {
         gbps(theirs_median)
     );
     println!(
-        "ratio (sha256sum time / verify time): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache)",
+        "ratio (sha256sum time / verify time): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache; {})",
         theirs_best.as_secs_f64() / ours_best.as_secs_f64(),
-        theirs_median.as_secs_f64() / ours_median.as_secs_f64()
+        theirs_median.as_secs_f64() / ours_median.as_secs_f64(),
+        load()
     );
 }
 
-fn timed(run: impl FnOnce()) -> Duration {
+/// Many small files in nested folders: the cost of finding and opening each one.
+fn small() {
+    let files: usize = std::env::var("GATEKIT_BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(100_000);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    println!("\nsmall: {files} files in {} ({})", root.display(), load());
+    let started = Instant::now();
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let mut names = Vec::with_capacity(files);
+    let mut bytes = 0;
+    for i in 0..files {
+        let folder = i / 50;
+        let name = format!(
+            "tree/a{}/b{}/c{}/file-{i:06}.txt",
+            folder / 200,
+            folder / 20 % 10,
+            folder % 20
+        )
+        .into_bytes();
+        let size = 150 + rng.next() % 101;
+        let content: Vec<u8> = (0..size).map(|_| rng.next() as u8).collect();
+        let path = root.join(OsStr::from_bytes(&name));
+        if i % 50 == 0 {
+            fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+        }
+        fs::write(&path, content).expect("write");
+        bytes += size;
+        names.push(name);
+    }
+    println!(
+        "wrote {files} files, {bytes} bytes in {:.1?}",
+        started.elapsed()
+    );
+    let manifest = manifest_for(root, &names).expect("manifest_for");
+    let list = root.join("bench.sha256");
+    fs::write(&list, manifest.to_bytes()).expect("write manifest");
+    warm(root, &names);
+    let (ours, theirs) = interleaved(
+        || {
+            let parsed = parse(&fs::read(&list).expect("read manifest")).expect("parse");
+            let v = verify(root, &parsed).expect("verify");
+            assert!(v.all_ok(), "verify: {}", v.summary());
+        },
+        || sha256sum_check(root, &list),
+    );
+    let (ours_median, theirs_median) = (ours[RUNS / 2], theirs[RUNS / 2]);
+    let per_file = |t: Duration| t.as_secs_f64() * 1e6 / files as f64;
+    println!(
+        "parse + verify   best {:.3} s   median {:.3} s = {:.1} us a file",
+        ours[0].as_secs_f64(),
+        ours_median.as_secs_f64(),
+        per_file(ours_median)
+    );
+    println!(
+        "sha256sum -c     best {:.3} s   median {:.3} s = {:.1} us a file",
+        theirs[0].as_secs_f64(),
+        theirs_median.as_secs_f64(),
+        per_file(theirs_median)
+    );
+    println!(
+        "ratio (sha256sum time / gate's time): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache; {})",
+        theirs[0].as_secs_f64() / ours[0].as_secs_f64(),
+        theirs_median.as_secs_f64() / ours_median.as_secs_f64(),
+        load()
+    );
+}
+
+/// Times `ours` and `theirs` [`RUNS`] times each, alternating, after one untimed run of each;
+/// both lists come back sorted.
+fn interleaved(ours: impl Fn(), theirs: impl Fn()) -> (Vec<Duration>, Vec<Duration>) {
+    ours();
+    theirs();
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for _ in 0..RUNS {
+        a.push(timed(&ours));
+        b.push(timed(&theirs));
+    }
+    a.sort();
+    b.sort();
+    (a, b)
+}
+
+/// `sha256sum -c --strict --quiet LIST` in `root`, which must pass.
+fn sha256sum_check(root: &Path, list: &Path) {
+    let status = Command::new("/usr/bin/sha256sum")
+        .args(["-c", "--strict", "--quiet"])
+        .arg(list)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .expect("run sha256sum");
+    assert!(status.success(), "sha256sum -c failed");
+}
+
+fn timed(run: impl Fn()) -> Duration {
     let started = Instant::now();
     run();
     started.elapsed()

@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use crate::entry::{Digest, Entry, Manifest};
-use crate::hash::{hash_jobs, Job};
-use crate::path::{Links, Located};
-use crate::tree::{locate_all, TreeError};
+use crate::bulk::{hash_all, Found};
+use crate::entry::{Entry, Manifest};
+use crate::path::Links;
+use crate::tree::TreeError;
 
 /// Hashes `paths` (relative to `root`, under the path rules) on every core and returns their
 /// manifest, entries in the order given and in the text form (`HEX  PATH`), as
@@ -38,43 +38,33 @@ fn manifest_with<P: AsRef<[u8]> + Sync>(
     if paths.is_empty() {
         return Err(TreeError::NoPaths);
     }
-    let located = locate_all(root, paths, links)?;
-    let mut jobs = Vec::with_capacity(located.len());
-    let mut digests = vec![None; paths.len()];
-    for (index, (place, path)) in located.into_iter().zip(paths).enumerate() {
-        let path = path.as_ref().to_vec();
-        match place {
-            Located::File { real, len } => jobs.push(Job {
-                index,
-                path: real,
-                len,
-            }),
-            Located::Link { target } => digests[index] = Some(Digest::of(&target)),
-            Located::Missing => return Err(TreeError::Missing { path }),
-            Located::Unreadable(message) => return Err(TreeError::Unreadable { path, message }),
-        }
-    }
-    for (index, result) in hash_jobs(jobs) {
-        match result {
-            Ok(digest) => digests[index] = Some(digest),
-            Err(e) => {
+    let found = hash_all(root, paths, links)?;
+    // What is absent or not a file is named first, in order, before any read error.
+    for (path, found) in paths.iter().zip(&found) {
+        let path = || path.as_ref().to_vec();
+        match found {
+            Found::Missing => return Err(TreeError::Missing { path: path() }),
+            Found::Unreadable(message) => {
                 return Err(TreeError::Unreadable {
-                    path: paths[index].as_ref().to_vec(),
-                    message: e.to_string(),
+                    path: path(),
+                    message: message.clone(),
                 })
             }
+            Found::File(_) | Found::Link(_) => {}
         }
     }
     let entries = paths
         .iter()
-        .zip(digests)
-        .map(|(path, digest)| {
-            digest
-                .map(|d| Entry::new(path.as_ref(), d))
-                .ok_or_else(|| TreeError::Unreadable {
-                    path: path.as_ref().to_vec(),
-                    message: "not hashed".to_string(),
-                })
+        .zip(found)
+        .map(|(path, found)| match found {
+            Found::File(Ok(digest)) | Found::Link(digest) => Ok(Entry::new(path.as_ref(), digest)),
+            Found::File(Err(e)) => Err(TreeError::Unreadable {
+                path: path.as_ref().to_vec(),
+                message: e.to_string(),
+            }),
+            Found::Missing | Found::Unreadable(_) => Err(TreeError::Missing {
+                path: path.as_ref().to_vec(),
+            }),
         })
         .collect::<Result<_, _>>()?;
     Ok(Manifest { entries })

@@ -1,29 +1,26 @@
-//! Hashing file contents with SHA-256, one file per core at a time.
+//! Hashing file contents with SHA-256: a reader, one file, or many paths of a tree (those on
+//! every core, through [`crate::bulk`]).
 //!
-//! Files are handed out biggest first from one shared queue: with a few large files among
-//! many small ones, starting a large file last would leave every other core idle while it
-//! finishes. A single file cannot be split (SHA-256 is sequential), so one huge file bounds
-//! the wall time whatever the core count.
+//! A single file cannot be split (SHA-256 is sequential), so one huge file bounds the wall
+//! time of a check whatever the core count.
 //!
 //! `sha2` picks the CPU's SHA extensions at run time when present, which is most of the speed
 //! over GNU `sha256sum` (software SHA-256) before the cores are counted.
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread;
+use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
+use crate::bulk::{hash_all, Found};
 use crate::entry::Digest;
-use crate::path::Located;
-use crate::tree::{locate_all, TreeError};
+use crate::path::Links;
+use crate::tree::TreeError;
 
 /// Large enough that the per-read system call is noise next to hashing it, small enough to
 /// stay in L2 on most cores, so the hasher reads what `read` just wrote from cache.
-const BUFFER: usize = 256 * 1024;
+pub(crate) const BUFFER: usize = 256 * 1024;
 
 /// The SHA-256 of everything `reader` yields.
 pub fn hash_reader(mut reader: impl Read) -> io::Result<Digest> {
@@ -52,14 +49,15 @@ pub fn hash_file(path: &Path) -> io::Result<Digest> {
 }
 
 fn hash_path_with(path: &Path, buf: &mut [u8]) -> io::Result<Digest> {
-    if !std::fs::metadata(path)?.is_file() {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "not a regular file",
         ));
     }
     let mut file = File::open(path)?;
-    hash_with(&mut file, buf)
+    hash_sized(&mut file, meta.len(), buf)
 }
 
 /// Hashes `paths` (relative to `root`, under the path rules) on every core. One result per
@@ -70,78 +68,45 @@ pub fn hash_files<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
 ) -> Result<Vec<io::Result<Digest>>, TreeError> {
-    let located = locate_all(root, paths, crate::path::Links::Follow)?;
-    let mut jobs = Vec::new();
-    let mut results: Vec<Option<io::Result<Digest>>> = Vec::with_capacity(located.len());
-    for (index, place) in located.into_iter().enumerate() {
-        results.push(match place {
-            Located::File { real, len } => {
-                jobs.push(Job {
-                    index,
-                    path: real,
-                    len,
-                });
-                None
-            }
-            Located::Link { target } => Some(Ok(Digest::of(&target))),
-            Located::Missing => Some(Err(io::Error::new(
+    Ok(hash_all(root, paths, Links::Follow)?
+        .into_iter()
+        .map(|found| match found {
+            Found::File(result) => result,
+            Found::Link(digest) => Ok(digest),
+            Found::Missing => Err(io::Error::new(
                 io::ErrorKind::NotFound,
                 "no such file in the tree",
-            ))),
-            Located::Unreadable(why) => Some(Err(io::Error::other(why))),
-        });
-    }
-    for (index, result) in hash_jobs(jobs) {
-        results[index] = Some(result);
-    }
-    Ok(results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(io::Error::other("not hashed"))))
+            )),
+            Found::Unreadable(why) => Err(io::Error::other(why)),
+        })
         .collect())
 }
 
-/// One file to hash: where its result goes, where it is, and its size (for the ordering).
-#[derive(Debug)]
-pub(crate) struct Job {
-    pub(crate) index: usize,
-    pub(crate) path: PathBuf,
-    pub(crate) len: u64,
-}
-
-/// Hashes the jobs on up to `available_parallelism` threads, biggest first; returns each
-/// job's index with its result, in no particular order.
-pub(crate) fn hash_jobs(mut jobs: Vec<Job>) -> Vec<(usize, io::Result<Digest>)> {
-    jobs.sort_by_key(|job| std::cmp::Reverse(job.len));
-    let threads = thread::available_parallelism()
-        .map(NonZeroUsize::get)
-        .unwrap_or(1)
-        .min(jobs.len());
-    let next = AtomicUsize::new(0);
-    let work = |jobs: &[Job]| {
-        let mut buf = vec![0u8; BUFFER];
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(job) = jobs.get(i) else { break };
-            done.push((job.index, hash_path_with(&job.path, &mut buf)));
+/// The SHA-256 of an open regular file that was `len` bytes when it was statted, read into
+/// `buf`.
+///
+/// A read of a regular file comes up short only at its end; when that end is where the size
+/// said it would be, the read that would return 0 is skipped: for a small file that is one
+/// system call of the four it costs. A file that grew since keeps being read to its end.
+pub(crate) fn hash_sized(file: &mut File, len: u64, buf: &mut [u8]) -> io::Result<Digest> {
+    let mut hasher = Sha256::new();
+    let mut total = 0u64;
+    loop {
+        let n = match file.read(buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            break;
         }
-        done
-    };
-    if threads <= 1 {
-        return work(&jobs);
+        hasher.update(&buf[..n]);
+        total = total.saturating_add(n as u64);
+        if n < buf.len() && total == len {
+            break;
+        }
     }
-    thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(|| work(&jobs))).collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(done) => done,
-                // A hashing thread cannot panic short of a bug in sha2 or an allocation
-                // failure; re-raise rather than report files as checked that were not.
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    })
+    Ok(Digest(hasher.finalize().into()))
 }
 
 #[cfg(test)]

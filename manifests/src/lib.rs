@@ -18,6 +18,7 @@
 //! - A file literally named `-` is written as `-`, which `sha256sum -c` would take for stdin;
 //!   write `./-` in the path list if the manifest must also be checked by sha256sum.
 
+mod bulk;
 mod entry;
 mod format;
 mod generate;

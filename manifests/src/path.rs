@@ -160,8 +160,8 @@ pub enum Links {
 pub(crate) enum Located {
     /// A symlink judged as git records it ([`Links::AsRecorded`]): its target's bytes.
     Link { target: Vec<u8> },
-    /// A regular file, at a real path with no symlinks left in it, and its size.
-    File { real: PathBuf, len: u64 },
+    /// A regular file, at a real path with no symlinks left in it.
+    File { real: PathBuf },
     /// Nothing there: a component does not exist, or one before the last is not a directory
     /// (the kernel's ENOENT and ENOTDIR), or an in-tree link dangles.
     Missing,
@@ -279,10 +279,7 @@ pub(crate) fn locate(root: &Path, path: &[u8], links: Links) -> Result<Located, 
             // `file/more`: the kernel says ENOTDIR, which for a checker means "not there".
             return Ok(Located::Missing);
         } else if kind.is_file() {
-            return Ok(Located::File {
-                real,
-                len: meta.len(),
-            });
+            return Ok(Located::File { real });
         } else {
             return Ok(Located::Unreadable("not a regular file".to_string()));
         }

@@ -53,18 +53,26 @@ pub(crate) fn open_root(root: &Path) -> Result<PathBuf, TreeError> {
 }
 
 /// Locates every path before anything is read, so one bad path refuses the whole request
-/// instead of leaving half a report.
-///
-/// A manifest of many small files spends its time here, in `lstat` calls, not in hashing: so
-/// the paths are located on every core, in contiguous chunks put back in order, and the error
-/// reported is the first in manifest order, whatever thread found it.
+/// instead of leaving half a report. The path-by-path walk: [`crate::bulk`] takes the plain
+/// paths of a large request another way and leaves this the rest.
 pub(crate) fn locate_all<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
     links: Links,
 ) -> Result<Vec<Located>, TreeError> {
-    let root = open_root(root)?;
-    let one = |p: &P| locate(&root, p.as_ref(), links).map_err(TreeError::from);
+    locate_all_in(&open_root(root)?, paths, links)
+}
+
+/// [`locate_all`] below a root already made canonical by [`open_root`].
+///
+/// The paths are located on every core, in contiguous chunks put back in order, and the error
+/// reported is the first in the order given, whatever thread found it.
+pub(crate) fn locate_all_in<P: AsRef<[u8]> + Sync>(
+    root: &Path,
+    paths: &[P],
+    links: Links,
+) -> Result<Vec<Located>, TreeError> {
+    let one = |p: &P| locate(root, p.as_ref(), links).map_err(TreeError::from);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Below a few thousand paths a thread costs more than it saves.
     if threads == 1 || paths.len() < 4096 {

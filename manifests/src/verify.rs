@@ -19,11 +19,11 @@ use std::str::FromStr;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::bulk::{hash_all, Found};
 use crate::entry::{Digest, Manifest};
 use crate::format::{escape_name, needs_escape};
-use crate::hash::{hash_jobs, Job};
-use crate::path::{Links, Located};
-use crate::tree::{locate_all, TreeError};
+use crate::path::Links;
+use crate::tree::TreeError;
 
 /// The verdict on one entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -312,64 +312,43 @@ pub fn verify_as_recorded(root: &Path, manifest: &Manifest) -> Result<Verificati
 
 fn verify_with(root: &Path, manifest: &Manifest, links: Links) -> Result<Verification, TreeError> {
     let paths: Vec<&[u8]> = manifest.iter().map(|e| e.path.as_slice()).collect();
-    let located = locate_all(root, &paths, links)?;
-    let mut jobs = Vec::new();
-    let mut entries: Vec<Checked> = Vec::with_capacity(located.len());
-    for (index, (place, entry)) in located.into_iter().zip(manifest).enumerate() {
-        let (status, detail) = match place {
-            Located::File { real, len } => {
-                jobs.push(Job {
-                    index,
-                    path: real,
-                    len,
-                });
-                // Settled below, once hashed.
-                (Status::Failed, Some("not hashed".to_string()))
-            }
-            Located::Link { target } => {
-                let actual = Digest::of(&target);
-                entries.push(Checked {
-                    path: entry.path.clone(),
-                    expected: entry.digest,
-                    actual: Some(actual),
-                    status: if actual == entry.digest {
-                        Status::Ok
-                    } else {
-                        Status::Failed
-                    },
-                    detail: (actual != entry.digest).then(|| "link target differs".to_string()),
-                });
-                continue;
-            }
-            Located::Missing => (Status::Missing, Some("no such file".to_string())),
-            Located::Unreadable(why) => (Status::Failed, Some(why)),
-        };
-        entries.push(Checked {
-            path: entry.path.clone(),
-            expected: entry.digest,
-            actual: None,
-            status,
-            detail,
-        });
-    }
-    for (index, result) in hash_jobs(jobs) {
-        let Some(checked) = entries.get_mut(index) else {
-            continue;
-        };
-        match result {
-            Ok(actual) => {
-                checked.actual = Some(actual);
-                if actual == checked.expected {
-                    checked.status = Status::Ok;
-                    checked.detail = None;
-                } else {
-                    checked.detail = Some("content differs".to_string());
+    let found = hash_all(root, &paths, links)?;
+    let entries = manifest
+        .iter()
+        .zip(found)
+        .map(|(entry, found)| {
+            let expected = entry.digest;
+            let (actual, status, detail) = match found {
+                Found::File(Ok(actual)) | Found::Link(actual) if actual == expected => {
+                    (Some(actual), Status::Ok, None)
                 }
-            }
-            Err(e) => checked.detail = Some(e.to_string()),
-        }
-    }
+                Found::File(Ok(actual)) => (Some(actual), Status::Failed, Some("content differs")),
+                Found::Link(actual) => (Some(actual), Status::Failed, Some("link target differs")),
+                Found::File(Err(e)) => {
+                    return checked(entry, None, Status::Failed, Some(e.to_string()));
+                }
+                Found::Missing => (None, Status::Missing, Some("no such file")),
+                Found::Unreadable(why) => return checked(entry, None, Status::Failed, Some(why)),
+            };
+            checked(entry, actual, status, detail.map(str::to_string))
+        })
+        .collect();
     Ok(Verification { entries })
+}
+
+fn checked(
+    entry: &crate::Entry,
+    actual: Option<Digest>,
+    status: Status,
+    detail: Option<String>,
+) -> Checked {
+    Checked {
+        path: entry.path.clone(),
+        expected: entry.digest,
+        actual,
+        status,
+        detail,
+    }
 }
 
 #[cfg(test)]

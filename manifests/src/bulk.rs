@@ -1,0 +1,525 @@
+//! Looking up and hashing the many paths of one tree at once: what `verify`, `manifest_for` and
+//! `hash_files` all stand on.
+//!
+//! A manifest of 100,000 small files costs almost nothing to hash; what costs is finding each
+//! file. A lookup by whole path makes the kernel walk every component again (`src`, then
+//! `src/mod`, ...) for every `lstat` and every `open`, and the per-component walk of
+//! [`crate::path`] does that once per component. So here the paths are sorted (every path below
+//! one folder is then contiguous), each worker keeps the folders of its current path open as
+//! handles (`O_PATH`, never following a link), a folder holding many of the paths is listed
+//! once (the listing gives each entry's type, so its files need no `stat`), and a file costs
+//! one `openat` of a single name relative to its folder, an `fstat` of what was opened, one
+//! `read` into a reused buffer and a `close`, on every core.
+//!
+//! The one thing to know: this fast path does not judge links, it only recognises the plain
+//! case (every folder on the way a real folder, the last name a regular file, or nothing
+//! there). Anything else (a link anywhere, a folder or FIFO where a file should be, a
+//! permission error on the way) is handed to [`crate::path::locate`], the one place that
+//! follows or refuses links, so every tree gets exactly the statuses and errors that walk gives.
+//!
+//! Passes: every path is first looked up (listed or statted, never opened), and only then are
+//! files read, so a path the rules refuse stops the whole call before any file is opened; the
+//! large files found while reading are hashed last, biggest first.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io;
+use std::ops::Range;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use nix::dir::{Dir, Type};
+use nix::errno::Errno;
+use nix::fcntl::{openat, AtFlags, OFlag};
+use nix::sys::stat::{fstat, fstatat, Mode, SFlag};
+
+use crate::entry::Digest;
+use crate::hash::{hash_sized, BUFFER};
+use crate::path::{check_path, Links, Located};
+use crate::tree::{locate_all, locate_all_in, open_root, TreeError};
+
+/// What one path of the tree turned out to be.
+#[derive(Debug)]
+pub(crate) enum Found {
+    /// A regular file (reached through in-tree links under [`Links::Follow`]): the digest of its
+    /// content, or why it could not be read.
+    File(io::Result<Digest>),
+    /// A link judged as git records it ([`Links::AsRecorded`]): the digest of its target.
+    Link(Digest),
+    /// Nothing there: no such name, a parent that is not a folder, an in-tree link dangling.
+    Missing,
+    /// Something is there that cannot be read as a file; the text says what.
+    Unreadable(String),
+}
+
+/// Paths handed to a worker at a time: enough that its open folders pay off, few enough that
+/// the last chunk does not leave the other cores idle for long.
+const CHUNK: usize = 256;
+
+/// Files at least this large are hashed one per work item, biggest first (SHA-256 cannot split
+/// a file, so a large one started last would finish alone).
+const LARGE: u64 = 1 << 20;
+
+/// From this many paths in one folder, the folder is listed once (its entries' types come with
+/// the names) rather than each name statted: a `getdents` for the folder instead of a lookup
+/// for each file.
+const LIST_FROM: usize = 8;
+
+/// How a folder is opened to list it.
+const LIST: OFlag = OFlag::O_RDONLY
+    .union(OFlag::O_DIRECTORY)
+    .union(OFlag::O_CLOEXEC);
+
+/// The folder handles every lookup starts from: `O_PATH` needs no read permission on the
+/// folder (as a walk by name needs none), and `O_NOFOLLOW` with `O_DIRECTORY` refuses a link
+/// in a folder's place, so a handle is only ever a real folder below the root.
+const FOLDER: OFlag = OFlag::O_PATH
+    .union(OFlag::O_DIRECTORY)
+    .union(OFlag::O_NOFOLLOW)
+    .union(OFlag::O_CLOEXEC);
+
+/// How a file is opened for reading: a link in its place (swapped in since it was statted) is
+/// refused, and a FIFO cannot block the open.
+const READ: OFlag = OFlag::O_RDONLY
+    .union(OFlag::O_NOFOLLOW)
+    .union(OFlag::O_NONBLOCK)
+    .union(OFlag::O_NOCTTY)
+    .union(OFlag::O_CLOEXEC);
+
+/// Looks up every path (relative to `root`, under the path rules and `links`) and hashes what
+/// is a file, on every core. One result per path, in the order given.
+///
+/// A path the rules refuse (absolute, `..`, a link out of the tree) is an error for the whole
+/// call, the first such in the order given, before any file is opened.
+pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
+    root: &Path,
+    paths: &[P],
+    links: Links,
+) -> Result<Vec<Found>, TreeError> {
+    if let Some(bad) = paths.iter().position(|p| check_path(p.as_ref()).is_err()) {
+        // The error the per-path walk gives: the first in order, whichever kind (a link out of
+        // the tree before the bad path wins).
+        locate_all(root, &paths[..=bad], links)?;
+        check_path(paths[bad].as_ref())?;
+    }
+    let real_root = open_root(root)?;
+    let root_fd =
+        nix::fcntl::open(&real_root, FOLDER, Mode::empty()).map_err(|e| TreeError::Root {
+            root: root.to_path_buf(),
+            source: e.into(),
+        })?;
+
+    // Pass 1: what is at each path.
+    let order = sorted(paths.len(), |i| paths[i].as_ref());
+    let chunks = chunked(&order, |_| 0);
+    let mut stats = vec![Stat::Other; paths.len()];
+    for (index, stat) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
+        worker.stat_all(items, |i| paths[i].as_ref(), out)
+    }) {
+        stats[index] = stat;
+    }
+
+    // What the fast path did not recognise goes to the walk that judges links, in path order so
+    // its first error is the first in the order given.
+    let slow: Vec<usize> = (0..paths.len())
+        .filter(|&i| matches!(stats[i], Stat::Other))
+        .collect();
+    let slow_paths: Vec<&[u8]> = slow.iter().map(|&i| paths[i].as_ref()).collect();
+    let located = locate_all_in(&real_root, &slow_paths, links)?;
+
+    let mut found: Vec<Option<Found>> = (0..paths.len()).map(|_| None).collect();
+    let mut reads: Vec<ToRead> = Vec::new();
+    for (index, stat) in stats.iter().enumerate() {
+        match *stat {
+            Stat::File => reads.push(ToRead {
+                index,
+                rel: Cow::Borrowed(paths[index].as_ref()),
+            }),
+            Stat::Missing => found[index] = Some(Found::Missing),
+            Stat::Other => {}
+        }
+    }
+    for (index, place) in slow.into_iter().zip(located) {
+        found[index] = match place {
+            Located::File { real } => {
+                // `real` holds no link (the walk resolved them all), so it reads like any plain
+                // path through the folder handles.
+                let rel = real.strip_prefix(&real_root).unwrap_or(&real);
+                reads.push(ToRead {
+                    index,
+                    rel: Cow::Owned(rel.as_os_str().as_bytes().to_vec()),
+                });
+                continue;
+            }
+            Located::Link { target } => Some(Found::Link(Digest::of(&target))),
+            Located::Missing => Some(Found::Missing),
+            Located::Unreadable(why) => Some(Found::Unreadable(why)),
+        };
+    }
+
+    // Pass 2: read the files in path order; a large one is put off to pass 3.
+    let order = sorted(reads.len(), |r| &reads[r].rel);
+    let chunks = chunked(&order, |_| 0);
+    let mut later: Vec<(usize, u64)> = Vec::new();
+    for (r, read) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
+        for &r in items {
+            out.push((r, worker.read(&reads[r].rel, true)));
+        }
+    }) {
+        match read {
+            Ok(Read::Later(len)) => later.push((r, len)),
+            Ok(Read::Done(digest)) => found[reads[r].index] = Some(Found::File(Ok(digest))),
+            Err(e) => found[reads[r].index] = Some(Found::File(Err(e))),
+        }
+    }
+    // Pass 3: the large files, biggest first, one a work item (SHA-256 cannot split a file, so
+    // a large one started last would finish alone).
+    later.sort_by_key(|&(_, len)| std::cmp::Reverse(len));
+    let order: Vec<usize> = later.iter().map(|&(r, _)| r).collect();
+    let chunks = chunked(&order, |_| LARGE);
+    for (r, read) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
+        for &r in items {
+            out.push((r, worker.read(&reads[r].rel, false)));
+        }
+    }) {
+        found[reads[r].index] = Some(Found::File(read.and_then(|read| match read {
+            Read::Done(digest) => Ok(digest),
+            Read::Later(_) => Err(io::Error::other("not hashed")),
+        })));
+    }
+    Ok(found
+        .into_iter()
+        .map(|f| f.unwrap_or_else(|| Found::File(Err(io::Error::other("not hashed")))))
+        .collect())
+}
+
+/// A path as the first pass saw it.
+#[derive(Clone, Copy, Debug)]
+enum Stat {
+    /// A regular file, below real folders.
+    File,
+    /// Nothing at that name, below real folders.
+    Missing,
+    /// Anything else: for [`crate::path::locate`] to judge.
+    Other,
+}
+
+/// A regular file to read: whose result it is, and where it is (no link on the way).
+#[derive(Debug)]
+struct ToRead<'a> {
+    index: usize,
+    rel: Cow<'a, [u8]>,
+}
+
+/// What reading a file gave.
+#[derive(Debug)]
+enum Read {
+    /// Its digest.
+    Done(Digest),
+    /// It is large (this many bytes): left for the pass that hashes large files biggest first.
+    Later(u64),
+}
+
+/// A folder's entries as one listing gave them: the names in one buffer, sorted, each with
+/// whether it was a regular file.
+#[derive(Debug, Default)]
+struct Listing {
+    names: Vec<u8>,
+    entries: Vec<(usize, usize, Kind)>,
+}
+
+/// An entry's type as the folder records it (`d_type`), which costs no lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    File,
+    Other,
+    /// The file system does not record types in its folders: ask `fstatat`.
+    Unknown,
+}
+
+impl Listing {
+    fn find(&self, name: &[u8]) -> Option<Kind> {
+        self.entries
+            .binary_search_by(|&(start, end, _)| self.names[start..end].cmp(name))
+            .ok()
+            .map(|at| self.entries[at].2)
+    }
+}
+
+/// `0..n` in the order of the keys' bytes, so paths below one folder come together (a common
+/// prefix makes them contiguous). A list that is already in order (git's, or `sort`'s) stays.
+fn sorted<'a>(n: usize, key: impl Fn(usize) -> &'a [u8]) -> Vec<usize> {
+    sorted_subset((0..n).collect(), key)
+}
+
+fn sorted_subset<'a>(mut items: Vec<usize>, key: impl Fn(usize) -> &'a [u8]) -> Vec<usize> {
+    if !items.windows(2).all(|w| key(w[0]) <= key(w[1])) {
+        items.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
+    }
+    items
+}
+
+/// The work items: consecutive runs of `order` of up to [`CHUNK`] paths and about [`LARGE`]
+/// bytes each (so a large file is an item of its own, and a few hundred small ones are shared
+/// between the cores rather than read by one).
+fn chunked(order: &[usize], size: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
+    let mut chunks = Vec::with_capacity(order.len() / CHUNK + 1);
+    let (mut start, mut bytes) = (0, 0u64);
+    for (at, &item) in order.iter().enumerate() {
+        bytes = bytes.saturating_add(size(item));
+        if at + 1 - start == CHUNK || bytes >= LARGE {
+            chunks.push(start..at + 1);
+            (start, bytes) = (at + 1, 0);
+        }
+    }
+    if start < order.len() {
+        chunks.push(start..order.len());
+    }
+    chunks
+}
+
+/// Runs `each` on every chunk of `order`, on up to `available_parallelism` threads (each with
+/// its own open folders and buffer); `each` pushes each item with its result, and they come
+/// back in no particular order.
+fn on_every_core<T: Send>(
+    root: BorrowedFd<'_>,
+    order: &[usize],
+    chunks: &[Range<usize>],
+    each: impl Fn(&mut Worker<'_>, &[usize], &mut Vec<(usize, T)>) + Sync,
+) -> Vec<(usize, T)> {
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut worker = Worker::new(root);
+        let mut done = Vec::new();
+        while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            each(&mut worker, &order[chunk.clone()], &mut done);
+        }
+        done
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(chunks.len());
+    if threads <= 1 {
+        return work();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(done) => done,
+                // A worker cannot panic short of a bug or an allocation failure; re-raise
+                // rather than report paths as checked that were not.
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
+}
+
+/// One thread's state: the folders of its current path, open, and its read buffer.
+struct Worker<'r> {
+    root: BorrowedFd<'r>,
+    /// The open folders from the root down, each with its name.
+    open: Vec<(Vec<u8>, OwnedFd)>,
+    buf: Vec<u8>,
+    listing: Listing,
+}
+
+impl<'r> Worker<'r> {
+    fn new(root: BorrowedFd<'r>) -> Worker<'r> {
+        Worker {
+            root,
+            open: Vec::new(),
+            buf: Vec::new(),
+            listing: Listing::default(),
+        }
+    }
+
+    /// The innermost open folder.
+    fn top(&self) -> BorrowedFd<'_> {
+        self.open.last().map_or(self.root, |(_, fd)| fd.as_fd())
+    }
+
+    /// A handle on the folder `parent` names, reusing the open folders it shares with the
+    /// last one asked for. Fails at the first component that is not a real folder.
+    fn enter(&mut self, parent: &[u8]) -> Result<BorrowedFd<'_>, Errno> {
+        let mut names = components(parent);
+        let mut depth = 0;
+        let mut first_new = None;
+        for name in names.by_ref() {
+            match self.open.get(depth) {
+                Some((open, _)) if open.as_slice() == name => depth += 1,
+                _ => {
+                    first_new = Some(name);
+                    break;
+                }
+            }
+        }
+        self.open.truncate(depth);
+        for name in first_new.into_iter().chain(names) {
+            let fd = openat(self.top(), name, FOLDER, Mode::empty())?;
+            self.open.push((name.to_vec(), fd));
+        }
+        Ok(self.top())
+    }
+
+    /// What is at each of `items` (sorted paths): a run of [`LIST_FROM`] or more in one folder
+    /// is answered from one listing of it, the rest by one `fstatat` each.
+    fn stat_all<'p>(
+        &mut self,
+        items: &[usize],
+        path: impl Fn(usize) -> &'p [u8],
+        out: &mut Vec<(usize, Stat)>,
+    ) {
+        let folder = |i: usize| split_last(path(i)).map(|(folder, _)| folder);
+        let mut at = 0;
+        while at < items.len() {
+            let here = folder(items[at]);
+            let run = items[at..]
+                .iter()
+                .take_while(|&&i| folder(i) == here)
+                .count();
+            let listed = run >= LIST_FROM && here.is_some_and(|folder| self.list(folder));
+            for &i in &items[at..at + run] {
+                let stat = if listed {
+                    self.stat_listed(path(i))
+                } else {
+                    self.stat(path(i))
+                };
+                out.push((i, stat));
+            }
+            at += run;
+        }
+    }
+
+    /// Reads the entries of the folder `parent` names into `self.listing`; `false` when it
+    /// cannot be listed (not a real folder, no read permission), and then each name is statted
+    /// instead.
+    fn list(&mut self, parent: &[u8]) -> bool {
+        let Ok(folder) = self.enter(parent) else {
+            return false;
+        };
+        let Ok(fd) = openat(folder, ".", LIST, Mode::empty()) else {
+            return false;
+        };
+        let Ok(mut dir) = Dir::from_fd(fd) else {
+            return false;
+        };
+        let listing = &mut self.listing;
+        listing.names.clear();
+        listing.entries.clear();
+        for entry in dir.iter() {
+            let Ok(entry) = entry else {
+                return false;
+            };
+            let kind = match entry.file_type() {
+                Some(Type::File) => Kind::File,
+                Some(_) => Kind::Other,
+                None => Kind::Unknown,
+            };
+            let start = listing.names.len();
+            listing
+                .names
+                .extend_from_slice(entry.file_name().to_bytes());
+            listing.entries.push((start, listing.names.len(), kind));
+        }
+        let names = &listing.names;
+        listing
+            .entries
+            .sort_unstable_by(|a, b| names[a.0..a.1].cmp(&names[b.0..b.1]));
+        true
+    }
+
+    /// What is at `path`, from the listing of its folder.
+    fn stat_listed(&mut self, path: &[u8]) -> Stat {
+        let Some((_, name)) = split_last(path) else {
+            return Stat::Other;
+        };
+        match self.listing.find(name) {
+            // Not among the entries of a real folder: what ENOENT says.
+            None => Stat::Missing,
+            Some(Kind::File) => Stat::File,
+            Some(Kind::Other) => Stat::Other,
+            Some(Kind::Unknown) => self.stat(path),
+        }
+    }
+
+    /// What is at `path`, when the answer needs no judgement about links.
+    fn stat(&mut self, path: &[u8]) -> Stat {
+        let Some((parent, name)) = split_last(path) else {
+            return Stat::Other;
+        };
+        let folder = match self.enter(parent) {
+            Ok(folder) => folder,
+            // The first component that is not there: the walk by name says MISSING too.
+            Err(Errno::ENOENT) => return Stat::Missing,
+            Err(_) => return Stat::Other,
+        };
+        match fstatat(folder, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+            Ok(st) if is_regular(&st) => Stat::File,
+            Err(Errno::ENOENT) => Stat::Missing,
+            _ => Stat::Other,
+        }
+    }
+
+    /// The digest of the regular file at `rel`, or with `defer`, [`Read::Later`] when it is
+    /// large. The file is opened first and then statted, so its type is checked again on what
+    /// was opened (a FIFO swapped in cannot block the open, nor be read).
+    fn read(&mut self, rel: &[u8], defer: bool) -> io::Result<Read> {
+        if self.buf.is_empty() {
+            self.buf = vec![0; BUFFER];
+        }
+        let (parent, name) = split_last(rel).ok_or_else(|| io::Error::other("names no file"))?;
+        let folder = self.enter(parent)?;
+        let fd = openat(folder, name, READ, Mode::empty())?;
+        let st = fstat(&fd)?;
+        if !is_regular(&st) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        let len = u64::try_from(st.st_size).unwrap_or(0);
+        if defer && len >= LARGE {
+            return Ok(Read::Later(len));
+        }
+        hash_sized(&mut File::from(fd), len, &mut self.buf).map(Read::Done)
+    }
+}
+
+fn is_regular(st: &nix::sys::stat::FileStat) -> bool {
+    st.st_mode & SFlag::S_IFMT.bits() == SFlag::S_IFREG.bits()
+}
+
+/// The folder part and the last name of a path that passed [`check_path`], with `.` and empty
+/// components skipped as the walk skips them (`a/./b/.` names `a/b`). `None` when no name is
+/// left.
+fn split_last(path: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut end = path.len();
+    loop {
+        let start = path[..end]
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(0, |slash| slash + 1);
+        let name = &path[start..end];
+        if !name.is_empty() && name != b"." {
+            return Some((&path[..start], name));
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
+}
+
+/// The folder names of `parent`, without `.` and empty components.
+fn components(parent: &[u8]) -> impl Iterator<Item = &[u8]> {
+    parent
+        .split(|&b| b == b'/')
+        .filter(|c| !c.is_empty() && *c != b".")
+}
+
+#[cfg(test)]
+mod tests;
