@@ -142,7 +142,8 @@ pub(crate) fn first_not_ignored<'a>(
 ) -> Option<(&'static str, &'a str)> {
     let cache = setup.cache.iter().flatten().map(|p| ("cache", p.as_str()));
     let link = setup.link.iter().map(|p| ("link", p.as_str()));
-    link.chain(cache).find(|(_, path)| is_not_ignored(repo, path))
+    link.chain(cache)
+        .find(|(_, path)| is_not_ignored(repo, path))
 }
 
 /// Whether git in `repo` would see `path` (a file or a folder not there yet) as untracked.

@@ -18,8 +18,10 @@ use std::path::Path;
 /// how many.
 pub(crate) fn forget_units_bound_to(checkout: &Path, rel: &str, old_root: &Path) -> usize {
     let target = checkout.join(rel);
-    let (Some(root), Some(old_target)) = (old_root.to_str(), old_root.join(rel).to_str().map(String::from))
-    else {
+    let (Some(root), Some(old_target)) = (
+        old_root.to_str(),
+        old_root.join(rel).to_str().map(String::from),
+    ) else {
         return 0;
     };
     let mut forgotten = 0;
@@ -130,7 +132,10 @@ mod tests {
             "/old/target/debug/deps/free-2: src/lib.rs\n",
         )
         .unwrap();
-        assert_eq!(forget_units_bound_to(&tmp.path().join("new"), "target", Path::new("/old")), 1);
+        assert_eq!(
+            forget_units_bound_to(&tmp.path().join("new"), "target", Path::new("/old")),
+            1
+        );
         assert!(!debug.join(".fingerprint/bound-1").exists());
         assert!(debug.join(".fingerprint/free-2").exists());
     }

@@ -35,7 +35,9 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 pub(crate) fn move_tree(from: &Path, to: &Path) -> io::Result<()> {
     match fs::rename(from, to) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
+        // EXDEV (18 on Linux): another filesystem. (`ErrorKind::CrossesDevices` is newer than
+        // the workspace's MSRV.)
+        Err(e) if e.raw_os_error() == Some(18) => {
             copy_tree(from, to)?;
             report::scratch::remove_all(from)
         }
@@ -104,7 +106,10 @@ mod tests {
         copy_tree(&from, &tmp.path().join("to")).unwrap();
         let to = tmp.path().join("to");
         assert_eq!(fs::read(to.join("a/b/f")).unwrap(), b"x");
-        assert_eq!(fs::metadata(to.join("a/b/f")).unwrap().modified().unwrap(), old);
+        assert_eq!(
+            fs::metadata(to.join("a/b/f")).unwrap().modified().unwrap(),
+            old
+        );
         assert_eq!(fs::read_link(to.join("a/l")).unwrap(), Path::new("b/f"));
         assert_eq!(listing(&to).unwrap(), [("a/b/f".to_string(), 1)]);
     }

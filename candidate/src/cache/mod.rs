@@ -8,10 +8,10 @@
 //! baseline, so a repeat run builds only what changed.
 //!
 //! The one thing to know: build tools judge staleness by times and some outputs hold the
-//! absolute path they were built at. So a hand-over keeps every output's mtime ([`copy`]),
+//! absolute path they were built at. So a hand-over keeps every output's mtime (`copy`),
 //! gives each source file of the new checkout its twin's mtime back only when its bytes are
-//! the same ([`stamps`]), and makes Cargo rebuild every unit that baked in the old path
-//! ([`cargo`]). The build tool still runs in every copy and decides for itself; the cache only
+//! the same (`stamps`), and makes Cargo rebuild every unit that baked in the old path
+//! (`cargo`). The build tool still runs in every copy and decides for itself; the cache only
 //! saves work it agrees is the same. That, and the baseline run again cold when it fails on a
 //! cache, is why a cache never changes a verdict.
 //!
@@ -50,7 +50,10 @@ pub fn paths_for(setup: &WorktreeSetup, repo: &Git) -> Vec<String> {
         return paths.clone();
     }
     let cargo = repo.dir().join("Cargo.toml").is_file();
-    if cargo && !crate::setup::is_not_ignored(repo, "target") && !setup.link.iter().any(|l| l == "target") {
+    if cargo
+        && !crate::setup::is_not_ignored(repo, "target")
+        && !setup.link.iter().any(|l| l == "target")
+    {
         vec!["target".into()]
     } else {
         Vec::new()
@@ -343,17 +346,19 @@ pub fn clean(repo: Option<&Path>) -> io::Result<Vec<PathBuf>> {
     Ok(removed)
 }
 
+/// What a restore hands back: what it did, and the timings kept with the outputs.
+type Taken = (HandedOver, BTreeMap<String, f64>);
+
 /// The checked move of a claimed entry into `checkout`; `Err(why)` when it cannot be trusted.
-fn restore_from(
-    entry: &Path,
-    paths: &[String],
-    checkout: &Path,
-) -> Result<Option<(HandedOver, BTreeMap<String, f64>)>, String> {
+fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Option<Taken>, String> {
     let text = fs::read(entry.join("meta.json")).map_err(|e| format!("meta.json: {e}"))?;
     let meta: Meta =
         serde_json::from_slice(&text).map_err(|e| format!("meta.json is not readable: {e}"))?;
     if meta.version != META_VERSION {
-        return Err(format!("format {} (this gatekit writes {META_VERSION})", meta.version));
+        return Err(format!(
+            "format {} (this gatekit writes {META_VERSION})",
+            meta.version
+        ));
     }
     if meta.paths != paths {
         // The spec caches other folders now: not corrupt, just not this run's.
@@ -396,7 +401,11 @@ mod tests {
             dir: tmp.path().join("cache"),
         };
         fs::create_dir_all(&store.dir).unwrap();
-        let (a, b, c) = (tmp.path().join("a"), tmp.path().join("b"), tmp.path().join("c"));
+        let (a, b, c) = (
+            tmp.path().join("a"),
+            tmp.path().join("b"),
+            tmp.path().join("c"),
+        );
         for d in [&a, &b, &c] {
             fs::create_dir_all(d.join("src")).unwrap();
             fs::write(d.join("src/lib.rs"), "x").unwrap();
@@ -425,6 +434,9 @@ mod tests {
         fs::write(store.dir.join("slot-0/out/target/debug/out"), "truncated?").unwrap();
         assert!(matches!(store.restore(&paths, &c), Restored::Discarded(_)));
         assert!(!c.join("target").exists(), "nothing half-restored is left");
-        assert!(!store.dir.join("slot-0").exists(), "a corrupt cache is removed");
+        assert!(
+            !store.dir.join("slot-0").exists(),
+            "a corrupt cache is removed"
+        );
     }
 }
