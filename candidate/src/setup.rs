@@ -94,6 +94,16 @@ pub fn validate(
         Some(list) => Some(paths("cache", list)?),
         None => None,
     };
+    // A folder both linked (shared with the user's copy) and cached (moved in and out) would
+    // have the cache write into the user's copy.
+    if let (Some(list), Some(raw_list)) = (&cache, &raw.cache) {
+        if let Some(i) = list.iter().position(|p| link.contains(p)) {
+            return Err((
+                Some(raw_list[i].span()),
+                format!("worktree.cache {:?} is also linked (link shares it, cache keeps a copy: pick one)", list[i]),
+            ));
+        }
+    }
     Ok(WorktreeSetup {
         setup,
         setup_timeout,

@@ -60,6 +60,34 @@ pub fn paths_for(setup: &WorktreeSetup, repo: &Git) -> Vec<String> {
     }
 }
 
+/// `checkout/rel` when no folder on the way there is a link (nor `rel` itself): a cached path
+/// is only ever read, written or removed inside the checkout, even when a tracked link sits
+/// where its parent should be.
+fn in_tree(checkout: &Path, rel: &str) -> Option<PathBuf> {
+    let mut at = checkout.to_path_buf();
+    for part in Path::new(rel).components() {
+        let std::path::Component::Normal(part) = part else {
+            return None;
+        };
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            // A link (symlink_metadata does not follow it) or a file: not a folder of ours.
+            Ok(m) if !m.is_dir() => return None,
+            _ => {}
+        }
+    }
+    Some(at)
+}
+
+/// Removes the cached `paths` from `checkout` (a restore that is not trusted after all).
+pub fn remove_outputs(checkout: &Path, paths: &[String]) {
+    for rel in paths {
+        if let Some(p) = in_tree(checkout, rel) {
+            let _ = report::scratch::remove_all(&p);
+        }
+    }
+}
+
 /// What a hand-over did in a checkout, for the run's notes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HandedOver {
@@ -113,7 +141,9 @@ impl Snapshot {
             committed: false,
         };
         for rel in paths {
-            let from = checkout.join(rel);
+            let Some(from) = in_tree(checkout, rel) else {
+                continue;
+            };
             if fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) {
                 let to = snap.dir.join("out").join(rel);
                 if let Some(parent) = to.parent() {
@@ -133,7 +163,9 @@ impl Snapshot {
             if !from.exists() {
                 continue;
             }
-            let to = checkout.join(rel);
+            let Some(to) = in_tree(checkout, rel) else {
+                continue;
+            };
             if fs::symlink_metadata(&to).is_ok() {
                 report::scratch::remove_all(&to)?;
             }
@@ -173,11 +205,12 @@ pub fn hand_over(from: &Path, to: &Path, paths: &[String]) -> io::Result<HandedO
         timings: BTreeMap::new(),
     };
     for rel in paths {
-        let src = from.join(rel);
+        let (Some(src), Some(dst)) = (in_tree(from, rel), in_tree(to, rel)) else {
+            continue;
+        };
         if !fs::symlink_metadata(&src).is_ok_and(|m| m.is_dir()) {
             continue;
         }
-        let dst = to.join(rel);
         if fs::symlink_metadata(&dst).is_ok() {
             report::scratch::remove_all(&dst)?;
         }
@@ -273,9 +306,7 @@ impl Store {
             Ok(None) => Restored::Nothing,
             Err(why) => {
                 // Half-moved outputs are worse than none: the checkout goes back to cold.
-                for rel in paths {
-                    let _ = report::scratch::remove_all(&checkout.join(rel));
-                }
+                remove_outputs(checkout, paths);
                 Restored::Discarded(why)
             }
         }
@@ -378,7 +409,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
         if fs::symlink_metadata(&from).is_err() {
             continue;
         }
-        let to = checkout.join(rel);
+        let to = in_tree(checkout, rel).ok_or_else(|| format!("{rel}: a link on the way"))?;
         if fs::symlink_metadata(&to).is_ok() {
             report::scratch::remove_all(&to).map_err(|e| format!("{rel}: {e}"))?;
         }
@@ -438,5 +469,20 @@ mod tests {
             !store.dir.join("slot-0").exists(),
             "a corrupt cache is removed"
         );
+    }
+
+    #[test]
+    fn a_cached_path_behind_a_link_is_never_followed_out_of_the_checkout() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (checkout, outside) = (tmp.path().join("co"), tmp.path().join("outside"));
+        fs::create_dir_all(&checkout).unwrap();
+        fs::create_dir_all(outside.join("target")).unwrap();
+        fs::write(outside.join("target/keep"), "mine").unwrap();
+        std::os::unix::fs::symlink(&outside, checkout.join("out")).unwrap();
+        assert_eq!(in_tree(&checkout, "out/target"), None);
+        assert_eq!(in_tree(&checkout, "out"), None);
+        assert_eq!(in_tree(&checkout, "target"), Some(checkout.join("target")));
+        remove_outputs(&checkout, &["out/target".into()]);
+        assert!(outside.join("target/keep").exists());
     }
 }

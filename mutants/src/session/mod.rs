@@ -198,9 +198,7 @@ impl Session {
         })?;
         if !baseline.passed && !baseline.interrupted && self.restored {
             report::errln!("mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold");
-            for rel in &self.outputs {
-                let _ = report::scratch::remove_all(&self.checkouts[0].path().join(rel));
-            }
+            candidate::cache::remove_outputs(self.checkouts[0].path(), &self.outputs);
             self.floors.clear();
             self.restored = false;
             let first = &self.checkouts[..1];
