@@ -324,3 +324,52 @@ fn mutants_clean_removes_the_repositorys_cache() {
     assert!(!store.exists(), "{out}");
     assert!(out.stdout.contains(&*store.to_string_lossy()), "{out}");
 }
+
+#[test]
+fn a_warm_baseline_never_makes_a_derived_timeout_tighter_than_the_cold_one() {
+    // Not Cargo: `cache = ["out"]` names the folder. The suite's first run in a copy is slow
+    // (5 s: a cold cache), later ones are instant; the mutant timeout is derived (no timeout
+    // in the spec): 5x the baseline, at least 20 s.
+    let repo = Repo::new();
+    repo.write("lib.sh", "x=1\n")
+        .write(".gitignore", "out/\n")
+        .write(
+            "test.sh",
+            "[ -f out/warm ] || { sleep 5; mkdir -p out; touch out/warm; }\n. ./lib.sh\n[ $x = 1 ] && echo '1 passed, 0 failed' || { echo '0 passed, 1 failed'; exit 1; }\n",
+        )
+        .write(
+            "mutants.toml",
+            "[worktree]\ncache = [\"out\"]\n\n[suites.unit]\nrun = \"sh test.sh\"\n\n\
+             [[mutant]]\nname = \"x\"\nfile = \"lib.sh\"\nanchor = \"x=1\"\nreplace = \"x=2\"\nsuite = \"unit\"\n",
+        );
+    repo.commit_all("base");
+    let cache = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let run = || {
+        let result = Output::of(
+            testkit::bin(env!("CARGO_BIN_EXE_mutants"))
+                .current_dir(repo.path())
+                .env("GATEKIT_CACHE_DIR", cache.path())
+                .args(["run", "--out"])
+                .arg(out.path().join("r")),
+        );
+        result.assert_exit(0);
+        let report = report_in(&out.path().join("r"));
+        (result, report["baseline"][0].clone())
+    };
+    let (_, cold) = run();
+    assert!(cold["duration_secs"].as_f64().unwrap() >= 5.0, "{cold}");
+    let cold_timeout = cold["mutant_timeout_secs"].as_f64().unwrap();
+    assert!(cold_timeout >= 25.0, "{cold}");
+    let (second, warm) = run();
+    assert!(second.stderr.contains("out restored from"), "{second}");
+    assert!(
+        warm["duration_secs"].as_f64().unwrap() < 5.0,
+        "the cache was used: {warm}"
+    );
+    assert_eq!(
+        warm["mutant_timeout_secs"].as_f64().unwrap(),
+        cold_timeout,
+        "the cold time kept with the cache sets the timeout: {warm}"
+    );
+}
