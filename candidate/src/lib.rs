@@ -8,6 +8,7 @@
 //! user's checkout.
 
 pub mod apply;
+pub mod cache;
 pub mod config;
 pub mod git;
 pub mod pack;

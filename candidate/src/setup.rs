@@ -11,6 +11,10 @@
 //!   changes nothing in the user's copy; a suite that *writes* into a linked folder writes into
 //!   the user's copy (that is what sharing means), so link only what suites read.
 //!
+//! - `cache` names ignored build folders (`target`) kept between runs under gatekit's cache
+//!   folder and handed from the first working copy to the others ([`crate::cache`]); unset, a
+//!   Cargo project caches `target`, and `cache = []` says no.
+//!
 //! Every path is relative, stays inside the tree, and must be ignored by git in the source
 //! repository: a link git would see as a new file changes the tree being judged.
 
@@ -34,8 +38,7 @@ pub struct RawWorktree {
     pub setup_timeout: Option<Spanned<String>>,
     #[serde(default)]
     pub link: Vec<Spanned<String>>,
-    #[serde(default)]
-    pub cache: Vec<Spanned<String>>,
+    pub cache: Option<Vec<Spanned<String>>>,
 }
 
 /// A validated `[worktree]` table.
@@ -46,6 +49,9 @@ pub struct WorktreeSetup {
     pub setup_timeout: Duration,
     /// Ignored paths linked from the source checkout.
     pub link: Vec<String>,
+    /// Ignored build folders kept between runs, as written; `None` when the table does not
+    /// say (then [`crate::cache::paths_for`] picks the ecosystem's default).
+    pub cache: Option<Vec<String>>,
 }
 
 impl WorktreeSetup {
@@ -58,13 +64,6 @@ impl WorktreeSetup {
 pub fn validate(
     raw: &RawWorktree,
 ) -> Result<WorktreeSetup, (Option<std::ops::Range<usize>>, String)> {
-    if let Some(first) = raw.cache.first() {
-        // Caches that outlive a run are not built yet: refused, never silently ignored.
-        return Err((
-            Some(first.span()),
-            "worktree.cache is not supported by this version of gatekit (remove it)".into(),
-        ));
-    }
     let setup = match &raw.setup {
         Some(s) if s.get_ref().trim().is_empty() => {
             return Err((Some(s.span()), "worktree.setup is empty".into()))
@@ -89,39 +88,77 @@ pub fn validate(
         }
         None => report::runner::DEFAULT_TIMEOUT,
     };
-    let mut link = Vec::new();
-    for p in &raw.link {
-        let path = p.get_ref();
-        let why = if path.is_empty() {
-            Some("is empty")
-        } else if path.contains('\0') {
-            Some("holds a NUL byte")
-        } else if path.starts_with('/') {
-            Some("is absolute (it must be relative to the checkout's root)")
-        } else if Path::new(path)
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
-            Some("climbs out with `..`")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err((Some(p.span()), format!("worktree.link {path:?} {why}")));
+    let link = paths("link", &raw.link)?;
+    // Absent and empty differ: `cache = []` turns the ecosystem's default off.
+    let cache = match &raw.cache {
+        Some(list) => Some(paths("cache", list)?),
+        None => None,
+    };
+    // A folder both linked (shared with the user's copy) and cached (moved in and out) would
+    // have the cache write into the user's copy.
+    if let (Some(list), Some(raw_list)) = (&cache, &raw.cache) {
+        if let Some(i) = list.iter().position(|p| link.contains(p)) {
+            return Err((
+                Some(raw_list[i].span()),
+                format!("worktree.cache {:?} is also linked (link shares it, cache keeps a copy: pick one)", list[i]),
+            ));
         }
-        link.push(path.trim_end_matches('/').to_string());
     }
     Ok(WorktreeSetup {
         setup,
         setup_timeout,
         link,
+        cache,
     })
+}
+
+/// One list of `[worktree]` paths checked: relative, inside the tree, no NUL; trailing `/` off.
+fn paths(
+    key: &str,
+    raw: &[Spanned<String>],
+) -> Result<Vec<String>, (Option<std::ops::Range<usize>>, String)> {
+    let mut out = Vec::new();
+    for p in raw {
+        let path = p.get_ref();
+        let why = if path.trim_end_matches('/').is_empty() {
+            Some("is empty")
+        } else if path.contains('\0') {
+            Some("holds a NUL byte")
+        } else if path.starts_with('/') {
+            Some("is absolute (it must be relative to the checkout's root)")
+        } else if Path::new(path).components().any(|c| {
+            matches!(
+                c,
+                std::path::Component::ParentDir | std::path::Component::CurDir
+            )
+        }) {
+            Some("climbs out with `..` (or names `.`)")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err((Some(p.span()), format!("worktree.{key} {path:?} {why}")));
+        }
+        out.push(path.trim_end_matches('/').to_string());
+    }
+    Ok(out)
 }
 
 /// The first linked path that git does not ignore in `repo` (the source), if any: such a link
 /// would show in the checkout as a new file and change the tree being judged.
-pub(crate) fn first_not_ignored<'a>(setup: &'a WorktreeSetup, repo: &Git) -> Option<&'a str> {
-    setup.link.iter().map(String::as_str).find(|path| {
+pub(crate) fn first_not_ignored<'a>(
+    setup: &'a WorktreeSetup,
+    repo: &Git,
+) -> Option<(&'static str, &'a str)> {
+    let cache = setup.cache.iter().flatten().map(|p| ("cache", p.as_str()));
+    let link = setup.link.iter().map(|p| ("link", p.as_str()));
+    link.chain(cache)
+        .find(|(_, path)| is_not_ignored(repo, path))
+}
+
+/// Whether git in `repo` would see `path` (a file or a folder not there yet) as untracked.
+pub(crate) fn is_not_ignored(repo: &Git, path: &str) -> bool {
+    {
         // `check-ignore` exits 0 when the path is ignored, 1 when not; `deps/` in .gitignore
         // matches only a folder, so a path not there yet is asked about as one too.
         let ignored = |p: &str| {
@@ -129,18 +166,19 @@ pub(crate) fn first_not_ignored<'a>(setup: &'a WorktreeSetup, repo: &Git) -> Opt
                 .is_ok()
         };
         !(ignored(path) || ignored(&format!("{path}/")))
-    })
+    }
 }
 
 /// Bad input (the message names `file`, the path and the repository) unless every linked path
 /// is ignored by git in `repo`: the one check gate and mutants both make before any work.
 pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result<(), String> {
     match first_not_ignored(setup, repo) {
-        Some(path) => Err(format!(
-            "{}: worktree.link {:?} is not ignored by git in {}: a link git can see would change the tree being judged (add it to .gitignore)",
+        Some((key, path)) => Err(format!(
+            "{}: worktree.{key} {:?} is not ignored by git in {}: a {} git can see would change the tree being judged (add it to .gitignore)",
             report::escape::path(file),
             report::escape::text(path),
-            report::escape::path(repo.dir())
+            report::escape::path(repo.dir()),
+            if key == "link" { "link" } else { "cached folder" }
         )),
         None => Ok(()),
     }

@@ -155,6 +155,10 @@ fn locked_run(
     }
     let logs = s.out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
+    // judged once per candidate should not fill the cache folder unasked): restored before
+    // the setup, saved after the suites. Cargo still decides what is fresh.
+    let cache = cache_for(repo, config, applied.worktree.path());
     let setup = prepare_checkout(
         repo,
         config,
@@ -206,6 +210,14 @@ fn locked_run(
             report
         }
     };
+    if let Some((store, paths)) = cache.filter(|_| !report::interrupt::requested()) {
+        let saved =
+            candidate::cache::Snapshot::take(applied.worktree.path(), &paths, store.staging())
+                .and_then(|snap| store.commit(snap));
+        if let Err(e) = saved {
+            report::errln!("gate: cache: not saved ({e})");
+        }
+    }
     // Removed before the report is written, so "(removed)" is said only of what is gone.
     let kept = applied.worktree.kept();
     let removed = !kept && applied.worktree.remove().is_ok();
@@ -312,6 +324,27 @@ fn prepare_checkout(
         log: name,
         linked: w.link.clone(),
     }))
+}
+
+/// gate.toml's `[worktree] cache` restored into `checkout` (said on stderr); the store and
+/// paths to save back at the end, or `None` when gate.toml names no cache.
+fn cache_for(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+) -> Option<(candidate::cache::Store, Vec<String>)> {
+    let paths = config.worktree.cache.clone().filter(|p| !p.is_empty())?;
+    let store = candidate::cache::Store::for_repo(repo.dir());
+    match store.restore(&paths, checkout) {
+        candidate::cache::Restored::Restored { .. } => {
+            report::errln!("gate: cache: {} restored", paths.join(", "))
+        }
+        candidate::cache::Restored::Discarded(why) => {
+            report::errln!("gate: cache: discarded ({why}); building cold")
+        }
+        candidate::cache::Restored::Nothing => {}
+    }
+    Some((store, paths))
 }
 
 /// Refuses a rerun whose candidate is not the summary's (`what` differs).

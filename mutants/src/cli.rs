@@ -57,6 +57,16 @@ pub(crate) enum Command {
         #[command(flatten)]
         output: FormatArgs,
     },
+    /// Remove the build outputs kept between runs (`[worktree] cache`) for DIR's repository,
+    /// or for every repository with --all. Always safe: the next run builds cold.
+    Clean {
+        /// The git repository whose cache goes [default: the current directory].
+        #[arg(long, conflicts_with = "all")]
+        dir: Option<PathBuf>,
+        /// Every repository's cache (the whole `worktrees` folder of the cache folder).
+        #[arg(long)]
+        all: bool,
+    },
     #[command(flatten)]
     Describe(Describe),
 }
@@ -109,6 +119,10 @@ pub(crate) struct RunArgs {
     /// Leave the worktrees in place (their paths are printed).
     #[arg(long)]
     pub keep: bool,
+    /// Neither use nor save the build outputs kept between runs (`[worktree] cache`); the
+    /// working copies still get the first copy's build.
+    #[arg(long)]
+    pub no_cache: bool,
     /// What to print on stdout (the files in --out, junit.xml among them, are the same).
     #[command(flatten)]
     pub output: FormatArgs,

@@ -4,8 +4,10 @@
 mod common;
 
 mod build;
+mod cache;
 mod faults;
 mod formats;
 mod isolation;
+mod order;
 mod run;
 mod workflow;

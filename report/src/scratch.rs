@@ -121,6 +121,28 @@ pub fn state_dir() -> PathBuf {
     base().join(format!("gatekit-state-{}", nix::unistd::geteuid()))
 }
 
+/// Where gatekit keeps what is worth keeping between runs but may be deleted at any time
+/// (`[worktree] cache`: build outputs): `$GATEKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/gatekit`,
+/// else `~/.cache/gatekit`, else a per-user folder in the temp dir. Unlike [`state_dir`], nothing
+/// here is ever needed to clean up: deleting it only makes the next run build cold.
+pub fn cache_dir() -> PathBuf {
+    let from = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = from("GATEKIT_CACHE_DIR") {
+        return dir;
+    }
+    if let Some(dir) = from("XDG_CACHE_HOME") {
+        return dir.join("gatekit");
+    }
+    if let Some(home) = from("HOME") {
+        return home.join(".cache/gatekit");
+    }
+    base().join(format!("gatekit-cache-{}", nix::unistd::geteuid()))
+}
+
 static SESSION: OnceLock<PathBuf> = OnceLock::new();
 
 /// This process's session folder, made (mode 0700, with its `owner` file) on first use.

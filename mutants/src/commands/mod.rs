@@ -7,7 +7,7 @@
 //! does not hold, exits 4; findings (a survivor, a killed control, a skipped or error row) are
 //! outcomes and exit 1; an interrupt cleans up, writes the partial report and exits 130.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use report::{ColorChoice, Exit};
 
@@ -31,6 +31,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         Command::Merge { dirs, out, output } => {
             crate::merge::merge(&dirs, &out, output.chosen(), color)
         }
+        Command::Clean { dir, all } => clean(dir, all),
         Command::Describe(describe) => {
             describe.run(<Cli as clap::CommandFactory>::command())?;
             Ok(Exit::Ok)
@@ -54,7 +55,28 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         },
         out: args.out,
         keep: args.keep,
+        no_cache: args.no_cache,
         format,
         color,
     }
+}
+
+/// `mutants clean`: the repository's cache (or every one's) removed, each folder named.
+fn clean(dir: Option<std::path::PathBuf>, all: bool) -> Result<Exit> {
+    let repo = if all {
+        None
+    } else {
+        Some(crate::checkout::open_repo(dir)?)
+    };
+    let removed =
+        candidate::cache::clean(repo.as_ref().map(|r| r.dir())).context("removing the cache")?;
+    for d in &removed {
+        report::outln!("removed {}", report::escape::path(d))?;
+    }
+    report::errln!(
+        "mutants: {} removed from {}",
+        report::text::plural(removed.len(), "cache"),
+        report::escape::path(&report::scratch::cache_dir().join("worktrees"))
+    );
+    Ok(Exit::Ok)
 }

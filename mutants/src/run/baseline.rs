@@ -30,16 +30,20 @@ pub(crate) struct BaselineResult {
     pub counts: BTreeMap<String, Option<Counts>>,
 }
 
-/// Runs every suite unmutated in every working copy, the copies in parallel.
+/// Runs every suite unmutated in the given working copies, in parallel (the session hands it
+/// the first copy only: the others get its build and run their own baseline as they join, see
+/// [`super::ready`]). The first copy's records are the ones reported.
 ///
-/// Every copy gets its baseline, not only the first: it warms each copy's build (a cold
-/// `cargo test` in the second worktree would otherwise be timed against the first's warm one)
-/// and proves each copy is green. The first copy's records are the ones reported.
+/// `floors` are the slowest cold times kept with a restored cache (`run:SUITE`,
+/// `build:SUITE`, seconds): a baseline that was fast because its build was restored must not
+/// make the derived timeouts tighter than a cold run would, or a mutant whose rebuild takes a
+/// cold build's time would be called a hang.
 pub(crate) fn baseline(
     suites: &[&Suite],
     checkouts: &[Checkout],
     cli_timeout: Option<Duration>,
     out: &Path,
+    floors: &BTreeMap<String, f64>,
 ) -> Result<BaselineResult> {
     let per_copy: Vec<Result<Vec<Ran>>> = std::thread::scope(|s| {
         let handles: Vec<_> = checkouts
@@ -49,20 +53,7 @@ pub(crate) fn baseline(
                 s.spawn(move || -> Result<Vec<Ran>> {
                     let mut records = Vec::new();
                     for suite in suites {
-                        let name = if j == 0 {
-                            format!("baseline.{}.log", slug(&suite.name, "mutant"))
-                        } else {
-                            format!("baseline.{}.copy{j}.log", slug(&suite.name, "mutant"))
-                        };
-                        let ran = run_suite(
-                            suite,
-                            co.path(),
-                            &out.join("logs").join(name),
-                            Timeouts {
-                                run: baseline_timeout(cli_timeout, suite),
-                                build: baseline_build_timeout(suite),
-                            },
-                        )?;
+                        let ran = run_baseline(suite, co, j, cli_timeout, out)?;
                         let stop = ran.record.outcome() != Outcome::Passed;
                         records.push(ran);
                         if stop {
@@ -97,18 +88,24 @@ pub(crate) fn baseline(
         let Some(first) = records.first() else {
             break;
         };
+        let floor = |kind: &str| {
+            let secs = floors.get(&format!("{kind}:{}", suite.name)).copied();
+            Duration::from_secs_f64(secs.unwrap_or(0.0).clamp(0.0, 1e9))
+        };
         let slowest_build = rans
             .iter()
             .filter_map(|r| r.build_secs)
             .map(|s| Duration::from_secs_f64(s.max(0.0)))
             .max()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .max(floor("build"));
 
         let slowest = records
             .iter()
             .map(|r| r.duration())
             .max()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .max(floor("run"));
         let worst = records
             .iter()
             .find(|r| r.outcome() != Outcome::Passed)
@@ -143,4 +140,48 @@ pub(crate) fn baseline(
         result.passed = false;
     }
     Ok(result)
+}
+
+/// One suite's baseline in copy `j` (logs `baseline.SUITE.log`, `baseline.SUITE.copyJ.log`).
+pub(super) fn run_baseline(
+    suite: &Suite,
+    co: &Checkout,
+    j: usize,
+    cli_timeout: Option<Duration>,
+    out: &Path,
+) -> Result<Ran> {
+    let name = if j == 0 {
+        format!("baseline.{}.log", slug(&suite.name, "mutant"))
+    } else {
+        format!("baseline.{}.copy{j}.log", slug(&suite.name, "mutant"))
+    };
+    run_suite(
+        suite,
+        co.path(),
+        &out.join("logs").join(name),
+        Timeouts {
+            run: baseline_timeout(cli_timeout, suite),
+            build: baseline_build_timeout(suite),
+        },
+    )
+}
+
+/// This baseline's times as the cache keeps them (`run:SUITE`, `build:SUITE`), each the
+/// larger of this run's and `floors`.
+pub(crate) fn timings(
+    result: &BaselineResult,
+    floors: &BTreeMap<String, f64>,
+) -> BTreeMap<String, f64> {
+    let mut out = floors.clone();
+    for b in &result.baselines {
+        let mut keep = |k: String, v: f64| {
+            let e = out.entry(k).or_insert(0.0);
+            *e = e.max(v);
+        };
+        keep(format!("run:{}", b.suite), b.duration_secs);
+        if let Some(build) = b.build_secs {
+            keep(format!("build:{}", b.suite), build);
+        }
+    }
+    out
 }

@@ -27,7 +27,7 @@ mod timeout;
 // The parts of the engine: `baseline` runs the suites unmutated, `mutant` judges one mutant in
 // one copy, `suite` runs one suite through the shared runner, `timeout` says how long each may
 // take.
-pub(crate) use baseline::{baseline, BaselineResult};
+pub(crate) use baseline::{baseline, timings, BaselineResult};
 
 /// What the engine tells its caller as mutants run.
 #[derive(Debug)]
@@ -51,9 +51,22 @@ pub(crate) struct Plan<'a> {
     /// Where a fresh working copy comes from, when a suite spoiled one, and what it needs.
     pub source: &'a Source,
     pub prep: &'a checkout::Prep,
+    /// In the order they are taken (longest first when a previous run timed them).
     pub mutants: Vec<&'a Mutant>,
     pub baseline: &'a BaselineResult,
     pub out: PathBuf,
+    /// How the copies after the first join: the first copy's build outputs to fill them from
+    /// (none when there is nothing to hand over, or it was handed over already), and the
+    /// suites each runs unmutated before its first mutant.
+    pub warm: Warm<'a>,
+}
+
+/// What a copy after the first needs before it takes a mutant.
+#[derive(Debug)]
+pub(crate) struct Warm<'a> {
+    pub snapshot: Option<&'a candidate::cache::Snapshot>,
+    pub suites: Vec<&'a crate::spec::Suite>,
+    pub cli_timeout: Option<Duration>,
 }
 
 /// Runs the planned mutants, one worker per working copy, each taking the next mutant in spec
@@ -75,11 +88,16 @@ pub(crate) fn run_mutants(
     let errors: Vec<anyhow::Error> = std::thread::scope(|s| {
         let handles: Vec<_> = checkouts
             .iter_mut()
-            .map(|co| {
+            .enumerate()
+            .map(|(j, co)| {
                 let tx = tx.clone();
                 let (next, failed) = (&next, &failed);
                 s.spawn(move || -> Result<()> {
-                    let result = work(plan, co, next, failed, &tx);
+                    let result = match j {
+                        0 => work(plan, co, next, failed, &tx),
+                        _ if !ready(plan, j, co)? => Ok(()),
+                        _ => work(plan, co, next, failed, &tx),
+                    };
                     if result.is_err() {
                         failed.store(true, Ordering::SeqCst);
                     }
@@ -142,6 +160,10 @@ fn work(
                 .context("no working copy was made")?;
             plan.prep
                 .apply(co, &format!("setup.rebuilt-{}.log", m.index + 1))?;
+            if let Some(snap) = plan.warm.snapshot {
+                // Best effort: without the outputs the copy only builds cold.
+                let _ = snap.fill(co.path());
+            }
         }
         match done.row {
             Some(row) => {
@@ -150,4 +172,33 @@ fn work(
             None => return Ok(()),
         }
     }
+}
+
+/// Copy `j` (after the first) made ready while the first copy already judges: filled with the
+/// first copy's build outputs, then every suite run unmutated there. `false` when it is not
+/// green (said on stderr): it takes no mutant, and the others judge them all.
+fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
+    if let Some(snap) = plan.warm.snapshot {
+        if let Err(e) = snap.fill(co.path()) {
+            report::errln!(
+                "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
+            );
+        }
+    }
+    for suite in &plan.warm.suites {
+        let ran = baseline::run_baseline(suite, co, j, plan.warm.cli_timeout, &plan.out)?;
+        if ran.record.interrupted {
+            return Ok(false);
+        }
+        if ran.record.outcome() != report::Outcome::Passed {
+            report::errln!(
+                "mutants: copy {j}: suite {:?} {} unmutated (log {}); that copy judges no mutant",
+                suite.name,
+                report::escape::text(&ran.record.status_text()),
+                report::escape::path(&ran.record.log)
+            );
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -33,6 +33,7 @@ mod identity;
 mod prepare;
 mod previous;
 mod settings;
+mod warm;
 
 pub(crate) use settings::{Selection, Settings};
 
@@ -44,6 +45,7 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
     };
+    session.restore_cache();
     session.set_up()?;
     let baseline = match session.baseline()? {
         Ok(baseline) => baseline,
@@ -59,6 +61,7 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Err(Stopped::Writing(e)) => return Err(e),
     }
     session.recheck()?;
+    session.save_cache(run::timings(&baseline, &session.floors));
     let exit = if report::interrupt::requested() {
         Exit::Interrupted
     } else {
@@ -95,6 +98,20 @@ pub(crate) struct Session {
     rerun: bool,
     /// Rows kept from the report this run updates in place (`--only`, `--from`).
     kept_rows: usize,
+    /// The build folders handed between copies and cached (`[worktree] cache`, or the
+    /// ecosystem's default); empty: none.
+    outputs: Vec<String>,
+    /// The repository's cache, unless `--no-cache` (or nothing to cache).
+    store: Option<candidate::cache::Store>,
+    /// The first copy's build outputs after its baseline, for the other copies and the cache.
+    snapshot: Option<candidate::cache::Snapshot>,
+    /// The slowest cold times kept with a restored cache (see [`run::baseline`]).
+    floors: BTreeMap<String, f64>,
+    /// Whether the first copy's outputs came from the cache.
+    restored: bool,
+    /// The order mutants are taken in: indices into `spec.mutants`, longest first when a
+    /// previous report in `--out` timed them (the report's rows stay in spec order).
+    order: Vec<usize>,
     /// One run per `--out`, held to the end of [`Session::finish`].
     _lock: OutLock,
 }
@@ -168,10 +185,33 @@ impl Session {
             .map(|s| report::escape::text(&s.name).into_owned())
             .collect();
         let mut live = Progress::new(1, false);
-        let baseline = live.during(
-            &format!("baseline: {} running unmutated", names.join(", ")),
-            || run::baseline(&suites, &self.checkouts, self.settings.timeout, &self.out),
-        )?;
+        let first = &self.checkouts[..1];
+        let label = format!("baseline: {} running unmutated", names.join(", "));
+        let mut baseline = live.during(&label, || {
+            run::baseline(
+                &suites,
+                first,
+                self.settings.timeout,
+                &self.out,
+                &self.floors,
+            )
+        })?;
+        if !baseline.passed && !baseline.interrupted && self.restored {
+            report::errln!("mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold");
+            candidate::cache::remove_outputs(self.checkouts[0].path(), &self.outputs);
+            self.floors.clear();
+            self.restored = false;
+            let first = &self.checkouts[..1];
+            baseline = live.during(&label, || {
+                run::baseline(
+                    &suites,
+                    first,
+                    self.settings.timeout,
+                    &self.out,
+                    &self.floors,
+                )
+            })?;
+        }
         live.clear();
         self.report.baseline = baseline.baselines.clone();
         if baseline.interrupted || report::interrupt::requested() {
@@ -198,6 +238,7 @@ impl Session {
         }
         self.report.end = Timestamp::now();
         render::write_all(&self.report, &self.sources, &self.out)?;
+        self.warm_copies();
         Ok(Ok(baseline))
     }
 
@@ -209,13 +250,14 @@ impl Session {
             spec: &self.spec,
             source: &self.source,
             prep: &self.prep,
-            mutants: self
-                .selected
-                .iter()
-                .map(|&i| &self.spec.mutants[i])
-                .collect(),
+            mutants: self.order.iter().map(|&i| &self.spec.mutants[i]).collect(),
             baseline,
             out: self.out.clone(),
+            warm: run::Warm {
+                snapshot: self.snapshot.as_ref(),
+                suites: self.spec.suites_used(self.mutants()),
+                cli_timeout: self.settings.timeout,
+            },
         };
         let total = plan.mutants.len();
         let (report, sources, out, kept_rows) =

@@ -29,6 +29,9 @@ impl Session {
         let repo = checkout::open_repo(settings.dir.clone())?;
         candidate::setup::require_ignored(&spec.worktree, &repo, &spec.file)
             .map_err(anyhow::Error::msg)?;
+        let outputs = candidate::cache::paths_for(&spec.worktree, &repo);
+        let store = (!settings.no_cache && !outputs.is_empty())
+            .then(|| candidate::cache::Store::for_repo(repo.dir()));
         // A run killed with SIGKILL could not remove its worktrees; the next run does.
         candidate::worktree::clean_stale();
         let out = identity::absolute(&settings.out);
@@ -82,6 +85,17 @@ impl Session {
             None
         };
         let rerun = previous.is_some();
+        // The last run's times, read back typed, set the order mutants are taken in; a report
+        // that cannot be read (another version) only leaves the spec's order.
+        let times = match &previous {
+            Some(prev) => previous::times(prev),
+            None => previous::read(&out)
+                .ok()
+                .flatten()
+                .map(|p| previous::times(&p))
+                .unwrap_or_default(),
+        };
+        let order = previous::longest_first(&selected, &spec, &times);
         match previous {
             Some(prev) => {
                 previous::same_run(
@@ -128,6 +142,12 @@ impl Session {
             sources,
             rerun,
             kept_rows,
+            outputs,
+            store,
+            snapshot: None,
+            floors: Default::default(),
+            restored: false,
+            order,
             _lock,
         }))
     }

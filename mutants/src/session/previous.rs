@@ -4,12 +4,14 @@
 //! One report judges one tree, so rows of two trees (or two specs, or two candidates) can never
 //! stand in one table: the check happens before any row is run.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
 use crate::record::{CandidateFacts, RunReport};
+use crate::spec::Spec;
 use report::text::short_id as short;
 
 /// The report an `--only`/`--from` run updates: `OUT/mutants.json` read strictly, or `None`
@@ -107,9 +109,61 @@ pub(crate) fn clear(out: &Path) -> Result<()> {
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))
 }
 
+/// Each mutant's time in a previous report (its suite run plus its build), by name: what
+/// [`longest_first`] orders by. Rows never run (skipped) have none.
+pub(crate) fn times(prev: &RunReport) -> BTreeMap<String, f64> {
+    prev.mutants
+        .iter()
+        .filter_map(|r| {
+            let run = r.run.as_ref()?;
+            Some((
+                r.name.clone(),
+                run.duration_secs + run.build_secs.unwrap_or(0.0),
+            ))
+        })
+        .collect()
+}
+
+/// `selected` (spec order) in the order the workers take them: mutants with no known time
+/// first (they may be long), then the known ones longest first, so the last job does not run
+/// one long mutant alone while the others idle. Ties keep spec order.
+pub(crate) fn longest_first(
+    selected: &[usize],
+    spec: &Spec,
+    times: &BTreeMap<String, f64>,
+) -> Vec<usize> {
+    let mut order = selected.to_vec();
+    let time = |i: usize| times.get(&spec.mutants[i].name).copied();
+    order.sort_by(|&a, &b| match (time(a), time(b)) {
+        (None, None) => std::cmp::Ordering::Equal,
+        (None, Some(_)) => std::cmp::Ordering::Less,
+        (Some(_), None) => std::cmp::Ordering::Greater,
+        (Some(x), Some(y)) => y.total_cmp(&x),
+    });
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mutants_are_taken_unknown_first_then_longest_first() {
+        let mut text = String::from("[suites.s]\nrun = \"true\"\n");
+        for name in ["a", "b", "c", "d"] {
+            text.push_str(&format!(
+                "[[mutant]]\nname = \"{name}\"\nfile = \"f\"\nanchor = \"x\"\nreplace = \"y\"\nsuite = \"s\"\n"
+            ));
+        }
+        let spec = Spec::parse(&text, Path::new("mutants.toml")).unwrap();
+        let times = BTreeMap::from([("a".to_string(), 1.0), ("b".into(), 9.0), ("d".into(), 3.0)]);
+        assert_eq!(longest_first(&[0, 1, 2, 3], &spec, &times), [2, 1, 3, 0]);
+        assert_eq!(longest_first(&[0, 3], &spec, &times), [3, 0]);
+        assert_eq!(
+            longest_first(&[0, 1, 2, 3], &spec, &BTreeMap::new()),
+            [0, 1, 2, 3]
+        );
+    }
 
     const SAMPLE: &str = include_str!("../../tests/data/shard-report.json");
 

@@ -29,6 +29,8 @@ pub(crate) struct Settings {
     pub out: PathBuf,
     /// Leave the worktrees in place.
     pub keep: bool,
+    /// Neither restore nor save the build outputs kept between runs.
+    pub no_cache: bool,
     /// What to print on stdout at the end, and whether it is coloured.
     pub format: Format,
     pub color: ColorChoice,

@@ -1,0 +1,96 @@
+//! The build outputs of a run's working copies: restored from the cache into the first copy
+//! before its baseline, handed from the first copy to the others after it, and saved back at
+//! the end (the mechanics are `candidate::cache`'s; this is when each happens, and what is
+//! said about it).
+//!
+//! Only the first copy builds cold: N copies building at once would fight for the cores and
+//! all finish late, while one build copied N-1 times is paid once. The snapshot saved is the
+//! first copy's right after its green baseline (the unmutated tree, built), not a copy's state
+//! at the end, which holds the last mutant's build.
+
+use std::collections::BTreeMap;
+
+use candidate::cache::{self, Restored, Snapshot};
+
+use super::Session;
+
+impl Session {
+    /// Restores the cache into the first copy (before its setup and baseline), with a note.
+    pub(super) fn restore_cache(&mut self) {
+        let Some(store) = &self.store else {
+            return;
+        };
+        let first = self.checkouts[0].path().to_path_buf();
+        match store.restore(&self.outputs, &first) {
+            Restored::Nothing => report::errln!(
+                "mutants: cache: none yet for {} in {}; building cold",
+                self.outputs.join(", "),
+                report::escape::path(store.dir())
+            ),
+            Restored::Restored { handed, timings } => {
+                report::errln!(
+                    "mutants: cache: {} restored from {} ({} unchanged source file(s) keep their build{})",
+                    self.outputs.join(", "),
+                    report::escape::path(store.dir()),
+                    handed.stamped,
+                    match handed.forgotten {
+                        0 => String::new(),
+                        n => format!("; {n} unit(s) that held the old path rebuild"),
+                    }
+                );
+                self.floors = timings;
+                self.restored = true;
+            }
+            Restored::Discarded(why) => report::errln!(
+                "mutants: cache: discarded ({}); building cold",
+                report::escape::text(&why)
+            ),
+        }
+    }
+
+    /// After the first copy's green baseline: its build outputs made ready for the others
+    /// (a snapshot they fill themselves from while the first copy judges, and the cache saves
+    /// at the end; or, with no cache, handed to each now).
+    pub(super) fn warm_copies(&mut self) {
+        if self.outputs.is_empty() {
+            return;
+        }
+        let first = self.checkouts[0].path().to_path_buf();
+        if let Some(store) = &self.store {
+            match Snapshot::take(&first, &self.outputs, store.staging()) {
+                Ok(snap) => self.snapshot = Some(snap),
+                Err(e) => report::errln!(
+                    "mutants: cache: the build outputs could not be kept ({e}); the other copies build cold"
+                ),
+            }
+            return;
+        }
+        for (j, co) in self.checkouts.iter().enumerate().skip(1) {
+            if let Err(e) = cache::hand_over(&first, co.path(), &self.outputs) {
+                report::errln!(
+                    "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
+                );
+            }
+        }
+    }
+
+    /// Saves the snapshot as the repository's cache, with the slowest times it was built in.
+    /// Only a run that got past a green baseline and was not interrupted saves.
+    pub(super) fn save_cache(&mut self, timings: BTreeMap<String, f64>) {
+        let (Some(store), Some(mut snap)) = (&self.store, self.snapshot.take()) else {
+            return;
+        };
+        if report::interrupt::requested() || self.report.baseline_failed {
+            return;
+        }
+        snap.keep_timings(&timings);
+        match store.commit(snap) {
+            Ok(()) => report::errln!(
+                "mutants: cache: {} saved in {} (mutants clean removes it)",
+                self.outputs.join(", "),
+                report::escape::path(store.dir())
+            ),
+            Err(e) => report::errln!("mutants: cache: not saved ({e})"),
+        }
+    }
+}
