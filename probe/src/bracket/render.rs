@@ -88,13 +88,25 @@ fn check_lines(r: &Results, c: &CheckRecord, paint: Painter) -> String {
     if let Some(note) = &c.note {
         out.push_str(&format!("note: {}\n", report::escape::text(note)));
     }
+    if c.unit_held == Some(false) {
+        out.push_str(&format!(
+            "unit: not {}: the astral fill did not stop at the same size\n",
+            unit_word(c)
+        ));
+    }
     if let (Some(t), Some(cap)) = (c.measured, c.suggested_cap) {
         out.push_str(&format!(
-            "suggested cap: {cap} units ({t} less {}%)\n",
+            "suggested cap: {cap} {} ({t} less {}%)\n",
+            unit_word(c),
             (c.margin * 100.0).round()
         ));
     }
     out
+}
+
+/// The unit `check`'s numbers are in: the one expected, or "units" (UTF-16, as emit counts).
+fn unit_word(c: &CheckRecord) -> &'static str {
+    c.unit.map_or("units", crate::units::Unit::name)
 }
 
 /// The client's version as the report shows it: what `--version` said, or the MCP clientInfo.
@@ -133,7 +145,8 @@ pub(crate) fn render_markdown(r: &Results) -> String {
             facts.push((
                 "suggested cap",
                 format!(
-                    "{cap} units ({measured} less {}%)",
+                    "{cap} {} ({measured} less {}%)",
+                    unit_word(c),
                     (c.margin * 100.0).round()
                 ),
             ));
