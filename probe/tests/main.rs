@@ -11,4 +11,5 @@ mod formats;
 mod interop;
 mod model;
 mod serve;
+mod standins;
 mod testclient;

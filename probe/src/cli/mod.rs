@@ -40,19 +40,23 @@ enum Sub {
     },
     /// Call a tool on any stdio MCP server and report the size of its reply.
     Call(CallArgs),
-    /// Run a loopback stand-in for the Anthropic Messages API.
+    /// Run a loopback stand-in for the model APIs agent clients call (Anthropic Messages,
+    /// OpenAI Responses and Chat Completions, Gemini generateContent).
     Model {
         /// Port on 127.0.0.1; 0 picks a free one and prints it on stdout.
         #[arg(long, default_value_t = 0)]
         port: u16,
-        /// What /v1/messages/count_tokens answers (default: one token per 4 UTF-16 units).
+        /// What the token counters answer (/v1/messages/count_tokens, Gemini countTokens;
+        /// default: one token per 4 UTF-16 units).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         count_tokens: Option<u64>,
-        /// The input_tokens every answer's usage reports (default: estimated from the request's
-        /// text like count_tokens; some clients decide from usage).
+        /// The input tokens every answer's usage reports, in each API's own field
+        /// (input_tokens, prompt_tokens, promptTokenCount; default: estimated from the
+        /// request's text like count_tokens; some clients decide from usage).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         input_tokens: Option<u64>,
-        /// The output_tokens every answer's usage reports (default: 5).
+        /// The output tokens every answer's usage reports (output_tokens, completion_tokens,
+        /// candidatesTokenCount; default: 5).
         #[arg(long, value_name = "N", value_parser = tokens_parser)]
         output_tokens: Option<u64>,
         /// Write events (what the client handed back) as JSON lines to FILE.

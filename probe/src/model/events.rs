@@ -28,13 +28,22 @@ pub enum ModelEvent {
     NotFound { method: String, path: String },
     /// The token counter was asked: the UTF-16 units of text it was given, and its answer.
     CountTokens { units: u64, input_tokens: u64 },
-    /// The stand-in called the emit tool with this input.
+    /// The stand-in called the emit tool with this input: by its name `tool`, in `namespace`
+    /// where the client offered it in one (Codex), through the client's tool `via` where the
+    /// client defers it (Qwen Code's `tool_call`).
     ToolUse {
         tool: String,
         id: String,
         n: u64,
         input: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<String>,
     },
+    /// The emit tool was deferred behind the client's tool search: the stand-in ran the search
+    /// with these arguments (in the API's terms) to find it.
+    ToolSearch { id: String, arguments: Value },
     /// The client handed a tool result back: exactly what the model would have read. `n` and
     /// `input` are those of the call it answers, when the conversation still holds it.
     ToolResult {
@@ -48,9 +57,19 @@ pub enum ModelEvent {
         content_kind: ContentKind,
         /// UTF-16 units of all text in `content`.
         units: u64,
+        /// The whole item that carried the result, where `content` is only part of it
+        /// (Gemini's last content entry, with every part the model reads).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw: Option<Value>,
     },
-    /// The request offered no emit tool; `model` is what it asked for.
-    NoTool { model: Value },
+    /// The request offered no emit tool; `model` is what it asked for, `offered` the names of
+    /// the tools it did offer (none: a request beside the turn, as opencode's title or Gemini
+    /// CLI's routing classifier).
+    NoTool {
+        model: Value,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        offered: Vec<String>,
+    },
     /// The prompt names no n to call the tool with.
     NoN { tool: String },
 }
@@ -127,8 +146,29 @@ mod tests {
                     id: "toolu_1".into(),
                     n: 50001,
                     input: input.clone(),
+                    namespace: None,
+                    via: None,
                 },
                 json!({"event": "tool_use", "tool": "mcp__probe__emit", "id": "toolu_1", "n": 50001, "input": input}),
+            ),
+            (
+                ModelEvent::ToolUse {
+                    tool: "emit".into(),
+                    id: "call_1".into(),
+                    n: 7,
+                    input: json!({"n": 7}),
+                    namespace: Some("mcp__probe".into()),
+                    via: Some("tool_call".into()),
+                },
+                json!({"event": "tool_use", "tool": "emit", "id": "call_1", "n": 7, "input": {"n": 7},
+                    "namespace": "mcp__probe", "via": "tool_call"}),
+            ),
+            (
+                ModelEvent::ToolSearch {
+                    id: "search_1".into(),
+                    arguments: json!({"query": "probe emit", "limit": 5}),
+                },
+                json!({"event": "tool_search", "id": "search_1", "arguments": {"query": "probe emit", "limit": 5}}),
             ),
             (
                 ModelEvent::ToolResult {
@@ -139,6 +179,7 @@ mod tests {
                     content: json!("<persisted-output>"),
                     content_kind: ContentKind::String,
                     units: 18,
+                    raw: None,
                 },
                 json!({"event": "tool_result", "n": 50001, "input": input, "tool_use_id": "toolu_1",
                     "is_error": null, "content": "<persisted-output>", "content_kind": "string", "units": 18}),
@@ -152,13 +193,25 @@ mod tests {
                     content: json!([{"type": "text", "text": "ab"}]),
                     content_kind: ContentKind::Blocks,
                     units: 2,
+                    raw: Some(json!({"parts": []})),
                 },
                 json!({"event": "tool_result", "n": null, "input": null, "tool_use_id": "",
-                    "is_error": true, "content": [{"type": "text", "text": "ab"}], "content_kind": "blocks", "units": 2}),
+                    "is_error": true, "content": [{"type": "text", "text": "ab"}], "content_kind": "blocks", "units": 2,
+                    "raw": {"parts": []}}),
             ),
             (
-                ModelEvent::NoTool { model: json!("m") },
+                ModelEvent::NoTool {
+                    model: json!("m"),
+                    offered: Vec::new(),
+                },
                 json!({"event": "no_tool", "model": "m"}),
+            ),
+            (
+                ModelEvent::NoTool {
+                    model: json!("m"),
+                    offered: vec!["Read".into()],
+                },
+                json!({"event": "no_tool", "model": "m", "offered": ["Read"]}),
             ),
             (
                 ModelEvent::NoN {

@@ -26,8 +26,8 @@ pub(crate) const MAX_CONNECTIONS: usize = 64;
 /// thread forever.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// One API shape the stand-in speaks (the Anthropic Messages API today; OpenAI Responses, Chat
-/// Completions and Gemini `generateContent` are to come as siblings).
+/// One API shape the stand-in speaks: the Anthropic Messages API, the OpenAI Responses API,
+/// OpenAI Chat Completions, Gemini `generateContent`; each a sibling module of this one.
 pub(crate) trait Api: Send + Sync {
     /// The reply to `request` when this shape serves its method and path; `None` passes it to
     /// the next shape (and past the last one, a 404). Events go to `shared.record`.
@@ -74,6 +74,19 @@ pub(crate) fn error_reply(status: u16, kind: &str, message: &str) -> Reply {
         status,
         body: json!({"type": "error", "error": {"type": kind, "message": message}}),
     }
+}
+
+/// The request's body as JSON, or the 400 that refuses it (logged with the path it was sent
+/// to).
+pub(crate) fn json_body(request: &Request, shared: &Shared) -> Result<Value, Reply> {
+    serde_json::from_slice(&request.body).map_err(|_| {
+        shared.record(ModelEvent::BadRequest {
+            status: None,
+            error: None,
+            path: Some(request.path.clone()),
+        });
+        error_reply(400, "invalid_request_error", "body is not JSON")
+    })
 }
 
 /// Serves `listener` until `stop` is set (and something connects to wake the loop).

@@ -10,10 +10,10 @@
 use serde_json::{json, Value};
 
 use super::events::ModelEvent;
-use super::http::{error_reply, Api, Reply, Sse};
+use super::http::{json_body, Api, Reply, Sse};
 use super::request::Request;
-use super::tokens::{estimate_tokens, text_units, tokens_for};
-use super::turn::{decide, Conversation, ToolResult, Turn};
+use super::tokens::{text_units, tokens_for, Usage};
+use super::turn::{decide, text_of, Conversation, Offered, ToolResult, Turn};
 use super::Shared;
 use crate::emit::fresh_nonce;
 
@@ -26,24 +26,15 @@ impl Api for Messages {
         if request.method != "POST" {
             return None;
         }
-        let body: Option<Value> = serde_json::from_slice(&request.body).ok();
         match request.path.as_str() {
             "/v1/messages" => {
-                let Some(body) = body else {
-                    shared.record(ModelEvent::BadRequest {
-                        status: None,
-                        error: None,
-                        path: Some(request.path.clone()),
-                    });
-                    return Some(error_reply(
-                        400,
-                        "invalid_request_error",
-                        "body is not JSON",
-                    ));
+                let body = match json_body(request, shared) {
+                    Ok(body) => body,
+                    Err(refusal) => return Some(refusal),
                 };
                 let (turn, event) = decide(&conversation(&body), "toolu_");
                 shared.record(event);
-                let usage = Usage::of(&body, shared);
+                let usage = Usage::of(&body, &shared.settings);
                 Some(if body["stream"] == json!(true) {
                     Reply::Events(stream(&body, &turn, usage))
                 } else {
@@ -54,6 +45,7 @@ impl Api for Messages {
                 })
             }
             "/v1/messages/count_tokens" => {
+                let body: Option<Value> = serde_json::from_slice(&request.body).ok();
                 let units = body.as_ref().map(text_units).unwrap_or(0);
                 let input_tokens = shared.settings.count_tokens.unwrap_or(tokens_for(units));
                 shared.record(ModelEvent::CountTokens {
@@ -91,6 +83,7 @@ fn conversation(request: &Value) -> Conversation<'_> {
                 input: tool_use_input(messages, id),
                 is_error: result["is_error"].clone(),
                 content: &result["content"],
+                raw: None,
             }
         });
     Conversation {
@@ -100,11 +93,13 @@ fn conversation(request: &Value) -> Conversation<'_> {
             .into_iter()
             .flatten()
             .filter_map(|t| t["name"].as_str())
+            .map(Offered::named)
             .collect(),
         prompt: last_user
             .map(|m| text_of(&m["content"]))
             .unwrap_or_default(),
         result,
+        search: None,
     }
 }
 
@@ -119,54 +114,29 @@ fn tool_use_input(messages: &[Value], id: &str) -> Option<Value> {
         .map(|b| b["input"].clone())
 }
 
-/// All text in a content value (a string, or blocks with `text`), joined.
-pub fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks.iter().map(text_of).collect::<Vec<_>>().join(""),
-        Value::Object(obj) => match (obj.get("text"), obj.get("content")) {
-            (Some(Value::String(t)), _) => t.clone(),
-            (_, Some(inner)) => text_of(inner),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
-}
-
-/// The token counts an answer reports (some clients decide from them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Usage {
-    input_tokens: u64,
-    output_tokens: u64,
-}
-
-impl Usage {
-    /// What was set, else the estimate of the request's text and 5 tokens of answer.
-    fn of(request: &Value, shared: &Shared) -> Usage {
-        let settings = &shared.settings;
-        Usage {
-            input_tokens: settings
-                .input_tokens
-                .unwrap_or_else(|| estimate_tokens(request)),
-            output_tokens: settings.output_tokens.unwrap_or(5),
-        }
+/// The text of a turn that calls no tool.
+fn text(turn: &Turn) -> &str {
+    match turn {
+        Turn::Text(text) => text,
+        _ => "",
     }
 }
 
 fn stop_reason(turn: &Turn) -> &'static str {
     match turn {
         Turn::ToolUse { .. } => "tool_use",
-        Turn::Text(_) => "end_turn",
+        Turn::Search { .. } | Turn::Text(_) => "end_turn",
     }
 }
 
 /// The whole answer as one (non-streamed) message.
 fn message(request: &Value, turn: &Turn, usage: Usage) -> Value {
     let block = match turn {
-        Turn::ToolUse { id, name, input } => {
-            json!({"type": "tool_use", "id": id, "name": name, "input": input})
+        Turn::ToolUse { id, tool, input } => {
+            json!({"type": "tool_use", "id": id, "name": tool.name, "input": input})
         }
-        Turn::Text(text) => json!({"type": "text", "text": text}),
+        // The Messages API's clients offer their tools directly: no search to run.
+        Turn::Search { .. } | Turn::Text(_) => json!({"type": "text", "text": text(turn)}),
     };
     json!({
         "id": format!("msg_{}", fresh_nonce()),
@@ -185,13 +155,13 @@ fn message(request: &Value, turn: &Turn, usage: Usage) -> Value {
 /// reason, the end.
 fn stream(request: &Value, turn: &Turn, usage: Usage) -> Vec<Sse> {
     let (start_block, delta) = match turn {
-        Turn::ToolUse { id, name, input } => (
-            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+        Turn::ToolUse { id, tool, input } => (
+            json!({"type": "tool_use", "id": id, "name": tool.name, "input": {}}),
             json!({"type": "input_json_delta", "partial_json": input.to_string()}),
         ),
-        Turn::Text(text) => (
+        Turn::Search { .. } | Turn::Text(_) => (
             json!({"type": "text", "text": ""}),
-            json!({"type": "text_delta", "text": text}),
+            json!({"type": "text_delta", "text": text(turn)}),
         ),
     };
     [
@@ -240,7 +210,7 @@ mod tests {
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "<persisted-output>"}]},
             {"role": "system", "content": "after"}]});
         let c = conversation(&request);
-        assert_eq!(c.tools, ["mcp__probe__emit"]);
+        assert_eq!(c.tools, [Offered::named("mcp__probe__emit")]);
         let result = c.result.expect("the tool result");
         assert_eq!(result.id, "t1");
         assert_eq!(result.input, Some(json!({"n": 7})));
@@ -263,7 +233,7 @@ mod tests {
     fn a_streamed_tool_call_is_the_six_events_of_the_real_api() {
         let turn = Turn::ToolUse {
             id: "toolu_1".into(),
-            name: "mcp__probe__emit".into(),
+            tool: Offered::named("mcp__probe__emit"),
             input: json!({"n": 5}),
         };
         let usage = Usage {
@@ -307,14 +277,5 @@ mod tests {
         assert_eq!(m["content"], json!([{"type": "text", "text": "done"}]));
         assert_eq!(m["stop_reason"], "end_turn");
         assert_eq!(m["usage"], json!({"input_tokens": 2, "output_tokens": 5}));
-    }
-
-    #[test]
-    fn text_of_joins_strings_and_blocks() {
-        assert_eq!(text_of(&json!("a")), "a");
-        assert_eq!(
-            text_of(&json!([{"type": "text", "text": "a"}, {"content": [{"text": "b"}]}, 3])),
-            "ab"
-        );
     }
 }

@@ -1,28 +1,33 @@
-//! `probe model`: a loopback stand-in for a model API, so a real client (Claude Code) can be
-//! measured offline, with no key and no cost.
+//! `probe model`: a loopback stand-in for the model APIs agent clients call, so a real client
+//! (Claude Code, Codex CLI, Gemini CLI, Qwen Code, opencode, Cline) can be measured offline,
+//! with no key and no cost.
 //!
 //! It plays a model that does one thing (`turn`): asked to run, it calls the `emit` tool with
-//! the n named in the prompt (`n=50000`); handed the tool's result, it logs exactly what the
-//! client passed back and ends the turn. What the client passed back is the measurement: the
-//! full text (inline), a `<persisted-output>` or "exceeds maximum allowed tokens" note (saved),
-//! or a cut.
+//! the n named in the prompt (`n=50000`), through the client's tool search where the client
+//! defers its tools; handed the tool's result, it logs exactly what the client passed back and
+//! ends the turn. What the client passed back is the measurement: the full text (inline), a
+//! note that the text was saved to a file, or a cut.
 //!
-//! The parts: `http` is the transport (connections, routing to an API shape, replies and
-//! streams) and `request` reads one request within bounds; `messages` is the Anthropic
-//! Messages API, the one shape spoken today (each further API is a sibling module implementing
-//! `http::Api`); `tokens` estimates what the token counter answers; `events` is what the
-//! stand-in logs ([`ModelEvent`]). This module holds the settings and the stand-in's life: start, serve,
-//! stop.
+//! The parts: `http` is the transport (connections, routing to an API shape by method and path,
+//! replies and streams) and `request` reads one request within bounds. Each API shape is a
+//! module implementing `http::Api`, all served at once: `messages` (Anthropic Messages),
+//! `responses` (OpenAI Responses), `chat` (OpenAI Chat Completions), `gemini` (Gemini
+//! `generateContent`). `turn` decides what the model says, whatever the shape; `tokens` counts
+//! text and holds the usage numbers every shape reports; `events` is what the stand-in logs
+//! ([`ModelEvent`]). This module holds the settings and the stand-in's life: start, serve, stop.
 
+mod chat;
 mod events;
+mod gemini;
 mod http;
 mod messages;
 mod request;
+mod responses;
 mod tokens;
 mod turn;
 
 pub use events::{ContentKind, ModelEvent};
-pub use messages::text_of;
+pub use turn::text_of;
 
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -74,9 +79,15 @@ impl Shared {
     }
 }
 
-/// The API shapes served, in the order they are asked to claim a request.
+/// The API shapes served, in the order they are asked to claim a request (their paths do not
+/// overlap, so the order only matters for speed).
 fn apis() -> Vec<Box<dyn http::Api>> {
-    vec![Box::new(messages::Messages)]
+    vec![
+        Box::new(messages::Messages),
+        Box::new(responses::Responses),
+        Box::new(chat::Chat),
+        Box::new(gemini::Gemini),
+    ]
 }
 
 /// A running stand-in; stops accepting when dropped.

@@ -29,9 +29,11 @@ pub(crate) const MAX_CHUNK_LINE: usize = 4 * 1024;
 #[derive(Debug)]
 pub(crate) struct Request {
     pub method: String,
-    /// The target's path, without the query (Claude Code sends `?beta=true`; an API shape that
-    /// needs the query, as Gemini's `alt=sse`, adds a field for it here).
+    /// The target's path, without the query (Claude Code sends `?beta=true`).
     pub path: String,
+    /// The target's query, after the `?` (empty when there is none): Gemini's
+    /// `streamGenerateContent` streams server-sent events only when it says `alt=sse`.
+    pub query: String,
     /// Names as sent; look them up with [`Request::header`], which ignores case.
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -48,6 +50,15 @@ impl Request {
             .iter()
             .filter(move |(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The value of a query parameter (`alt` in `?alt=sse`), as sent.
+    pub fn query_value(&self, name: &str) -> Option<&str> {
+        self.query
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
     }
 
     /// The client asked to close the connection after this request.
@@ -196,10 +207,11 @@ fn parse_head(head: &[u8]) -> Result<Request, HttpError> {
     let (Some(method), Some(target)) = (parsed.method, parsed.path) else {
         return Err(HttpError::Bad("malformed request line".into()));
     };
-    let path = target.split('?').next().unwrap_or_default();
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
     Ok(Request {
         method: method.to_string(),
         path: path.to_string(),
+        query: query.to_string(),
         headers: parsed
             .headers
             .iter()

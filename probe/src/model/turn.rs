@@ -19,12 +19,36 @@ use crate::emit::fresh_nonce;
 pub(crate) struct Conversation<'a> {
     /// The model the request asked for (logged when there is no tool to call).
     pub model: &'a Value,
-    /// The names of the tools offered.
-    pub tools: Vec<&'a str>,
-    /// All text of the last user message: the prompt that names n.
+    /// The tools the model may call now.
+    pub tools: Vec<Offered>,
+    /// All text of the user's words: the prompt that names n.
     pub prompt: String,
-    /// The tool result the last user message carries, if any.
+    /// The emit tool's result the request carries, if any.
     pub result: Option<ToolResult<'a>>,
+    /// The arguments of a search that would reveal the emit tool, in the API's own terms, when
+    /// the client defers its tools behind a search the model runs and it has not run yet.
+    pub search: Option<Value>,
+}
+
+/// A tool the model may call, and what a call of it must say.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Offered {
+    pub name: String,
+    /// The namespace a call must name (Codex offers MCP tools in one, `mcp__probe`).
+    pub namespace: Option<String>,
+    /// The client's tool that calls this one by name, when the client defers it behind a
+    /// search (Qwen Code's `tool_call`).
+    pub via: Option<String>,
+}
+
+impl Offered {
+    /// A tool called by its name alone.
+    pub fn named(name: &str) -> Offered {
+        Offered {
+            name: name.into(),
+            ..Offered::default()
+        }
+    }
 }
 
 /// A tool result the client handed back.
@@ -39,6 +63,9 @@ pub(crate) struct ToolResult<'a> {
     pub is_error: Value,
     /// The result exactly as the client passed it to the model.
     pub content: &'a Value,
+    /// The whole item that carries it, where the content is only part of what the model reads
+    /// (Gemini's content entry); `None` when `content` is all of it.
+    pub raw: Option<&'a Value>,
 }
 
 /// What the stand-in says in one turn.
@@ -47,9 +74,11 @@ pub(crate) enum Turn {
     /// Call the tool with this input.
     ToolUse {
         id: String,
-        name: String,
+        tool: Offered,
         input: Value,
     },
+    /// Run the client's tool search with these arguments.
+    Search { id: String, arguments: Value },
     /// Say this and end the turn.
     Text(String),
 }
@@ -66,47 +95,85 @@ pub(crate) fn decide(conversation: &Conversation, id_prefix: &str) -> (Turn, Mod
             content: result.content.clone(),
             content_kind: ContentKind::of(result.content),
             units: text_units(result.content),
+            raw: result.raw.cloned(),
         };
         return (Turn::Text("done".into()), event);
     }
-    let Some(tool) = conversation
-        .tools
-        .iter()
-        .copied()
-        .find(|name| is_emit(name))
-    else {
-        return (
-            Turn::Text("no emit tool was offered".into()),
-            ModelEvent::NoTool {
-                model: conversation.model.clone(),
-            },
-        );
+    let tool = conversation.tools.iter().find(|t| is_emit(&t.name));
+    let step = match (tool, &conversation.search) {
+        (Some(tool), _) => tool.via.clone().unwrap_or_else(|| tool.name.clone()),
+        (None, Some(_)) => "tool_search".to_string(),
+        (None, None) => {
+            return (
+                Turn::Text("no emit tool was offered".into()),
+                ModelEvent::NoTool {
+                    model: conversation.model.clone(),
+                    offered: conversation.tools.iter().map(|t| t.name.clone()).collect(),
+                },
+            )
+        }
     };
     let Some((n, input)) = emit_input(&conversation.prompt) else {
         return (
             Turn::Text("the prompt names no n (write n=50000)".into()),
-            ModelEvent::NoN { tool: tool.into() },
+            ModelEvent::NoN { tool: step },
         );
     };
     let id = format!("{id_prefix}{}{}", fresh_nonce(), fresh_nonce());
+    let Some(tool) = tool else {
+        let arguments = conversation.search.clone().unwrap_or_default();
+        let event = ModelEvent::ToolSearch {
+            id: id.clone(),
+            arguments: arguments.clone(),
+        };
+        return (Turn::Search { id, arguments }, event);
+    };
     let event = ModelEvent::ToolUse {
-        tool: tool.into(),
+        tool: tool.name.clone(),
         id: id.clone(),
         n,
         input: input.clone(),
+        namespace: tool.namespace.clone(),
+        via: tool.via.clone(),
     };
     let turn = Turn::ToolUse {
         id,
-        name: tool.into(),
+        tool: tool.clone(),
         input,
     };
     (turn, event)
 }
 
-/// The probe's tool, under the name a client gives it: `emit`, or `mcp__SERVER__emit` as
-/// Claude Code prefixes MCP tools.
-fn is_emit(name: &str) -> bool {
-    name == "emit" || name.ends_with("__emit")
+/// All text in a content value (a string, or blocks with `text`), joined.
+pub fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().map(text_of).collect::<Vec<_>>().join(""),
+        Value::Object(obj) => match (obj.get("text"), obj.get("content")) {
+            (Some(Value::String(t)), _) => t.clone(),
+            (_, Some(inner)) => text_of(inner),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// A call's arguments as the OpenAI APIs carry them, a JSON text (an object is taken as it
+/// is); `None` when they are neither.
+pub(crate) fn arguments_of(arguments: &Value) -> Option<Value> {
+    match arguments {
+        Value::String(text) => serde_json::from_str(text).ok(),
+        Value::Object(_) => Some(arguments.clone()),
+        _ => None,
+    }
+}
+
+/// The probe's tool, under the name a client gives it: `emit`, or the server's name and
+/// `emit` joined by underscores as clients prefix MCP tools (`mcp__probe__emit` for Claude Code
+/// and Qwen Code, `mcp_probe_emit` for Gemini CLI, `probe_emit` for opencode, `probe__emit` for
+/// Cline).
+pub(crate) fn is_emit(name: &str) -> bool {
+    name == "emit" || name.ends_with("_emit")
 }
 
 /// The emit arguments a prompt names: `n=N`, optionally `fill=KIND` and `blocks=K`, as n and
@@ -142,9 +209,10 @@ mod tests {
         static MODEL: Value = Value::Null;
         Conversation {
             model: &MODEL,
-            tools,
+            tools: tools.into_iter().map(Offered::named).collect(),
             prompt: prompt.into(),
             result: None,
+            search: None,
         }
     }
 
@@ -157,19 +225,21 @@ mod tests {
             ),
             "toolu_",
         );
-        let Turn::ToolUse { id, name, input } = &turn else {
+        let Turn::ToolUse { id, tool, input } = &turn else {
             panic!("{turn:?}")
         };
-        assert_eq!(name, "mcp__probe__emit");
+        assert_eq!(*tool, Offered::named("mcp__probe__emit"));
         assert!(id.starts_with("toolu_"), "{id}");
         assert_eq!(*input, json!({"n": 50001, "fill": "astral"}));
         assert_eq!(
             event,
             ModelEvent::ToolUse {
-                tool: name.clone(),
+                tool: "mcp__probe__emit".into(),
                 id: id.clone(),
                 n: 50001,
-                input: input.clone()
+                input: input.clone(),
+                namespace: None,
+                via: None,
             }
         );
     }
@@ -183,6 +253,7 @@ mod tests {
             input: Some(json!({"n": 7})),
             is_error: json!(false),
             content: &content,
+            raw: None,
         });
         let (turn, event) = decide(&conversation, "toolu_");
         assert_eq!(turn, Turn::Text("done".into()));
@@ -196,6 +267,7 @@ mod tests {
                 content: content.clone(),
                 content_kind: ContentKind::Blocks,
                 units: 3,
+                raw: None,
             }
         );
     }
@@ -204,7 +276,13 @@ mod tests {
     fn without_the_tool_or_an_n_it_says_why_in_text() {
         let (turn, event) = decide(&asking("n=5", vec!["Bash", "emitter"]), "toolu_");
         assert_eq!(turn, Turn::Text("no emit tool was offered".into()));
-        assert_eq!(event, ModelEvent::NoTool { model: Value::Null });
+        assert_eq!(
+            event,
+            ModelEvent::NoTool {
+                model: Value::Null,
+                offered: vec!["Bash".into(), "emitter".into()]
+            }
+        );
         let (turn, event) = decide(&asking("no number here", vec!["emit"]), "toolu_");
         assert_eq!(
             turn,
@@ -228,5 +306,85 @@ mod tests {
         // A word ending in n is not n, and a number too large for n is no n.
         assert_eq!(emit_input("run=5"), None);
         assert_eq!(emit_input("n=99999999999999999999999"), None);
+    }
+
+    #[test]
+    fn every_clients_name_for_the_emit_tool_is_the_emit_tool() {
+        for name in [
+            "emit",
+            "mcp__probe__emit",
+            "mcp_probe_emit",
+            "probe_emit",
+            "probe__emit",
+        ] {
+            assert!(is_emit(name), "{name}");
+        }
+        for name in ["emitter", "remit", "mcp__probe__emit2", "tool_search"] {
+            assert!(!is_emit(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_deferred_tool_is_searched_for_first_then_called_as_offered() {
+        let mut conversation = asking("n=9", vec!["tool_search", "tool_call"]);
+        conversation.search = Some(json!({"query": "select:mcp__probe__emit"}));
+        let (turn, event) = decide(&conversation, "call_");
+        let Turn::Search { id, arguments } = &turn else {
+            panic!("{turn:?}")
+        };
+        assert_eq!(*arguments, json!({"query": "select:mcp__probe__emit"}));
+        assert_eq!(
+            event,
+            ModelEvent::ToolSearch {
+                id: id.clone(),
+                arguments: arguments.clone()
+            }
+        );
+        // Once found, the tool is called the way the client offers it: through its proxy,
+        // with its namespace.
+        let found = Offered {
+            name: "mcp__probe__emit".into(),
+            namespace: Some("mcp__probe".into()),
+            via: Some("tool_call".into()),
+        };
+        conversation.tools.push(found.clone());
+        let (turn, event) = decide(&conversation, "call_");
+        let Turn::ToolUse { tool, input, .. } = &turn else {
+            panic!("{turn:?}")
+        };
+        assert_eq!(*tool, found);
+        assert_eq!(*input, json!({"n": 9}));
+        let ModelEvent::ToolUse { namespace, via, .. } = event else {
+            panic!("{event:?}")
+        };
+        assert_eq!(namespace.as_deref(), Some("mcp__probe"));
+        assert_eq!(via.as_deref(), Some("tool_call"));
+        // With no n, not even the search runs.
+        conversation.tools.pop();
+        conversation.prompt = "no number".into();
+        let (_, event) = decide(&conversation, "call_");
+        assert_eq!(
+            event,
+            ModelEvent::NoN {
+                tool: "tool_search".into()
+            }
+        );
+    }
+
+    #[test]
+    fn arguments_are_json_text_or_an_object() {
+        assert_eq!(arguments_of(&json!("{\"n\": 3}")), Some(json!({"n": 3})));
+        assert_eq!(arguments_of(&json!({"n": 3})), Some(json!({"n": 3})));
+        assert_eq!(arguments_of(&json!("not json")), None);
+        assert_eq!(arguments_of(&json!(3)), None);
+    }
+
+    #[test]
+    fn text_of_joins_strings_and_blocks() {
+        assert_eq!(text_of(&json!("a")), "a");
+        assert_eq!(
+            text_of(&json!([{"type": "text", "text": "a"}, {"content": [{"text": "b"}]}, 3])),
+            "ab"
+        );
     }
 }

@@ -257,11 +257,15 @@ mod fuzz {
 
 #[test]
 fn the_path_drops_the_query_and_headers_are_found_in_any_case() {
-    let r = parse(b"\r\n\r\nPOST /v1/messages?beta=true HTTP/1.1\r\nConnection: Close\r\nx-api-key: k\r\n\r\n")
+    let r = parse(b"\r\n\r\nPOST /v1/messages?beta=true&alt=sse HTTP/1.1\r\nConnection: Close\r\nx-api-key: k\r\n\r\n")
         .unwrap()
         .unwrap();
     assert_eq!(r.method, "POST");
     assert_eq!(r.path, "/v1/messages");
+    assert_eq!(r.query, "beta=true&alt=sse");
+    assert_eq!(r.query_value("alt"), Some("sse"));
+    assert_eq!(r.query_value("beta"), Some("true"));
+    assert_eq!(r.query_value("be"), None);
     assert_eq!(r.header("X-API-KEY"), Some("k"));
     assert!(r.wants_close());
     assert!(r.body.is_empty());

@@ -1,0 +1,322 @@
+//! Gemini's `generateContent` API, as Gemini CLI calls it (`GOOGLE_GEMINI_BASE_URL`):
+//! `POST /v1beta/models/MODEL:generateContent` (one answer),
+//! `:streamGenerateContent?alt=sse` (server-sent events, one `data:` line per answer, no event
+//! names; without `alt=sse`, a JSON array of answers) and `:countTokens`.
+//!
+//! Per `notes/agent-clients-offline.md`: the first request is a routing classifier that asks
+//! for JSON per `generationConfig.responseJsonSchema` (answered with the simplest value the
+//! schema allows, numbers at least 1, since the client wants a complexity score of 1 or more);
+//! a turn is answered with a `functionCall` part and `usageMetadata`; the result is in the last
+//! `contents` entry, a `functionResponse` part whose `response` holds it (`output`).
+
+use serde_json::{json, Map, Value};
+
+use super::events::ModelEvent;
+use super::http::{json_body, Api, Reply, Sse};
+use super::request::Request;
+use super::tokens::{text_units, tokens_for, Usage};
+use super::turn::{decide, text_of, Conversation, Offered, ToolResult, Turn};
+use super::Shared;
+
+/// The Gemini API shape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gemini;
+
+/// What a path asks: the model, and the method after the colon.
+fn route(path: &str) -> Option<(&str, &str)> {
+    let rest = path
+        .strip_prefix("/v1beta/models/")
+        .or_else(|| path.strip_prefix("/v1/models/"))?;
+    rest.rsplit_once(':')
+}
+
+impl Api for Gemini {
+    fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
+        if request.method != "POST" {
+            return None;
+        }
+        let (model, method) = route(&request.path)?;
+        if !matches!(
+            method,
+            "generateContent" | "streamGenerateContent" | "countTokens"
+        ) {
+            return None;
+        }
+        let body = match json_body(request, shared) {
+            Ok(body) => body,
+            Err(refusal) => return Some(refusal),
+        };
+        if method == "countTokens" {
+            let units = text_units(&body) + text_units(&body["generateContentRequest"]);
+            let total = shared.settings.count_tokens.unwrap_or(tokens_for(units));
+            shared.record(ModelEvent::CountTokens {
+                units,
+                input_tokens: total,
+            });
+            return Some(Reply::Json {
+                status: 200,
+                body: json!({"totalTokens": total}),
+            });
+        }
+        let model = json!(model);
+        let (turn, event) = decide(&conversation(&body, &model), "call_");
+        shared.record(event);
+        let answer = answer(&body, &model, &turn, Usage::of(&body, &shared.settings));
+        Some(match method {
+            "generateContent" => Reply::Json {
+                status: 200,
+                body: answer,
+            },
+            _ if request.query_value("alt") == Some("sse") => Reply::Events(vec![Sse {
+                event: None,
+                data: answer.to_string(),
+            }]),
+            _ => Reply::Json {
+                status: 200,
+                body: json!([answer]),
+            },
+        })
+    }
+}
+
+/// The parts of a content entry.
+fn parts(entry: &Value) -> &[Value] {
+    entry["parts"].as_array().map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// A Gemini request (for `model`, from its path) in the terms the turn is decided on.
+fn conversation<'a>(request: &'a Value, model: &'a Value) -> Conversation<'a> {
+    let contents = request["contents"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let tools = request["tools"].as_array().into_iter().flatten();
+    let declared = tools.flat_map(|t| {
+        let list = t
+            .get("functionDeclarations")
+            .or_else(|| t.get("function_declarations"));
+        list.and_then(Value::as_array).into_iter().flatten()
+    });
+    let prompt = contents
+        .iter()
+        .filter(|c| c["role"] == "user")
+        .map(|c| text_of(&c["parts"]))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Conversation {
+        model,
+        tools: declared
+            .filter_map(|f| f["name"].as_str())
+            .map(Offered::named)
+            .collect(),
+        prompt,
+        result: result(contents),
+        search: None,
+    }
+}
+
+/// The result in the last content entry: its function response's `output` (the whole
+/// `response` when it has none, as an `error`), the entry itself as the raw item, and the
+/// input of the last call of that function.
+fn result(contents: &[Value]) -> Option<ToolResult<'_>> {
+    let last = contents.last()?;
+    let response = parts(last).iter().find_map(|p| p.get("functionResponse"))?;
+    let name = response["name"].as_str().unwrap_or("");
+    let input = contents
+        .iter()
+        .rev()
+        .filter(|c| c["role"] == "model")
+        .flat_map(parts)
+        .filter_map(|p| p.get("functionCall"))
+        .find(|call| call["name"] == name)
+        .map(|call| call["args"].clone());
+    Some(ToolResult {
+        id: response["id"].as_str().unwrap_or(name),
+        input,
+        is_error: Value::Null,
+        content: response["response"]
+            .get("output")
+            .unwrap_or(&response["response"]),
+        raw: Some(last),
+    })
+}
+
+/// The simplest value a JSON schema allows: the first of an `enum`, an object of its
+/// properties, an empty array, `"ok"`, `true`, and numbers of at least 1 (within the schema's
+/// bounds).
+fn value_for(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    let kind = match &schema["type"] {
+        Value::String(kind) => kind.to_ascii_lowercase(),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null")
+            .unwrap_or("")
+            .to_ascii_lowercase(),
+        _ if schema.get("properties").is_some() => "object".into(),
+        _ => String::new(),
+    };
+    let at_least_one = || {
+        let low = schema["minimum"].as_f64().unwrap_or(1.0).max(1.0);
+        schema["maximum"].as_f64().map_or(low, |high| low.min(high))
+    };
+    match kind.as_str() {
+        "object" => {
+            let properties = schema["properties"].as_object().into_iter().flatten();
+            Value::Object(
+                properties
+                    .map(|(k, v)| (k.clone(), value_for(v)))
+                    .collect::<Map<_, _>>(),
+            )
+        }
+        "array" => json!([]),
+        "integer" => json!(at_least_one().ceil() as i64),
+        "number" => json!(at_least_one()),
+        "boolean" => json!(true),
+        _ => json!("ok"),
+    }
+}
+
+/// The JSON schema a request asks its answer to follow, if any.
+fn asked_schema(request: &Value) -> Option<&Value> {
+    let config = &request["generationConfig"];
+    config
+        .get("responseJsonSchema")
+        .or_else(|| config.get("responseSchema"))
+        .or_else(|| config.get("response_json_schema"))
+}
+
+/// One answer: a function call or text (the JSON the schema asks, for the classifier) as the
+/// candidate's one part, with the usage.
+fn answer(request: &Value, model: &Value, turn: &Turn, usage: Usage) -> Value {
+    let part = match (turn, asked_schema(request)) {
+        (Turn::ToolUse { tool, input, .. }, _) => {
+            json!({"functionCall": {"name": tool.name, "args": input}})
+        }
+        (_, Some(schema)) => json!({"text": value_for(schema).to_string()}),
+        (Turn::Text(text), None) => json!({"text": text}),
+        (Turn::Search { .. }, None) => json!({"text": ""}),
+    };
+    json!({
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+            "index": 0}],
+        "usageMetadata": {"promptTokenCount": usage.input_tokens,
+            "candidatesTokenCount": usage.output_tokens, "totalTokenCount": usage.total()},
+        "modelVersion": model,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_names_the_model_and_the_method() {
+        assert_eq!(
+            route("/v1beta/models/gemini-2.5-pro:streamGenerateContent"),
+            Some(("gemini-2.5-pro", "streamGenerateContent"))
+        );
+        assert_eq!(
+            route("/v1/models/m:countTokens"),
+            Some(("m", "countTokens"))
+        );
+        assert_eq!(route("/v1beta/models/m"), None);
+        assert_eq!(route("/v1/messages"), None);
+    }
+
+    #[test]
+    fn the_classifier_gets_the_simplest_json_its_schema_allows() {
+        let schema = json!({"type": "object", "properties": {
+            "complexity_reasoning": {"type": "string"},
+            "complexity_score": {"type": "integer", "minimum": 1, "maximum": 100}},
+            "required": ["complexity_reasoning", "complexity_score"]});
+        assert_eq!(
+            value_for(&schema),
+            json!({"complexity_reasoning": "ok", "complexity_score": 1})
+        );
+        assert_eq!(
+            value_for(&json!({"type": "INTEGER", "minimum": 3})),
+            json!(3)
+        );
+        assert_eq!(
+            value_for(&json!({"type": "integer", "maximum": 0})),
+            json!(0)
+        );
+        assert_eq!(value_for(&json!({"type": ["null", "number"]})), json!(1.0));
+        assert_eq!(
+            value_for(&json!({"type": "integer", "minimum": 0})),
+            json!(1)
+        );
+        assert_eq!(
+            value_for(&json!({"enum": ["flash", "pro"], "type": "string"})),
+            json!("flash")
+        );
+        assert_eq!(value_for(&json!({"type": "array"})), json!([]));
+        let request = json!({"generationConfig": {"responseMimeType": "application/json",
+            "responseJsonSchema": schema}, "contents": [{"role": "user", "parts": [{"text": "n=5"}]}]});
+        let model = json!("flash-lite");
+        let (turn, event) = decide(&conversation(&request, &model), "call_");
+        assert!(matches!(event, ModelEvent::NoTool { .. }), "{event:?}");
+        let usage = Usage {
+            input_tokens: 1,
+            output_tokens: 1,
+        };
+        let text = answer(&request, &model, &turn, usage)["candidates"][0]["content"]["parts"][0]
+            ["text"]
+            .clone();
+        let said: Value = serde_json::from_str(text.as_str().unwrap()).unwrap();
+        assert_eq!(said["complexity_score"], 1);
+    }
+
+    #[test]
+    fn a_turn_calls_the_declared_function_and_reports_usage() {
+        let request = json!({"contents": [{"role": "user", "parts": [{"text": "Call it with n=1000"}]}],
+            "tools": [{"functionDeclarations": [{"name": "read_file"}, {"name": "mcp_probe_emit"}]}]});
+        let model = json!("pro");
+        let (turn, _) = decide(&conversation(&request, &model), "call_");
+        let usage = Usage {
+            input_tokens: 100,
+            output_tokens: 5,
+        };
+        let a = answer(&request, &model, &turn, usage);
+        assert_eq!(
+            a["candidates"][0]["content"]["parts"][0],
+            json!({"functionCall": {"name": "mcp_probe_emit", "args": {"n": 1000}}})
+        );
+        assert_eq!(a["candidates"][0]["finishReason"], "STOP");
+        assert_eq!(
+            a["usageMetadata"],
+            json!({"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105})
+        );
+    }
+
+    #[test]
+    fn the_result_is_the_last_entrys_function_response_output() {
+        let request = json!({"contents": [
+            {"role": "user", "parts": [{"text": "n=7"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "mcp_probe_emit", "args": {"n": 7}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "mcp_probe_emit", "id": "mcp_probe_emit-1",
+                "response": {"output": "<untrusted_context>\nx\n</untrusted_context>"}}}]}]});
+        let model = json!("pro");
+        let c = conversation(&request, &model);
+        let result = c.result.expect("the result");
+        assert_eq!(result.id, "mcp_probe_emit-1");
+        assert_eq!(result.input, Some(json!({"n": 7})));
+        assert_eq!(
+            result.content,
+            &json!("<untrusted_context>\nx\n</untrusted_context>")
+        );
+        assert_eq!(result.raw, request["contents"].as_array().unwrap().last());
+        // A response without `output` (an error) is taken whole.
+        let error = json!({"contents": [{"role": "user", "parts": [
+            {"functionResponse": {"name": "f", "response": {"error": "boom"}}}]}]});
+        let c = conversation(&error, &model);
+        let result = c.result.expect("the result");
+        assert_eq!(result.content, &json!({"error": "boom"}));
+        assert_eq!(result.id, "f");
+        assert_eq!(result.input, None);
+    }
+}
