@@ -118,8 +118,11 @@ pub(crate) struct Observation {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct Inference {
     pub unit: Unit,
-    /// The largest reply, in `unit`, that came back whole.
+    /// The largest reply, in `unit`, that came back whole (under every fill, when not exact).
     pub limit: u64,
+    /// One limit in `unit` explains every fill exactly; false when they miss by up to 1%
+    /// (a client that estimates, e.g. tokens from bytes, rounds differently per fill).
+    pub exact: bool,
     /// The smallest reply, in `unit`, that did not (when one was found under every fill).
     pub first_over: Option<u64>,
     /// The other units the thresholds also agree in (one fill alone cannot tell them apart).
@@ -143,8 +146,43 @@ fn interval(o: &Observation, unit: Unit) -> (u64, Option<u64>) {
     (lo, hi)
 }
 
-/// The units in which every observation allows a common limit, with its bounds.
-fn agreeing(obs: &[Observation]) -> Vec<(Unit, u64, Option<u64>)> {
+/// The units in which every observation allows a common limit, with its bounds; failing that,
+/// the one unit in which they come closest, when they miss by at most 1% (`exact` false).
+fn agreeing(obs: &[Observation]) -> (Vec<(Unit, u64, Option<u64>)>, bool) {
+    let exact = agreeing_exactly(obs);
+    if !exact.is_empty() {
+        return (exact, true);
+    }
+    let near = Unit::ALL
+        .into_iter()
+        .filter_map(|unit| {
+            // Each fill on its own must stop somewhere in this unit (one line is never two).
+            if obs.iter().any(|o| {
+                let (lo, hi) = interval(o, unit);
+                hi.is_some_and(|h| h <= lo)
+            }) {
+                return None;
+            }
+            let lows: Vec<u64> = obs.iter().map(|o| interval(o, unit).0).collect();
+            let (lo, hi) = (*lows.iter().min()?, *lows.iter().max()?);
+            // The smallest reply that did not come back whole, under any fill.
+            let over = obs
+                .iter()
+                .map(|o| interval(o, unit).1)
+                .collect::<Option<Vec<u64>>>()
+                .and_then(|v| v.into_iter().min());
+            // How far apart the fills put the largest whole reply, against its size.
+            ((hi - lo) * 100 <= hi).then_some((hi - lo, unit, hi, over))
+        })
+        .min_by_key(|near| near.0);
+    match near {
+        Some((_, unit, limit, over)) => (vec![(unit, limit, over)], false),
+        None => (Vec::new(), false),
+    }
+}
+
+/// The units in which every observation allows one common limit.
+fn agreeing_exactly(obs: &[Observation]) -> Vec<(Unit, u64, Option<u64>)> {
     Unit::ALL
         .into_iter()
         .filter_map(|unit| {
@@ -171,11 +209,11 @@ pub(crate) fn infer(obs: &[Observation]) -> Option<Inference> {
         return None;
     }
     let mut used: Vec<Observation> = obs.to_vec();
-    let mut found = agreeing(&used);
+    let (mut found, mut exact) = agreeing(&used);
     if found.is_empty() && used.iter().any(|o| o.fill == Fill::Lines) {
         used.retain(|o| o.fill != Fill::Lines);
-        found = if used.is_empty() {
-            Vec::new()
+        (found, exact) = if used.is_empty() {
+            (Vec::new(), false)
         } else {
             agreeing(&used)
         };
@@ -185,6 +223,7 @@ pub(crate) fn infer(obs: &[Observation]) -> Option<Inference> {
     Some(Inference {
         unit,
         limit,
+        exact,
         first_over,
         also,
         fills: used.iter().map(|o| o.fill).collect(),
@@ -281,6 +320,11 @@ mod tests {
             last_inline: 500_000,
             first_over: Some(500_001),
         };
+        assert!(
+            infer(&[client(50_000, Unit::Utf16, 0, Fill::Ascii)])
+                .unwrap()
+                .exact
+        );
         assert_eq!(
             infer(&[client(50_000, Unit::Utf16, 0, Fill::Ascii), astral]),
             None
@@ -314,5 +358,33 @@ mod tests {
         assert_eq!(n_for(50_000, Fill::Ascii, Unit::Bytes), 50_000);
         assert_eq!(Unit::parse("bytes"), Some(Unit::Bytes));
         assert_eq!(Unit::parse("tokens"), None);
+    }
+
+    #[test]
+    fn fills_that_miss_by_under_one_percent_in_one_unit_give_it_as_an_estimate() {
+        // Codex CLI 0.171.0: ascii inline up to 11984 bytes, astral up to 12001 bytes.
+        let i = infer(&[
+            Observation {
+                fill: Fill::Ascii,
+                last_inline: 11_984,
+                first_over: Some(11_985),
+            },
+            Observation {
+                fill: Fill::Astral,
+                last_inline: 6037,
+                first_over: Some(6038),
+            },
+        ])
+        .unwrap();
+        assert_eq!((i.unit, i.limit, i.exact), (Unit::Bytes, 12_001, false));
+        assert_eq!(i.first_over, Some(11_985));
+        // Fills 2% apart in every unit agree in none.
+        let far = Observation {
+            fill: Fill::Astral,
+            last_inline: 6200,
+            first_over: Some(6201),
+        };
+        let ascii = client(12_000, Unit::Bytes, 0, Fill::Ascii);
+        assert_eq!(infer(&[ascii, far]), None);
     }
 }
