@@ -169,3 +169,23 @@ fn claude_code_keeps_50000_utf16_units_inline_and_saves_50001() {
         above: "saved",
     });
 }
+
+#[test]
+fn codex_cli_keeps_the_head_and_tail_of_a_reply_over_about_12000_bytes() {
+    measures(Expected {
+        name: "codex",
+        bin: "codex",
+        limit: 11_984,
+        above: "cut",
+    });
+}
+
+#[test]
+fn gemini_cli_cuts_and_saves_a_reply_over_40000_units_less_its_wrapper() {
+    measures(Expected {
+        name: "gemini",
+        bin: "gemini",
+        limit: 39_994,
+        above: "cut+saved",
+    });
+}
