@@ -5,7 +5,7 @@ use crate::bracket::{around, BracketSettings, Client, Plan};
 use crate::check::CheckSettings;
 use crate::client::CallSettings;
 use crate::emit::Fill;
-use crate::model::ModelSettings;
+use crate::model::{ApiShape, ModelSettings};
 use crate::server::ServeSettings;
 use crate::Command;
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -62,6 +62,9 @@ enum Sub {
         /// Write events (what the client handed back) as JSON lines to FILE.
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
+        /// Serve only these API shapes (comma-separated or repeated; default: every one).
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "SHAPE")]
+        api: Vec<ApiShape>,
     },
     /// Run a client once per n and find where results stop coming back inline.
     Bracket(BracketArgs),
@@ -271,6 +274,7 @@ impl Cli {
                 input_tokens,
                 output_tokens,
                 log,
+                api,
             } => Command::Model(ModelSettings {
                 port,
                 count_tokens,
@@ -278,6 +282,7 @@ impl Cli {
                 output_tokens,
                 log,
                 keep_events: false,
+                apis: api,
             }),
             Sub::Call(a) => {
                 let arguments = match a.args {

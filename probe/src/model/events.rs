@@ -1,9 +1,9 @@
 //! What the model stand-in logs: one typed event per thing it saw or decided, written as one
 //! JSON line each (`model.log`) and kept in memory for an in-process driver.
 //!
-//! The names and fields are a format: `probe bracket` judges a Claude Code point from the
-//! `tool_result` event, and people read the log when a point looks wrong. Every API shape logs
-//! the same events, so a driver judges every client the same way.
+//! The names and fields are a format: `probe bracket` judges a point from the `tool_result`
+//! event, and people read the log when a point looks wrong. Every API shape logs the same
+//! events, so a driver judges every client the same way.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -72,6 +72,15 @@ pub enum ModelEvent {
     },
     /// The prompt names no n to call the tool with.
     NoN { tool: String },
+}
+
+impl ModelEvent {
+    /// A turn that offered tools but no emit tool among them (so the client hid or lost it);
+    /// not a request beside the turn that offers none at all (opencode's title, Gemini CLI's
+    /// routing classifier), which every run of those clients makes.
+    pub fn is_turn_without_emit(&self) -> bool {
+        matches!(self, ModelEvent::NoTool { offered, .. } if !offered.is_empty())
+    }
 }
 
 /// The form of a tool result's content as the client handed it back: the tool's own blocks
@@ -228,6 +237,21 @@ mod tests {
                 "reading back"
             );
         }
+    }
+
+    #[test]
+    fn only_a_turn_that_offered_other_tools_lacks_the_emit_tool() {
+        let side = ModelEvent::NoTool {
+            model: json!("m"),
+            offered: Vec::new(),
+        };
+        let turn = ModelEvent::NoTool {
+            model: json!("m"),
+            offered: vec!["Read".into()],
+        };
+        assert!(!side.is_turn_without_emit());
+        assert!(turn.is_turn_without_emit());
+        assert!(!ModelEvent::Listening { port: 1 }.is_turn_without_emit());
     }
 
     #[test]

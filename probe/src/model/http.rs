@@ -79,7 +79,7 @@ pub(crate) fn error_reply(status: u16, kind: &str, message: &str) -> Reply {
 /// The request's body as JSON, or the 400 that refuses it (logged with the path it was sent
 /// to).
 pub(crate) fn json_body(request: &Request, shared: &Shared) -> Result<Value, Reply> {
-    serde_json::from_slice(&request.body).map_err(|_| {
+    super::json::parse(&request.body).map_err(|_| {
         shared.record(ModelEvent::BadRequest {
             status: None,
             error: None,

@@ -45,7 +45,7 @@ impl Api for Messages {
                 })
             }
             "/v1/messages/count_tokens" => {
-                let body: Option<Value> = serde_json::from_slice(&request.body).ok();
+                let body = super::json::parse(&request.body).ok();
                 let units = body.as_ref().map(text_units).unwrap_or(0);
                 let input_tokens = shared.settings.count_tokens.unwrap_or(tokens_for(units));
                 shared.record(ModelEvent::CountTokens {

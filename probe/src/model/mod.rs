@@ -9,7 +9,8 @@
 //! note that the text was saved to a file, or a cut.
 //!
 //! The parts: `http` is the transport (connections, routing to an API shape by method and path,
-//! replies and streams) and `request` reads one request within bounds. Each API shape is a
+//! replies and streams), `request` reads one request within bounds and `json` reads its body
+//! as the JavaScript clients write JSON (lone surrogates and all). Each API shape is a
 //! module implementing `http::Api`, all served at once: `messages` (Anthropic Messages),
 //! `responses` (OpenAI Responses), `chat` (OpenAI Chat Completions), `gemini` (Gemini
 //! `generateContent`). `turn` decides what the model says, whatever the shape; `tokens` counts
@@ -20,6 +21,7 @@ mod chat;
 mod events;
 mod gemini;
 mod http;
+mod json;
 mod messages;
 mod request;
 mod responses;
@@ -53,8 +55,25 @@ pub struct ModelSettings {
     pub output_tokens: Option<u64>,
     /// JSON lines, one per event.
     pub log: Option<PathBuf>,
-    /// Keep events in memory for [`StandIn::take_events`] (an in-process driver reads them).
+    /// Keep events in memory for [`StandIn::take_model_events`] (an in-process driver reads
+    /// them).
     pub keep_events: bool,
+    /// The API shapes served; empty serves every one (a shape left out answers 404, so a
+    /// client set up for another API shows as `not_found` in the log).
+    pub apis: Vec<ApiShape>,
+}
+
+/// An API shape the stand-in can serve (`--api`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApiShape {
+    /// The Anthropic Messages API (Claude Code).
+    Anthropic,
+    /// The OpenAI Responses API (Codex CLI).
+    Responses,
+    /// OpenAI Chat Completions (Qwen Code, opencode, Cline).
+    Chat,
+    /// Gemini generateContent (Gemini CLI).
+    Gemini,
 }
 
 /// What every connection thread shares: the settings and where events go.
@@ -79,15 +98,19 @@ impl Shared {
     }
 }
 
-/// The API shapes served, in the order they are asked to claim a request (their paths do not
-/// overlap, so the order only matters for speed).
-fn apis() -> Vec<Box<dyn http::Api>> {
-    vec![
-        Box::new(messages::Messages),
-        Box::new(responses::Responses),
-        Box::new(chat::Chat),
-        Box::new(gemini::Gemini),
-    ]
+/// The API shapes served (`chosen`, or every one when it is empty), in the order they are asked
+/// to claim a request (their paths do not overlap, so the order only matters for speed).
+fn apis(chosen: &[ApiShape]) -> Vec<Box<dyn http::Api>> {
+    let all: [(ApiShape, Box<dyn http::Api>); 4] = [
+        (ApiShape::Anthropic, Box::new(messages::Messages)),
+        (ApiShape::Responses, Box::new(responses::Responses)),
+        (ApiShape::Chat, Box::new(chat::Chat)),
+        (ApiShape::Gemini, Box::new(gemini::Gemini)),
+    ];
+    all.into_iter()
+        .filter(|(shape, _)| chosen.is_empty() || chosen.contains(shape))
+        .map(|(_, api)| api)
+        .collect()
 }
 
 /// A running stand-in; stops accepting when dropped.
@@ -123,7 +146,7 @@ impl StandIn {
         });
         let stop = Arc::new(AtomicBool::new(false));
         let (s, st) = (shared.clone(), stop.clone());
-        let apis = Arc::new(apis());
+        let apis = Arc::new(apis(&shared.settings.apis));
         thread::spawn(move || http::serve(listener, s, apis, st));
         shared.record(ModelEvent::Listening { port });
         Ok(StandIn { port, shared, stop })

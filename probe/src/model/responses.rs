@@ -49,27 +49,22 @@ impl Api for Responses {
     }
 }
 
-/// The items of `input` (a plain string is one user message).
-fn items(request: &Value) -> Vec<Value> {
-    match &request["input"] {
-        Value::Array(items) => items.clone(),
-        Value::String(text) => vec![json!({"type": "message", "role": "user", "content": text})],
-        _ => Vec::new(),
-    }
-}
-
 /// A Responses request in the terms the turn is decided on.
 fn conversation(request: &Value) -> Conversation<'_> {
     let input = request["input"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let prompt = items(request)
-        .iter()
-        .filter(|i| i["role"] == "user" && i.get("type").map_or(true, |t| t == "message"))
-        .map(|i| text_of(&i["content"]))
-        .collect::<Vec<_>>()
-        .join("\n");
+    // The user's words: every user message, or `input` itself when it is one string.
+    let prompt = match &request["input"] {
+        Value::String(text) => text.clone(),
+        _ => input
+            .iter()
+            .filter(|i| i["role"] == "user" && i.get("type").map_or(true, |t| t == "message"))
+            .map(|i| text_of(&i["content"]))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
     // The tools offered, and those a client-side search revealed.
     let searched: Vec<&Value> = input
         .iter()
@@ -252,6 +247,12 @@ mod tests {
         assert_eq!(c.prompt, "Call it with n=1000.");
         assert_eq!(c.search, None);
         assert_eq!(c.result, None);
+    }
+
+    #[test]
+    fn an_input_that_is_one_string_is_the_prompt() {
+        let request = json!({"model": "m", "tools": codex_tools(), "input": "n=4"});
+        assert_eq!(conversation(&request).prompt, "n=4");
     }
 
     #[test]

@@ -146,3 +146,24 @@ fn without_alt_sse_the_stream_is_a_json_array_and_generate_content_one_answer() 
         m.events()
     );
 }
+
+#[test]
+fn a_result_cut_inside_a_surrogate_pair_is_read_with_the_half_pair_as_one_replacement_unit() {
+    let m = Model::start(&[]);
+    let call = json!({"role": "model", "parts": [{"functionCall": {"name": "mcp_probe_emit", "args": {"n": 3000}}}]});
+    // JSON.stringify writes the lone half of a pair as an escape; serde_json cannot write one.
+    let response = r#"{"role": "user", "parts": [{"functionResponse": {"name": "mcp_probe_emit", "id": "c1", "response": {"output": "\ud83d\ude00 [omitted] \ude00x"}}}]}"#;
+    let body = format!(r#"{{"contents": [{}, {call}, {response}]}}"#, user(PROMPT));
+    let answer = m.send(PRO, body.as_bytes(), true);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let ModelEvent::ToolResult {
+        content, units, n, ..
+    } = m.tool_result()
+    else {
+        unreachable!()
+    };
+    assert_eq!(content, json!("\u{1F600} [omitted] \u{FFFD}x"));
+    // As JavaScript counts the text the client sent: 2 + 11 + 1 + 1.
+    assert_eq!(units, 15);
+    assert_eq!(n, Some(3000));
+}

@@ -5,6 +5,7 @@
 
 mod chat;
 mod gemini;
+mod replay;
 mod responses;
 mod routes;
 

@@ -1,7 +1,7 @@
 //! Every route of every API shape, served by the one stand-in at once, with the same bounds
 //! and refusals: a head over 64 KiB is 431, a body over 64 MiB is 413 before it is read, a body
 //! that is not JSON is 400 (logged with its path), another method is 404; and each route
-//! serves the next request after a refusal.
+//! serves the next request after a refusal. `--api` narrows what is served.
 
 use super::Model;
 use probe::ModelEvent;
@@ -110,4 +110,20 @@ fn every_route_is_bounded_refuses_what_it_cannot_read_and_keeps_serving() {
         .filter(|e| matches!(e, ModelEvent::NotFound { method, .. } if method == "GET"))
         .count();
     assert_eq!(not_found, paths.len());
+}
+
+#[test]
+fn api_serves_only_the_shapes_it_names() {
+    let m = Model::start(&["--api", "chat,gemini"]);
+    for (path, body) in routes() {
+        let served = path.starts_with("/v1/chat/") || path.starts_with("/v1beta/");
+        let want = if served { 200 } else { 404 };
+        assert_eq!(m.ask(path, &body).status, want, "{path}");
+    }
+    let m = Model::start(&["--api", "anthropic", "--api", "responses"]);
+    for (path, body) in routes() {
+        let served = path.starts_with("/v1/messages") || path == "/v1/responses";
+        let want = if served { 200 } else { 404 };
+        assert_eq!(m.ask(path, &body).status, want, "{path}");
+    }
 }
