@@ -246,6 +246,11 @@ fn measure(
             };
             if i.first_over.is_none() {
                 row.note = Some(format!("inline up to {} in every fill", settings.hi));
+            } else if !i.exact {
+                row.note = Some(format!(
+                    "an estimate: the fills stop up to 1% apart in {} (the largest is shown)",
+                    i.unit
+                ));
             } else if !i.also.is_empty() {
                 row.note = Some(format!(
                     "also agrees in {}",
