@@ -189,3 +189,33 @@ fn gemini_cli_cuts_and_saves_a_reply_over_40000_units_less_its_wrapper() {
         above: "cut+saved",
     });
 }
+
+#[test]
+fn qwen_code_saves_a_reply_over_28000_units_and_shows_a_preview() {
+    measures(Expected {
+        name: "qwen",
+        bin: "qwen",
+        limit: 28_000,
+        above: "saved",
+    });
+}
+
+#[test]
+fn opencode_saves_a_reply_over_51200_bytes() {
+    measures(Expected {
+        name: "opencode",
+        bin: "opencode",
+        limit: 51_200,
+        above: "saved",
+    });
+}
+
+#[test]
+fn cline_keeps_head_and_tail_of_a_reply_whose_json_envelope_is_over_8000_units() {
+    measures(Expected {
+        name: "cline",
+        bin: "cline",
+        limit: 7945,
+        above: "cut",
+    });
+}

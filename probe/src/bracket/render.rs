@@ -5,8 +5,8 @@
 use super::results::{CheckRecord, CheckVerdict, Point, Results};
 use super::ClientSettings;
 use report::markdown::{self, code};
-use report::text::clip;
 use report::table::Cell;
+use report::text::clip;
 use report::{Format, Painter, Table};
 
 /// The points in order of n: verdict, units received, time, status, message.
