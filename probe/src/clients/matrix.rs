@@ -85,6 +85,8 @@ pub(crate) struct Row {
     pub offset: Option<u64>,
     /// For a bytes limit: the tokens it is at four bytes a token.
     pub tokens_estimate: Option<u64>,
+    /// The fills stopped up to 1% apart in `unit`: `limit` is an estimate (the largest).
+    pub estimate: bool,
     /// How the first reply over the limit came back (ascii fill).
     pub above: Option<crate::bracket::Verdict>,
     /// A reply cap `margin` under the limit, in `unit`.
@@ -192,6 +194,7 @@ fn measure(
         unit: None,
         offset: None,
         tokens_estimate: None,
+        estimate: false,
         above: None,
         suggested_cap: None,
         note: None,
@@ -266,6 +269,7 @@ fn measure(
             row.unit = Some(i.unit);
             row.offset = i.offset;
             row.tokens_estimate = i.tokens_estimate;
+            row.estimate = !i.exact;
         }
         None => {
             let judged = results.points.iter().any(|p| p.verdict.is_judged());
@@ -304,9 +308,10 @@ fn table(m: &Matrix) -> Table {
             Some(o) => format!("{u} (+{o} wrapper)"),
             None => u.to_string(),
         });
-        let limit = r.limit.map(|l| match r.tokens_estimate {
-            Some(t) => format!("{l} (~{t} tokens)"),
-            None => l.to_string(),
+        // Tokens only where the fills disagree a little in bytes: a client estimating them.
+        let limit = r.limit.map(|l| match (r.tokens_estimate, r.estimate) {
+            (Some(t), true) => format!("~{l} (~{t} tokens)"),
+            _ => l.to_string(),
         });
         t.row([
             Cell::from(r.client.name()),
