@@ -8,13 +8,17 @@ use crate::bracket::{
     bisect, conclude, publish, run_with_progress, BisectEnd, CheckRecord, ClientSettings, Driver,
     Verdict,
 };
-use crate::emit::MAX_N;
+use crate::emit::{Fill, MAX_N};
+use crate::units::{n_for, size_of, Unit};
 use report::{Exit, Timestamp};
 
 /// What `check` takes.
 #[derive(Debug, Clone)]
 pub(crate) struct CheckSettings {
+    /// The threshold expected, in `unit` (UTF-16 units, as `emit`'s n, when none is given).
     pub expect: u64,
+    /// The unit the client is expected to count in; checked with a second fill.
+    pub unit: Option<Unit>,
     /// The fraction under the threshold the suggested cap keeps (0.2 for 20%).
     pub margin: f64,
     pub client: ClientSettings,
@@ -30,11 +34,20 @@ pub(crate) fn suggested_cap(threshold: u64, margin: f64) -> u64 {
 /// `probe check`: 0 when the threshold held, 1 when it moved, 4 when the client gave no verdict.
 pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
-    let n = settings.expect;
-    let mut driver = Driver::new(&settings.client)?;
+    // The n (as emit counts) whose text is the expected size in the unit, with the fill that
+    // measures that unit directly.
+    let fill = settings.unit.map_or(settings.client.fill, Unit::fill);
+    let n = match settings.unit {
+        Some(unit) => n_for(settings.expect, fill, unit).min(MAX_N - 1),
+        None => settings.expect,
+    };
+    let mut client = settings.client.clone();
+    client.fill = fill;
+    let mut driver = Driver::new(&client)?;
     let quiet = settings.client.output_format() == report::Format::Json;
     let mut progress = report::progress::Progress::new(2, quiet);
     let mut note = None;
+    let mut unit_held = None;
     let outcome: anyhow::Result<()> = (|| {
         let run = run_with_progress;
         let at = run(&mut driver, n, &mut progress)?;
@@ -82,26 +95,44 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
             }
             _ => {}
         }
+        // The unit: the same size under the astral fill (two UTF-16 units, four bytes, one
+        // code point a character) must also be inline, and one character more over.
+        if let Some(unit) = settings.unit.filter(|u| *u != Unit::Lines) {
+            let a = n_for(settings.expect, Fill::Astral, unit).min(MAX_N - 1);
+            driver.set_fill(Fill::Astral);
+            let at = run(&mut driver, a, &mut progress)?;
+            let above = run(&mut driver, a + 1, &mut progress)?;
+            unit_held = Some(at == Verdict::Inline && above.is_over());
+            driver.set_fill(fill);
+        }
         Ok(())
     })();
     let mut results = conclude("check", &driver, started, progress, outcome)?;
-    let verdict_at = |m: u64| results.points.iter().find(|p| p.n == m).map(|p| p.verdict);
-    let judged = matches!(
-        verdict_at(n),
-        Some(Verdict::Inline | Verdict::Saved | Verdict::Truncated)
-    ) && matches!(
-        verdict_at(n + 1),
-        Some(Verdict::Inline | Verdict::Saved | Verdict::Truncated)
-    );
-    let held =
-        verdict_at(n) == Some(Verdict::Inline) && verdict_at(n + 1).is_some_and(Verdict::is_over);
+    let verdict_at = |m: u64| {
+        results
+            .points
+            .iter()
+            .find(|p| p.n == m && p.fill == fill)
+            .map(|p| p.verdict)
+    };
+    let judged = verdict_at(n).is_some_and(Verdict::is_judged)
+        && verdict_at(n + 1).is_some_and(Verdict::is_judged);
+    let held = verdict_at(n) == Some(Verdict::Inline)
+        && verdict_at(n + 1).is_some_and(Verdict::is_over)
+        && unit_held != Some(false);
+    // The threshold in the expected unit (the n itself without one).
     let measured = if results.threshold.exact {
-        results.threshold.last_inline
+        results.threshold.last_inline.map(|t| match settings.unit {
+            Some(unit) => size_of(t, fill, unit),
+            None => t,
+        })
     } else {
         None
     };
     results.check = Some(CheckRecord {
-        expect: n,
+        expect: settings.expect,
+        unit: settings.unit,
+        unit_held,
         held,
         judged,
         margin: settings.margin,

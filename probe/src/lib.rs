@@ -1,5 +1,9 @@
 //! `probe`: measures where an MCP client stops passing tool results inline.
 //!
+//! `clients` holds the presets (how each agent CLI runs offline against the stand-in) and the
+//! `probe clients` table; `units` infers the unit a client counts in from thresholds under
+//! several fills.
+//!
 //! The pieces: a stdio MCP server (`server`) whose one tool `emit`s text of exactly n UTF-16
 //! units between markers; a minimal client (`client`) that calls any stdio server and sizes its
 //! reply; a stand-in for the Anthropic Messages API (`model`) so Claude Code can be driven
@@ -13,12 +17,14 @@ pub(crate) mod bracket;
 pub(crate) mod check;
 pub mod cli;
 pub(crate) mod client;
+pub(crate) mod clients;
 pub(crate) mod emit;
 pub mod events;
 pub(crate) mod model;
 pub(crate) mod protocol;
 pub(crate) mod server;
 pub(crate) mod testclient;
+pub(crate) mod units;
 
 /// The model stand-in's log events, typed: what a test or a caller reads back from model.log.
 pub use model::{ContentKind, ModelEvent};
@@ -43,6 +49,7 @@ pub(crate) enum Command {
     Model(model::ModelSettings),
     Bracket(bracket::BracketSettings),
     Check(check::CheckSettings),
+    Clients(clients::matrix::MatrixSettings),
     TestClient(testclient::TestClientSettings),
 }
 
@@ -69,6 +76,7 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
         Command::Check(s) => check::run_check(&s),
+        Command::Clients(s) => clients::matrix::run_clients(&s),
         Command::TestClient(s) => testclient::run_test_client(&s),
     }
 }

@@ -84,7 +84,32 @@ fn results_json_of_bracket_bisect_and_check_validates_and_a_renamed_field_does_n
     assert_eq!(code, 0, "{err}");
     let check = f.results(&check);
     assert_eq!(check["check"]["held"], true);
-    for doc in [&bracket, &f.results(&bisect), &check] {
+    // The unit's fields: a bisection with every fill, and a check that names a unit.
+    let units = f.out("units");
+    let (code, _, err) = f.probe(
+        &[
+            "bracket", "--client", &client, "--bisect", "100..140", "--units",
+        ],
+        &units,
+    );
+    assert_eq!(code, 0, "{err}");
+    let units = f.results(&units);
+    assert_eq!(units["units"]["inference"]["unit"], "utf16", "{units:#}");
+    assert_eq!(units["units"]["inference"]["limit"], 120);
+    let unit_check = f.out("unit-check");
+    let (code, out, err) = f.probe(
+        &["check", "--client", &client, "--expect", "120utf16"],
+        &unit_check,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("suggested cap: 96 utf16 (120 less 20%)"),
+        "{out}"
+    );
+    let unit_check = f.results(&unit_check);
+    assert_eq!(unit_check["check"]["unit"], "utf16");
+    assert_eq!(unit_check["check"]["unit_held"], true);
+    for doc in [&bracket, &f.results(&bisect), &check, &units, &unit_check] {
         let Some(errors) = schema_errors("results.schema.json", doc) else {
             return;
         };
@@ -344,10 +369,61 @@ fn every_probe_command_in_the_workflows_exists_as_written() {
                 let flag = flag.split('=').next().unwrap();
                 assert!(help.contains(flag), "probe {sub} has no {flag}");
             }
+            if sub == "clients" {
+                assert!(
+                    !c[2].contains("--only"),
+                    "the weekly matrix runs every client"
+                );
+            }
             if sub == "check" {
                 assert!(c[2].contains("--expect 50000") && c[2].contains("--client claude"));
             }
         }
     }
-    assert_eq!(calls, 1, "the scheduled check runs probe check once");
+    assert_eq!(
+        calls, 2,
+        "the scheduled check runs probe check once, the weekly matrix probe clients once"
+    );
+}
+
+#[test]
+fn clients_json_validates_with_a_row_per_preset_even_when_none_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // An empty clients cache and a PATH with no client on it: every row is `not_installed`.
+    let run = testkit::Output::of(
+        testkit::bin(PROBE)
+            .args(["clients", "--json", "--out"])
+            .arg(&out)
+            .env("GATEKIT_CLIENTS_CACHE", dir.path().join("cache"))
+            .env("HOME", dir.path())
+            .env("PATH", "/nonexistent")
+            .current_dir(dir.path()),
+    );
+    run.assert_exit(4);
+    let doc: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("clients.json")).unwrap()).unwrap();
+    assert_eq!(doc, serde_json::from_str::<Value>(&run.stdout).unwrap());
+    let rows = doc["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["client"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["claude", "codex", "gemini", "qwen", "opencode", "cline"]
+    );
+    assert!(
+        rows.iter().all(|r| r["status"] == "not_installed"),
+        "{doc:#}"
+    );
+    assert!(fs::read_to_string(out.join("clients.txt"))
+        .unwrap()
+        .contains("not installed"));
+    let Some(errors) = schema_errors("clients.schema.json", &doc) else {
+        return;
+    };
+    assert_eq!(errors, Vec::<String>::new(), "{doc:#}");
+    let mut extra = doc.clone();
+    extra["rows"][0]["limits"] = 5.into();
+    assert!(!schema_errors("clients.schema.json", &extra)
+        .unwrap()
+        .is_empty());
 }

@@ -2,13 +2,15 @@
 //! `probe serve` (logging to the folder), the client run through `report::runner` (its own
 //! group, a timeout, strays killed), and the judging of what came back.
 //!
-//! The Claude preset also starts the model stand-in once per driver, and runs claude with a
-//! scratch HOME and nothing of our environment but PATH, so the only connection it makes is to
-//! the stand-in.
+//! A preset (`crate::clients`) also starts the model stand-in once per driver, and runs its
+//! client with a scratch HOME (the preset's config written into it) and nothing of our
+//! environment but PATH and the preset's variables, so the only connection it makes is to the
+//! stand-in.
 
-use super::judge::{judge_output, judge_stand_in, Verdict};
+use super::judge::{judge_output, judge_stand_in};
 use super::results::{ClientInfo, Point, Results};
 use super::{Client, ClientSettings, DEFAULT_SPILL_PATTERNS};
+use crate::clients::{self, Preset};
 use crate::emit::Fill;
 use crate::model::{ModelEvent, ModelSettings, StandIn};
 use crate::server::{read_calls, LoggedCall};
@@ -17,7 +19,7 @@ use anyhow::Context;
 use regex::Regex;
 use report::exit::Interrupted;
 use report::exit::PreconditionFailed;
-use report::runner::{self, Job, Outcome, Program, RunRecord};
+use report::runner::{self, Job, Outcome, Program};
 use report::text::{clip, shell_quote};
 use report::Timestamp;
 use serde_json::json;
@@ -33,6 +35,8 @@ pub(crate) struct Driver {
     settings: ClientSettings,
     probe_exe: PathBuf,
     stand_in: Option<StandIn>,
+    /// The fill the next points run with: the settings' fill, until a unit search changes it.
+    fill: Fill,
     pub(crate) info: ClientInfo,
     pub(crate) points: Vec<Point>,
 }
@@ -46,8 +50,12 @@ impl fmt::Debug for Driver {
 impl Driver {
     /// Prepares the output folder, the stand-in (Claude preset) and the client's version.
     pub(crate) fn new(settings: &ClientSettings) -> anyhow::Result<Driver> {
+        let defaults: &[&str] = match &settings.client {
+            Client::Preset { preset, .. } => preset.spec().spill_patterns,
+            Client::Command(_) => &DEFAULT_SPILL_PATTERNS,
+        };
         let spill: Vec<Regex> = if settings.spill_patterns.is_empty() {
-            DEFAULT_SPILL_PATTERNS
+            defaults
                 .iter()
                 .map(|p| Regex::new(&regex::escape(p)).expect("an escaped pattern is a regex"))
                 .collect()
@@ -75,20 +83,27 @@ impl Driver {
             },
             probe_exe,
             stand_in: None,
+            fill: settings.fill,
             info: ClientInfo {
                 kind: "command".into(),
                 command: String::new(),
                 version: None,
+                model: None,
                 mcp_client: None,
             },
             points: Vec::new(),
         };
         match &settings.client {
             Client::Command(cmd) => driver.info.command = cmd.clone(),
-            Client::Claude { bin, count_tokens } => {
-                driver.info.kind = "claude".into();
+            Client::Preset {
+                preset,
+                bin,
+                count_tokens,
+            } => {
+                driver.info.kind = preset.name().into();
                 driver.info.command = bin.display().to_string();
-                driver.info.version = Some(driver.claude_version(bin)?);
+                driver.info.model = preset.spec().model.map(String::from);
+                driver.info.version = Some(driver.client_version(*preset, bin)?);
                 driver.stand_in = Some(StandIn::start(ModelSettings {
                     port: 0,
                     count_tokens: *count_tokens,
@@ -105,8 +120,9 @@ impl Driver {
         &self.settings
     }
 
-    fn claude_version(&self, bin: &Path) -> anyhow::Result<String> {
-        let log = self.settings.out.join("claude-version.log");
+    /// What `BIN --version` prints first; its failure to run says how to install the client.
+    fn client_version(&self, preset: Preset, bin: &Path) -> anyhow::Result<String> {
+        let log = self.settings.out.join(format!("{preset}-version.log"));
         let job = Job::new(
             Program::Argv(vec![bin.display().to_string(), "--version".into()]),
             &self.settings.out,
@@ -117,40 +133,62 @@ impl Driver {
         let text = fs::read_to_string(&log).unwrap_or_default();
         if record.outcome() != Outcome::Passed {
             return Err(PreconditionFailed::new(format!(
-                "`{} --version` did not run ({}); install Claude Code with scripts/install-claude.sh \
-                 or name the binary with --claude-bin",
+                "`{} --version` did not run ({}); install {} with scripts/install-clients.sh {preset} \
+                 or name the binary with --bin",
                 bin.display(),
-                record.status_text()
+                record.status_text(),
+                preset.spec().package,
             ))
             .into());
         }
         Ok(text.lines().next().unwrap_or("").trim().to_string())
     }
 
-    /// Runs the client at `n` (once per n: a repeated n returns the first result) and records it.
+    /// Runs the client at `n` with the current fill (see [`Driver::run_point_with`]).
     pub(crate) fn run_point(&mut self, n: u64) -> anyhow::Result<Point> {
-        if let Some(p) = self.points.iter().find(|p| p.n == n) {
+        self.run_point_with(n, self.fill)
+    }
+
+    /// Makes the following points run with `fill` (a search for the unit runs each fill in
+    /// turn through the same bisection).
+    pub(crate) fn set_fill(&mut self, fill: Fill) {
+        self.fill = fill;
+    }
+
+    /// Runs the client at `n` with `fill` (once per n and fill: a repeat returns the first
+    /// result) and records it.
+    pub(crate) fn run_point_with(&mut self, n: u64, fill: Fill) -> anyhow::Result<Point> {
+        if let Some(p) = self.points.iter().find(|p| p.n == n && p.fill == fill) {
             return Ok(p.clone());
         }
         // An interrupt between points stops before the next one starts.
         if report::interrupt::requested() {
             return Err(Interrupted.into());
         }
-        let dir = self.settings.out.join("points").join(format!("n-{n}"));
+        let name = if fill == self.settings.fill {
+            format!("n-{n}")
+        } else {
+            format!("n-{n}-{fill}")
+        };
+        let dir = self.settings.out.join("points").join(name);
         if dir.exists() {
             fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
         }
         fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let serve_log = dir.join("serve.log");
         let config = dir.join("mcp.json");
+        let server = clients::Server {
+            command: self.probe_exe.display().to_string(),
+            args: serve_args(&serve_log),
+        };
         let config_json = json!({"mcpServers": {"probe": {
-            "command": self.probe_exe.display().to_string(),
-            "args": serve_args(&serve_log),
+            "command": server.command,
+            "args": server.args,
         }}});
         fs::write(&config, serde_json::to_string_pretty(&config_json)?)?;
         let client_log = dir.join("client.log");
         let start = Timestamp::now();
-        let point = match self.settings.client.clone() {
+        let (judgment, received, count_calls, record, calls) = match self.settings.client.clone() {
             Client::Command(cmd) => {
                 let script = substitute(&cmd, n, &config);
                 let cwd = std::env::current_dir()?;
@@ -158,82 +196,79 @@ impl Driver {
                     .timeout(self.settings.timeout)
                     .env("PROBE_N", n.to_string())
                     .env("PROBE_MCP_CONFIG", config.display().to_string())
-                    .env("PROBE_FILL", self.settings.fill.to_string());
+                    .env("PROBE_FILL", fill.to_string());
                 let record = runner::run(&job)?;
                 if record.outcome() == Outcome::Interrupted {
                     return Err(Interrupted.into());
                 }
                 let output = read_output(&client_log);
                 let calls = calls_for(&serve_log, n);
-                let (verdict, message) = judge_output(
+                let judgment = judge_output(
                     &record,
                     &calls,
                     &String::from_utf8_lossy(&output),
                     &self.settings.spill_patterns,
                 );
-                self.point(
-                    n, verdict, message, None, None, &calls, &record, start, &dir,
-                )
+                (judgment, None, None, record, calls)
             }
-            Client::Claude { bin, .. } => {
+            Client::Preset { preset, bin, .. } => {
                 let home = tempfile::Builder::new().prefix("probe-home-").tempdir()?;
                 let work = home.path().join("work");
                 fs::create_dir_all(&work)?;
-                let stand_in = self
-                    .stand_in
-                    .as_ref()
-                    .expect("claude preset has a stand-in");
+                let stand_in = self.stand_in.as_ref().expect("a preset has a stand-in");
                 stand_in.take_model_events();
-                let fill = match self.settings.fill {
-                    Fill::Ascii => String::new(),
-                    other => format!(" fill={other}"),
-                };
-                let prompt = format!(
-                    "Call the mcp__probe__emit tool once with n={n}{fill}, then reply done."
-                );
-                let mut job = Job::new(
-                    Program::Argv(vec![
-                        bin.display().to_string(),
-                        "-p".into(),
-                        prompt,
-                        "--mcp-config".into(),
-                        config.display().to_string(),
-                        "--strict-mcp-config".into(),
-                        "--allowedTools".into(),
-                        "mcp__probe__emit".into(),
-                        "--output-format".into(),
-                        "json".into(),
-                    ]),
-                    &work,
-                    &client_log,
-                )
-                .timeout(self.settings.timeout);
+                let prompt = clients::prompt(n, fill);
+                let launch = preset
+                    .launch(&clients::Run {
+                        bin: &bin,
+                        home: home.path(),
+                        port: stand_in.port(),
+                        server: &server,
+                        mcp_config: &config,
+                        prompt: &prompt,
+                    })
+                    .with_context(|| format!("writing {preset}'s config"))?;
+                let mut job = Job::new(Program::Argv(launch.argv), &work, &client_log)
+                    .timeout(self.settings.timeout);
                 job.env_clear = true;
-                job = claude_env(job, home.path(), stand_in.port());
+                job = base_env(job, home.path());
+                for (key, value) in launch.env {
+                    job = job.env(key, value);
+                }
                 let record = runner::run(&job)?;
                 if record.outcome() == Outcome::Interrupted {
                     return Err(Interrupted.into());
                 }
                 let events = stand_in.take_model_events();
                 let calls = calls_for(&serve_log, n);
-                let (verdict, message, received) =
+                let (judgment, received) =
                     judge_stand_in(&record, &calls, &events, n, &self.settings.spill_patterns);
                 let count_calls = events
                     .iter()
                     .filter(|e| matches!(e, ModelEvent::CountTokens { .. }))
                     .count() as u64;
-                self.point(
-                    n,
-                    verdict,
-                    message,
-                    received,
-                    Some(count_calls),
-                    &calls,
-                    &record,
-                    start,
-                    &dir,
-                )
+                // What the stand-in saw, kept beside the point for a reader (HOME goes).
+                let _ = fs::write(
+                    dir.join("model-events.json"),
+                    serde_json::to_string_pretty(&events).unwrap_or_default(),
+                );
+                (judgment, received, Some(count_calls), record, calls)
             }
+        };
+        let point = Point {
+            n,
+            fill,
+            verdict: judgment.verdict,
+            message: judgment.message.map(|m| clip(&m, 300)),
+            saved_path: judgment.saved_path,
+            received_units: received,
+            count_tokens_calls: count_calls,
+            nonce: calls.last().map(|c| c.nonce.clone()),
+            status: record.status_text(),
+            duration_secs: record.duration_secs,
+            strays_killed: record.strays_killed,
+            start,
+            dir: dir.to_path_buf(),
         };
         if self.info.mcp_client.is_none() {
             self.info.mcp_client = crate::server::client_info(&serve_log);
@@ -241,60 +276,17 @@ impl Driver {
         self.points.push(point.clone());
         Ok(point)
     }
-
-    #[allow(clippy::too_many_arguments)]
-    fn point(
-        &self,
-        n: u64,
-        verdict: Verdict,
-        message: Option<String>,
-        received_units: Option<u64>,
-        count_tokens_calls: Option<u64>,
-        calls: &[LoggedCall],
-        record: &RunRecord,
-        start: Timestamp,
-        dir: &Path,
-    ) -> Point {
-        Point {
-            n,
-            verdict,
-            message: message.map(|m| clip(&m, 300)),
-            received_units,
-            count_tokens_calls,
-            nonce: calls.last().map(|c| c.nonce.clone()),
-            status: record.status_text(),
-            duration_secs: record.duration_secs,
-            strays_killed: record.strays_killed,
-            start,
-            dir: dir.to_path_buf(),
-        }
-    }
 }
 
-/// The environment Claude Code runs in: nothing of ours but PATH, a scratch HOME, the stand-in
-/// as its API, and every kind of background traffic off, so the only connection it makes is to
-/// the stand-in. `ENABLE_TOOL_SEARCH=false` keeps the MCP tool in the request's tools instead of
-/// behind a search tool. MAX_MCP_OUTPUT_TOKENS passes through, since it moves the second limit.
-fn claude_env(job: Job, home: &Path, port: u16) -> Job {
-    let mut job = job
-        .env(
-            "PATH",
-            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
-        )
-        .env("HOME", home.display().to_string())
-        .env("TERM", "dumb")
-        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
-        .env("ANTHROPIC_API_KEY", "probe-offline-no-key")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("DISABLE_BUG_COMMAND", "1")
-        .env("ENABLE_TOOL_SEARCH", "false");
-    if let Ok(v) = std::env::var("MAX_MCP_OUTPUT_TOKENS") {
-        job = job.env("MAX_MCP_OUTPUT_TOKENS", v);
-    }
-    job
+/// What every preset's client starts from: nothing of ours but PATH, a scratch HOME, a dumb
+/// terminal. The preset adds its own variables on top.
+fn base_env(job: Job, home: &Path) -> Job {
+    job.env(
+        "PATH",
+        std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+    )
+    .env("HOME", home.display().to_string())
+    .env("TERM", "dumb")
 }
 
 /// `{n}` and `{mcp_config}` filled in; the path is shell-quoted when it needs to be.
@@ -350,7 +342,7 @@ pub(crate) fn set_serve_prefix(prefix: &[&str]) {
 }
 
 /// The arguments after [`self_exe`] that start `probe serve --log LOG`.
-fn serve_args(log: &Path) -> Vec<String> {
+pub(crate) fn serve_args(log: &Path) -> Vec<String> {
     let mut args = SERVE_PREFIX.get().cloned().unwrap_or_default();
     args.extend(["serve".into(), "--log".into(), log.display().to_string()]);
     args
@@ -359,7 +351,7 @@ fn serve_args(log: &Path) -> Vec<String> {
 /// The binary that answers to `probe serve`: the path this process was started by, when it is
 /// a path (so a multi-call binary linked as `probe`, as `gate demo` does, keeps its name), else
 /// the running executable.
-fn self_exe() -> std::io::Result<std::path::PathBuf> {
+pub(crate) fn self_exe() -> std::io::Result<std::path::PathBuf> {
     if let Some(arg0) = std::env::args_os().next() {
         let path = std::path::PathBuf::from(arg0);
         if path.components().count() > 1 && path.is_file() {

@@ -6,7 +6,7 @@
 //! marker without the end marker is a cut. A run that hung or could not start gives no verdict
 //! at all (`error`), whatever its output says.
 
-use crate::emit::{end_marker, start_marker};
+use crate::emit::{end_marker, start_marker, utf16_len};
 use crate::model::{text_of, ModelEvent};
 use crate::server::LoggedCall;
 use regex::Regex;
@@ -18,15 +18,24 @@ use std::fmt;
 /// What happened to one point's tool result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub(crate) enum Verdict {
-    /// The end marker (with the logged nonce) came back: the whole text was passed on.
+    /// The whole text came back: both markers (with the logged nonce) and everything between.
     #[serde(rename = "inline")]
     Inline,
-    /// A spill message came back instead of the text.
+    /// Replaced by a note or a short preview; the client says the full text is in a file.
     #[serde(rename = "saved")]
     Saved,
-    /// The text came back cut: start marker, no end marker, no spill message.
+    /// The head came back (the start marker, not the end marker), and no save note.
     #[serde(rename = "truncated")]
     Truncated,
+    /// Head and tail came back (both markers) with the middle removed.
+    #[serde(rename = "cut")]
+    Cut,
+    /// The head came back and the full text was also saved to a file.
+    #[serde(rename = "truncated+saved")]
+    TruncatedSaved,
+    /// Head and tail came back, the middle removed, and the full text was also saved.
+    #[serde(rename = "cut+saved")]
+    CutSaved,
     /// The client ran to the end without calling the tool.
     #[serde(rename = "not called")]
     NotCalled,
@@ -36,9 +45,47 @@ pub(crate) enum Verdict {
 }
 
 impl Verdict {
-    /// Saved or truncated: the result did not come back whole.
+    /// Every kind of "did not come back whole": the result is over the client's limit.
     pub(crate) fn is_over(self) -> bool {
-        matches!(self, Verdict::Saved | Verdict::Truncated)
+        matches!(
+            self,
+            Verdict::Saved
+                | Verdict::Truncated
+                | Verdict::Cut
+                | Verdict::TruncatedSaved
+                | Verdict::CutSaved
+        )
+    }
+
+    /// Inline or over: the run placed its n on one side of the threshold.
+    pub(crate) fn is_judged(self) -> bool {
+        self == Verdict::Inline || self.is_over()
+    }
+
+    /// The colour the verdict is shown in.
+    pub(crate) fn style(self) -> report::color::Style {
+        use report::color::Style;
+        match self {
+            Verdict::Inline => Style::Good,
+            Verdict::Error => Style::Bad,
+            _ => Style::Warn,
+        }
+    }
+
+    /// The verdict for what came back: `kept` is how much of the text, `saved` whether the
+    /// client says it stored the whole in a file.
+    fn of(kept: Kept, saved: bool) -> Verdict {
+        match (kept, saved) {
+            (Kept::Whole, _) => Verdict::Inline,
+            (Kept::HeadAndTail, false) => Verdict::Cut,
+            (Kept::HeadAndTail, true) => Verdict::CutSaved,
+            (Kept::Head, false) => Verdict::Truncated,
+            (Kept::Head, true) => Verdict::TruncatedSaved,
+            (Kept::Preview | Kept::Nothing, true) => Verdict::Saved,
+            // A preview with no save note is a head like any other.
+            (Kept::Preview, false) => Verdict::Truncated,
+            (Kept::Nothing, false) => Verdict::Truncated,
+        }
     }
 }
 
@@ -48,10 +95,78 @@ impl fmt::Display for Verdict {
             Verdict::Inline => "inline",
             Verdict::Saved => "saved",
             Verdict::Truncated => "truncated",
+            Verdict::Cut => "cut",
+            Verdict::TruncatedSaved => "truncated+saved",
+            Verdict::CutSaved => "cut+saved",
             Verdict::NotCalled => "not called",
             Verdict::Error => "error",
         })
     }
+}
+
+/// How much of the emitted text came back, read from its markers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// Both markers and at least the units sent between them.
+    Whole,
+    /// Both markers (or the end marker alone), fewer units between: the middle went.
+    HeadAndTail,
+    /// The start marker and at least half of what was sent, or more than a preview holds.
+    Head,
+    /// The start marker and a little after it: a preview beside a note.
+    Preview,
+    /// No marker.
+    Nothing,
+}
+
+/// The most UTF-16 units a preview holds: a head at most this long, and under half of what was
+/// sent, is a preview beside a save note (Claude Code's is 2 KB), not a truncation.
+const PREVIEW_MAX: u64 = 16 * 1024;
+
+/// How much of `call`'s text `text` holds.
+fn kept(call: &LoggedCall, text: &str) -> Kept {
+    let start = call
+        .start_marker
+        .then(|| text.find(&start_marker(call.n, &call.nonce)))
+        .flatten();
+    let end_text = end_marker(call.n, &call.nonce);
+    let end = call
+        .end_marker
+        .then(|| text.rfind(&end_text).map(|i| i + end_text.len()))
+        .flatten();
+    match (start, end) {
+        (Some(s), Some(e)) if e > s => {
+            if utf16_len(&text[s..e]) >= call.units {
+                Kept::Whole
+            } else {
+                Kept::HeadAndTail
+            }
+        }
+        // Sent without a start marker (n too small for both): the end marker is the whole.
+        (None, Some(_)) if !call.start_marker => Kept::Whole,
+        (None, Some(_)) | (Some(_), Some(_)) => Kept::HeadAndTail,
+        (Some(s), None) => {
+            let head = utf16_len(&text[s..]);
+            if head <= PREVIEW_MAX && head * 2 < call.units {
+                Kept::Preview
+            } else {
+                Kept::Head
+            }
+        }
+        (None, None) => Kept::Nothing,
+    }
+}
+
+/// The file a client says it saved the full text to, when it names one: the first absolute
+/// (or home-relative) path after "saved", "stored", "written" or "persisted".
+pub(crate) fn saved_path(text: &str) -> Option<String> {
+    static PATH: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let re = PATH.get_or_init(|| {
+        Regex::new(r#"(?i)(?:saved|stored|written|persisted|full output)[^/~\n]{0,40}?((?:/|~/)[^\s"'<>)\]`]+)"#)
+            .expect("valid regex")
+    });
+    re.captures(text)
+        .map(|c| c[1].trim_end_matches(['.', ',', ':', ';']).to_string())
 }
 
 /// Why a run gives no verdict at all, if it does not.
@@ -79,21 +194,40 @@ fn spill_line(text: &str, spill: &[Regex]) -> Option<String> {
     })
 }
 
+/// One point's judgment: the verdict, the client's words or why, and the file it saved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Judgment {
+    pub verdict: Verdict,
+    pub message: Option<String>,
+    /// The file the client says holds the full text, when it names one.
+    pub saved_path: Option<String>,
+}
+
+impl Judgment {
+    fn of(verdict: Verdict, message: Option<String>) -> Judgment {
+        Judgment {
+            verdict,
+            message,
+            saved_path: None,
+        }
+    }
+}
+
 /// Judges a command client from the server's log and the client's output.
 pub(crate) fn judge_output(
     record: &RunRecord,
     calls: &[LoggedCall],
     output: &str,
     spill: &[Regex],
-) -> (Verdict, Option<String>) {
+) -> Judgment {
     if let Some(why) = failed_run(record) {
-        return (Verdict::Error, Some(why));
+        return Judgment::of(Verdict::Error, Some(why));
     }
     let Some(call) = calls.last() else {
         return if record.outcome() == Outcome::Passed {
-            (Verdict::NotCalled, None)
+            Judgment::of(Verdict::NotCalled, None)
         } else {
-            (
+            Judgment::of(
                 Verdict::Error,
                 Some(format!("{} without calling the tool", record.status_text())),
             )
@@ -102,53 +236,59 @@ pub(crate) fn judge_output(
     judge_text(call, output, record, spill)
 }
 
+/// Judges what came back (`text`) against what the server sent (`call`).
 pub(crate) fn judge_text(
     call: &LoggedCall,
     text: &str,
     record: &RunRecord,
     spill: &[Regex],
-) -> (Verdict, Option<String>) {
-    if call.end_marker && text.contains(&end_marker(call.n, &call.nonce)) {
-        return (Verdict::Inline, None);
+) -> Judgment {
+    let kept = kept(call, text);
+    let line = spill_line(text, spill);
+    let path = saved_path(text);
+    let saved = line.is_some() || (path.is_some() && kept != Kept::Whole);
+    let verdict = Verdict::of(kept, saved);
+    let message = match (verdict, kept) {
+        (Verdict::Inline, _) => None,
+        (_, Kept::Nothing) if !saved && !call.end_marker => {
+            // Too small for markers: nothing to tell a cut by, and nothing was spilled.
+            return Judgment::of(
+                Verdict::Inline,
+                Some("n too small for markers; no spill message".into()),
+            );
+        }
+        (_, Kept::Nothing) if !saved && record.outcome() != Outcome::Passed => {
+            return Judgment::of(
+                Verdict::Error,
+                Some(format!("{} after calling the tool", record.status_text())),
+            );
+        }
+        (_, Kept::Nothing) if !saved => {
+            Some("the tool was called, but neither its text nor a spill message came back".into())
+        }
+        _ if saved => line.or_else(|| path.clone().map(|p| format!("saved to {p}"))),
+        (_, Kept::HeadAndTail) => {
+            Some("both markers came back with less between them than was sent".into())
+        }
+        _ => Some("the start marker came back, the end marker did not".into()),
+    };
+    Judgment {
+        verdict,
+        message,
+        saved_path: if saved { path } else { None },
     }
-    if let Some(line) = spill_line(text, spill) {
-        return (Verdict::Saved, Some(line));
-    }
-    if !call.end_marker {
-        // Too small for markers: nothing to tell a cut by, and nothing was spilled.
-        return (
-            Verdict::Inline,
-            Some("n too small for markers; no spill message".into()),
-        );
-    }
-    if call.start_marker && text.contains(&start_marker(call.n, &call.nonce)) {
-        return (
-            Verdict::Truncated,
-            Some("the start marker came back, the end marker did not".into()),
-        );
-    }
-    if record.outcome() != Outcome::Passed {
-        return (
-            Verdict::Error,
-            Some(format!("{} after calling the tool", record.status_text())),
-        );
-    }
-    (
-        Verdict::Truncated,
-        Some("the tool was called, but neither its text nor a spill message came back".into()),
-    )
 }
 
-/// Judges the Claude preset from what the stand-in received.
+/// Judges a preset from what the stand-in received.
 pub(crate) fn judge_stand_in(
     record: &RunRecord,
     calls: &[LoggedCall],
     events: &[ModelEvent],
     n: u64,
     spill: &[Regex],
-) -> (Verdict, Option<String>, Option<u64>) {
+) -> (Judgment, Option<u64>) {
     if let Some(why) = failed_run(record) {
-        return (Verdict::Error, Some(why), None);
+        return (Judgment::of(Verdict::Error, Some(why)), None);
     }
     let result = events.iter().rev().find_map(|e| match e {
         ModelEvent::ToolResult {
@@ -173,11 +313,13 @@ pub(crate) fn judge_stand_in(
             )
         } else if calls.is_empty() {
             return (
-                Verdict::NotCalled,
-                Some(format!(
-                    "the client did not call the tool ({})",
-                    record.status_text()
-                )),
+                Judgment::of(
+                    Verdict::NotCalled,
+                    Some(format!(
+                        "the client did not call the tool ({})",
+                        record.status_text()
+                    )),
+                ),
                 None,
             );
         } else {
@@ -186,28 +328,29 @@ pub(crate) fn judge_stand_in(
                 record.status_text()
             )
         };
-        return (Verdict::Error, Some(why), None);
+        return (Judgment::of(Verdict::Error, Some(why)), None);
     };
     let text = text_of(content);
     let received = Some(units);
     let Some(call) = calls.last() else {
         return (
-            Verdict::Error,
-            Some(format!(
-                "a tool result reached the stand-in, but the server logged no call: {}",
-                clip(&text, 200)
-            )),
+            Judgment::of(
+                Verdict::Error,
+                Some(format!(
+                    "a tool result reached the stand-in, but the server logged no call: {}",
+                    clip(&text, 200)
+                )),
+            ),
             received,
         );
     };
-    let (verdict, message) = judge_text(call, &text, record, spill);
+    let mut judgment = judge_text(call, &text, record, spill);
     // For a save, the client's own words are the message (its first lines), not just the line
     // the pattern matched.
-    let message = match verdict {
-        Verdict::Saved => Some(clip(text.trim(), 300)),
-        _ => message,
-    };
-    (verdict, message, received)
+    if judgment.saved_path.is_some() || judgment.verdict == Verdict::Saved {
+        judgment.message = Some(clip(text.trim(), 300));
+    }
+    (judgment, received)
 }
 
 #[cfg(test)]
@@ -235,6 +378,12 @@ mod tests {
         }
     }
 
+    /// The text `emit` sends for n with the test nonce.
+    fn sent(n: u64, fill: Fill) -> String {
+        let args = crate::emit::EmitArgs { n, fill, blocks: 1 };
+        crate::emit::emit_with_nonce(args, "n0nce").blocks.concat()
+    }
+
     fn spill() -> Vec<Regex> {
         vec![Regex::new("Output has been saved to").unwrap()]
     }
@@ -242,29 +391,27 @@ mod tests {
     #[test]
     fn only_the_end_marker_with_the_logged_nonce_is_inline() {
         let c = call(500, true);
-        let full = format!(
-            "{} ... {}",
-            start_marker(500, "n0nce"),
-            end_marker(500, "n0nce")
-        );
-        let (v, _) = judge_text(&c, &full, &record(0), &spill());
+        let full = sent(500, Fill::Ascii);
+        let v = judge_text(&c, &full, &record(0), &spill()).verdict;
         assert_eq!(v, Verdict::Inline);
         let stale = format!(
             "{} ... {}",
             start_marker(500, "n0nce"),
             end_marker(500, "other")
         );
-        let (v, m) = judge_text(&c, &stale, &record(0), &spill());
+        let j = judge_text(&c, &stale, &record(0), &spill());
+        let (v, m) = (j.verdict, j.message);
         assert_eq!(v, Verdict::Truncated, "{m:?}");
         let other_n = end_marker(499, "n0nce");
-        let (v, _) = judge_text(&c, &other_n, &record(0), &spill());
+        let v = judge_text(&c, &other_n, &record(0), &spill()).verdict;
         assert_ne!(v, Verdict::Inline);
     }
 
     #[test]
     fn a_spill_message_is_saved_with_its_line_as_the_message() {
         let text = "first line\nError: big. Output has been saved to /tmp/x.txt\nmore";
-        let (v, m) = judge_text(&call(500, true), text, &record(0), &spill());
+        let j = judge_text(&call(500, true), text, &record(0), &spill());
+        let (v, m) = (j.verdict, j.message);
         assert_eq!(v, Verdict::Saved);
         assert_eq!(
             m.as_deref(),
@@ -275,18 +422,19 @@ mod tests {
     #[test]
     fn a_failed_run_after_the_call_is_an_error_but_a_cut_is_still_a_cut() {
         let c = call(500, true);
-        let (v, _) = judge_text(&c, "nothing", &record(1), &spill());
+        let v = judge_text(&c, "nothing", &record(1), &spill()).verdict;
         assert_eq!(v, Verdict::Error);
-        let (v, _) = judge_text(&c, "nothing", &record(0), &spill());
+        let v = judge_text(&c, "nothing", &record(0), &spill()).verdict;
         assert_eq!(v, Verdict::Truncated);
         let head = start_marker(500, "n0nce");
-        let (v, _) = judge_text(&c, &head, &record(1), &spill());
+        let v = judge_text(&c, &head, &record(1), &spill()).verdict;
         assert_eq!(v, Verdict::Truncated);
     }
 
     #[test]
     fn without_markers_and_without_a_spill_the_text_counts_as_inline() {
-        let (v, m) = judge_text(&call(5, false), "xxxxx", &record(0), &spill());
+        let j = judge_text(&call(5, false), "xxxxx", &record(0), &spill());
+        let (v, m) = (j.verdict, j.message);
         assert_eq!(v, Verdict::Inline);
         assert!(m.is_some());
     }
@@ -297,19 +445,104 @@ mod tests {
         hung.exit_code = None;
         hung.hang = true;
         let full = end_marker(500, "n0nce");
-        let (v, m) = judge_output(&hung, &[call(500, true)], &full, &spill());
+        let j = judge_output(&hung, &[call(500, true)], &full, &spill());
+        let (v, m) = (j.verdict, j.message);
         assert_eq!(v, Verdict::Error);
         assert!(m.unwrap().starts_with("hang"));
         assert_eq!(
-            judge_output(&record(0), &[], "hi", &spill()).0,
+            judge_output(&record(0), &[], "hi", &spill()).verdict,
             Verdict::NotCalled
         );
         assert_eq!(
-            judge_output(&record(2), &[], "hi", &spill()).0,
+            judge_output(&record(2), &[], "hi", &spill()).verdict,
             Verdict::Error
         );
         let mut missing = record(127);
         missing.exit_code = Some(127);
-        assert_eq!(judge_output(&missing, &[], "", &spill()).0, Verdict::Error);
+        assert_eq!(
+            judge_output(&missing, &[], "", &spill()).verdict,
+            Verdict::Error
+        );
+    }
+
+    #[test]
+    fn head_and_tail_with_the_middle_gone_is_cut_and_a_save_note_makes_it_cut_saved() {
+        let c = call(50_000, true);
+        let whole = sent(50_000, Fill::Ascii);
+        let cut = format!(
+            "{}\n... 30000 characters removed ...\n{}",
+            &whole[..10_000],
+            &whole[40_000..]
+        );
+        let j = judge_text(&c, &cut, &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::Cut, "{:?}", j.message);
+        assert_eq!(j.saved_path, None);
+        let saved = format!("{cut}\nFull output saved to: /tmp/t/out-1.txt.");
+        let j = judge_text(&c, &saved, &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::CutSaved);
+        assert_eq!(j.saved_path.as_deref(), Some("/tmp/t/out-1.txt"));
+        // Escaping only lengthens the text, so a JSON-escaped whole is still whole.
+        let lines = sent(5000, Fill::Lines);
+        let escaped = serde_json::to_string(&lines).unwrap();
+        let j = judge_text(&call(5000, true), &escaped, &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::Inline);
+    }
+
+    #[test]
+    fn a_long_head_with_a_save_note_is_truncated_saved_and_a_short_preview_is_saved() {
+        let c = call(50_001, true);
+        let whole = sent(50_001, Fill::Ascii);
+        let head = format!(
+            "{}\n[truncated; the whole is stored in /home/u/.cache/r.txt]",
+            &whole[..49_000]
+        );
+        let j = judge_text(&c, &head, &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::TruncatedSaved, "{:?}", j.message);
+        assert_eq!(j.saved_path.as_deref(), Some("/home/u/.cache/r.txt"));
+        assert_eq!(
+            judge_text(&c, &whole[..49_000], &record(0), &spill()).verdict,
+            Verdict::Truncated
+        );
+        let claude = format!(
+            "<persisted-output>\nOutput too large (48.9KB). Full output saved to: \
+             /h/.claude/projects/w/s/tool-results/t1.json\n\nPreview (first 2KB): {}\n</persisted-output>",
+            &whole[..2048]
+        );
+        let patterns = [Regex::new("persisted-output").unwrap()];
+        let j = judge_text(&c, &claude, &record(0), &patterns);
+        assert_eq!(j.verdict, Verdict::Saved);
+        assert_eq!(
+            j.saved_path.as_deref(),
+            Some("/h/.claude/projects/w/s/tool-results/t1.json")
+        );
+        // A path in an inline text is no save.
+        let j = judge_text(&c, &format!("saved to /x {whole}"), &record(0), &spill());
+        assert_eq!((j.verdict, j.saved_path), (Verdict::Inline, None));
+    }
+
+    #[test]
+    fn every_over_kind_is_judged_and_styled_apart_from_inline_and_errors() {
+        use report::color::Style;
+        for v in [
+            Verdict::Saved,
+            Verdict::Truncated,
+            Verdict::Cut,
+            Verdict::TruncatedSaved,
+            Verdict::CutSaved,
+        ] {
+            assert!(v.is_over() && v.is_judged(), "{v}");
+            assert_eq!(v.style(), Style::Warn);
+        }
+        assert!(!Verdict::Inline.is_over() && Verdict::Inline.is_judged());
+        for v in [Verdict::NotCalled, Verdict::Error] {
+            assert!(!v.is_over() && !v.is_judged(), "{v}");
+        }
+        assert_eq!(Verdict::Inline.style(), Style::Good);
+        assert_eq!(Verdict::Error.style(), Style::Bad);
+        assert_eq!(Verdict::CutSaved.to_string(), "cut+saved");
+        assert_eq!(
+            serde_json::to_value(Verdict::TruncatedSaved).unwrap(),
+            "truncated+saved"
+        );
     }
 }

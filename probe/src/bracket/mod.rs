@@ -15,12 +15,14 @@
 //! and ends the same way ([`conclude`], [`publish`]).
 
 mod driver;
+mod fills;
 mod judge;
 mod render;
 mod results;
 mod search;
 
 pub(crate) use driver::{set_serve_prefix, Driver};
+pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;
 pub(crate) use render::progress_line;
 pub(crate) use results::{CheckRecord, Results};
@@ -34,11 +36,14 @@ use report::{ColorChoice, Exit, Format, Timestamp};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// What a client is: the Claude Code preset, or a shell command with `{n}` and `{mcp_config}`.
+/// What a client is: a preset (`crate::clients`) with its executable, or a shell command with
+/// `{n}` and `{mcp_config}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Client {
-    Claude {
+    Preset {
+        preset: crate::clients::Preset,
         bin: PathBuf,
+        /// What the stand-in's token counter answers (`None`: units / 4).
         count_tokens: Option<u64>,
     },
     Command(String),
@@ -72,9 +77,13 @@ impl ClientSettings {
 pub(crate) struct BracketSettings {
     pub client: ClientSettings,
     pub plan: Plan,
+    /// After a bisection, bisect with the other fills and infer the unit.
+    pub units: bool,
 }
 
-/// The messages Claude Code substitutes for a result it saved to a file (SPEC.md), as regexes.
+/// The messages Claude Code substitutes for a result it saved to a file (SPEC.md): what a
+/// command client is judged by unless `--spill-pattern` says otherwise (presets bring their
+/// own).
 pub(crate) const DEFAULT_SPILL_PATTERNS: [&str; 3] = [
     "exceeds maximum allowed tokens",
     "Output has been saved to",
@@ -88,6 +97,7 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     let quiet = settings.client.output_format() == Format::Json;
     let mut progress = Progress::new(settings.plan.runs(), quiet);
     let mut bisect_record = None;
+    let mut units = None;
     let outcome: anyhow::Result<()> = (|| {
         match &settings.plan {
             Plan::Points(points) => {
@@ -98,12 +108,16 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
             }
             Plan::Bisect { lo, hi } => {
                 bisect_record = Some(search::bisect_range(&mut driver, *lo, *hi, &mut progress)?);
+                if settings.units {
+                    units = Some(bracket_units(&mut driver, *lo, *hi, &mut progress)?);
+                }
             }
         }
         Ok(())
     })();
     let mut results = conclude("bracket", &driver, started, progress, outcome)?;
     results.bisect = bisect_record;
+    results.units = units;
     publish(&driver, &results)?;
     if results.interrupted {
         return Ok(Exit::Interrupted);
@@ -111,7 +125,7 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     let judged = results
         .points
         .iter()
-        .filter(|p| p.verdict != Verdict::Error && p.verdict != Verdict::NotCalled)
+        .filter(|p| p.verdict.is_judged())
         .count();
     if judged == 0 && results.points.iter().all(|p| p.verdict == Verdict::Error) {
         report::errln!(
@@ -144,6 +158,15 @@ pub(crate) fn conclude(
     results.interrupted = interrupted;
     results.complete = !interrupted;
     Ok(results)
+}
+
+/// Writes `results.txt` and `results.json` into --out, printing nothing.
+pub(crate) fn save_results(driver: &Driver, results: &Results) -> anyhow::Result<()> {
+    results::write_results(
+        &driver.settings().out,
+        results,
+        &render::text(results, report::Painter::plain()),
+    )
 }
 
 /// Writes `results.txt` and `results.json` into --out and prints the results on stdout in the

@@ -5,28 +5,43 @@
 use super::results::{CheckRecord, CheckVerdict, Point, Results};
 use super::ClientSettings;
 use report::markdown::{self, code};
+use report::table::Cell;
 use report::text::clip;
 use report::{Format, Painter, Table};
 
 /// The points in order of n: verdict, units received, time, status, message.
 fn points_table(r: &Results) -> Table {
     let mut points: Vec<&Point> = r.points.iter().collect();
-    points.sort_by_key(|p| p.n);
-    let mut table = Table::new(["n", "verdict", "received", "time", "status", "message"]);
+    points.sort_by_key(|p| (p.fill != r.fill, p.fill.to_string(), p.n));
+    // A fill column only when the run used more than one (the unit's search).
+    let fills = points.iter().any(|p| p.fill != r.fill);
+    let mut headers = vec!["n", "verdict", "received", "time", "status", "message"];
+    if fills {
+        headers.insert(1, "fill");
+    }
+    let mut table = Table::new(headers);
     for p in points {
-        table.row([
-            p.n.to_string(),
-            p.verdict.to_string(),
-            p.received_units
-                .map(|u| u.to_string())
-                .unwrap_or_else(|| "-".into()),
-            format!("{:.1}s", p.duration_secs),
-            p.status.clone(),
-            p.message
-                .as_deref()
-                .map(|m| clip(m, 100))
-                .unwrap_or_default(),
-        ]);
+        let mut cells = vec![
+            Cell::from(p.n.to_string()),
+            Cell::styled(p.verdict.to_string(), p.verdict.style()),
+            Cell::from(
+                p.received_units
+                    .map(|u| u.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            Cell::from(format!("{:.1}s", p.duration_secs)),
+            Cell::from(p.status.clone()),
+            Cell::from(
+                p.message
+                    .as_deref()
+                    .map(|m| clip(m, 100))
+                    .unwrap_or_default(),
+            ),
+        ];
+        if fills {
+            cells.insert(1, Cell::from(p.fill.to_string()));
+        }
+        table.row(cells);
     }
     table
 }
@@ -51,7 +66,7 @@ pub(crate) fn text(r: &Results, paint: Painter) -> String {
         r.started, r.finished
     ));
     let table = points_table(r);
-    out.push_str(&table.render_text());
+    out.push_str(&table.render_painted(paint));
     out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
     if let Some(b) = &r.bisect {
         if !b.held {
@@ -88,13 +103,25 @@ fn check_lines(r: &Results, c: &CheckRecord, paint: Painter) -> String {
     if let Some(note) = &c.note {
         out.push_str(&format!("note: {}\n", report::escape::text(note)));
     }
+    if c.unit_held == Some(false) {
+        out.push_str(&format!(
+            "unit: not {}: the astral fill did not stop at the same size\n",
+            unit_word(c)
+        ));
+    }
     if let (Some(t), Some(cap)) = (c.measured, c.suggested_cap) {
         out.push_str(&format!(
-            "suggested cap: {cap} units ({t} less {}%)\n",
+            "suggested cap: {cap} {} ({t} less {}%)\n",
+            unit_word(c),
             (c.margin * 100.0).round()
         ));
     }
     out
+}
+
+/// The unit `check`'s numbers are in: the one expected, or "units" (UTF-16, as emit counts).
+fn unit_word(c: &CheckRecord) -> &'static str {
+    c.unit.map_or("units", crate::units::Unit::name)
 }
 
 /// The client's version as the report shows it: what `--version` said, or the MCP clientInfo.
@@ -133,7 +160,8 @@ pub(crate) fn render_markdown(r: &Results) -> String {
             facts.push((
                 "suggested cap",
                 format!(
-                    "{cap} units ({measured} less {}%)",
+                    "{cap} {} ({measured} less {}%)",
+                    unit_word(c),
                     (c.margin * 100.0).round()
                 ),
             ));

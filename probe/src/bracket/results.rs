@@ -18,12 +18,16 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Point {
     pub n: u64,
+    /// The fill this point ran with (the run's `fill`, or another one for the unit).
+    pub fill: Fill,
     pub verdict: Verdict,
     /// What the client substituted or why the run failed (first 300 characters).
     pub message: Option<String>,
-    /// UTF-16 units of what the client handed on (the stand-in's view; Claude preset only).
+    /// The file the client said holds the full text, when it named one.
+    pub saved_path: Option<String>,
+    /// UTF-16 units of what the client handed on (the stand-in's view; presets only).
     pub received_units: Option<u64>,
-    /// How many times the client asked the token counter (Claude preset only).
+    /// How many times the client asked the token counter (presets only).
     pub count_tokens_calls: Option<u64>,
     pub nonce: Option<String>,
     pub status: String,
@@ -50,9 +54,9 @@ pub(crate) struct Threshold {
     pub text: String,
 }
 
-/// Reads the threshold off a set of points.
-pub(crate) fn threshold(points: &[Point]) -> Threshold {
-    let mut sorted: Vec<&Point> = points.iter().collect();
+/// Reads the threshold off the points run with `fill`.
+pub(crate) fn threshold(points: &[Point], fill: Fill) -> Threshold {
+    let mut sorted: Vec<&Point> = points.iter().filter(|p| p.fill == fill).collect();
     sorted.sort_by_key(|p| p.n);
     let first = sorted.iter().find(|p| p.verdict.is_over());
     let first_over = first.map(|p| p.n);
@@ -87,11 +91,13 @@ pub(crate) fn threshold(points: &[Point]) -> Threshold {
 /// What is known about the client being measured.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ClientInfo {
-    /// `claude` or `command`.
+    /// The preset's name (`claude`, `codex`, ...) or `command`.
     pub kind: String,
     pub command: String,
-    /// What `claude --version` printed (Claude preset).
+    /// What `BIN --version` printed (presets).
     pub version: Option<String>,
+    /// The model slug the preset configures, where the client's limit depends on it.
+    pub model: Option<String>,
     /// The `clientInfo` the client sent in MCP `initialize` (name and version).
     pub mcp_client: Option<Value>,
 }
@@ -122,6 +128,19 @@ pub(crate) struct Results {
     /// `--bisect` only: whether LO came back inline and HI did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bisect: Option<BisectRecord>,
+    /// The unit the client counts in, when more than one fill was run (`--units`, `check`
+    /// with a unit, `clients`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<UnitsRecord>,
+}
+
+/// What bracketing with more than one fill found: each fill's threshold, and the unit they
+/// agree in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct UnitsRecord {
+    pub observations: Vec<crate::units::Observation>,
+    /// `None` when no unit makes the thresholds agree.
+    pub inference: Option<crate::units::Inference>,
 }
 
 impl Results {
@@ -143,9 +162,10 @@ impl Results {
             interrupted: false,
             complete: false,
             points: driver.points.clone(),
-            threshold: threshold(&driver.points),
+            threshold: threshold(&driver.points, driver.settings().fill),
             check: None,
             bisect: None,
+            units: None,
         }
     }
 }
@@ -162,14 +182,19 @@ pub(crate) fn write_results(out: &Path, r: &Results, text: &str) -> anyhow::Resu
 /// What `check` adds to the results: the threshold expected, whether it held, the cap.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct CheckRecord {
+    /// The threshold expected, in `unit` (UTF-16 units without one).
     pub expect: u64,
+    /// The unit expected (`--expect 51200bytes`), or none.
+    pub unit: Option<crate::units::Unit>,
+    /// Whether the astral fill agreed with the unit (`None`: no unit, or `lines`).
+    pub unit_held: Option<bool>,
     /// N came back inline and N+1 saved or truncated.
     pub held: bool,
     /// Both N and N+1 gave a verdict (inline, saved or truncated).
     pub judged: bool,
     /// The fraction under the threshold the suggested cap keeps.
     pub margin: f64,
-    /// The threshold measured, when it is exact.
+    /// The threshold measured, when it is exact, in `unit`.
     pub measured: Option<u64>,
     /// Why the search for the new threshold stopped, when it did.
     pub note: Option<String>,
@@ -236,8 +261,10 @@ mod tests {
     fn point(n: u64, verdict: Verdict) -> Point {
         Point {
             n,
+            fill: Fill::Ascii,
             verdict,
             message: None,
+            saved_path: None,
             received_units: None,
             count_tokens_calls: None,
             nonce: None,
@@ -250,7 +277,10 @@ mod tests {
     }
 
     fn of(points: &[(u64, Verdict)]) -> Threshold {
-        threshold(&points.iter().map(|&(n, v)| point(n, v)).collect::<Vec<_>>())
+        threshold(
+            &points.iter().map(|&(n, v)| point(n, v)).collect::<Vec<_>>(),
+            Fill::Ascii,
+        )
     }
 
     #[test]
@@ -297,6 +327,8 @@ mod tests {
     fn the_check_verdict_follows_its_record() {
         let mut r = CheckRecord {
             expect: 5,
+            unit: None,
+            unit_held: None,
             held: true,
             judged: true,
             margin: 0.2,

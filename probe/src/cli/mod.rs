@@ -77,6 +77,8 @@ enum Sub {
     TestClient(TestClientArgs),
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
+    /// Measure every installed preset: version, limit, unit, what happens above, a cap.
+    Clients(ClientsArgs),
     #[command(flatten)]
     Describe(Describe),
 }
@@ -143,15 +145,16 @@ struct CallArgs {
 /// What bracket and check share: the client and how its runs are judged.
 #[derive(Debug, Args)]
 struct ClientArgs {
-    /// `claude` for the Claude Code preset, or a shell command in which `{mcp_config}` becomes
-    /// the path of an MCP config that starts `probe serve` and n in braces becomes the point.
+    /// A preset (claude, codex, gemini, qwen, opencode, cline), or a shell command in which
+    /// `{mcp_config}` becomes the path of an MCP config that starts `probe serve` and n in
+    /// braces becomes the point.
     // (Clap's help renderer turns a literal n in braces into a line break, hence the wording.)
     #[arg(long, value_parser = client_parser)]
     client: ClientKind,
-    /// The claude binary for `--client claude`.
-    #[arg(long, value_name = "PATH", default_value = "claude")]
-    claude_bin: PathBuf,
-    /// What the stand-in's count_tokens answers (claude preset; default: units / 4).
+    /// The preset's executable (default: where scripts/install-clients.sh puts it, else PATH).
+    #[arg(long, value_name = "PATH", visible_alias = "claude-bin")]
+    bin: Option<PathBuf>,
+    /// What the stand-in's count_tokens answers (presets; default: units / 4).
     #[arg(long, value_name = "N", value_parser = tokens_parser)]
     count_tokens: Option<u64>,
     /// Fill for every point: ascii, astral or lines.
@@ -187,15 +190,41 @@ struct BracketArgs {
     /// Find the exact threshold in LO..HI (LO inline, HI not) by bisection.
     #[arg(long, value_name = "LO..HI", value_parser = range_parser)]
     bisect: Option<Range>,
+    /// With --bisect: bisect again with the astral and lines fills and infer the unit the
+    /// client counts in.
+    #[arg(long, requires = "bisect")]
+    units: bool,
+}
+
+#[derive(Debug, Args)]
+struct ClientsArgs {
+    /// The presets to run (default: every installed one).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = preset_parser)]
+    only: Vec<crate::clients::Preset>,
+    /// Where each client's threshold is searched, in UTF-16 units (LO inline, HI not).
+    #[arg(long, value_name = "LO..HI", default_value = "1000..1000000", value_parser = range_parser)]
+    range: Range,
+    /// How far under each threshold the suggested reply cap stays (0% to under 100%).
+    #[arg(long, default_value = "20%", value_parser = margin_parser)]
+    margin: f64,
+    /// Limit for one client run (e.g. 120s; at most 30d).
+    #[arg(long, default_value = "120s", value_parser = timeout_parser)]
+    timeout: Duration,
+    /// Output folder: clients.txt, clients.json, and a folder per client.
+    #[arg(long, default_value = "probe-clients")]
+    out: PathBuf,
+    #[command(flatten)]
+    output: FormatArgs,
 }
 
 #[derive(Debug, Args)]
 struct CheckArgs {
     #[command(flatten)]
     client: ClientArgs,
-    /// The threshold expected: inline up to N, not from N+1.
-    #[arg(long, value_name = "N", value_parser = expect_parser)]
-    expect: u64,
+    /// The threshold expected: inline up to N, not from N+1, optionally in a unit
+    /// (`51200bytes`; utf16, bytes, codepoints or lines), which is then checked too.
+    #[arg(long, value_name = "N[UNIT]", value_parser = expect_parser)]
+    expect: Expect,
     /// How far under the threshold the suggested reply cap stays (0% to under 100%).
     #[arg(long, default_value = "20%", value_parser = margin_parser)]
     margin: f64,
@@ -283,12 +312,24 @@ impl Cli {
                 Command::Bracket(BracketSettings {
                     client: client_settings(a.client, color),
                     plan,
+                    units: a.units,
                 })
             }
             Sub::Check(a) => Command::Check(CheckSettings {
-                expect: a.expect,
+                expect: a.expect.n,
+                unit: a.expect.unit,
                 margin: a.margin,
                 client: client_settings(a.client, color),
+            }),
+            Sub::Clients(a) => Command::Clients(crate::clients::matrix::MatrixSettings {
+                only: a.only,
+                lo: a.range.lo,
+                hi: a.range.hi,
+                margin: a.margin,
+                timeout: a.timeout,
+                out: a.out,
+                format: a.output.format.with_json_flag(a.output.json),
+                color,
             }),
         })
     }
@@ -296,8 +337,9 @@ impl Cli {
 
 fn client_settings(a: ClientArgs, color: ColorChoice) -> crate::bracket::ClientSettings {
     let client = match a.client {
-        ClientKind::Claude => Client::Claude {
-            bin: a.claude_bin,
+        ClientKind::Preset(preset) => Client::Preset {
+            preset,
+            bin: a.bin.unwrap_or_else(|| preset.find_bin()),
             count_tokens: a.count_tokens,
         },
         ClientKind::Command(command) => Client::Command(command),

@@ -2,7 +2,9 @@
 //! overflow, durations, percentages, point lists and ranges, the client, regexes and JSON. Each
 //! parser returns the typed value, so no code after clap reads a flag's text.
 
+use crate::clients::Preset;
 use crate::emit::{Fill, MAX_N};
+use crate::units::Unit;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -44,9 +46,32 @@ pub(crate) fn step_parser(text: &str) -> Result<u64, String> {
     }
 }
 
-pub(crate) fn expect_parser(text: &str) -> Result<u64, String> {
+/// `--expect N[unit]`: a threshold, in the unit the client counts (`50000`, `51200bytes`,
+/// `2000lines`); no unit leaves the unit unchecked (n as `emit` counts it, UTF-16 units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Expect {
+    pub n: u64,
+    pub unit: Option<Unit>,
+}
+
+pub(crate) fn expect_parser(text: &str) -> Result<Expect, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let unit = match unit {
+        "" => None,
+        u => Some(Unit::parse(u).ok_or_else(|| {
+            format!(
+                "unknown unit `{u}` (one of {})",
+                Unit::ALL.map(Unit::name).join(", ")
+            )
+        })?),
+    };
     // N+1 is run too, and must be a size emit serves.
-    whole(text, MAX_N - 1)
+    Ok(Expect {
+        n: whole(number, MAX_N - 1)?,
+        unit,
+    })
 }
 
 pub(crate) fn tokens_parser(text: &str) -> Result<u64, String> {
@@ -103,19 +128,34 @@ pub(crate) fn range_parser(text: &str) -> Result<Range, String> {
     Ok(Range { lo, hi })
 }
 
-/// `--client`: the Claude preset, or a command line for the shell.
+/// `--client`: a preset's name, or a command line for the shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ClientKind {
-    Claude,
+    Preset(Preset),
     Command(String),
 }
 
 pub(crate) fn client_parser(text: &str) -> Result<ClientKind, String> {
-    match text {
-        "claude" => Ok(ClientKind::Claude),
-        t if t.trim().is_empty() => Err("--client must be `claude` or a command".into()),
-        t => Ok(ClientKind::Command(t.to_string())),
+    if let Some(preset) = Preset::parse(text) {
+        return Ok(ClientKind::Preset(preset));
     }
+    if text.trim().is_empty() {
+        return Err(format!(
+            "--client must be a preset ({}) or a command",
+            Preset::ALL.map(Preset::name).join(", ")
+        ));
+    }
+    Ok(ClientKind::Command(text.to_string()))
+}
+
+/// `--only`: a preset's name.
+pub(crate) fn preset_parser(text: &str) -> Result<Preset, String> {
+    Preset::parse(text).ok_or_else(|| {
+        format!(
+            "not a preset (one of {})",
+            Preset::ALL.map(Preset::name).join(", ")
+        )
+    })
 }
 
 /// `--spill-pattern`: a regex.
@@ -150,8 +190,8 @@ mod tests {
             if let Ok(step) = step_parser(&text) {
                 prop_assert!((1..=MAX_N).contains(&step));
             }
-            if let Ok(n) = expect_parser(&text) {
-                prop_assert!(n < MAX_N);
+            if let Ok(e) = expect_parser(&text) {
+                prop_assert!(e.n < MAX_N);
             }
             if let Ok(Points(p)) = points_parser(&text) {
                 prop_assert!(p.len() <= MAX_POINTS && p.iter().all(|n| *n <= MAX_N));
@@ -189,5 +229,30 @@ mod tests {
         assert_eq!(margin_parser("0.2"), Ok(0.2));
         assert_eq!(margin_parser("20"), Ok(0.2));
         assert_eq!(range_parser("1..2"), Ok(Range { lo: 1, hi: 2 }));
+    }
+
+    #[test]
+    fn an_expected_threshold_takes_a_unit_and_refuses_unknown_ones() {
+        let e = |n, unit| Ok(Expect { n, unit });
+        assert_eq!(expect_parser("50000"), e(50_000, None));
+        assert_eq!(expect_parser("51_200bytes"), e(51_200, Some(Unit::Bytes)));
+        assert_eq!(expect_parser("2000lines"), e(2000, Some(Unit::Lines)));
+        assert_eq!(expect_parser("50000utf16"), e(50_000, Some(Unit::Utf16)));
+        assert!(expect_parser("50000tokens")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(expect_parser("bytes").is_err());
+        assert!(
+            expect_parser("10000000").is_err(),
+            "N+1 must be a size emit serves"
+        );
+        assert_eq!(
+            client_parser("codex"),
+            Ok(ClientKind::Preset(Preset::Codex))
+        );
+        assert_eq!(
+            client_parser("codex exec"),
+            Ok(ClientKind::Command("codex exec".into()))
+        );
     }
 }

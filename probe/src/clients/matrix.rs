@@ -1,0 +1,332 @@
+//! `probe clients`: every installed preset measured the same way, in one table: its version,
+//! the model slug where it matters, the limit in the unit it counts, what happens above it,
+//! and the reply cap a server should keep under (in that unit).
+//!
+//! Each client gets its own bracket folder (`OUT/NAME/results.json`, with the unit record);
+//! `OUT/clients.json` (docs/schema/clients.schema.json) and `OUT/clients.txt` hold the table.
+//! A client that is not installed is listed as such, never measured; a client that could not
+//! be judged is a row with its reason, and the command goes on to the next.
+
+use super::Preset;
+use crate::bracket::{bracket_units, conclude, save_results, Client, ClientSettings, Driver};
+use crate::check::suggested_cap;
+use crate::units::Unit;
+use anyhow::Context;
+use report::color::Style;
+use report::table::Cell;
+use report::{ColorChoice, Exit, Format, Painter, Table, Timestamp};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What `probe clients` takes.
+#[derive(Debug, Clone)]
+pub(crate) struct MatrixSettings {
+    /// The presets to run; empty is all.
+    pub only: Vec<Preset>,
+    pub lo: u64,
+    pub hi: u64,
+    pub margin: f64,
+    pub timeout: Duration,
+    pub out: PathBuf,
+    pub format: Format,
+    pub color: ColorChoice,
+}
+
+/// How a client's row came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum RowStatus {
+    /// Limit and unit found.
+    Measured,
+    /// Runs were judged, but no unit made the fills agree, or no limit was in the range.
+    Partial,
+    /// Its executable was not found.
+    NotInstalled,
+    /// It could not be run or judged.
+    Failed,
+}
+
+impl RowStatus {
+    fn style(self) -> Style {
+        match self {
+            RowStatus::Measured => Style::Good,
+            RowStatus::Partial | RowStatus::NotInstalled => Style::Warn,
+            RowStatus::Failed => Style::Bad,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            RowStatus::Measured => "measured",
+            RowStatus::Partial => "partial",
+            RowStatus::NotInstalled => "not installed",
+            RowStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One client's row.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Row {
+    pub client: Preset,
+    pub status: RowStatus,
+    /// The model API the client calls (the stand-in's shape).
+    pub api: super::Api,
+    pub bin: String,
+    /// The version the preset was written against (install-clients.sh's pin).
+    pub pinned: &'static str,
+    pub version: Option<String>,
+    pub model: Option<String>,
+    /// The largest reply, in `unit`, that came back whole.
+    pub limit: Option<u64>,
+    pub unit: Option<Unit>,
+    /// The room a wrapper the client adds before counting takes, in `unit`.
+    pub offset: Option<u64>,
+    /// For a bytes limit: the tokens it is at four bytes a token.
+    pub tokens_estimate: Option<u64>,
+    /// The fills stopped up to 1% apart in `unit`: `limit` is an estimate (the largest).
+    pub estimate: bool,
+    /// How the first reply over the limit came back (ascii fill).
+    pub above: Option<crate::bracket::Verdict>,
+    /// A reply cap `margin` under the limit, in `unit`.
+    pub suggested_cap: Option<u64>,
+    /// Why the row is not measured, or what to know about it.
+    pub note: Option<String>,
+    /// The client's bracket folder (results.json with every point).
+    pub dir: String,
+}
+
+/// What `clients.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Matrix {
+    pub version: u32,
+    pub tool: &'static str,
+    pub command: &'static str,
+    pub started: Timestamp,
+    pub finished: Timestamp,
+    pub margin: f64,
+    pub range: [u64; 2],
+    pub rows: Vec<Row>,
+}
+
+/// `probe clients`: 0 when every installed client was measured, 1 when one was only partly,
+/// 4 when none could be judged at all.
+pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
+    let started = Timestamp::now();
+    std::fs::create_dir_all(&settings.out)
+        .with_context(|| format!("creating {}", settings.out.display()))?;
+    let presets: Vec<Preset> = if settings.only.is_empty() {
+        Preset::ALL.to_vec()
+    } else {
+        settings.only.clone()
+    };
+    let quiet = settings.format == Format::Json;
+    let mut rows = Vec::new();
+    let mut interrupted = false;
+    for preset in presets {
+        if interrupted {
+            break;
+        }
+        let row = measure(preset, settings, quiet, &mut interrupted)?;
+        rows.push(row);
+    }
+    let matrix = Matrix {
+        version: 1,
+        tool: "probe",
+        command: "clients",
+        started,
+        finished: Timestamp::now(),
+        margin: settings.margin,
+        range: [settings.lo, settings.hi],
+        rows,
+    };
+    report::json::write_atomic(&settings.out.join("clients.json"), &matrix)
+        .context("writing clients.json")?;
+    report::json::write_text_atomic(
+        &settings.out.join("clients.txt"),
+        &table(&matrix).render_text(),
+    )
+    .context("writing clients.txt")?;
+    let shown = match settings.format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&matrix)?),
+        Format::Markdown => format!("## probe clients\n\n{}", table(&matrix).render_markdown()),
+        Format::Text => table(&matrix).render_painted(Painter::new(settings.color.for_stdout())),
+    };
+    crate::print_out(&shown)?;
+    if interrupted {
+        return Ok(Exit::Interrupted);
+    }
+    let installed: Vec<&Row> = matrix
+        .rows
+        .iter()
+        .filter(|r| r.status != RowStatus::NotInstalled)
+        .collect();
+    if installed.is_empty() || installed.iter().all(|r| r.status == RowStatus::Failed) {
+        report::errln!(
+            "probe: no client could be measured (scripts/install-clients.sh installs them)"
+        );
+        return Ok(Exit::Precondition);
+    }
+    Ok(Exit::from_held(
+        installed.iter().all(|r| r.status == RowStatus::Measured),
+    ))
+}
+
+/// Measures one preset into its row.
+fn measure(
+    preset: Preset,
+    settings: &MatrixSettings,
+    quiet: bool,
+    interrupted: &mut bool,
+) -> anyhow::Result<Row> {
+    let bin = preset.find_bin();
+    let dir = settings.out.join(preset.name());
+    let mut row = Row {
+        client: preset,
+        status: RowStatus::NotInstalled,
+        api: preset.spec().api,
+        bin: bin.display().to_string(),
+        pinned: preset.spec().version,
+        version: None,
+        model: preset.spec().model.map(String::from),
+        limit: None,
+        unit: None,
+        offset: None,
+        tokens_estimate: None,
+        estimate: false,
+        above: None,
+        suggested_cap: None,
+        note: None,
+        dir: dir.display().to_string(),
+    };
+    if !bin.is_file() {
+        row.note = Some(format!("scripts/install-clients.sh {preset} installs it"));
+        return Ok(row);
+    }
+    let client = ClientSettings {
+        client: Client::Preset {
+            preset,
+            bin,
+            count_tokens: None,
+        },
+        fill: crate::emit::Fill::Ascii,
+        spill_patterns: Vec::new(),
+        timeout: settings.timeout,
+        out: dir,
+        json: false,
+        format: Format::Text,
+        color: ColorChoice::Never,
+    };
+    let started = Timestamp::now();
+    let mut driver = match Driver::new(&client) {
+        Ok(d) => d,
+        Err(e) => {
+            row.status = RowStatus::Failed;
+            row.note = Some(report::escape::text(&format!("{e:#}")).into_owned());
+            return Ok(row);
+        }
+    };
+    row.version = driver.info.version.clone();
+    // At most three bisections of the range.
+    let runs = 3 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
+    let mut progress = report::progress::Progress::new(runs, quiet);
+    progress.status(&format!("{preset}"));
+    let mut record = None;
+    let outcome = bracket_units(&mut driver, settings.lo, settings.hi, &mut progress)
+        .map(|r| record = Some(r));
+    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
+    *interrupted = results.interrupted;
+    results.units = record.clone();
+    save_results(&driver, &results)?;
+    row.above = results.threshold.over_verdict;
+    match record.and_then(|r| r.inference) {
+        Some(i) => {
+            row.status = if i.first_over.is_some() {
+                RowStatus::Measured
+            } else {
+                RowStatus::Partial
+            };
+            if i.first_over.is_none() {
+                row.note = Some(format!("inline up to {} in every fill", settings.hi));
+            } else if !i.exact {
+                row.note = Some(format!(
+                    "an estimate: the fills stop up to 1% apart in {} (the largest is shown)",
+                    i.unit
+                ));
+            } else if !i.also.is_empty() {
+                row.note = Some(format!(
+                    "also agrees in {}",
+                    i.also
+                        .iter()
+                        .map(|u| u.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            row.suggested_cap = Some(suggested_cap(i.limit, settings.margin));
+            row.limit = Some(i.limit);
+            row.unit = Some(i.unit);
+            row.offset = i.offset;
+            row.tokens_estimate = i.tokens_estimate;
+            row.estimate = !i.exact;
+        }
+        None => {
+            let judged = results.points.iter().any(|p| p.verdict.is_judged());
+            row.status = if judged {
+                RowStatus::Partial
+            } else {
+                RowStatus::Failed
+            };
+            let why = results
+                .points
+                .iter()
+                .find(|p| !p.verdict.is_judged())
+                .and_then(|p| p.message.clone());
+            row.note = Some(match (judged, why) {
+                (true, _) => format!(
+                    "no unit makes the fills agree; ascii: {}",
+                    results.threshold.text
+                ),
+                (false, Some(why)) => report::escape::text(&why).into_owned(),
+                (false, None) => "no point was judged".into(),
+            });
+        }
+    }
+    Ok(row)
+}
+
+/// The table a person reads: one row per client, the status and the behaviour above coloured
+/// by their kind.
+fn table(m: &Matrix) -> Table {
+    let mut t = Table::new([
+        "client", "version", "model", "limit", "unit", "above", "cap", "status", "note",
+    ]);
+    let dash = || "-".to_string();
+    for r in &m.rows {
+        let unit = r.unit.map(|u| match r.offset {
+            Some(o) => format!("{u} (+{o} wrapper)"),
+            None => u.to_string(),
+        });
+        // Tokens only where the fills disagree a little in bytes: a client estimating them.
+        let limit = r.limit.map(|l| match (r.tokens_estimate, r.estimate) {
+            (Some(t), true) => format!("~{l} (~{t} tokens)"),
+            _ => l.to_string(),
+        });
+        t.row([
+            Cell::from(r.client.name()),
+            Cell::from(r.version.clone().unwrap_or_else(dash)),
+            Cell::from(r.model.clone().unwrap_or_else(dash)),
+            Cell::from(limit.unwrap_or_else(dash)),
+            Cell::from(unit.unwrap_or_else(dash)),
+            match r.above {
+                Some(v) => Cell::styled(v.to_string(), v.style()),
+                None => Cell::from(dash()),
+            },
+            Cell::from(r.suggested_cap.map(|c| c.to_string()).unwrap_or_else(dash)),
+            Cell::styled(r.status.word(), r.status.style()),
+            Cell::from(r.note.clone().unwrap_or_default()),
+        ]);
+    }
+    t
+}

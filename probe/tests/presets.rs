@@ -1,0 +1,221 @@
+//! Every preset against its real client, offline: the client runs through `probe bracket
+//! --client NAME` in a network namespace that has only loopback (where `unshare` can make one),
+//! against the model stand-in, at a point below its limit and at the two points around it, and
+//! the verdicts must be consistent: inline below (both markers, the nonce logged), the measured
+//! kind above, monotone, the threshold exact.
+//!
+//! A client that is not installed skips with a `SKIP:` line on stderr
+//! (`scripts/install-clients.sh NAME` installs it); under CI that is a failure only for the
+//! clients `.ci/run` installs. The limits pinned here are those `probe clients` measured on the
+//! versions install-clients.sh pins; a client at another version may differ, and says so.
+
+use crate::common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The client's executable: `PROBE_<NAME>_BIN`, install-clients.sh's cache (and for Claude
+/// install-claude.sh's older folder), or PATH.
+fn installed(name: &str, bin: &str) -> Option<PathBuf> {
+    if let Ok(p) = std::env::var(format!("PROBE_{}_BIN", name.to_uppercase())) {
+        return Some(PathBuf::from(p));
+    }
+    let clients = std::env::var_os("GATEKIT_CLIENTS_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| cache_dir().join("clients"));
+    let mut candidates = vec![clients.join(name).join("node_modules/.bin").join(bin)];
+    if name == "claude" {
+        candidates.push(cache_dir().join("claude/node_modules/.bin/claude"));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join(bin)));
+    }
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// Whether `.ci/run` installs this client (then CI must have it).
+fn ci_installs(name: &str) -> bool {
+    let run = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/run"))
+        .unwrap_or_default();
+    run.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| {
+            (l.contains("install-clients.sh")
+                && (l.contains(name) || !l.contains("install-clients.sh ")))
+                || (name == "claude" && l.contains("install-claude.sh"))
+        })
+}
+
+/// How to run a command in a network namespace with only loopback, if this machine can make
+/// one: `unshare -rn` (a user namespace too) or, as root, `unshare -n`; the loopback is brought
+/// up and checked to be the only interface before the command starts.
+fn loopback_only() -> Option<Vec<String>> {
+    for flags in ["-rn", "-n"] {
+        let ok = Command::new("unshare")
+            .args([flags, "sh", "-c", "ip link set lo up"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(vec![
+                "unshare".into(),
+                flags.into(),
+                "sh".into(),
+                "-c".into(),
+                r#"ip link set lo up && [ "$(ip -o link show | wc -l)" = 1 ] && exec "$0" "$@""#
+                    .into(),
+            ]);
+        }
+    }
+    None
+}
+
+/// What one preset is expected to show around its limit (n in UTF-16 units, ascii fill).
+struct Expected {
+    name: &'static str,
+    bin: &'static str,
+    /// The last n inline; n + 1 comes back `above`.
+    limit: u64,
+    above: &'static str,
+}
+
+/// Runs the preset at 1000, LIMIT and LIMIT+1 and checks what came back.
+fn measures(e: Expected) {
+    let Some(bin) = installed(e.name, e.bin) else {
+        assert!(
+            std::env::var_os("CI").is_none() || !ci_installs(e.name),
+            "{} is not installed under CI, though .ci/run installs it",
+            e.name
+        );
+        eprintln!(
+            "SKIP: {} is not installed (run scripts/install-clients.sh {})",
+            e.name, e.name
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let points = format!("1000,{},{}", e.limit, e.limit + 1);
+    let mut argv: Vec<String> = match loopback_only() {
+        Some(ns) => ns,
+        None => {
+            eprintln!(
+                "NOTE: no network namespace here; {} runs on the host network",
+                e.name
+            );
+            Vec::new()
+        }
+    };
+    argv.push(PROBE.into());
+    argv.extend(
+        [
+            "bracket",
+            "--client",
+            e.name,
+            "--points",
+            &points,
+            "--timeout",
+            "120s",
+            "--bin",
+        ]
+        .map(String::from),
+    );
+    argv.push(bin.display().to_string());
+    argv.push("--out".into());
+    argv.push(out.display().to_string());
+    let run = testkit::Output::of(
+        testkit::bin(&argv[0])
+            .args(&argv[1..])
+            .current_dir(dir.path())
+            // Three runs of a client that may take a minute each.
+            .timeout(std::time::Duration::from_secs(480)),
+    );
+    let results = std::fs::read_to_string(out.join("results.json"));
+    let r: Value = match results {
+        Ok(text) => serde_json::from_str(&text).unwrap(),
+        Err(_) => panic!("{}: no results.json\n{run}", e.name),
+    };
+    let version = r["client"]["version"].as_str().unwrap_or("?").to_string();
+    let p = r["points"].as_array().unwrap();
+    let verdicts: Vec<&str> = p.iter().map(|p| p["verdict"].as_str().unwrap()).collect();
+    let context = format!("{} {version}: {verdicts:?}\n{run}", e.name);
+    assert_eq!(run.code, Some(0), "{context}");
+    // Below the limit: the whole text, judged by its markers (no "too small" note), the nonce
+    // the server logged, and at least n units reached the model.
+    for inline in &p[..2] {
+        assert_eq!(inline["verdict"], "inline", "{context}");
+        assert_eq!(inline["message"], Value::Null, "{context}");
+        assert!(inline["nonce"].is_string(), "{context}");
+        assert!(inline["received_units"].as_u64().unwrap() >= inline["n"].as_u64().unwrap());
+    }
+    assert_eq!(p[2]["verdict"], e.above, "{context}");
+    assert_eq!(r["threshold"]["monotone"], true, "{context}");
+    assert_eq!(r["threshold"]["exact"], true, "{context}");
+    assert_eq!(r["threshold"]["last_inline"], e.limit, "{context}");
+    // Only the stand-in was asked: every request it logged was one it serves.
+    let log = std::fs::read_to_string(out.join("model.log")).unwrap();
+    for line in log.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        assert_ne!(event["event"], "not_found", "{}: {line}", e.name);
+    }
+    eprintln!("measured {} {version}: {}", e.name, r["threshold"]["text"]);
+}
+
+#[test]
+fn claude_code_keeps_50000_utf16_units_inline_and_saves_50001() {
+    measures(Expected {
+        name: "claude",
+        bin: "claude",
+        limit: 50_000,
+        above: "saved",
+    });
+}
+
+#[test]
+fn codex_cli_keeps_the_head_and_tail_of_a_reply_over_about_12000_bytes() {
+    measures(Expected {
+        name: "codex",
+        bin: "codex",
+        limit: 11_984,
+        above: "cut",
+    });
+}
+
+#[test]
+fn gemini_cli_cuts_and_saves_a_reply_over_40000_units_less_its_wrapper() {
+    measures(Expected {
+        name: "gemini",
+        bin: "gemini",
+        limit: 39_994,
+        above: "cut+saved",
+    });
+}
+
+#[test]
+fn qwen_code_saves_a_reply_over_28000_units_and_shows_a_preview() {
+    measures(Expected {
+        name: "qwen",
+        bin: "qwen",
+        limit: 28_000,
+        above: "saved",
+    });
+}
+
+#[test]
+fn opencode_saves_a_reply_over_51200_bytes() {
+    measures(Expected {
+        name: "opencode",
+        bin: "opencode",
+        limit: 51_200,
+        above: "saved",
+    });
+}
+
+#[test]
+fn cline_keeps_head_and_tail_of_a_reply_whose_json_envelope_is_over_8000_units() {
+    measures(Expected {
+        name: "cline",
+        bin: "cline",
+        limit: 7945,
+        above: "cut",
+    });
+}
