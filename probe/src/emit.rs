@@ -23,7 +23,7 @@ pub(crate) const MAX_N: u64 = 10_000_000;
 pub(crate) const MAX_BLOCKS: u64 = 10_000;
 
 /// What the text between the markers is made of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Fill {
     /// `x` repeated: one unit, one char, one byte each.

@@ -17,7 +17,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// A unit a client may count text in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Unit {
     /// UTF-16 code units (JavaScript `.length`).
@@ -105,7 +105,8 @@ pub(crate) fn n_for(size: u64, fill: Fill, unit: Unit) -> u64 {
 }
 
 /// Where one fill's results stopped coming back whole, in `emit`'s n.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Observation {
     pub fill: Fill,
     /// The largest n that came back inline.
@@ -115,7 +116,8 @@ pub(crate) struct Observation {
 }
 
 /// What the thresholds say about the client's unit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Inference {
     pub unit: Unit,
     /// The largest reply, in `unit`, that came back whole (under every fill, when not exact).

@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// What happened to one point's tool result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) enum Verdict {
     /// The whole text came back: both markers (with the logged nonce) and everything between.
     #[serde(rename = "inline")]

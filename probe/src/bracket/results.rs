@@ -9,13 +9,15 @@ use crate::emit::Fill;
 use anyhow::Context;
 use report::color::Style;
 use report::Timestamp;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// One run of the client at one n.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Point {
     pub n: u64,
     /// The fill this point ran with (the run's `fill`, or another one for the unit).
@@ -31,6 +33,7 @@ pub(crate) struct Point {
     pub count_tokens_calls: Option<u64>,
     pub nonce: Option<String>,
     pub status: String,
+    #[schemars(range(min = 0.0))]
     pub duration_secs: f64,
     pub strays_killed: u32,
     pub start: Timestamp,
@@ -38,7 +41,8 @@ pub(crate) struct Point {
 }
 
 /// Where the results put the threshold.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Threshold {
     /// The largest n that came back inline, below every n that did not.
     pub last_inline: Option<u64>,
@@ -89,9 +93,11 @@ pub(crate) fn threshold(points: &[Point], fill: Fill) -> Threshold {
 }
 
 /// What is known about the client being measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct ClientInfo {
     /// The preset's name (`claude`, `codex`, ...) or `command`.
+    #[schemars(extend("enum" = ["claude", "codex", "gemini", "qwen", "opencode", "cline", "command"]))]
     pub kind: String,
     pub command: String,
     /// What `BIN --version` printed (presets).
@@ -99,17 +105,34 @@ pub(crate) struct ClientInfo {
     /// The model slug the preset configures, where the client's limit depends on it.
     pub model: Option<String>,
     /// The `clientInfo` the client sent in MCP `initialize` (name and version).
+    #[schemars(schema_with = "object_or_null")]
     pub mcp_client: Option<Value>,
+}
+
+/// The schema of a JSON object the client sent as it sent it, or null.
+fn object_or_null(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The clientInfo the client sent in MCP initialize, as it sent it.",
+        "type": ["object", "null"],
+    })
 }
 
 /// The version of the results.json layout; bumped when a field changes meaning or goes away.
 pub(crate) const RESULTS_VERSION: u32 = 1;
 
 /// Everything one bracket (or check) run found: what `results.json` holds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(
+    deny_unknown_fields,
+    title = "results.json",
+    description = "What `probe bracket` and `probe check` write to OUT/results.json (and print with --format json). `version` is bumped when a field changes meaning or goes away."
+)]
 pub(crate) struct Results {
+    #[schemars(extend("const" = 1))]
     pub version: u32,
+    #[schemars(extend("const" = "probe"))]
     pub tool: &'static str,
+    #[schemars(extend("enum" = ["bracket", "check"]))]
     pub command: &'static str,
     pub client: ClientInfo,
     pub fill: Fill,
@@ -124,19 +147,23 @@ pub(crate) struct Results {
     pub threshold: Threshold,
     /// `check` only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
     pub check: Option<CheckRecord>,
     /// `--bisect` only: whether LO came back inline and HI did not.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
     pub bisect: Option<BisectRecord>,
     /// The unit the client counts in, when more than one fill was run (`--units`, `check`
     /// with a unit, `clients`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
     pub units: Option<UnitsRecord>,
 }
 
 /// What bracketing with more than one fill found: each fill's threshold, and the unit they
 /// agree in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct UnitsRecord {
     pub observations: Vec<crate::units::Observation>,
     /// `None` when no unit makes the thresholds agree.
@@ -180,7 +207,8 @@ pub(crate) fn write_results(out: &Path, r: &Results, text: &str) -> anyhow::Resu
 }
 
 /// What `check` adds to the results: the threshold expected, whether it held, the cap.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct CheckRecord {
     /// The threshold expected, in `unit` (UTF-16 units without one).
     pub expect: u64,
@@ -193,6 +221,7 @@ pub(crate) struct CheckRecord {
     /// Both N and N+1 gave a verdict (inline, saved or truncated).
     pub judged: bool,
     /// The fraction under the threshold the suggested cap keeps.
+    #[schemars(range(min = 0.0), extend("exclusiveMaximum" = 1))]
     pub margin: f64,
     /// The threshold measured, when it is exact, in `unit`.
     pub measured: Option<u64>,
@@ -244,7 +273,8 @@ impl fmt::Display for CheckVerdict {
 }
 
 /// What `--bisect LO..HI` adds to the results.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct BisectRecord {
     /// LO came back inline, HI did not, and every midpoint steered the search.
     pub held: bool,
@@ -343,5 +373,17 @@ mod tests {
         assert_eq!(r.verdict(), CheckVerdict::NoVerdict);
         assert_eq!(CheckVerdict::Held.style(), Style::Good);
         assert_eq!(CheckVerdict::Moved.style(), Style::Bad);
+    }
+
+    #[test]
+    fn the_committed_schema_is_the_one_the_record_types_generate() {
+        let schema = report::schema::generate::<Results>(
+            "https://example.invalid/gatekit/schema/results.schema.json",
+        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs/schema/results.schema.json");
+        if let Err(why) = report::schema::check_committed(&path, &schema) {
+            panic!("{why}");
+        }
     }
 }

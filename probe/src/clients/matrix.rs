@@ -34,7 +34,7 @@ pub(crate) struct MatrixSettings {
 }
 
 /// How a client's row came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum RowStatus {
     /// Limit and unit found.
@@ -67,7 +67,8 @@ impl RowStatus {
 }
 
 /// One client's row.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub(crate) struct Row {
     pub client: Preset,
     pub status: RowStatus,
@@ -98,14 +99,24 @@ pub(crate) struct Row {
 }
 
 /// What `clients.json` holds.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(
+    deny_unknown_fields,
+    title = "probe clients.json",
+    description = "The table `probe clients` writes to OUT/clients.json (and prints with --format json): one row per preset, each measured in its own folder (OUT/NAME/results.json, results.schema.json). `version` is bumped when a field changes meaning or goes away."
+)]
 pub(crate) struct Matrix {
+    #[schemars(extend("const" = 1))]
     pub version: u32,
+    #[schemars(extend("const" = "probe"))]
     pub tool: &'static str,
+    #[schemars(extend("const" = "clients"))]
     pub command: &'static str,
     pub started: Timestamp,
     pub finished: Timestamp,
+    #[schemars(range(min = 0.0), extend("exclusiveMaximum" = 1))]
     pub margin: f64,
+    /// LO and HI of the bisection, in emit's n (UTF-16 units).
     pub range: [u64; 2],
     pub rows: Vec<Row>,
 }
@@ -329,4 +340,21 @@ fn table(m: &Matrix) -> Table {
         ]);
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_schema_is_the_one_the_record_types_generate() {
+        let schema = report::schema::generate::<Matrix>(
+            "https://example.invalid/gatekit/schema/clients.schema.json",
+        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs/schema/clients.schema.json");
+        if let Err(why) = report::schema::check_committed(&path, &schema) {
+            panic!("{why}");
+        }
+    }
 }

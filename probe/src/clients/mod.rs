@@ -22,7 +22,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The model API a client calls, which the stand-in answers in that shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Api {
     /// Anthropic Messages (`/v1/messages`).
@@ -47,7 +47,9 @@ impl fmt::Display for Api {
 }
 
 /// A client probe has a preset for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Preset {
     Claude,
