@@ -3,9 +3,10 @@
 //!
 //! Shared by `gate` (which applies and gates candidates) and `mutants` (whose `--candidate`
 //! runs mutate a candidate's worktree): [`git`] runs the real git, [`worktree`] makes and
-//! cleans up detached worktrees, [`config`] reads gate.toml, [`apply`] applies a candidate and
-//! runs its checks, [`pack`] makes one from staged changes. Nothing here ever writes to the
-//! user's checkout.
+//! cleans up detached worktrees, [`setup`] reads the `[worktree]` table, [`cache`] hands build
+//! outputs between checkouts and keeps them between runs, [`config`] reads gate.toml,
+//! [`apply`] applies a candidate and runs its checks, [`pack`] makes one from staged changes.
+//! Nothing here ever writes to the user's checkout.
 
 pub mod apply;
 pub mod cache;
