@@ -39,6 +39,9 @@ gm="$here/target/release/mutants"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-cargo-mutants.XXXXXX")
 if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; fi
 echo "scratch: $work" >&2
+# gatekit's [worktree] cache lives in the scratch folder too: the repeat run uses what the first
+# run saved, and nothing is left in ~/.cache for a repository that is deleted at the end.
+export GATEKIT_CACHE_DIR="$work/cache"
 
 curl -sSfL "https://static.crates.io/crates/$CRATE/$CRATE-$CRATE_VERSION.crate" \
   | tar xz -C "$work"
