@@ -17,7 +17,7 @@
 #   3. check: `gate check` of the candidate's manifest in an applied checkout beside
 #      `sha256sum -c` of it, both warm, $RUNS times each;
 #   4. drift over the long history: the `git log` gate runs for drift inside
-#      `gate apply --head main` (timed by git's own trace2 events, so it is the real call
+#      `gate apply --head main` (timed by git's own trace2 lines, so it is the real call
 #      with the real paths), beside the bare `git log --format=%H BASE..main -- PATHS`;
 #      and the whole `gate apply --head main` beside the bare apply work plus that git log.
 # Every figure is printed with the machine's load average at the time. A ratio counts only
@@ -180,19 +180,21 @@ for i in $(seq "$RUNS"); do
   git -C "$repo" log --format=%H base..main -- $(cat "$paths") >/dev/null
   bare_whole+=("$(since "$t")")
   git -C "$repo" worktree remove --force "$work/bare-long-$i"
-  # Once more with git's trace2 on, for the time of gate's own git log alone.
-  prune; trace="$work/trace-$i.json"
-  GIT_TRACE2_EVENT="$trace" gate_apply "$work/traced-$i" main
+  # Once more with git's trace2 on (the plain target: a start and an exit line a process, no
+  # regions), for the time of gate's own git log alone.
+  prune; trace="$work/trace-$i.txt"
+  GIT_TRACE2="$trace" gate_apply "$work/traced-$i" main
   "$gate" clean >/dev/null 2>&1 || true; rm -rf "$work/traced-$i"
   gate_log+=("$(python3 - "$trace" <<'PY'
-import json, sys
-starts, total = {}, None
+import re, sys
+# gate runs its git children one after another, so each exit line closes the last start.
+argv, total = "", None
 for line in open(sys.argv[1]):
-    e = json.loads(line)
-    if e.get("event") == "start":
-        starts[e["sid"]] = e["argv"]
-    elif e.get("event") == "exit" and "log" in starts.get(e["sid"], []):
-        total = e["t_abs"]
+    if " start " in line:
+        argv = line.split(" start ", 1)[1]
+    m = re.search(r" exit elapsed:([0-9.]+)", line)
+    if m and " log " in argv:
+        total = float(m.group(1))
 print(f"{total:.3f}")
 PY
 )")
@@ -200,7 +202,7 @@ done
 drifting=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["candidate"]["drift"]))' "$work/long-$RUNS.json" 2>/dev/null || echo "?")
 bare=$(echo "${bare_log[*]}" | median) ours=$(echo "${gate_log[*]}" | median)
 echo "  bare git log --format=%H base..main -- PATHS ($found commits): ${bare_log[*]} s, median $bare s"
-echo "  gate's drift git log (trace2):                         ${gate_log[*]} s, median $ours s"
+echo "  gate's drift git log (GIT_TRACE2):                     ${gate_log[*]} s, median $ours s"
 echo "  gate's drift / bare: $(ratio "$ours" "$bare")x"
 bare=$(echo "${bare_whole[*]}" | median) ours=$(echo "${gate_whole[*]}" | median)
 echo "  bare apply work + that git log:   ${bare_whole[*]} s, median $bare s"

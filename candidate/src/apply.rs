@@ -160,9 +160,15 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         .collect();
 
     // Drift covers every path the candidate has a say about: the manifest's and the deleted.
+    // A set, not `Vec::contains`: that was a quadratic scan, seconds at 50,000 paths.
     let mut paths: Vec<Vec<u8>> = prepared.manifest.iter().map(|e| e.path.clone()).collect();
+    let mut seen: std::collections::HashSet<&[u8]> = prepared
+        .manifest
+        .iter()
+        .map(|e| e.path.as_slice())
+        .collect();
     for (_, p) in &changed {
-        if !paths.contains(p) {
+        if seen.insert(p) {
             paths.push(p.clone());
         }
     }
