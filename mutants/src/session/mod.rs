@@ -185,32 +185,26 @@ impl Session {
             .map(|s| report::escape::text(&s.name).into_owned())
             .collect();
         let mut live = Progress::new(1, false);
-        let first = &self.checkouts[..1];
         let label = format!("baseline: {} running unmutated", names.join(", "));
-        let mut baseline = live.during(&label, || {
-            run::baseline(
-                &suites,
-                first,
-                self.settings.timeout,
-                &self.out,
-                &self.floors,
-            )
-        })?;
+        // The first copy's baseline, under the live line (run again cold below if needed).
+        let mut first_baseline = |me: &Self| {
+            live.during(&label, || {
+                run::baseline(
+                    &suites,
+                    &me.checkouts[..1],
+                    me.settings.timeout,
+                    &me.out,
+                    &me.floors,
+                )
+            })
+        };
+        let mut baseline = first_baseline(self)?;
         if !baseline.passed && !baseline.interrupted && self.restored {
             report::errln!("mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold");
             candidate::cache::remove_outputs(self.checkouts[0].path(), &self.outputs);
             self.floors.clear();
             self.restored = false;
-            let first = &self.checkouts[..1];
-            baseline = live.during(&label, || {
-                run::baseline(
-                    &suites,
-                    first,
-                    self.settings.timeout,
-                    &self.out,
-                    &self.floors,
-                )
-            })?;
+            baseline = first_baseline(self)?;
         }
         live.clear();
         self.report.baseline = baseline.baselines.clone();

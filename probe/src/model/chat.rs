@@ -14,12 +14,10 @@ use regex::Regex;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
-use super::http::{json_body, Api, Reply, Sse};
+use super::http::{post_json, take_turn, Api, Reply, Sse};
 use super::request::Request;
 use super::tokens::Usage;
-use super::turn::{
-    arguments_of, decide, is_emit, text_of, Conversation, Offered, ToolResult, Turn,
-};
+use super::turn::{arguments_of, is_emit, text_of, Conversation, Offered, ToolResult, Turn};
 use super::Shared;
 use crate::emit::fresh_nonce;
 
@@ -34,16 +32,11 @@ pub(crate) struct Chat;
 
 impl Api for Chat {
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
-        if request.method != "POST" || request.path != "/v1/chat/completions" {
-            return None;
-        }
-        let body = match json_body(request, shared) {
+        let body = match post_json(request, shared, "/v1/chat/completions")? {
             Ok(body) => body,
             Err(refusal) => return Some(refusal),
         };
-        let (turn, event) = decide(&conversation(&body), "call_");
-        shared.record(event);
-        let usage = Usage::of(&body, &shared.settings);
+        let (turn, usage) = take_turn(&conversation(&body), "call_", &body, shared);
         Some(if body["stream"] == json!(true) {
             let separate = body["stream_options"]["include_usage"] == json!(true);
             Reply::Events(stream(&body, &turn, usage, separate))
@@ -246,6 +239,7 @@ fn stream(request: &Value, turn: &Turn, usage: Usage, separate: bool) -> Vec<Sse
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::turn::decide;
 
     fn function(name: &str) -> Value {
         json!({"type": "function", "function": {"name": name, "parameters": {}}})

@@ -12,10 +12,10 @@
 use serde_json::{json, Map, Value};
 
 use super::events::ModelEvent;
-use super::http::{json_body, Api, Reply, Sse};
+use super::http::{json_body, take_turn, Api, Reply, Sse};
 use super::request::Request;
 use super::tokens::{text_units, tokens_for, Usage};
-use super::turn::{decide, text_of, Conversation, Offered, ToolResult, Turn};
+use super::turn::{text_of, Conversation, Offered, ToolResult, Turn};
 use super::Shared;
 
 /// The Gemini API shape.
@@ -59,9 +59,8 @@ impl Api for Gemini {
             });
         }
         let model = json!(model);
-        let (turn, event) = decide(&conversation(&body, &model), "call_");
-        shared.record(event);
-        let answer = answer(&body, &model, &turn, Usage::of(&body, &shared.settings));
+        let (turn, usage) = take_turn(&conversation(&body, &model), "call_", &body, shared);
+        let answer = answer(&body, &model, &turn, usage);
         Some(match method {
             "generateContent" => Reply::Json {
                 status: 200,
@@ -212,6 +211,7 @@ fn answer(request: &Value, model: &Value, turn: &Turn, usage: Usage) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::turn::decide;
 
     #[test]
     fn the_path_names_the_model_and_the_method() {

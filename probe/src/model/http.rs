@@ -89,6 +89,29 @@ pub(crate) fn json_body(request: &Request, shared: &Shared) -> Result<Value, Rep
     })
 }
 
+/// The JSON body of a POST to `path`: `None` for another method or path (another API's), an
+/// `Err` with the refusal to send (logged) when the body is not JSON.
+pub(crate) fn post_json(
+    request: &Request,
+    shared: &Shared,
+    path: &str,
+) -> Option<Result<Value, Reply>> {
+    (request.method == "POST" && request.path == path).then(|| json_body(request, shared))
+}
+
+/// The model's move on `conversation` (the same for every API shape), logged, with the usage
+/// to report for `body`.
+pub(crate) fn take_turn(
+    conversation: &super::turn::Conversation,
+    id_prefix: &str,
+    body: &Value,
+    shared: &Shared,
+) -> (super::turn::Turn, super::tokens::Usage) {
+    let (turn, event) = super::turn::decide(conversation, id_prefix);
+    shared.record(event);
+    (turn, super::tokens::Usage::of(body, &shared.settings))
+}
+
 /// Serves `listener` until `stop` is set (and something connects to wake the loop).
 pub(crate) fn serve(
     listener: TcpListener,

@@ -10,10 +10,10 @@
 use serde_json::{json, Value};
 
 use super::events::ModelEvent;
-use super::http::{json_body, Api, Reply, Sse};
+use super::http::{json_body, take_turn, Api, Reply, Sse};
 use super::request::Request;
 use super::tokens::{text_units, tokens_for, Usage};
-use super::turn::{decide, text_of, Conversation, Offered, ToolResult, Turn};
+use super::turn::{text_of, Conversation, Offered, ToolResult, Turn};
 use super::Shared;
 use crate::emit::fresh_nonce;
 
@@ -32,9 +32,7 @@ impl Api for Messages {
                     Ok(body) => body,
                     Err(refusal) => return Some(refusal),
                 };
-                let (turn, event) = decide(&conversation(&body), "toolu_");
-                shared.record(event);
-                let usage = Usage::of(&body, &shared.settings);
+                let (turn, usage) = take_turn(&conversation(&body), "toolu_", &body, shared);
                 Some(if body["stream"] == json!(true) {
                     Reply::Events(stream(&body, &turn, usage))
                 } else {

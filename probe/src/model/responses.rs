@@ -12,12 +12,10 @@
 
 use serde_json::{json, Value};
 
-use super::http::{json_body, Api, Reply, Sse};
+use super::http::{post_json, take_turn, Api, Reply, Sse};
 use super::request::Request;
 use super::tokens::Usage;
-use super::turn::{
-    arguments_of, decide, is_emit, text_of, Conversation, Offered, ToolResult, Turn,
-};
+use super::turn::{arguments_of, is_emit, text_of, Conversation, Offered, ToolResult, Turn};
 use super::Shared;
 use crate::emit::fresh_nonce;
 
@@ -27,16 +25,11 @@ pub(crate) struct Responses;
 
 impl Api for Responses {
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
-        if request.method != "POST" || request.path != "/v1/responses" {
-            return None;
-        }
-        let body = match json_body(request, shared) {
+        let body = match post_json(request, shared, "/v1/responses")? {
             Ok(body) => body,
             Err(refusal) => return Some(refusal),
         };
-        let (turn, event) = decide(&conversation(&body), "call_");
-        shared.record(event);
-        let usage = Usage::of(&body, &shared.settings);
+        let (turn, usage) = take_turn(&conversation(&body), "call_", &body, shared);
         let item = output_item(&turn);
         Some(if body["stream"] == json!(true) {
             Reply::Events(stream(&body, &item, usage))
@@ -219,6 +212,7 @@ fn stream(request: &Value, item: &Value, usage: Usage) -> Vec<Sse> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::turn::decide;
 
     fn codex_tools() -> Value {
         json!([{"type": "function", "name": "shell", "parameters": {}},
