@@ -22,32 +22,11 @@ pub(super) const SPEC: Spec = Spec {
 const MODEL: &str = "probe-model";
 
 pub(super) fn launch(run: &Run) -> io::Result<Launch> {
-    run.write_json(
-        ".qwen/settings.json",
-        &json!({
-            "general": {"enableAutoUpdate": false},
-            "privacy": {"usageStatisticsEnabled": false},
-            "telemetry": {"enabled": false},
-            "security": {
-                "folderTrust": {"enabled": false},
-                "auth": {"selectedType": "openai"}
-            },
-            "model": {"name": MODEL},
-            "mcpServers": {"probe": {
-                "command": run.server.command,
-                "args": run.server.args,
-                "trust": true
-            }}
-        }),
-    )?;
+    let mut settings = super::gemini::settings(run, json!({"enableAutoUpdate": false}), "openai");
+    settings["model"] = json!({"name": MODEL});
+    run.write_json(".qwen/settings.json", &settings)?;
     Ok(Launch {
-        argv: vec![
-            run.bin(),
-            "-p".into(),
-            run.prompt.into(),
-            "--output-format".into(),
-            "json".into(),
-        ],
+        argv: super::gemini::headless_argv(run),
         env: vec![
             ("OPENAI_BASE_URL", format!("{}/v1", run.base_url())),
             ("OPENAI_API_KEY", "dummy".into()),
