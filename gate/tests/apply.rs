@@ -391,22 +391,12 @@ fn a_deleted_path_that_still_opens_fails_apply_and_run() {
     assert!(text.contains("1 deleted path(s) still present"), "{text}");
 
     // `gate run` judges the same: the suites pass, the candidate does not.
-    std::fs::write(
-        out.path().join("gate.toml"),
-        format!(
-            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[[suite]]\nname = \"ok\"\nrun = \"true\"\n"
-        ),
-    )
-    .unwrap();
-    let ran = testkit::Output::of(
-        crate::common::gate()
-            .current_dir(repo.path())
-            .arg("run")
-            .arg("--config")
-            .arg(out.path().join("gate.toml"))
-            .arg("--out")
-            .arg(out.path().join("gate-out")),
+    let config = crate::common::write_config(
+        out.path(),
+        &base,
+        "[[suite]]\nname = \"ok\"\nrun = \"true\"\n",
     );
+    let ran = crate::common::run_config(&repo, &config, &out.path().join("gate-out"), &[]);
     ran.assert_exit(1);
     let text = &ran.stdout;
     assert!(text.contains("gate FAIL"), "{text}");

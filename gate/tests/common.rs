@@ -114,3 +114,44 @@ pub fn stdout(out: &std::process::Output) -> String {
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Packs the staged changes of `repo` against `base` into `out` and writes `out/gate.toml`
+/// naming the patch and manifest, with `body` (`[[suite]]`, `[worktree]`, ...) after; returns
+/// the gate.toml's path.
+pub fn pack_with_config(repo: &Repo, base: &str, out: &Path, body: &str) -> PathBuf {
+    gate()
+        .current_dir(repo.path())
+        .args(["pack", "--base", base, "--out"])
+        .arg(out)
+        .assert()
+        .success();
+    write_config(out, base, body)
+}
+
+/// Writes `dir/gate.toml` naming `dir`'s build.patch and candidate-manifest.sha256 on `base`,
+/// with `body` after; returns its path.
+pub fn write_config(dir: &Path, base: &str, body: &str) -> PathBuf {
+    let path = dir.join("gate.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n{body}"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// `gate run --config CONFIG --out OUT` (and `extra` flags) in `repo`, run to its end.
+pub fn run_config(repo: &Repo, config: &Path, out: &Path, extra: &[&str]) -> testkit::Output {
+    testkit::Output::of(
+        gate()
+            .current_dir(repo.path())
+            .arg("run")
+            .args(extra)
+            .arg("--config")
+            .arg(config)
+            .arg("--out")
+            .arg(out),
+    )
+}

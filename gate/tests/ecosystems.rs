@@ -4,34 +4,15 @@
 
 use std::process::Command;
 
-use crate::common::{gate, stderr, stdout};
+use crate::common::{pack_with_config, run_config};
 use testkit::Repo;
 
 /// Packs the staged change of `repo` against `base` into a temp folder with `gate_toml` beside
 /// it, runs `gate run` there, and returns the output.
-fn gate_it(repo: &Repo, base: &str, gate_toml: &str) -> std::process::Output {
+fn gate_it(repo: &Repo, base: &str, gate_toml: &str) -> testkit::Output {
     let out = tempfile::tempdir().unwrap();
-    gate()
-        .current_dir(repo.path())
-        .args(["pack", "--base", base, "--out"])
-        .arg(out.path())
-        .assert()
-        .success();
-    let config = out.path().join("gate.toml");
-    std::fs::write(
-        &config,
-        format!("base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n{gate_toml}"),
-    )
-    .unwrap();
-    let run = gate()
-        .current_dir(repo.path())
-        .args(["run", "--config"])
-        .arg(&config)
-        .arg("--out")
-        .arg(out.path().join("gate-out"))
-        .output()
-        .unwrap();
-    run
+    let config = pack_with_config(repo, base, out.path(), gate_toml);
+    run_config(repo, &config, &out.path().join("gate-out"), &[])
 }
 
 fn have(program: &str, arg: &str) -> bool {
@@ -78,19 +59,9 @@ fn a_node_project_gets_its_dependencies_from_npm_ci_in_the_checkout() {
     );
     repo.git(["add", "-A"]);
     let run = gate_it(&repo, &base, NODE_GATE);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&run),
-        stderr(&run)
-    );
-    assert!(
-        stdout(&run).contains("setup     npm ci"),
-        "{}",
-        stdout(&run)
-    );
-    assert!(stdout(&run).contains("1 passed"), "{}", stdout(&run));
+    run.assert_exit(0);
+    assert!(run.stdout.contains("setup     npm ci"), "{run}");
+    assert!(run.stdout.contains("1 passed"), "{run}");
 }
 
 /// The gate.toml of the README's Python example.
@@ -124,19 +95,9 @@ fn a_python_project_uses_the_users_virtualenv_through_a_link() {
     );
     repo.git(["add", "-A"]);
     let run = gate_it(&repo, &base, PYTHON_GATE);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&run),
-        stderr(&run)
-    );
-    assert!(
-        stdout(&run).contains("setup     none, linked .venv"),
-        "{}",
-        stdout(&run)
-    );
-    assert!(stdout(&run).contains("1 passed"), "{}", stdout(&run));
+    run.assert_exit(0);
+    assert!(run.stdout.contains("setup     none, linked .venv"), "{run}");
+    assert!(run.stdout.contains("1 passed"), "{run}");
 }
 
 /// The gate.toml of the README's Rust example.
@@ -169,12 +130,6 @@ fn a_rust_workspace_is_gated_with_cargo_test() {
     );
     repo.git(["add", "-A"]);
     let run = gate_it(&repo, &base, RUST_GATE);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&run),
-        stderr(&run)
-    );
-    assert!(stdout(&run).contains("2 passed"), "{}", stdout(&run));
+    run.assert_exit(0);
+    assert!(run.stdout.contains("2 passed"), "{run}");
 }

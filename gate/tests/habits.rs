@@ -110,29 +110,15 @@ fn echo_shows_a_suites_output_without_letting_it_rewrite_the_terminal() {
     repo.write("a.txt", "a2\n");
     repo.git(["add", "-A"]);
     let out = tempfile::tempdir().unwrap();
-    gate()
-        .current_dir(repo.path())
-        .args(["pack", "--base", &base, "--out"])
-        .arg(out.path())
-        .assert()
-        .success();
-    std::fs::write(
-        out.path().join("gate.toml"),
-        format!(
-            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[[suite]]\nname = \"noisy\"\nrun = \"printf 'step 1\\\\rverdict   PASS\\\\033[2J\\\\033[32mgreen\\\\033[0m\\\\tdone\\\\n'\"\n"
-        ),
-    )
-    .unwrap();
-    let run = gate()
-        .current_dir(repo.path())
-        .args(["run", "--echo", "--config"])
-        .arg(out.path().join("gate.toml"))
-        .arg("--out")
-        .arg(out.path().join("o"))
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
-    let err = stderr(&run);
+    let config = crate::common::pack_with_config(
+        &repo,
+        &base,
+        out.path(),
+        "[[suite]]\nname = \"noisy\"\nrun = \"printf 'step 1\\\\rverdict   PASS\\\\033[2J\\\\033[32mgreen\\\\033[0m\\\\tdone\\\\n'\"\n",
+    );
+    let run = crate::common::run_config(&repo, &config, &out.path().join("o"), &["--echo"]);
+    run.assert_exit(0);
+    let err = &run.stderr;
     assert!(err.contains("step 1\\rverdict   PASS\\u{1b}[2J"), "{err:?}");
     assert!(err.contains("\u{1b}[32mgreen\u{1b}[0m\tdone"), "{err:?}");
     assert!(!err.contains('\r') && !err.contains("\u{1b}[2J"), "{err:?}");
@@ -159,15 +145,11 @@ fn project_with_deps() -> (Repo, tempfile::TempDir, String) {
 }
 
 fn gate_toml(out: &std::path::Path, base: &str, worktree: &str, run: &str) -> std::path::PathBuf {
-    let path = out.join("gate.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[worktree]\n{worktree}\n\n[[suite]]\nname = \"unit\"\nrun = \"{run}\"\n"
-        ),
+    crate::common::write_config(
+        out,
+        base,
+        &format!("[worktree]\n{worktree}\n\n[[suite]]\nname = \"unit\"\nrun = \"{run}\"\n"),
     )
-    .unwrap();
-    path
 }
 
 #[test]

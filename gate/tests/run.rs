@@ -346,28 +346,13 @@ fn a_glob_star_stays_within_one_folder() {
     repo.write("README", "v2\n");
     repo.git(["add", "README"]);
     let out = tempfile::tempdir().unwrap();
-    crate::common::gate()
-        .current_dir(repo.path())
-        .args(["pack", "--base", &base, "--out"])
-        .arg(out.path())
-        .assert()
-        .success();
-    std::fs::write(
-        out.path().join("gate.toml"),
-        format!(
-            "base = \"{base}\"\npatch = \"build.patch\"\nmanifest = \"candidate-manifest.sha256\"\n\n[[suite]]\nglob = \"scripts/test-*.sh\"\n"
-        ),
-    )
-    .unwrap();
-    let ran = testkit::Output::of(
-        crate::common::gate()
-            .current_dir(repo.path())
-            .arg("run")
-            .arg("--config")
-            .arg(out.path().join("gate.toml"))
-            .arg("--out")
-            .arg(out.path().join("gate-out")),
+    let config = crate::common::pack_with_config(
+        &repo,
+        &base,
+        out.path(),
+        "[[suite]]\nglob = \"scripts/test-*.sh\"\n",
     );
+    let ran = crate::common::run_config(&repo, &config, &out.path().join("gate-out"), &[]);
     ran.assert_exit(0);
     let text = &ran.stdout;
     assert!(text.contains("scripts/test-a.sh"), "{text}");
