@@ -226,21 +226,8 @@ fn model_answers_503_over_its_connection_limit_and_recovers() {
 
 #[test]
 fn model_logs_each_refusal_with_its_status() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("model.log");
-    let mut child = Command::new(PROBE)
-        .args(["model", "--port", "0", "--log"])
-        .arg(&log)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _model = Running(child);
-    let port: u16 = line.trim().parse().expect("the port on stdout");
+    let model = crate::standins::Model::start(&[]);
+    let (port, log) = (model.port, model.log.clone());
     let post = "POST /v1/messages HTTP/1.1\r\nhost: x\r\n";
     for (request, want) in [
         (format!("{post}x-long: {}\r\n\r\n", "a".repeat(70_000)), 431),

@@ -22,7 +22,7 @@ use std::time::Duration;
 pub struct Model {
     child: Child,
     pub port: u16,
-    log: std::path::PathBuf,
+    pub log: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
 
