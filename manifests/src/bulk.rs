@@ -9,7 +9,8 @@
 //! handles (`O_PATH`, never following a link), a folder holding many of the paths is listed
 //! once (the listing gives each entry's type, so its files need no `stat`), and a file costs
 //! one `openat` of a single name relative to its folder, an `fstat` of what was opened, one
-//! `read` into a reused buffer and a `close`, on every core.
+//! `read` into a reused buffer and a `close`, on every core. Where the kernel allows, the small
+//! files go through an io_uring ([`ring`]) in batches, one trip into the kernel for many files.
 //!
 //! The one thing to know: this fast path does not judge links, it only recognises the plain
 //! case (every folder on the way a real folder, the last name a regular file, or nothing
@@ -39,6 +40,9 @@ use crate::entry::Digest;
 use crate::hash::{hash_sized, BUFFER};
 use crate::path::{check_path, Links, Located};
 use crate::tree::{locate_all, locate_all_in, open_root, TreeError};
+
+pub(crate) use ring::Io;
+use ring::Ring;
 
 /// What one path of the tree turned out to be.
 #[derive(Debug)]
@@ -98,6 +102,16 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     paths: &[P],
     links: Links,
 ) -> Result<Vec<Found>, TreeError> {
+    hash_all_with(root, paths, links, Io::from_env())
+}
+
+/// [`hash_all`] with the way of reading small files chosen ([`Io`]), so tests run both.
+pub(crate) fn hash_all_with<P: AsRef<[u8]> + Sync>(
+    root: &Path,
+    paths: &[P],
+    links: Links,
+    io: Io,
+) -> Result<Vec<Found>, TreeError> {
     if let Some(bad) = paths.iter().position(|p| check_path(p.as_ref()).is_err()) {
         // The error the per-path walk gives: the first in order, whichever kind (a link out of
         // the tree before the bad path wins).
@@ -115,9 +129,13 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     let order = sorted(paths.len(), |i| paths[i].as_ref());
     let chunks = chunked(&order, |_| 0);
     let mut stats = vec![Stat::Other; paths.len()];
-    for (index, stat) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
-        worker.stat_all(items, |i| paths[i].as_ref(), out)
-    }) {
+    for (index, stat) in on_every_core(
+        root_fd.as_fd(),
+        Io::Plain,
+        &order,
+        &chunks,
+        |worker, items, out| worker.stat_all(items, |i| paths[i].as_ref(), out),
+    ) {
         stats[index] = stat;
     }
 
@@ -163,11 +181,13 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     let order = sorted(reads.len(), |r| &reads[r].rel);
     let chunks = chunked(&order, |_| 0);
     let mut later: Vec<(usize, u64)> = Vec::new();
-    for (r, read) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
-        for &r in items {
-            out.push((r, worker.read(&reads[r].rel, true)));
-        }
-    }) {
+    for (r, read) in on_every_core(
+        root_fd.as_fd(),
+        io,
+        &order,
+        &chunks,
+        |worker, items, out| worker.read_all(items, |r| &reads[r].rel, out),
+    ) {
         match read {
             Ok(Read::Later(len)) => later.push((r, len)),
             Ok(Read::Done(digest)) => found[reads[r].index] = Some(Found::File(Ok(digest))),
@@ -179,11 +199,17 @@ pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     later.sort_by_key(|&(_, len)| std::cmp::Reverse(len));
     let order: Vec<usize> = later.iter().map(|&(r, _)| r).collect();
     let chunks = chunked(&order, |_| LARGE);
-    for (r, read) in on_every_core(root_fd.as_fd(), &order, &chunks, |worker, items, out| {
-        for &r in items {
-            out.push((r, worker.read(&reads[r].rel, false)));
-        }
-    }) {
+    for (r, read) in on_every_core(
+        root_fd.as_fd(),
+        Io::Plain,
+        &order,
+        &chunks,
+        |worker, items, out| {
+            for &r in items {
+                out.push((r, worker.read(&reads[r].rel, false)));
+            }
+        },
+    ) {
         found[reads[r].index] = Some(Found::File(read.and_then(|read| match read {
             Read::Done(digest) => Ok(digest),
             Read::Later(_) => Err(io::Error::other("not hashed")),
@@ -285,13 +311,14 @@ fn chunked(order: &[usize], size: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
 /// back in no particular order.
 fn on_every_core<T: Send>(
     root: BorrowedFd<'_>,
+    io: Io,
     order: &[usize],
     chunks: &[Range<usize>],
     each: impl Fn(&mut Worker<'_>, &[usize], &mut Vec<(usize, T)>) + Sync,
 ) -> Vec<(usize, T)> {
     let next = AtomicUsize::new(0);
     let work = || {
-        let mut worker = Worker::new(root);
+        let mut worker = Worker::new(root, io);
         let mut done = Vec::new();
         while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
             each(&mut worker, &order[chunk.clone()], &mut done);
@@ -323,17 +350,29 @@ struct Worker<'r> {
     root: BorrowedFd<'r>,
     /// The open folders from the root down, each with its name.
     open: Vec<(Vec<u8>, OwnedFd)>,
+    /// Folders left since the ring's batch was queued: a queued `openat` names its folder by
+    /// number, so none is closed before the batch has run.
+    left: Vec<OwnedFd>,
     buf: Vec<u8>,
     listing: Listing,
+    /// The worker's io_uring ([`ring`]), when the kernel gives one.
+    ring: Option<Ring>,
+    io: Io,
+    /// Files the ring read whole (what tells a working ring from one handing everything back).
+    via_ring: usize,
 }
 
 impl<'r> Worker<'r> {
-    fn new(root: BorrowedFd<'r>) -> Worker<'r> {
+    fn new(root: BorrowedFd<'r>, io: Io) -> Worker<'r> {
         Worker {
             root,
             open: Vec::new(),
+            left: Vec::new(),
             buf: Vec::new(),
             listing: Listing::default(),
+            ring: None,
+            io,
+            via_ring: 0,
         }
     }
 
@@ -357,7 +396,12 @@ impl<'r> Worker<'r> {
                 }
             }
         }
-        self.open.truncate(depth);
+        let gone = self.open.drain(depth..).map(|(_, fd)| fd);
+        if self.ring.as_ref().is_some_and(|ring| !ring.is_empty()) {
+            self.left.extend(gone);
+        } else {
+            drop(gone);
+        }
         for name in first_new.into_iter().chain(names) {
             let fd = openat(self.top(), name, FOLDER, Mode::empty())?;
             self.open.push((name.to_vec(), fd));
@@ -521,5 +565,6 @@ fn components(parent: &[u8]) -> impl Iterator<Item = &[u8]> {
         .filter(|c| !c.is_empty() && *c != b".")
 }
 
+mod ring;
 #[cfg(test)]
 mod tests;

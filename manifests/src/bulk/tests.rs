@@ -56,6 +56,9 @@ fn awkward_tree(root: &Path) -> Vec<Vec<u8>> {
     }
     write(root, "empty", b"");
     write(root, "big/exact", &vec![7; BUFFER]);
+    write(root, "ring/fills", &vec![5; ring::SMALL]);
+    write(root, "ring/short-of", &vec![6; ring::SMALL - 1]);
+    write(root, "ring/over", &vec![4; ring::SMALL + 1]);
     write(root, "big/plus-one", &vec![8; BUFFER + 1]);
     let large: Vec<u8> = (0..LARGE as usize + 12_345)
         .map(|i| (i % 251) as u8)
@@ -102,6 +105,9 @@ fn awkward_tree(root: &Path) -> Vec<Vec<u8>> {
             "empty",
             "big/exact",
             "big/plus-one",
+            "ring/fills",
+            "ring/short-of",
+            "ring/over",
             "big/large",
             "unreadable",
             "no-search/inner",
@@ -132,11 +138,15 @@ fn awkward_tree(root: &Path) -> Vec<Vec<u8>> {
 fn every_kind_of_entry_gets_what_the_walk_by_name_gives_it() {
     let dir = tempfile::tempdir().unwrap();
     let paths = awkward_tree(dir.path());
-    for links in [Links::Follow, Links::AsRecorded] {
-        let fast = shown(&hash_all(dir.path(), &paths, links).unwrap());
+    for (links, io) in [Links::Follow, Links::AsRecorded]
+        .into_iter()
+        .flat_map(|links| [(links, Io::Ring), (links, Io::Plain)])
+    {
+        let fast = shown(&hash_all_with(dir.path(), &paths, links, io).unwrap());
         let slow = shown(&one_by_one(dir.path(), &paths, links).unwrap());
         for ((path, fast), slow) in paths.iter().zip(&fast).zip(&slow) {
-            assert_eq!(fast, slow, "{links:?} {}", String::from_utf8_lossy(path));
+            let path = String::from_utf8_lossy(path);
+            assert_eq!(fast, slow, "{links:?} {io:?} {path}");
         }
         // And the walk's answers are the ones meant: content read whole, the odd kinds seen.
         let at = |name: &str| &fast[paths.iter().position(|p| p == name.as_bytes()).unwrap()];
@@ -149,6 +159,12 @@ fn every_kind_of_entry_gets_what_the_walk_by_name_gives_it() {
             &format!("file {}", Digest::of(&vec![8; BUFFER + 1]))
         );
         assert_eq!(at("empty"), &format!("file {}", Digest::of(b"")));
+        let short = vec![6; ring::SMALL - 1];
+        assert_eq!(at("ring/short-of"), &format!("file {}", Digest::of(&short)));
+        let fills = vec![5; ring::SMALL];
+        assert_eq!(at("ring/fills"), &format!("file {}", Digest::of(&fills)));
+        let over = vec![4; ring::SMALL + 1];
+        assert_eq!(at("ring/over"), &format!("file {}", Digest::of(&over)));
         assert_eq!(at("src/m0/s0/missing"), "missing");
         assert_eq!(at("missing/a/b"), "missing");
         assert_eq!(at("folder"), "unreadable: is a directory");
@@ -221,7 +237,7 @@ fn a_folder_listed_once_answers_for_each_of_its_names() {
     fs::create_dir(dir.path().join("f/sub")).unwrap();
     symlink("a", dir.path().join("f/link")).unwrap();
     let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
-    let mut worker = Worker::new(root.as_fd());
+    let mut worker = Worker::new(root.as_fd(), Io::Plain);
     assert!(worker.list(b"f/"));
     let names: Vec<&[u8]> = worker
         .listing
@@ -287,7 +303,7 @@ fn a_worker_reopens_only_the_folders_a_path_does_not_share_with_the_last() {
     write(dir.path(), "a/b/c/f", b"1");
     write(dir.path(), "a/b/d/g", b"held");
     let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
-    let mut worker = Worker::new(root.as_fd());
+    let mut worker = Worker::new(root.as_fd(), Io::Plain);
     worker.enter(b"a/b/c/").unwrap();
     // Swap another `a/b` in by name: a worker that kept its handle on `a/b` still sees the
     // folder it opened, one that reopened it would see the new one.
@@ -308,4 +324,43 @@ fn a_worker_reopens_only_the_folders_a_path_does_not_share_with_the_last() {
     assert!(matches!(worker.stat(b"a/b/d/none"), Stat::Missing));
     assert!(matches!(worker.stat(b"a/b/d"), Stat::Other));
     assert!(matches!(worker.stat(b"a/b/d/g/x"), Stat::Other));
+}
+
+#[test]
+fn small_files_go_through_the_ring_and_the_rest_the_ordinary_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rels: Vec<Vec<u8>> = Vec::new();
+    for i in 0..(ring::SLOTS + 10) {
+        let name = format!("d{}/f{i:03}", i % 3);
+        write(dir.path(), &name, format!("{i}").as_bytes());
+        rels.push(name.into_bytes());
+    }
+    write(dir.path(), "d0/large", &vec![1; ring::SMALL * 2]);
+    rels.push(b"d0/large".to_vec());
+    rels.push(b"d0/absent".to_vec());
+    rels.sort();
+    let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
+    let mut worker = Worker::new(root.as_fd(), Io::Ring);
+    let items: Vec<usize> = (0..rels.len()).collect();
+    let mut out = Vec::new();
+    worker.read_all(&items, |i| &rels[i], &mut out);
+    out.sort_by_key(|&(i, _)| i);
+    assert_eq!(out.len(), rels.len());
+    for (i, read) in &out {
+        let path = dir.path().join(std::str::from_utf8(&rels[*i]).unwrap());
+        match (fs::read(&path), read) {
+            (Ok(bytes), Ok(Read::Done(d))) => assert_eq!(*d, Digest::of(&bytes)),
+            (Err(_), Err(e)) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+            (want, got) => panic!("{}: {want:?} but {got:?}", path.display()),
+        }
+    }
+    if worker.ring.is_some() {
+        // Every small file came from the ring, none from a read of its own.
+        assert_eq!(worker.via_ring, ring::SLOTS + 10);
+    } else {
+        eprintln!("SKIP (ring half): this kernel gives no io_uring");
+        assert_eq!(worker.via_ring, 0);
+    }
+    // No folder handle is kept once the batch has run.
+    assert!(worker.left.is_empty());
 }

@@ -1,0 +1,348 @@
+//! Reading a batch of small files through one io_uring: the fast path of the fast path.
+//!
+//! A manifest of 100,000 small files is not hashing work but system-call work: per file an
+//! `openat`, a `read`, a `close` and a check that what was opened is a regular file, each a
+//! trip into the kernel and out. Here a worker queues those steps for up to [`SLOTS`] files at
+//! once and makes one trip for the lot: per file an `openat` into a slot of the ring's own file
+//! table (no descriptor in the process's table, so nothing to leak), an `fadvise` (which
+//! refuses a FIFO, the one non-file that opens without blocking), one `read` into the slot's
+//! buffer and a `close`, linked so they run in that order.
+//!
+//! The ring only ever answers the plain case: the open, the advice and the read all succeeded
+//! and the read came back short of the buffer, so the whole file is in it. Anything else (an
+//! error, an empty read, a file that fills the buffer) is handed back and read again by the
+//! ordinary path ([`super::Worker::read`], open, `fstat`, read), which gives every error and
+//! every large file exactly as before. The ring never decides that something is wrong.
+//!
+//! What the ring does not re-check is the type by `fstat`: the first pass already found a
+//! regular file at that name, the open refuses a link and cannot block, and the advice refuses
+//! a FIFO. Only a device node renamed into the tree between the two passes would get through,
+//! and only one whose read comes back short.
+//!
+//! A kernel without io_uring, or with it forbidden (a container's seccomp filter), gives no
+//! ring, and the worker reads every file the ordinary way. `GATEKIT_IO_URING=0` asks for that.
+//!
+//! Memory: the kernel writes into the slots' buffers and reads their names until each request
+//! completes, so a batch is never left before all its completions are reaped, and a ring whose
+//! completions cannot be reaped is leaked whole rather than freed under the kernel.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, RawFd};
+
+use io_uring::{opcode, squeue, types, IoUring};
+use nix::libc;
+
+use std::io;
+
+use super::{split_last, Read, Worker};
+use crate::entry::Digest;
+
+/// Files in flight at once in one ring.
+pub(super) const SLOTS: usize = 64;
+
+/// Each slot's buffer: a file that fills it is read again the ordinary way.
+pub(super) const SMALL: usize = 32 * 1024;
+
+/// The steps queued per file.
+const STEPS: usize = 4;
+
+/// How a file is opened in the ring: as [`super::READ`] but for `O_CLOEXEC`, which a slot of
+/// the ring's own table does not take (it is never in the process's table to inherit).
+const OPEN: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
+
+/// Whether to try the ring at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Io {
+    /// io_uring when the kernel gives one, else plain calls.
+    Ring,
+    /// Plain calls only.
+    Plain,
+}
+
+impl Io {
+    /// [`Io::Ring`] unless `GATEKIT_IO_URING=0`.
+    pub(crate) fn from_env() -> Io {
+        match std::env::var_os("GATEKIT_IO_URING") {
+            Some(v) if v == "0" => Io::Plain,
+            _ => Io::Ring,
+        }
+    }
+}
+
+/// One slot's request: where its bytes go and the name the kernel reads.
+struct Slot {
+    name: CString,
+    buf: Box<[u8]>,
+    /// The `read` step's result: bytes read, or a negative errno.
+    read: i32,
+    /// Whether the `openat` and `fadvise` steps both succeeded.
+    opened: bool,
+}
+
+/// A ring with its slots, and the batch queued in it.
+pub(super) struct Ring {
+    ring: IoUring,
+    slots: Vec<Slot>,
+    /// Slots queued since the last [`Ring::run`].
+    queued: usize,
+}
+
+impl Ring {
+    /// A ring with [`SLOTS`] slots, or `None` when the kernel gives none.
+    pub(super) fn new(io: Io) -> Option<Ring> {
+        if io == Io::Plain {
+            return None;
+        }
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .build((SLOTS * STEPS) as u32)
+            .ok()?;
+        ring.submitter().register_files_sparse(SLOTS as u32).ok()?;
+        let slots = (0..SLOTS)
+            .map(|_| Slot {
+                name: CString::default(),
+                buf: vec![0; SMALL].into_boxed_slice(),
+                read: 0,
+                opened: false,
+            })
+            .collect();
+        Some(Ring {
+            ring,
+            slots,
+            queued: 0,
+        })
+    }
+
+    /// Whether no file is queued.
+    pub(super) fn is_empty(&self) -> bool {
+        self.queued == 0
+    }
+
+    /// Whether the batch has room for another file.
+    pub(super) fn is_full(&self) -> bool {
+        self.queued == SLOTS
+    }
+
+    /// Queues the file `name` in the folder `folder` (which must stay open until
+    /// [`Ring::run`] returns); `false` when the name cannot be given to the kernel.
+    pub(super) fn queue(&mut self, folder: RawFd, name: &[u8]) -> bool {
+        let Ok(name) = CString::new(name) else {
+            return false;
+        };
+        let k = self.queued;
+        let slot = &mut self.slots[k];
+        slot.name = name;
+        slot.read = 0;
+        slot.opened = false;
+        let index = k as u32;
+        let fixed = types::Fixed(index);
+        let Ok(target) = types::DestinationSlot::try_from_slot_target(index) else {
+            return false;
+        };
+        let data = |step: usize| (k * STEPS + step) as u64;
+        let steps = [
+            opcode::OpenAt::new(types::Fd(folder), slot.name.as_ptr())
+                .flags(OPEN)
+                .file_index(Some(target))
+                .build()
+                .flags(squeue::Flags::IO_HARDLINK)
+                .user_data(data(0)),
+            opcode::Fadvise::new(fixed, 0, libc::POSIX_FADV_NORMAL)
+                .build()
+                .flags(squeue::Flags::IO_HARDLINK)
+                .user_data(data(1)),
+            opcode::Read::new(fixed, slot.buf.as_mut_ptr(), SMALL as u32)
+                .offset(0)
+                .build()
+                .flags(squeue::Flags::IO_HARDLINK)
+                .user_data(data(2)),
+            opcode::Close::new(fixed).build().user_data(data(3)),
+        ];
+        // SAFETY: each entry points into this slot's name and buffer, which live in `self`
+        // and are not touched again until `run` has reaped every completion of the batch
+        // (or, failing that, are leaked with the ring). The folder fd is the caller's to keep
+        // open until then. The queue has room: it holds SLOTS * STEPS entries and is emptied
+        // by every `run`.
+        let pushed = unsafe { self.ring.submission().push_multiple(&steps) };
+        if pushed.is_err() {
+            return false;
+        }
+        self.queued += 1;
+        true
+    }
+
+    /// Runs the queued batch to its end and gives, for each queued file in queue order, the
+    /// digest of the whole file or `None` when the ordinary path must read it. An `Err` means
+    /// the ring could not be waited on: the ring is then leaked (the kernel may still write
+    /// into its buffers) and must not be used again.
+    pub(super) fn run(&mut self) -> Result<Vec<Option<Digest>>, Lost> {
+        let queued = std::mem::take(&mut self.queued);
+        let mut left = queued * STEPS;
+        while left > 0 {
+            match self.ring.submit_and_wait(left) {
+                Ok(_) => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
+                Err(_) => return Err(Lost),
+            }
+            for cqe in self.ring.completion() {
+                left -= 1;
+                let data = cqe.user_data() as usize;
+                let (k, step) = (data / STEPS, data % STEPS);
+                let Some(slot) = self.slots.get_mut(k) else {
+                    continue;
+                };
+                match step {
+                    0 => slot.opened = cqe.result() >= 0,
+                    1 => slot.opened &= cqe.result() >= 0,
+                    2 => slot.read = cqe.result(),
+                    _ => {}
+                }
+            }
+        }
+        Ok(self.slots[..queued]
+            .iter()
+            .map(|slot| {
+                let n = usize::try_from(slot.read).ok()?;
+                (slot.opened && n > 0 && n < SMALL).then(|| Digest::of(&slot.buf[..n]))
+            })
+            .collect())
+    }
+}
+
+/// A ring whose completions could not all be reaped.
+#[derive(Debug)]
+pub(super) struct Lost;
+
+/// Leaks a ring that was [`Lost`]: its buffers may still be written by the kernel.
+pub(super) fn abandon(ring: Ring) {
+    std::mem::forget(ring);
+}
+
+impl Worker<'_> {
+    /// [`Worker::read`] with deferral for each of `items`, the small files read in batches
+    /// through the worker's ring when there is one; what the ring hands back is read the
+    /// ordinary way, so every error and large file comes out as [`Worker::read`] gives it.
+    pub(super) fn read_all<'p>(
+        &mut self,
+        items: &[usize],
+        rel: impl Fn(usize) -> &'p [u8],
+        out: &mut Vec<(usize, io::Result<Read>)>,
+    ) {
+        if self.ring.is_none() && self.io == Io::Ring {
+            self.ring = Ring::new(self.io);
+            // Asked once: a kernel that gives no ring gives none the next time either.
+            self.io = Io::Plain;
+        }
+        let mut queued: Vec<usize> = Vec::with_capacity(SLOTS);
+        for &item in items {
+            let folder = split_last(rel(item)).and_then(|(parent, name)| {
+                let fd = self.enter(parent).ok()?.as_raw_fd();
+                Some((fd, name))
+            });
+            let taken = match (&mut self.ring, folder) {
+                (Some(ring), Some((fd, name))) => ring.queue(fd, name),
+                _ => false,
+            };
+            if taken {
+                queued.push(item);
+                if self.ring.as_ref().is_some_and(Ring::is_full) {
+                    self.run_ring(&mut queued, &rel, out);
+                }
+            } else {
+                out.push((item, self.read(rel(item), true)));
+            }
+        }
+        self.run_ring(&mut queued, &rel, out);
+    }
+
+    /// Runs the ring's batch (the files `queued`), reads again what it hands back, and lets
+    /// the folders go that the batch no longer needs.
+    fn run_ring<'p>(
+        &mut self,
+        queued: &mut Vec<usize>,
+        rel: &impl Fn(usize) -> &'p [u8],
+        out: &mut Vec<(usize, io::Result<Read>)>,
+    ) {
+        let digests = match self.ring.as_mut().map(Ring::run) {
+            Some(Ok(digests)) => digests,
+            Some(Err(Lost)) => {
+                if let Some(lost) = self.ring.take() {
+                    abandon(lost);
+                }
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        self.left.clear();
+        for (at, item) in queued.drain(..).enumerate() {
+            let read = match digests.get(at) {
+                Some(Some(digest)) => {
+                    self.via_ring += 1;
+                    Ok(Read::Done(*digest))
+                }
+                _ => self.read(rel(item), true),
+            };
+            out.push((item, read));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn a_batch_gives_each_small_file_whole_and_hands_back_the_rest() {
+        let Some(mut ring) = Ring::new(Io::Ring) else {
+            eprintln!("SKIP: this kernel gives no io_uring");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("small"), b"hello").unwrap();
+        fs::write(dir.path().join("empty"), b"").unwrap();
+        fs::write(dir.path().join("large"), vec![7u8; SMALL]).unwrap();
+        fs::create_dir(dir.path().join("folder")).unwrap();
+        nix::unistd::mkfifo(&dir.path().join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::os::unix::fs::symlink("small", dir.path().join("link")).unwrap();
+        // A FIFO with bytes waiting in it reads like a small file: only the advice refuses it.
+        let writer = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(dir.path().join("fifo"))
+            .unwrap();
+        std::io::Write::write_all(&mut &writer, b"hello").unwrap();
+        let folder = fs::File::open(dir.path()).unwrap();
+        let names: [&[u8]; 7] = [
+            b"small", b"empty", b"large", b"folder", b"fifo", b"link", b"absent",
+        ];
+        for name in names {
+            assert!(ring.queue(folder.as_raw_fd(), name));
+        }
+        let got = ring.run().unwrap();
+        let hello = Some(Digest::of(b"hello"));
+        assert_eq!(got, [hello, None, None, None, None, None, None]);
+        // The slots were closed: the next batch opens into them again.
+        assert!(ring.queue(folder.as_raw_fd(), b"small"));
+        assert_eq!(ring.run().unwrap(), [hello]);
+    }
+
+    #[test]
+    fn a_batch_fills_at_its_slot_count() {
+        let Some(mut ring) = Ring::new(Io::Ring) else {
+            eprintln!("SKIP: this kernel gives no io_uring");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let folder = fs::File::open(dir.path()).unwrap();
+        for _ in 0..SLOTS {
+            assert!(!ring.is_full());
+            assert!(ring.queue(folder.as_raw_fd(), b"absent"));
+        }
+        assert!(ring.is_full());
+        assert_eq!(ring.run().unwrap(), vec![None; SLOTS]);
+        assert!(!ring.is_full());
+        assert!(Ring::new(Io::Plain).is_none());
+    }
+}
