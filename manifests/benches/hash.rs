@@ -8,7 +8,8 @@
 //!   (`tree/aN/bN/cN/`, 50 files a folder), the shape of a large source tree. Hashing costs
 //!   nothing there; what is timed is finding, opening and reading each file. Our side is the
 //!   whole of `gate check` but its output: the manifest read from disk and parsed, then
-//!   `verify`.
+//!   `verify`; timed twice, with io_uring as the tool uses it and with plain calls
+//!   (`GATEKIT_IO_URING=0`, what a kernel or container without io_uring gets).
 //!
 //! The page cache cannot be dropped without root, so both run warm: every file is read once
 //! before timing, and each checker runs five times, interleaved (so a burst of load from
@@ -148,32 +149,38 @@ fn small() {
     let list = root.join("bench.sha256");
     fs::write(&list, manifest.to_bytes()).expect("write manifest");
     warm(root, &names);
-    let (ours, theirs) = interleaved(
-        || {
-            let parsed = parse(&fs::read(&list).expect("read manifest")).expect("parse");
-            let v = verify(root, &parsed).expect("verify");
-            assert!(v.all_ok(), "verify: {}", v.summary());
-        },
-        || sha256sum_check(root, &list),
-    );
-    let (ours_median, theirs_median) = (ours[RUNS / 2], theirs[RUNS / 2]);
+    let check = || {
+        let parsed = parse(&fs::read(&list).expect("read manifest")).expect("parse");
+        let v = verify(root, &parsed).expect("verify");
+        assert!(v.all_ok(), "verify: {}", v.summary());
+    };
+    // The same check with io_uring turned off, as on a kernel that forbids it. The variable is
+    // read when a check starts, on this thread, before any worker is spawned.
+    let plain = || {
+        std::env::set_var("GATEKIT_IO_URING", "0");
+        check();
+        std::env::remove_var("GATEKIT_IO_URING");
+    };
+    let times = interleaved_all(&[&check, &plain, &|| sha256sum_check(root, &list)]);
     let per_file = |t: Duration| t.as_secs_f64() * 1e6 / files as f64;
+    for (label, times) in ["parse + verify", "  plain calls", "sha256sum -c"]
+        .iter()
+        .zip(&times)
+    {
+        println!(
+            "{label:<16} best {:.3} s   median {:.3} s = {:.1} us a file",
+            times[0].as_secs_f64(),
+            times[RUNS / 2].as_secs_f64(),
+            per_file(times[RUNS / 2])
+        );
+    }
+    let ratio = |ours: &[Duration], at: usize| times[2][at].as_secs_f64() / ours[at].as_secs_f64();
     println!(
-        "parse + verify   best {:.3} s   median {:.3} s = {:.1} us a file",
-        ours[0].as_secs_f64(),
-        ours_median.as_secs_f64(),
-        per_file(ours_median)
-    );
-    println!(
-        "sha256sum -c     best {:.3} s   median {:.3} s = {:.1} us a file",
-        theirs[0].as_secs_f64(),
-        theirs_median.as_secs_f64(),
-        per_file(theirs_median)
-    );
-    println!(
-        "ratio (sha256sum time / gate's time): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache; {})",
-        theirs[0].as_secs_f64() / ours[0].as_secs_f64(),
-        theirs_median.as_secs_f64() / ours_median.as_secs_f64(),
+        "ratio (sha256sum time / gate's time): best {:.2}x, median {:.2}x; with plain calls (GATEKIT_IO_URING=0): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache; {})",
+        ratio(&times[0], 0),
+        ratio(&times[0], RUNS / 2),
+        ratio(&times[1], 0),
+        ratio(&times[1], RUNS / 2),
         load()
     );
 }
@@ -181,17 +188,27 @@ fn small() {
 /// Times `ours` and `theirs` [`RUNS`] times each, alternating, after one untimed run of each;
 /// both lists come back sorted.
 fn interleaved(ours: impl Fn(), theirs: impl Fn()) -> (Vec<Duration>, Vec<Duration>) {
-    ours();
-    theirs();
-    let mut a = Vec::new();
-    let mut b = Vec::new();
-    for _ in 0..RUNS {
-        a.push(timed(&ours));
-        b.push(timed(&theirs));
+    let mut times = interleaved_all(&[&ours, &theirs]).into_iter();
+    let ours = times.next().unwrap_or_default();
+    (ours, times.next().unwrap_or_default())
+}
+
+/// Times each of `runs` [`RUNS`] times, in turn, after one untimed run of each; each list
+/// comes back sorted.
+fn interleaved_all(runs: &[&dyn Fn()]) -> Vec<Vec<Duration>> {
+    for run in runs {
+        run();
     }
-    a.sort();
-    b.sort();
-    (a, b)
+    let mut times = vec![Vec::new(); runs.len()];
+    for _ in 0..RUNS {
+        for (run, times) in runs.iter().zip(&mut times) {
+            times.push(timed(run));
+        }
+    }
+    for times in &mut times {
+        times.sort();
+    }
+    times
 }
 
 /// `sha256sum -c --strict --quiet LIST` in `root`, which must pass.
