@@ -24,7 +24,7 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io;
+use std::io::{self, Seek, SeekFrom};
 use std::ops::Range;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -37,7 +37,7 @@ use nix::fcntl::{openat, AtFlags, OFlag};
 use nix::sys::stat::{fstat, fstatat, Mode, SFlag};
 
 use crate::entry::Digest;
-use crate::hash::{hash_sized, BUFFER};
+use crate::hash::{hash_rest, hash_sized, BUFFER};
 use crate::path::{check_path, Links, Located};
 use crate::tree::{locate_all, locate_all_in, open_root, TreeError};
 
@@ -512,6 +512,12 @@ impl<'r> Worker<'r> {
     /// large. The file is opened first and then statted, so its type is checked again on what
     /// was opened (a FIFO swapped in cannot block the open, nor be read).
     fn read(&mut self, rel: &[u8], defer: bool) -> io::Result<Read> {
+        self.read_on(rel, defer, None)
+    }
+
+    /// [`Worker::read`] going on from `begun`, the hash of the file's start as the ring read it,
+    /// when the file is still at least that long; from its first byte otherwise.
+    fn read_on(&mut self, rel: &[u8], defer: bool, begun: Option<Begun>) -> io::Result<Read> {
         if self.buf.is_empty() {
             self.buf = vec![0; BUFFER];
         }
@@ -529,8 +535,24 @@ impl<'r> Worker<'r> {
         if defer && len >= LARGE {
             return Ok(Read::Later(len));
         }
-        hash_sized(&mut File::from(fd), len, &mut self.buf).map(Read::Done)
+        let mut file = File::from(fd);
+        match begun {
+            Some(Begun { hasher, bytes }) if bytes <= len => {
+                file.seek(SeekFrom::Start(bytes))?;
+                hash_rest(&mut file, len, &mut self.buf, hasher, bytes).map(Read::Done)
+            }
+            _ => hash_sized(&mut file, len, &mut self.buf).map(Read::Done),
+        }
     }
+}
+
+/// The start of a file as the ring read it, hashed: where [`Worker::read_on`] goes on from.
+#[derive(Debug)]
+pub(crate) struct Begun {
+    /// The hash of the first `bytes` bytes.
+    pub(crate) hasher: sha2::Sha256,
+    /// How many bytes it has taken.
+    pub(crate) bytes: u64,
 }
 
 fn is_regular(st: &nix::sys::stat::FileStat) -> bool {

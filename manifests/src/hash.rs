@@ -89,8 +89,19 @@ pub fn hash_files<P: AsRef<[u8]> + Sync>(
 /// said it would be, the read that would return 0 is skipped: for a small file that is one
 /// system call of the four it costs. A file that grew since keeps being read to its end.
 pub(crate) fn hash_sized(file: &mut File, len: u64, buf: &mut [u8]) -> io::Result<Digest> {
-    let mut hasher = Sha256::new();
-    let mut total = 0u64;
+    hash_rest(file, len, buf, Sha256::new(), 0)
+}
+
+/// [`hash_sized`] for a file whose first `done` bytes `hasher` has already taken, read from
+/// where `file` stands (the caller seeks past them).
+pub(crate) fn hash_rest(
+    file: &mut File,
+    len: u64,
+    buf: &mut [u8],
+    mut hasher: Sha256,
+    done: u64,
+) -> io::Result<Digest> {
+    let mut total = done;
     loop {
         let n = match file.read(buf) {
             Ok(n) => n,

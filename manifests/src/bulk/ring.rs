@@ -34,7 +34,9 @@ use nix::libc;
 
 use std::io;
 
-use super::{split_last, Read, Worker};
+use sha2::{Digest as _, Sha256};
+
+use super::{split_last, Begun, Read, Worker};
 use crate::entry::Digest;
 
 /// Files in flight at once in one ring.
@@ -171,11 +173,11 @@ impl Ring {
         true
     }
 
-    /// Runs the queued batch to its end and gives, for each queued file in queue order, the
-    /// digest of the whole file or `None` when the ordinary path must read it. An `Err` means
+    /// Runs the queued batch to its end and gives, for each queued file in queue order, what
+    /// the ring got of it ([`Got`]). An `Err` means
     /// the ring could not be waited on: the ring is then leaked (the kernel may still write
     /// into its buffers) and must not be used again.
-    pub(super) fn run(&mut self) -> Result<Vec<Option<Digest>>, Lost> {
+    pub(super) fn run(&mut self) -> Result<Vec<Got>, Lost> {
         let queued = std::mem::take(&mut self.queued);
         let mut left = queued * STEPS;
         while left > 0 {
@@ -201,12 +203,29 @@ impl Ring {
         }
         Ok(self.slots[..queued]
             .iter()
-            .map(|slot| {
-                let n = usize::try_from(slot.read).ok()?;
-                (slot.opened && n > 0 && n < SMALL).then(|| Digest::of(&slot.buf[..n]))
+            .map(|slot| match usize::try_from(slot.read) {
+                Ok(n) if slot.opened && n > 0 && n < SMALL => {
+                    Got::Whole(Digest::of(&slot.buf[..n]))
+                }
+                Ok(SMALL) if slot.opened => Got::Begun(Begun {
+                    hasher: Sha256::new_with_prefix(&slot.buf[..]),
+                    bytes: SMALL as u64,
+                }),
+                _ => Got::Nothing,
             })
             .collect())
     }
+}
+
+/// What the ring got of one file.
+#[derive(Debug)]
+pub(super) enum Got {
+    /// All of it: its digest.
+    Whole(Digest),
+    /// It filled the buffer: the hash of that much, for the ordinary read to go on from.
+    Begun(Begun),
+    /// Nothing to use: the ordinary read reads it all.
+    Nothing,
 }
 
 /// A ring whose completions could not all be reaped.
@@ -263,8 +282,8 @@ impl Worker<'_> {
         rel: &impl Fn(usize) -> &'p [u8],
         out: &mut Vec<(usize, io::Result<Read>)>,
     ) {
-        let digests = match self.ring.as_mut().map(Ring::run) {
-            Some(Ok(digests)) => digests,
+        let got = match self.ring.as_mut().map(Ring::run) {
+            Some(Ok(got)) => got,
             Some(Err(Lost)) => {
                 if let Some(lost) = self.ring.take() {
                     abandon(lost);
@@ -274,13 +293,15 @@ impl Worker<'_> {
             None => Vec::new(),
         };
         self.left.clear();
-        for (at, item) in queued.drain(..).enumerate() {
-            let read = match digests.get(at) {
-                Some(Some(digest)) => {
+        let mut got = got.into_iter();
+        for item in queued.drain(..) {
+            let read = match got.next() {
+                Some(Got::Whole(digest)) => {
                     self.via_ring += 1;
-                    Ok(Read::Done(*digest))
+                    Ok(Read::Done(digest))
                 }
-                _ => self.read(rel(item), true),
+                Some(Got::Begun(begun)) => self.read_on(rel(item), true, Some(begun)),
+                Some(Got::Nothing) | None => self.read(rel(item), true),
             };
             out.push((item, read));
         }
@@ -292,6 +313,17 @@ mod tests {
     use super::*;
     use std::fs;
     use std::os::fd::AsRawFd;
+
+    /// A comparable form (a begun hash is not `PartialEq`).
+    fn shown(got: Vec<Got>) -> Vec<String> {
+        got.into_iter()
+            .map(|got| match got {
+                Got::Whole(digest) => format!("whole {digest}"),
+                Got::Begun(begun) => format!("begun {}", begun.bytes),
+                Got::Nothing => "nothing".to_string(),
+            })
+            .collect()
+    }
 
     #[test]
     fn a_batch_gives_each_small_file_whole_and_hands_back_the_rest() {
@@ -320,12 +352,17 @@ mod tests {
         for name in names {
             assert!(ring.queue(folder.as_raw_fd(), name));
         }
-        let got = ring.run().unwrap();
-        let hello = Some(Digest::of(b"hello"));
-        assert_eq!(got, [hello, None, None, None, None, None, None]);
+        let got = shown(ring.run().unwrap());
+        let hello = format!("whole {}", Digest::of(b"hello"));
+        let large = format!("begun {SMALL}");
+        let nothing = "nothing".to_string();
+        let expect = [
+            &hello, &nothing, &large, &nothing, &nothing, &nothing, &nothing,
+        ];
+        assert_eq!(got.iter().collect::<Vec<_>>(), expect);
         // The slots were closed: the next batch opens into them again.
         assert!(ring.queue(folder.as_raw_fd(), b"small"));
-        assert_eq!(ring.run().unwrap(), [hello]);
+        assert_eq!(shown(ring.run().unwrap()), [hello]);
     }
 
     #[test]
@@ -341,7 +378,7 @@ mod tests {
             assert!(ring.queue(folder.as_raw_fd(), b"absent"));
         }
         assert!(ring.is_full());
-        assert_eq!(ring.run().unwrap(), vec![None; SLOTS]);
+        assert_eq!(shown(ring.run().unwrap()), vec!["nothing"; SLOTS]);
         assert!(!ring.is_full());
         assert!(Ring::new(Io::Plain).is_none());
     }

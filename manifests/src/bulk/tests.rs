@@ -364,3 +364,26 @@ fn small_files_go_through_the_ring_and_the_rest_the_ordinary_way() {
     // No folder handle is kept once the batch has run.
     assert!(worker.left.is_empty());
 }
+
+#[test]
+fn a_file_gone_shorter_than_its_begun_hash_is_read_again_from_its_start() {
+    use sha2::Digest as _;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "f", b"hello");
+    let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
+    let mut worker = Worker::new(root.as_fd(), Io::Plain);
+    let begun = |bytes: &[u8]| Begun {
+        hasher: sha2::Sha256::new_with_prefix(bytes),
+        bytes: bytes.len() as u64,
+    };
+    let digest = |read: io::Result<Read>| match read {
+        Ok(Read::Done(d)) => d,
+        other => panic!("{other:?}"),
+    };
+    // Begun on what is still the file's start: it goes on from there.
+    let read = worker.read_on(b"f", true, Some(begun(b"hel")));
+    assert_eq!(digest(read), Digest::of(b"hello"));
+    // Begun on more than the file now holds: what was begun is dropped.
+    let read = worker.read_on(b"f", true, Some(begun(b"hello, world")));
+    assert_eq!(digest(read), Digest::of(b"hello"));
+}
