@@ -71,6 +71,15 @@ const LARGE: u64 = 1 << 20;
 /// for each file.
 const LIST_FROM: usize = 8;
 
+/// A folder is listed only when it holds about as many entries as it is asked for, or few:
+/// listing a folder of 100,000 entries for 8 of them costs more than 8 lookups. Its entries
+/// are guessed from its size, at [`ENTRY_BYTES`] each (ext4 spends about that on a short
+/// name, tmpfs 20, btrfs twice the name): a listing at most [`LIST_RATIO`] times the names
+/// asked for, or at most [`LIST_ANYWAY`] entries, is listed.
+const ENTRY_BYTES: u64 = 32;
+const LIST_RATIO: u64 = 4;
+const LIST_ANYWAY: u64 = 256;
+
 /// How a folder is opened to list it.
 const LIST: OFlag = OFlag::O_RDONLY
     .union(OFlag::O_DIRECTORY)
@@ -425,7 +434,7 @@ impl<'r> Worker<'r> {
                 .iter()
                 .take_while(|&&i| folder(i) == here)
                 .count();
-            let listed = run >= LIST_FROM && here.is_some_and(|folder| self.list(folder));
+            let listed = run >= LIST_FROM && here.is_some_and(|folder| self.list(folder, run));
             for &i in &items[at..at + run] {
                 let stat = if listed {
                     self.stat_listed(path(i))
@@ -438,16 +447,24 @@ impl<'r> Worker<'r> {
         }
     }
 
-    /// Reads the entries of the folder `parent` names into `self.listing`; `false` when it
-    /// cannot be listed (not a real folder, no read permission), and then each name is statted
+    /// Reads the entries of the folder `parent` names into `self.listing`, for `asked` names
+    /// in it; `false` when it cannot be listed (not a real folder, no read permission) or is
+    /// too large for so few names to pay for its listing, and then each name is statted
     /// instead.
-    fn list(&mut self, parent: &[u8]) -> bool {
+    fn list(&mut self, parent: &[u8], asked: usize) -> bool {
         let Ok(folder) = self.enter(parent) else {
             return false;
         };
         let Ok(fd) = openat(folder, ".", LIST, Mode::empty()) else {
             return false;
         };
+        let guessed = fstat(&fd).map_or(u64::MAX, |st| {
+            u64::try_from(st.st_size).unwrap_or(u64::MAX) / ENTRY_BYTES
+        });
+        let asked = u64::try_from(asked).unwrap_or(u64::MAX);
+        if guessed > LIST_ANYWAY.max(asked.saturating_mul(LIST_RATIO)) {
+            return false;
+        }
         let Ok(mut dir) = Dir::from_fd(fd) else {
             return false;
         };

@@ -238,7 +238,7 @@ fn a_folder_listed_once_answers_for_each_of_its_names() {
     symlink("a", dir.path().join("f/link")).unwrap();
     let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
     let mut worker = Worker::new(root.as_fd(), Io::Plain);
-    assert!(worker.list(b"f/"));
+    assert!(worker.list(b"f/", LIST_FROM));
     let names: Vec<&[u8]> = worker
         .listing
         .entries
@@ -251,12 +251,12 @@ fn a_folder_listed_once_answers_for_each_of_its_names() {
     assert!(matches!(worker.stat_listed(b"f/sub"), Stat::Other));
     assert!(matches!(worker.stat_listed(b"f/link"), Stat::Other));
     assert!(matches!(worker.stat_listed(b"f/zzz"), Stat::Missing));
-    assert!(!worker.list(b"nowhere/"));
+    assert!(!worker.list(b"nowhere/", LIST_FROM));
     // A FIFO where a file was listed is neither waited on nor read.
     nix::unistd::mkfifo(&dir.path().join("f/fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
     let read = worker.read(b"f/fifo", true).unwrap_err();
     assert_eq!(read.to_string(), "not a regular file");
-    assert!(!worker.list(b"f/a/"));
+    assert!(!worker.list(b"f/a/", LIST_FROM));
     // A run of LIST_FROM names in one folder is answered from its listing, a shorter one not:
     // a name removed after the listing still shows as listed.
     let paths: Vec<Vec<u8>> = (0..LIST_FROM)
@@ -386,4 +386,37 @@ fn a_file_gone_shorter_than_its_begun_hash_is_read_again_from_its_start() {
     // Begun on more than the file now holds: what was begun is dropped.
     let read = worker.read_on(b"f", true, Some(begun(b"hello, world")));
     assert_eq!(digest(read), Digest::of(b"hello"));
+}
+
+#[test]
+fn a_wide_folder_is_listed_only_for_about_as_many_names_as_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = 3000;
+    fs::create_dir(dir.path().join("wide")).unwrap();
+    for i in 0..wide {
+        fs::write(dir.path().join(format!("wide/entry-{i:05}")), b"").unwrap();
+    }
+    let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
+    let mut worker = Worker::new(root.as_fd(), Io::Plain);
+    let paths: Vec<Vec<u8>> = (0..wide)
+        .map(|i| format!("wide/entry-{i:05}").into_bytes())
+        .collect();
+    // A few names: each looked up, the folder not listed, the answers the same.
+    let items: Vec<usize> = (0..LIST_FROM).collect();
+    let mut out = Vec::new();
+    worker.stat_all(&items, |i| &paths[i], &mut out);
+    assert!(out.iter().all(|(_, s)| matches!(s, Stat::File)), "{out:?}");
+    assert!(
+        worker.listing.entries.is_empty(),
+        "wide/ was listed for 8 names"
+    );
+    // All of its names: listed once.
+    let items: Vec<usize> = (0..wide).collect();
+    out.clear();
+    worker.stat_all(&items, |i| &paths[i], &mut out);
+    assert!(out.iter().all(|(_, s)| matches!(s, Stat::File)));
+    assert!(
+        worker.listing.find(b"entry-00000").is_some(),
+        "wide/ was not listed"
+    );
 }
