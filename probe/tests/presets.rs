@@ -5,13 +5,13 @@
 //! kind above, monotone, the threshold exact.
 //!
 //! A client that is not installed skips with a `SKIP:` line on stderr
-//! (`scripts/install-clients.sh NAME` installs it); under CI that is a failure only for the
-//! clients `.ci/run` installs. The limits pinned here are those `probe clients` measured on the
+//! (`scripts/install-clients.sh NAME` installs it); it is a failure for the clients
+//! `GATEKIT_REQUIRE_CLIENTS` names (`.ci/run` sets `all`). The limits pinned here are those `probe clients` measured on the
 //! versions install-clients.sh pins; a client at another version may differ, and says so.
 
 use crate::common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The client's executable: `PROBE_<NAME>_BIN`, install-clients.sh's cache (and for Claude
@@ -33,17 +33,12 @@ fn installed(name: &str, bin: &str) -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// Whether `.ci/run` installs this client (then CI must have it).
-fn ci_installs(name: &str) -> bool {
-    let run = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.ci/run"))
-        .unwrap_or_default();
-    run.lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .any(|l| {
-            (l.contains("install-clients.sh")
-                && (l.contains(name) || !l.contains("install-clients.sh ")))
-                || (name == "claude" && l.contains("install-claude.sh"))
-        })
+/// Whether this run must have the client: `GATEKIT_REQUIRE_CLIENTS` names it (a space-separated
+/// list) or says `all`. `.ci/run` sets it for the clients it installs, so a client that failed to
+/// install fails CI instead of skipping quietly.
+fn required(name: &str) -> bool {
+    std::env::var("GATEKIT_REQUIRE_CLIENTS")
+        .is_ok_and(|names| names.split_whitespace().any(|n| n == name || n == "all"))
 }
 
 /// How to run a command in a network namespace with only loopback, if this machine can make
@@ -82,8 +77,8 @@ struct Expected {
 fn measures(e: Expected) {
     let Some(bin) = installed(e.name, e.bin) else {
         assert!(
-            std::env::var_os("CI").is_none() || !ci_installs(e.name),
-            "{} is not installed under CI, though .ci/run installs it",
+            !required(e.name),
+            "{} is not installed, though GATEKIT_REQUIRE_CLIENTS requires it",
             e.name
         );
         eprintln!(
