@@ -58,11 +58,6 @@ impl From<Exit> for std::process::ExitCode {
 #[error("stdout was closed by its reader")]
 pub struct StdoutClosed;
 
-/// Set once a write to stdout met a closed pipe: an error that follows from it, however a
-/// caller wrapped it (an `anyhow` chain hides the `io::Error` inside from a `dyn Error`
-/// walk), still ends the run quietly.
-static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 /// Writes `text` to stdout and flushes it. A closed pipe is [`StdoutClosed`] (in an
 /// `io::Error` of kind `BrokenPipe`), which [`run_tool`] ends quietly; other failures (a full
 /// disk behind a redirect) stay errors.
@@ -78,7 +73,6 @@ pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
         .and_then(|()| out.flush())
         .map_err(|e| {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
-                STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::SeqCst);
                 std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
             } else {
                 e
@@ -104,12 +98,10 @@ macro_rules! errln {
     }};
 }
 
-/// Whether `error` (or any of its causes) is stdout closed by its reader, or came after a write
-/// to stdout met a closed pipe.
+/// Whether `error` (or any of its causes) is stdout closed by its reader: [`StdoutClosed`],
+/// alone or inside the `io::Error` [`print()`] returns. The type is the one sign: an error
+/// that was turned into text on its way up is not taken for a closed pipe.
 pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
-    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::SeqCst) {
-        return true;
-    }
     let mut next = Some(error);
     while let Some(e) = next {
         if e.is::<StdoutClosed>() {
