@@ -327,4 +327,15 @@ fn check_and_hash_take_the_flags_sha256sum_users_type() {
     let bad = g(&["check", "--strict", "--warn", "bad"], None);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("bad:1:"), "{}", stderr(&bad));
+    // DIR must be a folder: a file or nothing there is bad input, said of DIR in one line.
+    for (dir_arg, problem) in [
+        ("b c.txt", "b c.txt: not a folder"),
+        ("nowhere", "nowhere: the folder to check"),
+    ] {
+        let out = g(&["check", "m", dir_arg], None);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with(&format!("gate: error: {problem}")), "{err}");
+    }
 }
