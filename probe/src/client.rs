@@ -10,7 +10,6 @@
 
 use crate::protocol::{self, Incoming};
 use crate::Failure;
-use report::exit::Interrupted;
 use report::exit::PreconditionFailed;
 use report::runner::{self, Job, Piped, Program};
 use report::scratch::ScratchDir;
@@ -186,15 +185,12 @@ impl Session {
         self.next_id += 1;
         self.send(&protocol::request(id, method, params))?;
         loop {
+            // SIGINT or SIGTERM needs no look here: the runner's watcher stops the server's
+            // group and every descendant on it, which closes this pipe (Disconnected below),
+            // and run_tool makes any error after an interrupt the exit 130 it is.
             let left = self.deadline.saturating_duration_since(Instant::now());
-            // Short waits, so SIGINT or SIGTERM is noticed while the server thinks; the
-            // caller's finish() then ends the server's whole group.
-            if report::interrupt::requested() {
-                return Err(Interrupted.into());
-            }
-            let line = match self.lines.recv_timeout(left.min(Duration::from_millis(50))) {
+            let line = match self.lines.recv_timeout(left) {
                 Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) if !left.is_zero() => continue,
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(PreconditionFailed::new(format!(
                         "no answer to {method} before the timeout"

@@ -725,6 +725,33 @@ fn call_on_sigterm_exits_130_and_ends_its_server() {
 }
 
 #[test]
+fn call_on_sigterm_exits_130_though_an_untagged_stray_holds_the_servers_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let (marker, stray) = (unique_sleep(), unique_sleep());
+    // The server leaves a process outside its group and without the run tag (env -i), holding
+    // the server's stdout open: killing what can be found does not end the wait for an answer,
+    // so the call itself must notice the signal.
+    let server = format!("setsid env -i sleep {stray} & exec sleep {marker}");
+    let mut call = spawn_probe(
+        &["call", "--timeout", "10m", "--", "sh", "-c", &server],
+        dir.path(),
+    );
+    wait_until(Duration::from_secs(30), "the server", || {
+        !with_arg(&marker).is_empty() && !with_arg(&stray).is_empty()
+    });
+    call.signal(nix::sys::signal::Signal::SIGTERM);
+    let code = call.wait_for(Duration::from_secs(30));
+    // The stray is this test's own (started by the server it ran): end it whatever happened.
+    for pid in with_arg(&stray) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert_eq!(code, Some(130));
+}
+
+#[test]
 fn call_runs_its_server_tagged_and_kills_what_escaped_its_group() {
     let dir = tempfile::tempdir().unwrap();
     let marker = unique_sleep();
@@ -957,6 +984,19 @@ fn a_closed_stdout_ends_every_command_quietly() {
             assert!(!stderr.contains(bad), "{args:?}: {stderr}");
         }
     }
+    // The verdict still decides: a moved threshold is exit 1 though nobody read the table.
+    let moved = Command::new(PROBE)
+        .args(["check", "--client", &test_client(150), "--expect", "100"])
+        .arg("--out")
+        .arg(&out)
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(closed_stdout())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut moved = Running(moved);
+    assert_eq!(moved.wait_for(Duration::from_secs(60)), Some(1));
 }
 
 // ---- outside text in the reports -------------------------------------------------------------
