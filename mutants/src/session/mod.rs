@@ -39,9 +39,12 @@ pub(crate) use settings::{Selection, Settings};
 
 /// Runs one `mutants run` through its phases and returns its exit code.
 pub(crate) fn run(settings: Settings) -> Result<Exit> {
+    // Before any file of ours is opened: the descriptors a make that runs us names are checked
+    // to be its jobserver's while no other can have taken their numbers.
+    let inherited = settings.jobserver.then(run::cores::inherited).flatten();
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
-    let mut session = match Session::prepare(settings)? {
+    let mut session = match Session::prepare(settings, inherited)? {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
     };
@@ -112,6 +115,8 @@ pub(crate) struct Session {
     /// The order mutants are taken in: indices into `spec.mutants`, longest first when a
     /// previous report in `--out` timed them (the report's rows stay in spec order).
     order: Vec<usize>,
+    /// The jobserver and build slot the jobs share (see `run::Cores`).
+    cores: run::Cores,
     /// One run per `--out`, held to the end of [`Session::finish`].
     _lock: OutLock,
 }
@@ -195,6 +200,7 @@ impl Session {
                     me.settings.timeout,
                     &me.out,
                     &me.floors,
+                    &me.cores,
                 )
             })
         };
@@ -252,6 +258,7 @@ impl Session {
                 suites: self.spec.suites_used(self.mutants()),
                 cli_timeout: self.settings.timeout,
             },
+            cores: &self.cores,
         };
         let total = plan.mutants.len();
         let (report, sources, out, kept_rows) =

@@ -83,6 +83,10 @@ pub struct Job {
     pub log: PathBuf,
     /// Also copy the output to our stderr as it is written.
     pub echo: bool,
+    /// A GNU make jobserver the child shares (`MAKEFLAGS`, `CARGO_MAKEFLAGS` and `MFLAGS` name
+    /// it, and its two pipe ends are inherited by this child alone); a variable the job sets
+    /// itself wins over these.
+    pub jobserver: Option<jobserver::Client>,
 }
 
 impl Job {
@@ -106,6 +110,7 @@ impl Job {
             grace: DEFAULT_GRACE,
             log: log.into(),
             echo: false,
+            jobserver: None,
         }
     }
 
@@ -133,6 +138,12 @@ impl Job {
 
     pub fn echo(mut self, echo: bool) -> Job {
         self.echo = echo;
+        self
+    }
+
+    /// Hands the child `client`'s jobserver (see [`Job::jobserver`](field@Job::jobserver)).
+    pub fn jobserver(mut self, client: jobserver::Client) -> Job {
+        self.jobserver = Some(client);
         self
     }
 
@@ -311,6 +322,12 @@ fn command(job: &Job) -> io::Result<(Command, String)> {
     cmd.current_dir(&job.dir).process_group(0);
     if job.env_clear {
         cmd.env_clear();
+    }
+    // Before the job's own variables, so a suite's `MAKEFLAGS` wins. The pipe ends are
+    // close-on-exec in this process; the crate clears that flag in this child only (after the
+    // fork), so no other child, started at the same moment by another thread, inherits them.
+    if let Some(client) = &job.jobserver {
+        client.configure_make(&mut cmd);
     }
     for key in GIT_REDIRECTING {
         cmd.env_remove(key);
