@@ -329,10 +329,21 @@ mod tests {
         let cores = Cores::new(2, 2, true, None).unwrap();
         let held = cores.build_slot("npm run build").unwrap();
         assert!(held.0.is_some());
-        assert!(
-            cores.build_slot("cargo build").unwrap().0.is_none(),
-            "cargo waits for no slot"
-        );
+        // In a thread of its own, so a cargo build that waited for the slot fails the test
+        // instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let _ = tx.send(cores.build_slot("cargo build").map(|g| g.0.is_none()));
+            });
+            let got = rx.recv_timeout(Duration::from_secs(10));
+            if got.is_err() {
+                // Let the waiting thread through so the scope can end, then fail.
+                *lock(&cores.slot.as_ref().unwrap().busy) = false;
+                cores.slot.as_ref().unwrap().freed.notify_all();
+            }
+            assert_eq!(got, Ok(Some(true)), "cargo waits for no slot");
+        });
         let slot = cores.slot.as_ref().unwrap();
         assert!(*lock(&slot.busy));
         drop(held);
