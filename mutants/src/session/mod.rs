@@ -180,6 +180,7 @@ impl Session {
     /// make every mutant look killed). A green baseline is written to the report at once.
     pub(crate) fn baseline(&mut self) -> Result<Result<BaselineResult, Exit>> {
         let suites = self.spec.suites_used(self.mutants());
+        self.say_cores(&suites);
         report::errln!(
             "mutants: baseline: {} suite(s) in {} worktree(s)",
             suites.len(),
@@ -240,6 +241,29 @@ impl Session {
         render::write_all(&self.report, &self.sources, &self.out)?;
         self.warm_copies();
         Ok(Ok(baseline))
+    }
+
+    /// How the jobs share the cores, on stderr: the jobserver, and the build slot when a
+    /// suite's build will take it.
+    fn say_cores(&self, suites: &[&crate::spec::Suite]) {
+        let jobs = report::text::plural(self.checkouts.len(), "job");
+        match self.cores.origin() {
+            Some(run::cores::Jobserver::Own { tokens }) => report::errln!(
+                "mutants: jobserver: {} shared by {jobs} on {}",
+                report::text::plural(tokens, "token"),
+                report::text::plural(run::cores::available(), "core")
+            ),
+            Some(run::cores::Jobserver::Inherited) => report::errln!(
+                "mutants: jobserver: the one this run was started under (MAKEFLAGS), for {jobs}"
+            ),
+            None => {}
+        }
+        let slotted = suites.iter().filter_map(|s| s.build.as_deref());
+        if self.cores.has_slot() && slotted.clone().any(|b| !run::cores::speaks_jobserver(b)) {
+            report::errln!(
+                "mutants: build slot: builds other than cargo or make run one job at a time"
+            );
+        }
     }
 
     /// Each selected mutant through the engine, `--jobs` at once: every finished row goes into

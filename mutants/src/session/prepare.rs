@@ -17,7 +17,6 @@ use super::{identity, previous, Session, Settings};
 use crate::checkout::{self, Checkout, DirState, Prep, Source};
 use crate::record::{CandidateFacts, ManifestCheck, RunReport, Tally};
 use crate::render::Sources;
-use crate::run::cores::Jobserver;
 use crate::spec::Spec;
 
 impl Session {
@@ -44,16 +43,6 @@ impl Session {
         let copies = settings.jobs.min(selected.len()).max(1);
         let checkouts = checkout::make(&origin.source, copies)?;
         let cores = shared_cores(&settings, copies, inherited);
-        let slotted = spec.suites.values().filter_map(|s| s.build.as_deref());
-        if cores.has_slot()
-            && slotted
-                .clone()
-                .any(|b| !crate::run::cores::speaks_jobserver(b))
-        {
-            report::errln!(
-                "mutants: build slot: builds other than cargo or make run one job at a time"
-            );
-        }
         let candidate =
             match candidate_facts(settings.candidate.as_deref(), &checkouts, origin.files) {
                 Ok(facts) => facts,
@@ -169,32 +158,18 @@ impl Session {
     }
 }
 
-/// The jobserver and build slot for `copies` jobs, said on stderr. A pool that cannot be made
-/// (no pipe to be had) leaves each build its own cores, as before there was one.
+/// The jobserver and build slot for `copies` jobs. A pool that cannot be made (no pipe to be
+/// had) leaves each build its own cores, as before there was one.
 fn shared_cores(
     settings: &Settings,
     copies: usize,
     inherited: Option<jobserver::Client>,
 ) -> crate::run::Cores {
     let available = crate::run::cores::available();
-    let cores = crate::run::Cores::new(available, copies, settings.jobserver, inherited)
-        .unwrap_or_else(|e| {
-            report::errln!("mutants: jobserver: none ({e}); each build may use every core");
-            crate::run::Cores::default()
-        });
-    match cores.origin() {
-        Some(Jobserver::Own { tokens }) => report::errln!(
-            "mutants: jobserver: {} for {} on {}",
-            report::text::plural(tokens + 1, "process"),
-            report::text::plural(copies, "job"),
-            report::text::plural(available, "core")
-        ),
-        Some(Jobserver::Inherited) => {
-            report::errln!("mutants: jobserver: the one this run was started under (MAKEFLAGS)")
-        }
-        None => {}
-    }
-    cores
+    crate::run::Cores::new(available, copies, settings.jobserver, inherited).unwrap_or_else(|e| {
+        report::errln!("mutants: jobserver: none ({e}); each build may use every core");
+        crate::run::Cores::default()
+    })
 }
 
 /// The spec and gate.toml, each read once (the candidate's checkouts are built from this
