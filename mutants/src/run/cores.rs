@@ -211,18 +211,20 @@ const POLL: Duration = Duration::from_millis(50);
 impl Slot {
     fn take(&self) -> Option<SlotGuard<'_>> {
         let mut busy = lock(&self.busy);
-        while *busy {
+        // The flag is read before the slot, every time: a job woken because the holder was
+        // killed by the interrupt must not start its build either.
+        loop {
             if report::interrupt::requested() {
                 return None;
+            }
+            if !*busy {
+                break;
             }
             busy = self
                 .freed
                 .wait_timeout(busy, POLL)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
-        }
-        if report::interrupt::requested() {
-            return None;
         }
         *busy = true;
         Some(SlotGuard(Some(self)))
