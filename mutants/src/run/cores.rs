@@ -1,10 +1,13 @@
 //! How a run's jobs share the machine's cores: one GNU make jobserver for every build and
 //! suite command, and a build slot for the builds that cannot use it.
 //!
-//! **The pool.** `cargo`, `make`, `rustc` and `cc` each start as many processes as there are
-//! cores unless a jobserver tells them otherwise, so two jobs' builds on two cores would run
-//! four compilers at once. Every command a job runs is handed one pool (`MAKEFLAGS`,
-//! `CARGO_MAKEFLAGS`; see `report::runner::Job::jobserver`). As make does, each running command
+//! **The pool.** `cargo`, `rustc` and `cc` each start as many processes as there are cores
+//! unless a jobserver tells them otherwise, so two jobs' builds on two cores would run four
+//! compilers at once. Every command a job runs is handed one pool in `CARGO_MAKEFLAGS` (see
+//! `report::runner::Job::jobserver`), the variable those three read. `MAKEFLAGS` is not set:
+//! a plain `make` that found a jobserver there would run its recipes in parallel, and a suite
+//! whose makefile was only ever run serially could then pass or fail by timing, a verdict the
+//! tool's scheduling must never decide. As make does, each running command
 //! holds one token implicitly and takes the others from the pool; the pool holds the cores
 //! less one per job (at least none), so all jobs together run as many processes as there are
 //! cores. The one thing a newcomer must know: the first copy runs its baseline *alone* (the
@@ -13,14 +16,14 @@
 //! Taking it back never waits: a helper thread reads it from the pool as soon as a command
 //! releases one, so a token a killed compiler never gave back costs parallelism, never a hang.
 //! Run under `make -jN` or cargo, the tool uses that jobserver instead of a pool of its own,
-//! as any jobserver client does, and takes one token from it for each copy after the first.
+//! as any jobserver client does, and takes one token from it for each copy after the first;
+//! the caller's own `MAKEFLAGS` reach the commands untouched, as they did before.
 //!
 //! **The build slot.** A build that does not speak the jobserver (`npm run build`, `pip
 //! install`, a shell script) is taken to use every core, as those tools do. Two of them at
 //! once only fight for the cores and both finish late, so such builds take the one build slot:
 //! the builds of different jobs never overlap, while the other jobs' suites keep running. A
-//! build the pool already keeps within the cores (its command is `cargo` or `make`) takes no
-//! slot, so `--jobs` builds Rust in parallel as cargo-mutants users expect. With `--jobs` above
+//! build the pool already keeps within the cores (its command is `cargo`) takes no slot, so `--jobs` builds Rust in parallel as cargo-mutants users expect. With `--jobs` above
 //! the cores there is no slot either: the operator has said the suites wait more than they
 //! compute, and serialising their builds would undo that choice. The wait for the slot is not
 //! the build's time: the build's timeout starts when it is spawned, and an interrupt ends the
@@ -171,9 +174,9 @@ impl Drop for Pool {
     }
 }
 
-/// Whether `build` is a command the pool keeps within the cores: `cargo` or `make` (after any
-/// `VAR=value` words or `env`), the programs that read `MAKEFLAGS`' jobserver. Anything else
-/// (a compound script, `npm`, `pip`) is assumed to use every core.
+/// Whether `build` is a command the pool keeps within the cores: one `cargo` command (after any
+/// `VAR=value` words or `env`), which reads the pool from `CARGO_MAKEFLAGS`. Anything else (a
+/// compound script, `make`, `npm`, `pip`) is assumed to use every core.
 pub(crate) fn speaks_jobserver(build: &str) -> bool {
     let program = build
         .split_whitespace()
@@ -181,7 +184,7 @@ pub(crate) fn speaks_jobserver(build: &str) -> bool {
         .unwrap_or("");
     let name = program.rsplit('/').next().unwrap_or(program);
     let single = !build.contains([';', '&', '|', '\n', '`', '$', '(']);
-    single && matches!(name, "cargo" | "make" | "gmake")
+    single && name == "cargo"
 }
 
 /// This process's jobserver, when a make or cargo that runs it handed one down and its pipe is
@@ -254,13 +257,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cargo_and_make_speak_the_jobserver_and_nothing_else_does() {
+    fn cargo_speaks_the_jobserver_and_nothing_else_does() {
         for yes in [
             "cargo build --tests",
-            "make -j",
             "CARGO_TARGET_DIR=t cargo test --no-run",
             "env RUSTFLAGS=-Dwarnings /usr/bin/cargo build",
-            "gmake all",
         ] {
             assert!(speaks_jobserver(yes), "{yes}");
         }
@@ -272,7 +273,8 @@ mod tests {
             "cargo build; npm run build",
             "cargo build | tee log",
             "",
-            "makefile-gen",
+            "make -j",
+            "cargo-nextest run",
         ] {
             assert!(!speaks_jobserver(no), "{no}");
         }

@@ -260,9 +260,7 @@ impl Session {
         }
         let slotted = suites.iter().filter_map(|s| s.build.as_deref());
         if self.cores.has_slot() && slotted.clone().any(|b| !run::cores::speaks_jobserver(b)) {
-            report::errln!(
-                "mutants: build slot: builds other than cargo or make run one job at a time"
-            );
+            report::errln!("mutants: build slot: builds other than cargo run one job at a time");
         }
     }
 

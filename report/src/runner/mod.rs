@@ -83,9 +83,10 @@ pub struct Job {
     pub log: PathBuf,
     /// Also copy the output to our stderr as it is written.
     pub echo: bool,
-    /// A GNU make jobserver the child shares (`MAKEFLAGS`, `CARGO_MAKEFLAGS` and `MFLAGS` name
-    /// it, and its two pipe ends are inherited by this child alone); a variable the job sets
-    /// itself wins over these.
+    /// A GNU make jobserver the child shares: `CARGO_MAKEFLAGS` names it (what cargo, rustc
+    /// and cc read), and its two pipe ends are inherited by this child alone. `MAKEFLAGS` is
+    /// left as it is: handed to make it would turn a serial makefile parallel. A
+    /// `CARGO_MAKEFLAGS` the job sets itself wins.
     pub jobserver: Option<jobserver::Client>,
 }
 
@@ -141,7 +142,7 @@ impl Job {
         self
     }
 
-    /// Hands the child `client`'s jobserver (see [`Job::jobserver`](field@Job::jobserver)).
+    /// Hands the child `client`'s jobserver (see the `jobserver` field).
     pub fn jobserver(mut self, client: jobserver::Client) -> Job {
         self.jobserver = Some(client);
         self
@@ -323,11 +324,11 @@ fn command(job: &Job) -> io::Result<(Command, String)> {
     if job.env_clear {
         cmd.env_clear();
     }
-    // Before the job's own variables, so a suite's `MAKEFLAGS` wins. The pipe ends are
-    // close-on-exec in this process; the crate clears that flag in this child only (after the
-    // fork), so no other child, started at the same moment by another thread, inherits them.
+    // Before the job's own variables, so a suite's own wins. The pipe ends are close-on-exec
+    // in this process; the crate clears that flag in this child only (after the fork), so no
+    // other child, started at the same moment by another thread, inherits them.
     if let Some(client) = &job.jobserver {
-        client.configure_make(&mut cmd);
+        client.configure(&mut cmd);
     }
     for key in GIT_REDIRECTING {
         cmd.env_remove(key);
