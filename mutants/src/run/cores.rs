@@ -320,6 +320,25 @@ mod tests {
     }
 
     #[test]
+    fn a_token_never_given_back_does_not_hold_up_the_end_of_the_run() {
+        // Two cores, two copies: the one token is lent; a command that died holding it (here:
+        // the test, which keeps it) never gives it back, and the run must still end.
+        let cores = Cores::new(2, 2, true, None).unwrap();
+        let lost = cores.client().unwrap().acquire().unwrap();
+        cores.join();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            drop(cores);
+            let _ = tx.send(());
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_secs(20)).is_ok(),
+            "dropping the pool waited for a token that never came"
+        );
+        drop(lost);
+    }
+
+    #[test]
     fn builds_take_the_slot_only_with_several_jobs_within_the_cores() {
         assert!(Cores::new(2, 2, true, None).unwrap().has_slot());
         assert!(!Cores::new(2, 1, true, None).unwrap().has_slot());
