@@ -11,16 +11,23 @@
 #   3. lists cargo-mutants' own mutants of it (`--list --json --diff`), picks N spread over the
 #      list, and translates each into an exact anchor for gatekit (the lines its diff removes,
 #      widened by neighbouring lines until they occur once in the file);
-#   4. runs both tools on those N mutants with --jobs $JOBS, back to back, twice (a first run,
-#      then a repeat run on the same tree, as a reviewer re-runs a spec);
-#   5. checks that the two tools' verdicts agree on every mutant (cargo-mutants' "unviable", a
-#      mutant that does not build, is gatekit's "killed": its suite fails), and prints the wall
-#      times, the ratios and the machine's load average before each run.
+#   4. runs both tools on those N mutants with --jobs $JOBS over $ROUNDS rounds (default 3).
+#      Each round is a first run (gatekit's cache and cargo-mutants' output wiped, so it is a
+#      true first run) and then a repeat run on the same tree, as a reviewer re-runs a spec.
+#      The order alternates (odd rounds cargo-mutants first, even rounds gatekit first), so a
+#      load that rises or falls during the benchmark does not favour either tool;
+#   5. checks that the two tools' verdicts agree on every mutant in every run (cargo-mutants'
+#      "unviable", a mutant that does not build, is gatekit's "killed": its suite fails), and
+#      prints each round's wall times with the load average at the start of each run, and the
+#      median over the rounds of the per-round ratio gatekit/cargo-mutants, first and repeat.
+# GATEKIT_JOBSERVER=0 runs gatekit with --no-jobserver (its builds and suites share no
+# jobserver), to measure what the shared pool changes.
 # A ratio counts only because both sides ran here, in this invocation, on this machine.
 set -euo pipefail
 
 N=${1:-30}
 JOBS=${JOBS:-2}
+ROUNDS=${ROUNDS:-3}
 CRATE=${CRATE:-semver}
 CRATE_VERSION=${CRATE_VERSION:-1.0.28}
 CARGO_MUTANTS_VERSION=${CARGO_MUTANTS_VERSION:-27.1.0}
@@ -130,33 +137,52 @@ PY
 regex=$(python3 -c 'import re,sys; print("^(" + "|".join(re.escape(l.rstrip("\n")) for l in open(sys.argv[1])) + ")$")' "$work/names.txt")
 
 seconds() { python3 -c 'import time; print(f"{time.monotonic():.3f}")'; }
-load() { cut -d' ' -f1-3 /proc/loadavg; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+gm_flags=()
+if [ "${GATEKIT_JOBSERVER:-1}" = 0 ]; then gm_flags+=(--no-jobserver); fi
 
-run_cm() { # $1: label
-  local t0 t1
-  echo "load before cargo-mutants ($1): $(load)" >&2
+# Each prints "SECONDS LOAD": the wall time and the 1-minute load average at its start.
+run_cm() { # $1: label (first-R or repeat-R)
+  local t0 t1 l
+  l=$(load)
   t0=$(seconds)
   "$cm" mutants --dir "$src" --jobs "$JOBS" --re "$regex" --output "$work/cm-$1" \
     --no-shuffle --timeout 300 > "$work/cm-$1.log" 2>&1 || true
   t1=$(seconds)
-  python3 -c "print(f'{$t1 - $t0:.1f}')"
+  python3 -c "print(f'{$t1 - $t0:.1f} $l')"
 }
 run_gm() { # $1: label
-  local t0 t1
-  echo "load before gatekit mutants ($1): $(load)" >&2
+  local t0 t1 l
+  l=$(load)
   t0=$(seconds)
   "$gm" run "$work/mutants.toml" --dir "$src" --jobs "$JOBS" --out "$work/gm-$1" \
-    > "$work/gm-$1.log" 2>&1 || true
+    "${gm_flags[@]}" > "$work/gm-$1.log" 2>&1 || true
   t1=$(seconds)
-  python3 -c "print(f'{$t1 - $t0:.1f}')"
+  python3 -c "print(f'{$t1 - $t0:.1f} $l')"
+}
+# One run of each tool, in the round's order; prints "CM_SECS CM_LOAD GM_SECS GM_LOAD".
+pair() { # $1: label, $2: round number
+  local c g
+  if [ $(($2 % 2)) = 1 ]; then c=$(run_cm "$1"); g=$(run_gm "$1")
+  else g=$(run_gm "$1"); c=$(run_cm "$1"); fi
+  echo "$c $g"
 }
 
-cm1=$(run_cm first); gm1=$(run_gm first)
-cm2=$(run_cm repeat); gm2=$(run_gm repeat)
+results="$work/rounds.txt"
+: > "$results"
+for r in $(seq 1 "$ROUNDS"); do
+  # A true first run: no build outputs kept by gatekit, no earlier output of either tool.
+  rm -rf "$GATEKIT_CACHE_DIR" "$work"/cm-*-"$r" "$work"/gm-*-"$r"
+  echo "round $r of $ROUNDS: first run ($( [ $((r % 2)) = 1 ] && echo cargo-mutants first || echo gatekit first ))" >&2
+  first=$(pair "first-$r" "$r")
+  echo "round $r of $ROUNDS: repeat run" >&2
+  repeat=$(pair "repeat-$r" "$r")
+  echo "$r $first $repeat" >> "$results"
+done
 
-python3 - "$work" "$cm1" "$gm1" "$cm2" "$gm2" <<'PY'
-import json, sys, os
-work, cm1, gm1, cm2, gm2 = sys.argv[1], *map(float, sys.argv[2:])
+python3 - "$work" "$results" <<'PY'
+import json, statistics, sys
+work, results = sys.argv[1], sys.argv[2]
 def cm_verdicts(label):
     out = {}
     path = f"{work}/cm-{label}/mutants.out/outcomes.json"
@@ -171,17 +197,30 @@ def cm_verdicts(label):
 def gm_verdicts(label):
     report = json.load(open(f"{work}/gm-{label}/mutants.json"))
     return {m["name"]: m["verdict"] for m in report["mutants"]}
+rounds = []
+for line in open(results):
+    r, c1, cl1, g1, gl1, c2, cl2, g2, gl2 = line.split()
+    rounds.append((int(r), float(c1), cl1, float(g1), gl1, float(c2), cl2, float(g2), gl2))
 bad = 0
-for label in ("first", "repeat"):
-    c, g = cm_verdicts(label), gm_verdicts(label)
-    for name in sorted(set(c) | set(g)):
-        if c.get(name) != g.get(name):
-            bad += 1
-            print(f"DISAGREE ({label}): {name}: cargo-mutants {c.get(name)}, gatekit {g.get(name)}")
-    print(f"{label}: {len(g)} mutants, verdicts agree on {sum(c.get(k) == v for k, v in g.items())}")
+for r, *_ in rounds:
+    for kind in ("first", "repeat"):
+        label = f"{kind}-{r}"
+        c, g = cm_verdicts(label), gm_verdicts(label)
+        for name in sorted(set(c) | set(g)):
+            if c.get(name) != g.get(name):
+                bad += 1
+                print(f"DISAGREE ({label}): {name}: cargo-mutants {c.get(name)}, gatekit {g.get(name)}")
+        print(f"{label}: {len(g)} mutants, verdicts agree on {sum(c.get(k) == v for k, v in g.items())}")
 print()
-print(f"{'run':8} {'cargo-mutants':>14} {'gatekit':>9} {'ratio':>7}")
-for label, c, g in (("first", cm1, gm1), ("repeat", cm2, gm2)):
-    print(f"{label:8} {c:13.1f}s {g:8.1f}s {g / c:7.2f}")
+print(f"{'round':6} {'run':7} {'cargo-mutants':>14} {'load':>5} {'gatekit':>9} {'load':>5} {'ratio':>6}")
+ratios = {"first": [], "repeat": []}
+for r, c1, cl1, g1, gl1, c2, cl2, g2, gl2 in rounds:
+    for kind, c, cl, g, gl in (("first", c1, cl1, g1, gl1), ("repeat", c2, cl2, g2, gl2)):
+        ratios[kind].append(g / c)
+        print(f"{r:<6} {kind:7} {c:13.1f}s {cl:>5} {g:8.1f}s {gl:>5} {g / c:6.2f}")
+print()
+for kind, goal in (("first", 0.9), ("repeat", 0.5)):
+    m = statistics.median(ratios[kind])
+    print(f"median ratio, {kind} run: {m:.2f} over {len(ratios[kind])} round(s) (goal <= {goal})")
 sys.exit(1 if bad else 0)
 PY

@@ -123,6 +123,11 @@ pub(crate) struct RunArgs {
     /// working copies still get the first copy's build.
     #[arg(long)]
     pub no_cache: bool,
+    /// Hand the builds and suites no shared jobserver (CARGO_MAKEFLAGS): each cargo may then
+    /// start a compiler per core in every job at once. By default they share one pool of the
+    /// cores, or the jobserver of the make or cargo that runs this one.
+    #[arg(long)]
+    pub no_jobserver: bool,
     /// What to print on stdout (the files in --out, junit.xml among them, are the same).
     #[command(flatten)]
     pub output: FormatArgs,

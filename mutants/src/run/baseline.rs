@@ -10,6 +10,7 @@ use anyhow::{bail, Result};
 
 use report::{Counts, Outcome, RunRecord};
 
+use super::cores::Cores;
 use super::suite::{relative, run_suite, Ran};
 use super::timeout::{
     baseline_build_timeout, baseline_timeout, mutant_build_timeout, mutant_timeout, Timeouts,
@@ -44,6 +45,7 @@ pub(crate) fn baseline(
     cli_timeout: Option<Duration>,
     out: &Path,
     floors: &BTreeMap<String, f64>,
+    cores: &Cores,
 ) -> Result<BaselineResult> {
     let per_copy: Vec<Result<Vec<Ran>>> = std::thread::scope(|s| {
         let handles: Vec<_> = checkouts
@@ -53,7 +55,7 @@ pub(crate) fn baseline(
                 s.spawn(move || -> Result<Vec<Ran>> {
                     let mut records = Vec::new();
                     for suite in suites {
-                        let ran = run_baseline(suite, co, j, cli_timeout, out)?;
+                        let ran = run_baseline(suite, co, j, cli_timeout, out, cores)?;
                         let stop = ran.record.outcome() != Outcome::Passed;
                         records.push(ran);
                         if stop {
@@ -149,6 +151,7 @@ pub(super) fn run_baseline(
     j: usize,
     cli_timeout: Option<Duration>,
     out: &Path,
+    cores: &Cores,
 ) -> Result<Ran> {
     let name = if j == 0 {
         format!("baseline.{}.log", slug(&suite.name, "mutant"))
@@ -163,6 +166,7 @@ pub(super) fn run_baseline(
             run: baseline_timeout(cli_timeout, suite),
             build: baseline_build_timeout(suite),
         },
+        cores,
     )
 }
 

@@ -20,14 +20,16 @@ use crate::spec::{Mutant, Spec};
 use mutant::run_one;
 
 mod baseline;
+pub(crate) mod cores;
 mod mutant;
 mod suite;
 mod timeout;
 
 // The parts of the engine: `baseline` runs the suites unmutated, `mutant` judges one mutant in
 // one copy, `suite` runs one suite through the shared runner, `timeout` says how long each may
-// take.
+// take, `cores` shares the machine between the jobs (a jobserver and a build slot).
 pub(crate) use baseline::{baseline, timings, BaselineResult};
+pub(crate) use cores::Cores;
 
 /// What the engine tells its caller as mutants run.
 #[derive(Debug)]
@@ -59,6 +61,8 @@ pub(crate) struct Plan<'a> {
     /// (none when there is nothing to hand over, or it was handed over already), and the
     /// suites each runs unmutated before its first mutant.
     pub warm: Warm<'a>,
+    /// The jobserver and build slot every job's commands share.
+    pub cores: &'a Cores,
 }
 
 /// What a copy after the first needs before it takes a mutant.
@@ -178,6 +182,7 @@ fn work(
 /// first copy's build outputs, then every suite run unmutated there. `false` when it is not
 /// green (said on stderr): it takes no mutant, and the others judge them all.
 fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
+    plan.cores.join();
     if let Some(snap) = plan.warm.snapshot {
         if let Err(e) = snap.fill(co.path()) {
             report::errln!(
@@ -186,7 +191,8 @@ fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
         }
     }
     for suite in &plan.warm.suites {
-        let ran = baseline::run_baseline(suite, co, j, plan.warm.cli_timeout, &plan.out)?;
+        let ran =
+            baseline::run_baseline(suite, co, j, plan.warm.cli_timeout, &plan.out, plan.cores)?;
         if ran.record.interrupted {
             return Ok(false);
         }

@@ -141,6 +141,7 @@ pub(super) fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
             co.path(),
             &plan.out.join("logs").join(log_name),
             timeouts,
+            plan.cores,
         )?;
         if ran.record.interrupted {
             let spoiled = guard.restore()?.is_err();

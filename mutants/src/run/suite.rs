@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use report::runner::{self, Job};
 use report::{Outcome, RunRecord};
 
+use super::cores::Cores;
 use super::timeout::Timeouts;
 use crate::spec::Suite;
 
@@ -27,12 +28,24 @@ pub(crate) struct Ran {
 /// verdict could depend on timing. It is removed afterwards, best effort (never a verdict).
 ///
 /// A `build` step runs first under its own timeout (`timeouts.build`); a build that fails or
-/// runs past it is the suite's record as an `error` (see [`build_failed`]).
-pub(super) fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeouts: Timeouts) -> Result<Ran> {
+/// runs past it is the suite's record as an `error` (see [`build_failed`]). Both commands are
+/// handed the run's jobserver, and a build that cannot use it waits for the build slot first
+/// (see [`super::cores`]): that wait is not the build's time, and an interrupt during it is
+/// the suite's record as `interrupted`, the build never started.
+pub(super) fn run_suite(
+    suite: &Suite,
+    dir: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    cores: &Cores,
+) -> Result<Ran> {
     let scratch =
         report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let job_for = |script: &str, log: &Path, timeout: Duration| {
         let mut job = Job::shell(script, dir, log).timeout(timeout);
+        if let Some(client) = cores.client() {
+            job = job.jobserver(client.clone());
+        }
         for (k, v) in &suite.env {
             job = job.env(k, v);
         }
@@ -42,7 +55,17 @@ pub(super) fn run_suite(suite: &Suite, dir: &Path, log: &Path, timeouts: Timeout
     let mut build_secs = None;
     if let Some(build) = &suite.build {
         let build_log = log.with_extension("build.log");
-        let built = runner::run(&job_for(build, &build_log, timeouts.build))
+        let job = job_for(build, &build_log, timeouts.build);
+        let Some(_slot) = cores.build_slot(build) else {
+            let _ = scratch.remove();
+            let mut record = RunRecord::not_yet_run(job.argv(), dir.to_path_buf(), build_log);
+            record.interrupted = true;
+            return Ok(Ran {
+                record,
+                build_secs: None,
+            });
+        };
+        let built = runner::run(&job)
             .with_context(|| format!("creating the log {}", build_log.display()))?;
         build_secs = Some(built.duration_secs);
         if built.outcome() != Outcome::Passed {

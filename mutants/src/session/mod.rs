@@ -39,9 +39,12 @@ pub(crate) use settings::{Selection, Settings};
 
 /// Runs one `mutants run` through its phases and returns its exit code.
 pub(crate) fn run(settings: Settings) -> Result<Exit> {
+    // Before any file of ours is opened: the descriptors a make that runs us names are checked
+    // to be its jobserver's while no other can have taken their numbers.
+    let inherited = settings.jobserver.then(run::cores::inherited).flatten();
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
-    let mut session = match Session::prepare(settings)? {
+    let mut session = match Session::prepare(settings, inherited)? {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
     };
@@ -112,6 +115,8 @@ pub(crate) struct Session {
     /// The order mutants are taken in: indices into `spec.mutants`, longest first when a
     /// previous report in `--out` timed them (the report's rows stay in spec order).
     order: Vec<usize>,
+    /// The jobserver and build slot the jobs share (see `run::Cores`).
+    cores: run::Cores,
     /// One run per `--out`, held to the end of [`Session::finish`].
     _lock: OutLock,
 }
@@ -175,6 +180,7 @@ impl Session {
     /// make every mutant look killed). A green baseline is written to the report at once.
     pub(crate) fn baseline(&mut self) -> Result<Result<BaselineResult, Exit>> {
         let suites = self.spec.suites_used(self.mutants());
+        self.say_cores(&suites);
         report::errln!(
             "mutants: baseline: {} suite(s) in {} worktree(s)",
             suites.len(),
@@ -195,6 +201,7 @@ impl Session {
                     me.settings.timeout,
                     &me.out,
                     &me.floors,
+                    &me.cores,
                 )
             })
         };
@@ -236,6 +243,27 @@ impl Session {
         Ok(Ok(baseline))
     }
 
+    /// How the jobs share the cores, on stderr: the jobserver, and the build slot when a
+    /// suite's build will take it.
+    fn say_cores(&self, suites: &[&crate::spec::Suite]) {
+        let jobs = report::text::plural(self.checkouts.len(), "job");
+        match self.cores.origin() {
+            Some(run::cores::Jobserver::Own { tokens }) => report::errln!(
+                "mutants: jobserver: {} shared by {jobs} on {}",
+                report::text::plural(tokens, "token"),
+                report::text::plural(run::cores::available(), "core")
+            ),
+            Some(run::cores::Jobserver::Inherited) => report::errln!(
+                "mutants: jobserver: the one this run was started under (MAKEFLAGS), for {jobs}"
+            ),
+            None => {}
+        }
+        let slotted = suites.iter().filter_map(|s| s.build.as_deref());
+        if self.cores.has_slot() && slotted.clone().any(|b| !run::cores::speaks_jobserver(b)) {
+            report::errln!("mutants: build slot: builds other than cargo run one job at a time");
+        }
+    }
+
     /// Each selected mutant through the engine, `--jobs` at once: every finished row goes into
     /// the report, the report files are rewritten, and the progress line moves on.
     pub(crate) fn judge(&mut self, baseline: &BaselineResult) -> Result<(), Stopped> {
@@ -252,6 +280,7 @@ impl Session {
                 suites: self.spec.suites_used(self.mutants()),
                 cli_timeout: self.settings.timeout,
             },
+            cores: &self.cores,
         };
         let total = plan.mutants.len();
         let (report, sources, out, kept_rows) =

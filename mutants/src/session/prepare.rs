@@ -23,7 +23,10 @@ impl Session {
     /// The spec and gate.toml read, the mutants selected, the working copies made, a
     /// candidate's manifest checked (`Err(exit)` when it does not hold: nothing is written),
     /// the lock on `--out` taken, and the report started or reopened.
-    pub(crate) fn prepare(settings: Settings) -> Result<Result<Session, Exit>> {
+    pub(crate) fn prepare(
+        settings: Settings,
+        inherited: Option<jobserver::Client>,
+    ) -> Result<Result<Session, Exit>> {
         let (spec, config) = read_input(&settings)?;
         let selected = settings.selection.select(&spec)?;
         let repo = checkout::open_repo(settings.dir.clone())?;
@@ -39,6 +42,7 @@ impl Session {
         let origin = Origin::of(&repo, config, &out)?;
         let copies = settings.jobs.min(selected.len()).max(1);
         let checkouts = checkout::make(&origin.source, copies)?;
+        let cores = shared_cores(&settings, copies, inherited);
         let candidate =
             match candidate_facts(settings.candidate.as_deref(), &checkouts, origin.files) {
                 Ok(facts) => facts,
@@ -148,9 +152,24 @@ impl Session {
             floors: Default::default(),
             restored: false,
             order,
+            cores,
             _lock,
         }))
     }
+}
+
+/// The jobserver and build slot for `copies` jobs. A pool that cannot be made (no pipe to be
+/// had) leaves each build its own cores, as before there was one.
+fn shared_cores(
+    settings: &Settings,
+    copies: usize,
+    inherited: Option<jobserver::Client>,
+) -> crate::run::Cores {
+    let available = crate::run::cores::available();
+    crate::run::Cores::new(available, copies, settings.jobserver, inherited).unwrap_or_else(|e| {
+        report::errln!("mutants: jobserver: none ({e}); each build may use every core");
+        crate::run::Cores::default()
+    })
 }
 
 /// The spec and gate.toml, each read once (the candidate's checkouts are built from this

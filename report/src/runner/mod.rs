@@ -83,6 +83,11 @@ pub struct Job {
     pub log: PathBuf,
     /// Also copy the output to our stderr as it is written.
     pub echo: bool,
+    /// A GNU make jobserver the child shares: `CARGO_MAKEFLAGS` names it (what cargo, rustc
+    /// and cc read), and its two pipe ends are inherited by this child alone. `MAKEFLAGS` is
+    /// left as it is: handed to make it would turn a serial makefile parallel. A
+    /// `CARGO_MAKEFLAGS` the job sets itself wins.
+    pub jobserver: Option<jobserver::Client>,
 }
 
 impl Job {
@@ -106,6 +111,7 @@ impl Job {
             grace: DEFAULT_GRACE,
             log: log.into(),
             echo: false,
+            jobserver: None,
         }
     }
 
@@ -133,6 +139,12 @@ impl Job {
 
     pub fn echo(mut self, echo: bool) -> Job {
         self.echo = echo;
+        self
+    }
+
+    /// Hands the child `client`'s jobserver (see the `jobserver` field).
+    pub fn jobserver(mut self, client: jobserver::Client) -> Job {
+        self.jobserver = Some(client);
         self
     }
 
@@ -311,6 +323,12 @@ fn command(job: &Job) -> io::Result<(Command, String)> {
     cmd.current_dir(&job.dir).process_group(0);
     if job.env_clear {
         cmd.env_clear();
+    }
+    // Before the job's own variables, so a suite's own wins. The pipe ends are close-on-exec
+    // in this process; the crate clears that flag in this child only (after the fork), so no
+    // other child, started at the same moment by another thread, inherits them.
+    if let Some(client) = &job.jobserver {
+        client.configure(&mut cmd);
     }
     for key in GIT_REDIRECTING {
         cmd.env_remove(key);
