@@ -47,6 +47,18 @@ impl Verdict {
         Some(v)
     }
 
+    /// [`Verdict::judge`] on what a suite run's record tells, with one more rule: a suite whose
+    /// own process died of SIGKILL that the runner did not send (no hang, no interrupt) is
+    /// `error`. No failing test ends a suite's shell that way; the OOM killer or another
+    /// process did, and counting that as the suite noticing the mutant could hide a survivor.
+    pub fn judge_record(expect: Expect, record: &report::RunRecord) -> Option<Verdict> {
+        let outcome = record.outcome();
+        if outcome == Outcome::Failed && record.signal.as_deref() == Some("SIGKILL") {
+            return Some(Verdict::Error);
+        }
+        Verdict::judge(expect, outcome)
+    }
+
     /// Whether this row holds: a mutant killed (by failure or hang), or a control held.
     /// Skipped and error rows are findings too.
     pub fn holds(self) -> bool {

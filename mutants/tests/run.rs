@@ -221,6 +221,24 @@ fn a_suite_that_cannot_start_is_an_error_never_a_kill() {
 }
 
 #[test]
+fn a_suite_killed_from_outside_is_an_error_never_a_kill() {
+    // With the mutant in place the suite's own shell is sent SIGKILL, as the OOM killer or
+    // another process would send it: nothing a failing test does. A failing test beside it
+    // is the kill it should be.
+    let spec = "[suites.unit]\nrun = \"if grep -q outside mode; then kill -KILL $$; fi; grep -q fine mode && echo '1 passed, 0 failed'\"\n\n[[mutant]]\nname = \"killed from outside\"\nfile = \"mode\"\nanchor = \"fine\"\nreplace = \"outside\"\nsuite = \"unit\"\n\n[[mutant]]\nname = \"a failing test\"\nfile = \"mode\"\nanchor = \"fine\"\nreplace = \"broken\"\nsuite = \"unit\"\n";
+    let fx = Fixture::new(spec);
+    fx.repo.write("mode", "fine\n");
+    fx.repo.commit_all("mode");
+    let out = fx.run(&[]);
+    out.assert_exit(1);
+    let report = fx.report();
+    let r = row(&report, "killed from outside");
+    assert_eq!(r["verdict"], "error", "{r}");
+    assert_eq!(r["run"]["signal"], "SIGKILL", "{r}");
+    assert_eq!(row(&report, "a failing test")["verdict"], "killed");
+}
+
+#[test]
 fn a_non_utf8_file_is_mutated_as_bytes_and_restored() {
     let spec = "[suites.unit]\nrun = \"grep -q value=1 data.bin && echo '1 passed, 0 failed'\"\n\n[[mutant]]\nname = \"value\"\nfile = \"data.bin\"\nanchor = \"value=1\"\nreplace = \"value=2\"\nsuite = \"unit\"\n";
     let fx = Fixture::new(spec);

@@ -210,7 +210,7 @@ fn suite_run(
     let record = &ran.record;
     SuiteRun {
         suite: suite.to_string(),
-        verdict: Verdict::judge(expect, record.outcome()).unwrap_or(Verdict::Error),
+        verdict: Verdict::judge_record(expect, record).unwrap_or(Verdict::Error),
         status: record.status_text(),
         exit_code: record.exit_code,
         signal: record.signal.clone(),
