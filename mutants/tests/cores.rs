@@ -5,8 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use testkit::Output;
 
 /// Appends one line to `$PIDS/tokens` for the command it runs in: `KIND COUNT PIPE MAKEFLAGS`
@@ -278,7 +277,7 @@ fn an_interrupt_stops_a_job_waiting_for_the_build_slot_before_its_build_starts()
     let fx = slotted("60s", &spec_mutants);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mutants"));
     testkit::hermetic(&mut cmd);
-    let mut child = cmd
+    let child = cmd
         .current_dir(fx.repo.path())
         .env("PIDS", fx.pids.path())
         .env("BUILD_SECS", "0")
@@ -303,19 +302,11 @@ fn an_interrupt_stops_a_job_waiting_for_the_build_slot_before_its_build_starts()
     std::thread::sleep(Duration::from_millis(800));
     let sleeper = fx.pids("sleeper")[0];
     let before = builds_started(&fx);
-    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let exit = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("mutants did not stop while a job waited for the build slot");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let output = child.wait_with_output().map(Output::from).unwrap();
+    let (exit, output) = signal_and_wait(
+        child,
+        Signal::SIGINT,
+        "while a job waited for the build slot",
+    );
     assert_eq!(exit.code(), Some(130), "{output}");
     assert!(!testkit::alive(sleeper), "the slow build is still running");
     assert_eq!(

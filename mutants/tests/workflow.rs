@@ -5,8 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use nix::sys::signal::{kill, Signal};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use serde_json::Value;
 use testkit::Output;
 
@@ -45,7 +44,7 @@ fn interrupted_by(signal: Signal) {
     let out = fx.out();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mutants"));
     testkit::hermetic(&mut cmd);
-    let mut child = cmd
+    let child = cmd
         .current_dir(fx.repo.path())
         .env("PIDS", fx.pids.path())
         .args(["run", "mutants.toml", "--out", out.to_str().unwrap()])
@@ -62,19 +61,7 @@ fn interrupted_by(signal: Signal) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let sleeper = fx.pids("sleeper")[0];
-    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let exit = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("mutants did not stop after {signal}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let output = child.wait_with_output().map(Output::from).unwrap();
+    let (exit, output) = signal_and_wait(child, signal, &format!("after {signal}"));
     assert_eq!(exit.code(), Some(130), "{signal}: {}", output);
     assert!(
         !testkit::alive(sleeper),

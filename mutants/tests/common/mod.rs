@@ -161,3 +161,27 @@ pub fn candidate(fx: &Fixture, manifest_ok: bool) -> (tempfile::TempDir, String)
     fx.repo.git(["clean", "-qfd"]);
     (dir, tree)
 }
+
+/// Sends `signal` to the `mutants` run `child` (started by the test) and waits up to 20 s for
+/// it to end; its exit status and what it printed. `what` names the wait in the panic.
+pub fn signal_and_wait(
+    mut child: std::process::Child,
+    signal: nix::sys::signal::Signal,
+    what: &str,
+) -> (std::process::ExitStatus, Output) {
+    use std::time::{Duration, Instant};
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, signal).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exit = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("mutants did not stop {what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (exit, child.wait_with_output().map(Output::from).unwrap())
+}
