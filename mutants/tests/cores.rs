@@ -2,7 +2,7 @@
 //! tool's own, or the one it was started under), and builds that cannot use it take turns.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::*;
 use nix::sys::signal::Signal;
@@ -289,18 +289,10 @@ fn an_interrupt_stops_a_job_waiting_for_the_build_slot_before_its_build_starts()
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while fx.pids("sleeper").is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the slow build never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let sleeper = fx.first_pid("sleeper", "the slow build");
     // Time for the other job to reach the slot and wait there (not an assertion: a job that
     // has not reached it yet must not start its build after the interrupt either).
     std::thread::sleep(Duration::from_millis(800));
-    let sleeper = fx.pids("sleeper")[0];
     let before = builds_started(&fx);
     let (exit, output) = signal_and_wait(
         child,

@@ -2,7 +2,6 @@
 //! failed tests' names, and mutants on a candidate built the way `gate apply` builds it.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::common::*;
 use nix::sys::signal::Signal;
@@ -52,15 +51,7 @@ fn interrupted_by(signal: Signal) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while fx.pids("sleeper").is_empty() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the sleeper never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let sleeper = fx.pids("sleeper")[0];
+    let sleeper = fx.first_pid("sleeper", "the sleeper");
     let (exit, output) = signal_and_wait(child, signal, &format!("after {signal}"));
     assert_eq!(exit.code(), Some(130), "{signal}: {}", output);
     assert!(

@@ -91,6 +91,22 @@ impl Fixture {
             .filter_map(|l| l.trim().parse().ok())
             .collect()
     }
+
+    /// The first pid a suite wrote to `name`, waited for up to 30 s (`what` names the wait in
+    /// the panic).
+    pub fn first_pid(&self, name: &str, what: &str) -> i32 {
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(&pid) = self.pids(name).first() {
+                return pid;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "{what} never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
 }
 
 pub fn report_in(out: &Path) -> Value {

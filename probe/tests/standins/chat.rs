@@ -169,20 +169,7 @@ fn opencode_gets_a_title_as_text_then_calls_probe_emit_and_hands_back_a_string()
     messages.push(assistant(&call));
     messages.push(json!({"role": "tool", "tool_call_id": call["id"], "content": handed}));
     m.ask("/v1/chat/completions", &request(&tools, &messages));
-    let ModelEvent::ToolResult {
-        n,
-        content,
-        content_kind,
-        units,
-        ..
-    } = m.tool_result()
-    else {
-        unreachable!()
-    };
-    assert_eq!(content, json!(handed));
-    assert_eq!(n, Some(2000));
-    assert_eq!(content_kind, ContentKind::String);
-    assert_eq!(units, js_length(handed) as u64);
+    m.assert_string_result(2000, handed);
 }
 
 #[test]

@@ -139,6 +139,25 @@ impl Model {
         assert_eq!(results.len(), 1, "{results:?}");
         results.into_iter().next().unwrap()
     }
+
+    /// Asserts that the one tool result is `text`, handed back as a plain string for a call of
+    /// `n` units, and counted in UTF-16 units as the stand-in counts every reply.
+    pub fn assert_string_result(&self, n: u64, text: &str) {
+        let ModelEvent::ToolResult {
+            n: called,
+            content,
+            content_kind,
+            units,
+            ..
+        } = self.tool_result()
+        else {
+            unreachable!()
+        };
+        assert_eq!(content, serde_json::json!(text));
+        assert_eq!(called, Some(n));
+        assert_eq!(content_kind, probe::ContentKind::String);
+        assert_eq!(units, js_length(text) as u64);
+    }
 }
 
 impl Drop for Model {

@@ -144,20 +144,7 @@ fn deferred_tools_are_found_by_a_client_side_search_then_called_and_a_string_res
         .ask("/v1/responses", &request(tools, &input, false))
         .json();
     assert_eq!(response["output"][0]["content"][0]["text"], "done");
-    let ModelEvent::ToolResult {
-        n,
-        content,
-        content_kind,
-        units,
-        ..
-    } = m.tool_result()
-    else {
-        unreachable!()
-    };
-    assert_eq!(content, json!(handed));
-    assert_eq!(n, Some(1000));
-    assert_eq!(content_kind, ContentKind::String);
-    assert_eq!(units, js_length(handed) as u64);
+    m.assert_string_result(1000, handed);
     assert!(
         m.events().contains(&ModelEvent::ToolSearch {
             id: search_id,
