@@ -103,22 +103,8 @@ fn qwen_code_searches_its_deferred_tools_calls_through_tool_call_and_hands_back_
         json!({"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10})
     );
 
-    let ModelEvent::ToolResult {
-        n,
-        tool_use_id,
-        content,
-        content_kind,
-        units,
-        ..
-    } = m.tool_result()
-    else {
-        unreachable!()
-    };
-    assert_eq!(content, parts);
+    let tool_use_id = m.assert_tool_result(2000, &parts, ContentKind::Blocks, js_length(text));
     assert_eq!(tool_use_id, call["id"].as_str().unwrap());
-    assert_eq!(n, Some(2000));
-    assert_eq!(content_kind, ContentKind::Blocks);
-    assert_eq!(units, js_length(text) as u64);
     let events = m.events();
     assert!(
         events

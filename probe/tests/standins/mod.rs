@@ -140,23 +140,37 @@ impl Model {
         results.into_iter().next().unwrap()
     }
 
-    /// Asserts that the one tool result is `text`, handed back as a plain string for a call of
-    /// `n` units, and counted in UTF-16 units as the stand-in counts every reply.
-    pub fn assert_string_result(&self, n: u64, text: &str) {
+    /// Asserts that the one tool result is `content` of `kind`, for a call of `n` units,
+    /// counted as `units` UTF-16 units; gives the tool use it answers.
+    pub fn assert_tool_result(
+        &self,
+        n: u64,
+        content: &Value,
+        kind: probe::ContentKind,
+        units: usize,
+    ) -> String {
         let ModelEvent::ToolResult {
             n: called,
-            content,
+            tool_use_id,
+            content: got,
             content_kind,
-            units,
+            units: counted,
             ..
         } = self.tool_result()
         else {
             unreachable!()
         };
-        assert_eq!(content, serde_json::json!(text));
+        assert_eq!(&got, content);
         assert_eq!(called, Some(n));
-        assert_eq!(content_kind, probe::ContentKind::String);
-        assert_eq!(units, js_length(text) as u64);
+        assert_eq!(content_kind, kind);
+        assert_eq!(counted, units as u64);
+        tool_use_id
+    }
+
+    /// [`Model::assert_tool_result`] for `text` handed back as a plain string.
+    pub fn assert_string_result(&self, n: u64, text: &str) {
+        let content = serde_json::json!(text);
+        self.assert_tool_result(n, &content, probe::ContentKind::String, js_length(text));
     }
 }
 

@@ -74,22 +74,9 @@ fn a_streamed_codex_round_trip_calls_in_the_namespace_and_logs_the_parts_handed_
     assert_eq!(message["type"], "message");
     assert_eq!(message["content"][0]["text"], "done");
 
-    let ModelEvent::ToolResult {
-        n,
-        tool_use_id,
-        content,
-        content_kind,
-        units,
-        ..
-    } = m.tool_result()
-    else {
-        unreachable!()
-    };
-    assert_eq!(content, output);
-    assert_eq!(n, Some(1000));
+    let units = js_length(handed[0]) + js_length(handed[1]);
+    let tool_use_id = m.assert_tool_result(1000, &output, ContentKind::Blocks, units);
     assert_eq!(tool_use_id, call_id);
-    assert_eq!(content_kind, ContentKind::Blocks);
-    assert_eq!(units, (js_length(handed[0]) + js_length(handed[1])) as u64);
     assert!(
         m.events().iter().any(|e| matches!(e,
             ModelEvent::ToolUse { tool, namespace: Some(ns), n: 1000, .. } if tool == "emit" && ns == "mcp__probe")),
