@@ -50,17 +50,7 @@ impl Running {
 
 /// `probe model --port 0`, and the port it printed.
 fn start_model() -> (Running, u16) {
-    let mut child = Command::new(PROBE)
-        .args(["model", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line.trim().parse().expect("the port on stdout");
+    let (child, port) = spawn_model::<&str>(&[]);
     (Running(child), port)
 }
 

@@ -71,3 +71,21 @@ pub fn python() -> Option<PathBuf> {
 pub fn cache_dir() -> PathBuf {
     PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/root".into())).join(".cache/gatekit")
 }
+
+/// Starts `probe model --port 0 ARGS` (stderr dropped) and reads the port it prints first.
+pub fn spawn_model<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (std::process::Child, u16) {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(PROBE)
+        .args(["model", "--port", "0"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().parse().expect("the port on stdout");
+    (child, port)
+}

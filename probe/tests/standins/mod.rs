@@ -13,9 +13,9 @@ use crate::common::*;
 use probe::events::read_events;
 use probe::ModelEvent;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 /// A running `probe model` with its log in a temp dir.
@@ -55,19 +55,9 @@ impl Model {
     pub fn start(extra: &[&str]) -> Model {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("model.log");
-        let mut child = Command::new(PROBE)
-            .args(["model", "--port", "0", "--log"])
-            .arg(&log)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line.trim().parse().expect("the port on stdout");
+        let mut args = vec![std::ffi::OsString::from("--log"), log.clone().into()];
+        args.extend(extra.iter().map(std::ffi::OsString::from));
+        let (child, port) = spawn_model(&args);
         Model {
             child,
             port,
