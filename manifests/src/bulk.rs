@@ -18,9 +18,14 @@
 //! permission error on the way) is handed to [`crate::path::locate`], the one place that
 //! follows or refuses links, so every tree gets exactly the statuses and errors that walk gives.
 //!
-//! Passes: every path is first looked up (listed or statted, never opened), and only then are
-//! files read, so a path the rules refuse stops the whole call before any file is opened; the
-//! large files found while reading are hashed last, biggest first.
+//! Passes: each worker takes a chunk of the sorted paths, looks each up (listed or statted,
+//! never opened), then reads the regular files among them, so no core waits for the others
+//! between looking and reading and a name is opened only once its lookup found a regular file.
+//! What the fast path did not recognise is then judged by the walk; a path the rules refuse
+//! (a link out of the tree) fails the whole call there, and what was read is dropped unseen.
+//! Only regular files below real folders of the tree are ever opened before that, so nothing
+//! outside the tree is touched. The large files found while reading are hashed last, biggest
+//! first.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -105,7 +110,8 @@ const READ: OFlag = OFlag::O_RDONLY
 /// is a file, on every core. One result per path, in the order given.
 ///
 /// A path the rules refuse (absolute, `..`, a link out of the tree) is an error for the whole
-/// call, the first such in the order given, before any file is opened.
+/// call, the first such in the order given: a lexical one before any file is opened, a link
+/// out of the tree before any result is given.
 pub(crate) fn hash_all<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
@@ -134,40 +140,34 @@ pub(crate) fn hash_all_with<P: AsRef<[u8]> + Sync>(
             source: e.into(),
         })?;
 
-    // Pass 1: what is at each path.
+    // Pass 1, on every core: each chunk of sorted paths is looked up and then its regular files
+    // are read, so no core waits for the others between looking and reading.
     let order = sorted(paths.len(), |i| paths[i].as_ref());
     let chunks = chunked(&order, |_| 0);
-    let mut stats = vec![Stat::Other; paths.len()];
-    for (index, stat) in on_every_core(
+    let mut found: Vec<Option<Found>> = (0..paths.len()).map(|_| None).collect();
+    let mut slow: Vec<usize> = Vec::new();
+    let mut later: Vec<(ToRead<'_>, u64)> = Vec::new();
+    for (index, fast) in on_every_core(
         root_fd.as_fd(),
-        Io::Plain,
+        io,
         &order,
         &chunks,
-        |worker, items, out| worker.stat_all(items, |i| paths[i].as_ref(), out),
+        |worker, items, out| worker.check_all(items, |i| paths[i].as_ref(), out),
     ) {
-        stats[index] = stat;
-    }
-
-    // What the fast path did not recognise goes to the walk that judges links, in path order so
-    // its first error is the first in the order given.
-    let slow: Vec<usize> = (0..paths.len())
-        .filter(|&i| matches!(stats[i], Stat::Other))
-        .collect();
-    let slow_paths: Vec<&[u8]> = slow.iter().map(|&i| paths[i].as_ref()).collect();
-    let located = locate_all_in(&real_root, &slow_paths, links)?;
-
-    let mut found: Vec<Option<Found>> = (0..paths.len()).map(|_| None).collect();
-    let mut reads: Vec<ToRead> = Vec::new();
-    for (index, stat) in stats.iter().enumerate() {
-        match *stat {
-            Stat::File => reads.push(ToRead {
-                index,
-                rel: Cow::Borrowed(paths[index].as_ref()),
-            }),
-            Stat::Missing => found[index] = Some(Found::Missing),
-            Stat::Other => {}
+        let rel = || Cow::Borrowed(paths[index].as_ref());
+        match fast {
+            Fast::Missing => found[index] = Some(Found::Missing),
+            Fast::Other => slow.push(index),
+            Fast::Read(read) => settle(&mut found, &mut later, index, rel, read),
         }
     }
+
+    // What the fast path did not recognise goes to the walk that judges links, in the order
+    // given so its first error is the first in that order.
+    slow.sort_unstable();
+    let slow_paths: Vec<&[u8]> = slow.iter().map(|&i| paths[i].as_ref()).collect();
+    let located = locate_all_in(&real_root, &slow_paths, links)?;
+    let mut reads: Vec<ToRead> = Vec::new();
     for (index, place) in slow.into_iter().zip(located) {
         found[index] = match place {
             Located::File { real } => {
@@ -186,40 +186,39 @@ pub(crate) fn hash_all_with<P: AsRef<[u8]> + Sync>(
         };
     }
 
-    // Pass 2: read the files in path order; a large one is put off to pass 3.
+    // Pass 2: the files reached through links, in path order; a large one is put off.
     let order = sorted(reads.len(), |r| &reads[r].rel);
     let chunks = chunked(&order, |_| 0);
-    let mut later: Vec<(usize, u64)> = Vec::new();
-    for (r, read) in on_every_core(
+    for (r, fast) in on_every_core(
         root_fd.as_fd(),
         io,
         &order,
         &chunks,
         |worker, items, out| worker.read_all(items, |r| &reads[r].rel, out),
     ) {
-        match read {
-            Ok(Read::Later(len)) => later.push((r, len)),
-            Ok(Read::Done(digest)) => found[reads[r].index] = Some(Found::File(Ok(digest))),
-            Err(e) => found[reads[r].index] = Some(Found::File(Err(e))),
+        if let Fast::Read(read) = fast {
+            let ToRead { index, rel } = &reads[r];
+            settle(&mut found, &mut later, *index, || rel.clone(), read);
         }
     }
+
     // Pass 3: the large files, biggest first, one a work item (SHA-256 cannot split a file, so
     // a large one started last would finish alone).
     later.sort_by_key(|&(_, len)| std::cmp::Reverse(len));
-    let order: Vec<usize> = later.iter().map(|&(r, _)| r).collect();
+    let order: Vec<usize> = (0..later.len()).collect();
     let chunks = chunked(&order, |_| LARGE);
-    for (r, read) in on_every_core(
+    for (l, read) in on_every_core(
         root_fd.as_fd(),
         Io::Plain,
         &order,
         &chunks,
         |worker, items, out| {
-            for &r in items {
-                out.push((r, worker.read(&reads[r].rel, false)));
+            for &l in items {
+                out.push((l, worker.read(&later[l].0.rel, false)));
             }
         },
     ) {
-        found[reads[r].index] = Some(Found::File(read.and_then(|read| match read {
+        found[later[l].0.index] = Some(Found::File(read.and_then(|read| match read {
             Read::Done(digest) => Ok(digest),
             Read::Later(_) => Err(io::Error::other("not hashed")),
         })));
@@ -230,7 +229,37 @@ pub(crate) fn hash_all_with<P: AsRef<[u8]> + Sync>(
         .collect())
 }
 
-/// A path as the first pass saw it.
+/// Records what reading the file of `index` gave: its digest or error, or, for a large file,
+/// a place among the files hashed last.
+fn settle<'a>(
+    found: &mut [Option<Found>],
+    later: &mut Vec<(ToRead<'a>, u64)>,
+    index: usize,
+    rel: impl FnOnce() -> Cow<'a, [u8]>,
+    read: io::Result<Read>,
+) {
+    found[index] = match read {
+        Ok(Read::Done(digest)) => Some(Found::File(Ok(digest))),
+        Ok(Read::Later(len)) => {
+            later.push((ToRead { index, rel: rel() }, len));
+            return;
+        }
+        Err(e) => Some(Found::File(Err(e))),
+    };
+}
+
+/// What the fast path made of one path.
+#[derive(Debug)]
+enum Fast {
+    /// Nothing at that name, below real folders.
+    Missing,
+    /// A regular file below real folders, read (or found large and put off).
+    Read(io::Result<Read>),
+    /// Anything else: for [`crate::path::locate`] to judge.
+    Other,
+}
+
+/// A path as its lookup found it.
 #[derive(Clone, Copy, Debug)]
 enum Stat {
     /// A regular file, below real folders.
@@ -364,6 +393,9 @@ struct Worker<'r> {
     left: Vec<OwnedFd>,
     buf: Vec<u8>,
     listing: Listing,
+    /// [`Worker::check_all`]'s lookups and files of one chunk, kept for the next.
+    stats: Vec<(usize, Stat)>,
+    files: Vec<usize>,
     /// The worker's io_uring ([`ring`]), when the kernel gives one.
     ring: Option<Ring>,
     io: Io,
@@ -381,6 +413,8 @@ impl<'r> Worker<'r> {
             left: Vec::new(),
             buf: Vec::new(),
             listing: Listing::default(),
+            stats: Vec::new(),
+            files: Vec::new(),
             ring: None,
             io,
             #[cfg(test)]
@@ -419,6 +453,32 @@ impl<'r> Worker<'r> {
             self.open.push((name.to_vec(), fd));
         }
         Ok(self.top())
+    }
+
+    /// What the fast path makes of each of `items` (sorted paths): each is looked up
+    /// ([`Worker::stat_all`]), then the regular files among them are read
+    /// ([`Worker::read_all`]).
+    fn check_all<'p>(
+        &mut self,
+        items: &[usize],
+        path: impl Fn(usize) -> &'p [u8],
+        out: &mut Vec<(usize, Fast)>,
+    ) {
+        let mut stats = std::mem::take(&mut self.stats);
+        let mut files = std::mem::take(&mut self.files);
+        stats.clear();
+        files.clear();
+        self.stat_all(items, &path, &mut stats);
+        for &(i, stat) in &stats {
+            match stat {
+                Stat::File => files.push(i),
+                Stat::Missing => out.push((i, Fast::Missing)),
+                Stat::Other => out.push((i, Fast::Other)),
+            }
+        }
+        self.read_all(&files, &path, out);
+        self.stats = stats;
+        self.files = files;
     }
 
     /// What is at each of `items` (sorted paths): a run of [`LIST_FROM`] or more in one folder

@@ -297,9 +297,10 @@ impl Serialize for Verification {
 
 /// Checks every entry of `manifest` against the files under `root`, hashing on every core.
 ///
-/// Every path is located first; a path the rules refuse (absolute, `..`, a symlink leading
-/// out of the tree, including through a parent directory) makes the whole check an error
-/// before any file is read.
+/// A path the rules refuse (absolute, `..`, a symlink leading out of the tree, including
+/// through a parent directory) makes the whole check an error, and nothing outside the tree is
+/// ever opened: only regular files below the tree's real folders are read before every path
+/// has been judged.
 pub fn verify(root: &Path, manifest: &Manifest) -> Result<Verification, TreeError> {
     verify_with(root, manifest, Links::Follow)
 }

@@ -14,10 +14,10 @@
 //! ordinary path ([`super::Worker::read`], open, `fstat`, read), which gives every error and
 //! every large file exactly as before. The ring never decides that something is wrong.
 //!
-//! What the ring does not re-check is the type by `fstat`: the first pass already found a
+//! What the ring does not re-check is the type by `fstat`: the lookup already found a
 //! regular file at that name, the open refuses a link and cannot block, and the advice refuses
-//! a FIFO. Only a device node renamed into the tree between the two passes would get through,
-//! and only one whose read comes back short.
+//! a FIFO. Only a device node renamed into the tree between the lookup and the read would get
+//! through, and only one whose read comes back short.
 //!
 //! A kernel without io_uring, or with it forbidden (a container's seccomp filter), gives no
 //! ring, and the worker reads every file the ordinary way. `GATEKIT_IO_URING=0` asks for that.
@@ -32,11 +32,9 @@ use std::os::fd::{AsRawFd, RawFd};
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
 
-use std::io;
-
 use sha2::{Digest as _, Sha256};
 
-use super::{split_last, Begun, Read, Worker};
+use super::{split_last, Begun, Fast, Read, Worker};
 use crate::entry::Digest;
 
 /// Files in flight at once in one ring.
@@ -245,7 +243,7 @@ impl Worker<'_> {
         &mut self,
         items: &[usize],
         rel: impl Fn(usize) -> &'p [u8],
-        out: &mut Vec<(usize, io::Result<Read>)>,
+        out: &mut Vec<(usize, Fast)>,
     ) {
         if self.ring.is_none() && self.io == Io::Ring {
             self.ring = Ring::new(self.io);
@@ -268,7 +266,7 @@ impl Worker<'_> {
                     self.run_ring(&mut queued, &rel, out);
                 }
             } else {
-                out.push((item, self.read(rel(item), true)));
+                out.push((item, Fast::Read(self.read(rel(item), true))));
             }
         }
         self.run_ring(&mut queued, &rel, out);
@@ -280,7 +278,7 @@ impl Worker<'_> {
         &mut self,
         queued: &mut Vec<usize>,
         rel: &impl Fn(usize) -> &'p [u8],
-        out: &mut Vec<(usize, io::Result<Read>)>,
+        out: &mut Vec<(usize, Fast)>,
     ) {
         let got = match self.ring.as_mut().map(Ring::run) {
             Some(Ok(got)) => got,
@@ -306,7 +304,7 @@ impl Worker<'_> {
                 Some(Got::Begun(begun)) => self.read_on(rel(item), true, Some(begun)),
                 Some(Got::Nothing) | None => self.read(rel(item), true),
             };
-            out.push((item, read));
+            out.push((item, Fast::Read(read)));
         }
     }
 }

@@ -349,8 +349,8 @@ fn small_files_go_through_the_ring_and_the_rest_the_ordinary_way() {
     for (i, read) in &out {
         let path = dir.path().join(std::str::from_utf8(&rels[*i]).unwrap());
         match (fs::read(&path), read) {
-            (Ok(bytes), Ok(Read::Done(d))) => assert_eq!(*d, Digest::of(&bytes)),
-            (Err(_), Err(e)) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+            (Ok(bytes), Fast::Read(Ok(Read::Done(d)))) => assert_eq!(*d, Digest::of(&bytes)),
+            (Err(_), Fast::Read(Err(e))) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
             (want, got) => panic!("{}: {want:?} but {got:?}", path.display()),
         }
     }
