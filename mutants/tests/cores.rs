@@ -321,3 +321,80 @@ fn builds_started(fx: &Fixture) -> usize {
         .filter(|l| l.starts_with("S "))
         .count()
 }
+
+/// The slow mutant's suite: once the fast mutant's suite has run in the other copy, waits
+/// (bounded) until the pool holds `WANT` tokens and appends how many it last saw to
+/// `$PIDS/later`; every suite then runs the real test.
+const SHARE_PY: &str = r#"import os, re, subprocess, sys, time
+pids = os.environ["PIDS"]
+lib = open("lib.sh").read()
+def tokens():
+    m = re.search(r"--jobserver-auth=(\d+),(\d+)", os.environ.get("CARGO_MAKEFLAGS", ""))
+    r, w = int(m.group(1)), int(m.group(2))
+    fd = os.open("/dev/fd/%d" % r, os.O_RDONLY | os.O_NONBLOCK)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(fd, 64)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(fd)
+    if got:
+        os.write(w, got)
+    return len(got)
+if "HELLO" in lib:
+    open(os.path.join(pids, "fast-done"), "w").close()
+elif "$1 - $2" in lib:
+    deadline = time.time() + 60
+    while not os.path.exists(os.path.join(pids, "fast-done")) and time.time() < deadline:
+        time.sleep(0.05)
+    want, seen = int(os.environ["WANT"]), -1
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        seen = tokens()
+        if seen == want:
+            break
+        time.sleep(0.05)
+    with open(os.path.join(pids, "later"), "a") as f:
+        f.write("%d\n" % seen)
+sys.exit(subprocess.call(["sh", "test.sh"]))
+"#;
+
+#[test]
+fn a_copy_out_of_mutants_gives_its_share_of_the_cores_to_the_copy_still_judging() {
+    if cores() < 2 {
+        // One core, two jobs: the pool has no token to share.
+        return;
+    }
+    let spec = format!(
+        "[suites.unit]\nrun = \"python3 share.py\"\ntimeout = \"2m\"\n\n{}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", ""),
+        mutant("greets loudly", "echo \"hello\"", "echo \"HELLO\"", ""),
+    );
+    let fx = Fixture::new(&spec);
+    fx.repo.write("share.py", SHARE_PY);
+    fx.repo.commit_all("a suite that watches the pool");
+    // While both copies judge, the pool holds the cores less two; once one copy has no
+    // mutant left, what it held goes back and the pool holds the cores less one.
+    let result = Output::of(
+        without_outer_jobserver(&fx)
+            .env("WANT", (cores() - 1).to_string())
+            .args(run_args(&fx))
+            .args(["--jobs", "2"]),
+    );
+    result.assert_exit(0);
+    let later = std::fs::read_to_string(fx.pids.path().join("later")).unwrap_or_default();
+    assert_eq!(
+        later.trim(),
+        (cores() - 1).to_string(),
+        "the copy still judging never got the finished copy's share\n{result}"
+    );
+    let report = fx.report();
+    assert!(
+        verdicts(&report).iter().all(|(_, v)| v == "killed"),
+        "{report}"
+    );
+}

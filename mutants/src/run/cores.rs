@@ -15,6 +15,8 @@
 //! the copies not started yet are lent to it, and each copy takes its token back as it joins.
 //! Taking it back never waits: a helper thread reads it from the pool as soon as a command
 //! releases one, so a token a killed compiler never gave back costs parallelism, never a hang.
+//! A copy that stops taking mutants (none left, or its baseline failed) gives its share back,
+//! so the last copies still judging build with the cores the finished ones no longer use.
 //! Run under `make -jN` or cargo, the tool uses that jobserver instead of a pool of its own,
 //! as any jobserver client does, and takes one token from it for each copy after the first;
 //! the caller's own `MAKEFLAGS` reach the commands untouched, as they did before.
@@ -23,8 +25,9 @@
 //! install`, a shell script) is taken to use every core, as those tools do. Two of them at
 //! once only fight for the cores and both finish late, so such builds take the one build slot:
 //! the builds of different jobs never overlap, while the other jobs' suites keep running. A
-//! build the pool already keeps within the cores (its command is `cargo`) takes no slot, so `--jobs` builds Rust in parallel as cargo-mutants users expect. With `--jobs` above
-//! the cores there is no slot either: the operator has said the suites wait more than they
+//! build the pool already keeps within the cores (its command is `cargo`) takes no slot, so
+//! `--jobs` builds Rust in parallel as cargo-mutants users expect. With `--jobs` above the
+//! cores there is no slot either: the operator has said the suites wait more than they
 //! compute, and serialising their builds would undo that choice. The wait for the slot is not
 //! the build's time: the build's timeout starts when it is spawned, and an interrupt ends the
 //! wait at once.
@@ -54,11 +57,30 @@ pub(crate) enum Jobserver {
 struct Pool {
     client: Client,
     origin: Jobserver,
-    /// Tokens taken back for copies that joined, held to the end of the run.
+    /// Tokens taken back for copies that joined, held until each copy leaves.
     taker: Mutex<Option<HelperThread>>,
-    held: Arc<Mutex<Vec<Acquired>>>,
+    held: Arc<Mutex<Held>>,
     /// How many tokens are still to be taken back (one per copy that has not joined).
     owed: Mutex<usize>,
+}
+
+/// The tokens taken back from the pool for the copies running.
+#[derive(Debug, Default)]
+struct Held {
+    tokens: Vec<Acquired>,
+    /// Tokens asked for by copies that left before theirs arrived: each goes straight back.
+    unwanted: usize,
+}
+
+/// What one copy holds of the cores, given back by [`Cores::leave`] when it stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Share {
+    /// The first copy: its command's implicit token, which the pool never held.
+    First,
+    /// A copy that took a token back from the pool when it joined.
+    Token,
+    /// A copy beyond the cores: the pool had no token for it.
+    Nothing,
 }
 
 impl Cores {
@@ -111,9 +133,34 @@ impl Cores {
 
     /// A copy after the first starts: its token is taken back from the pool (by a helper
     /// thread, without waiting; see the module's note).
-    pub(crate) fn join(&self) {
-        if let Some(pool) = &self.pool {
-            pool.take_back();
+    pub(crate) fn join(&self) -> Share {
+        match &self.pool {
+            Some(pool) if pool.take_back() => Share::Token,
+            _ => Share::Nothing,
+        }
+    }
+
+    /// A copy stops taking mutants: what it held goes back to the pool, for the copies still
+    /// running. The first copy's implicit token becomes one more in a pool of the tool's own;
+    /// a caller's jobserver gets back only tokens taken from it, never one more.
+    pub(crate) fn leave(&self, share: Share) {
+        let Some(pool) = &self.pool else {
+            return;
+        };
+        match share {
+            Share::First if matches!(pool.origin, Jobserver::Own { .. }) => {
+                // A write to the pool's own pipe; failing it only keeps the core idle.
+                let _ = pool.client.release_raw();
+            }
+            Share::Token => {
+                let mut held = lock(&pool.held);
+                match held.tokens.pop() {
+                    Some(token) => drop(token),
+                    // Still on its way: the helper gives it back when it comes.
+                    None => held.unwanted += 1,
+                }
+            }
+            Share::First | Share::Nothing => {}
         }
     }
 
@@ -139,10 +186,11 @@ impl Pool {
         }
     }
 
-    fn take_back(&self) {
+    /// Asks for one lent token back; `false` when none is owed (or no helper could start).
+    fn take_back(&self) -> bool {
         let mut owed = lock(&self.owed);
         if *owed == 0 {
-            return;
+            return false;
         }
         *owed -= 1;
         let mut taker = lock(&self.taker);
@@ -151,17 +199,24 @@ impl Pool {
             // A read error (the pool closed under us) only leaves the token lent.
             let started = self.client.clone().into_helper_thread(move |token| {
                 if let Ok(token) = token {
-                    lock(&held).push(token);
+                    let mut held = lock(&held);
+                    if held.unwanted > 0 {
+                        held.unwanted -= 1;
+                        drop(token);
+                    } else {
+                        held.tokens.push(token);
+                    }
                 }
             });
             match started {
                 Ok(helper) => *taker = Some(helper),
-                Err(_) => return,
+                Err(_) => return false,
             }
         }
         if let Some(helper) = taker.as_ref() {
             helper.request_token();
         }
+        true
     }
 }
 
@@ -170,7 +225,7 @@ impl Drop for Pool {
         // The helper first (it stops waiting for tokens), then the tokens it took go back: a
         // make that runs the tool gets every one of them again.
         drop(lock(&self.taker).take());
-        lock(&self.held).clear();
+        lock(&self.held).tokens.clear();
     }
 }
 
@@ -301,12 +356,8 @@ mod tests {
         assert_eq!(client.available().unwrap(), 2);
         cores.join();
         let pool = cores.pool.as_ref().unwrap();
-        // The helper thread reads it; wait for that (a bounded wait, not a timed assertion).
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while lock(&pool.held).is_empty() {
-            assert!(std::time::Instant::now() < deadline, "no token taken back");
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        // The helper thread reads it; wait for that.
+        wait_held(&cores, 1);
         assert_eq!(client.available().unwrap(), 1);
         // Owed nothing more: a second join takes nothing.
         cores.join();
@@ -317,6 +368,88 @@ mod tests {
             2,
             "the token goes back at the end"
         );
+    }
+
+    /// Waits (bounded, not a timed assertion) until the helper holds `n` tokens taken back.
+    fn wait_held(cores: &Cores, n: usize) {
+        let pool = cores.pool.as_ref().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while lock(&pool.held).tokens.len() != n {
+            assert!(std::time::Instant::now() < deadline, "no token taken back");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Waits (bounded, not a timed assertion) until `client`'s pool holds `n` tokens.
+    fn wait_available(client: &Client, n: usize, what: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while client.available().unwrap() != n {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_copy_that_stops_gives_its_token_back_to_the_copies_still_running() {
+        let cores = Cores::new(3, 2, true, None).unwrap();
+        let client = cores.client().unwrap().clone();
+        assert_eq!(cores.join(), Share::Token);
+        wait_held(&cores, 1);
+        assert_eq!(client.available().unwrap(), 1);
+        cores.leave(Share::Token);
+        assert_eq!(client.available().unwrap(), 2, "the token stays held");
+        // The first copy leaving too: its implicit token joins the pool of the tool's own.
+        cores.leave(Share::First);
+        assert_eq!(client.available().unwrap(), 3);
+    }
+
+    #[test]
+    fn a_copy_beyond_the_cores_has_nothing_to_give_back() {
+        let cores = Cores::new(2, 3, true, None).unwrap();
+        let client = cores.client().unwrap().clone();
+        assert_eq!(cores.join(), Share::Token);
+        assert_eq!(cores.join(), Share::Nothing);
+        wait_held(&cores, 1);
+        cores.leave(Share::Nothing);
+        assert_eq!(client.available().unwrap(), 0);
+    }
+
+    #[test]
+    fn a_callers_jobserver_gets_back_only_the_tokens_taken_from_it() {
+        let caller = Client::new(1).unwrap();
+        let cores = Cores::new(2, 2, true, Some(caller.clone())).unwrap();
+        assert_eq!(cores.origin(), Some(Jobserver::Inherited));
+        cores.leave(Share::First);
+        assert_eq!(
+            caller.available().unwrap(),
+            1,
+            "a token added to the caller's pool"
+        );
+        assert_eq!(cores.join(), Share::Token);
+        wait_held(&cores, 1);
+        assert_eq!(caller.available().unwrap(), 0);
+        cores.leave(Share::Token);
+        assert_eq!(caller.available().unwrap(), 1);
+    }
+
+    #[test]
+    fn a_copy_that_stops_before_its_token_came_gives_it_back_when_it_comes() {
+        let cores = Cores::new(2, 2, true, None).unwrap();
+        let client = cores.client().unwrap().clone();
+        // The one token is busy with a command: the joining copy's request waits for it.
+        let busy = client.acquire().unwrap();
+        assert_eq!(cores.join(), Share::Token);
+        cores.leave(Share::Token);
+        drop(busy);
+        // The helper reads the token and, the copy gone, puts it straight back.
+        let pool = cores.pool.as_ref().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while lock(&pool.held).unwanted > 0 {
+            assert!(std::time::Instant::now() < deadline, "the token never came");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(lock(&pool.held).tokens.is_empty(), "the token was kept");
+        wait_available(&client, 1, "the token was not given back");
     }
 
     #[test]

@@ -97,11 +97,20 @@ pub(crate) fn run_mutants(
                 let tx = tx.clone();
                 let (next, failed) = (&next, &failed);
                 s.spawn(move || -> Result<()> {
+                    let share = match j {
+                        0 => cores::Share::First,
+                        _ => plan.cores.join(),
+                    };
                     let result = match j {
                         0 => work(plan, co, next, failed, &tx),
-                        _ if !ready(plan, j, co)? => Ok(()),
-                        _ => work(plan, co, next, failed, &tx),
+                        _ => ready(plan, j, co).and_then(|green| match green {
+                            true => work(plan, co, next, failed, &tx),
+                            false => Ok(()),
+                        }),
                     };
+                    // Done with mutants, by any way out: its share of the cores goes to the
+                    // copies still judging.
+                    plan.cores.leave(share);
                     if result.is_err() {
                         failed.store(true, Ordering::SeqCst);
                     }
@@ -182,7 +191,6 @@ fn work(
 /// first copy's build outputs, then every suite run unmutated there. `false` when it is not
 /// green (said on stderr): it takes no mutant, and the others judge them all.
 fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
-    plan.cores.join();
     if let Some(snap) = plan.warm.snapshot {
         if let Err(e) = snap.fill(co.path()) {
             report::errln!(
