@@ -14,6 +14,7 @@ use testkit::Output;
 /// (`unset`) or other (`False`); or `KIND none PIPES...` with every pipe the command holds,
 /// when it was handed no jobserver.
 const TOKENS_PY: &str = r#"import os, re, sys
+from pool import count
 kind = sys.argv[1]
 flags = os.environ.get("CARGO_MAKEFLAGS", "")
 m = re.search(r"--jobserver-auth=(\d+),(\d+)", flags)
@@ -31,6 +32,17 @@ if m is None:
     line = " ".join([kind, "none"] + pipes())
 else:
     r, w = int(m.group(1)), int(m.group(2))
+    make = os.environ.get("MAKEFLAGS")
+    same = "unset" if make is None else make == flags
+    line = "%s %d %s %s" % (kind, count(r, w), os.readlink("/proc/self/fd/%d" % r), same)
+with open(os.path.join(os.environ["PIDS"], "tokens"), "a") as f:
+    f.write(line + "\n")
+"#;
+
+/// `pool.py`: `count(r, w)`, the tokens the jobserver pipe `r`/`w` holds now, read without
+/// waiting and all given back.
+const POOL_PY: &str = r#"import os
+def count(r, w):
     # A description of its own, so non-blocking reads leave the shared pipe as it was.
     fd = os.open("/dev/fd/%d" % r, os.O_RDONLY | os.O_NONBLOCK)
     got = b""
@@ -42,13 +54,10 @@ else:
         if not chunk:
             break
         got += chunk
+    os.close(fd)
     if got:
         os.write(w, got)
-    make = os.environ.get("MAKEFLAGS")
-    same = "unset" if make is None else make == flags
-    line = "%s %d %s %s" % (kind, len(got), os.readlink("/proc/self/fd/%d" % r), same)
-with open(os.path.join(os.environ["PIDS"], "tokens"), "a") as f:
-    f.write(line + "\n")
+    return len(got)
 "#;
 
 fn cores() -> usize {
@@ -66,7 +75,9 @@ fn recording() -> Fixture {
         mutant("greets loudly", "echo \"hello\"", "echo \"HELLO\"", ""),
     );
     let fx = Fixture::new(&spec);
-    fx.repo.write("tokens.py", TOKENS_PY);
+    fx.repo
+        .write("tokens.py", TOKENS_PY)
+        .write("pool.py", POOL_PY);
     fx.repo.commit_all("records the jobserver");
     fx
 }
@@ -326,25 +337,12 @@ fn builds_started(fx: &Fixture) -> usize {
 /// (bounded) until the pool holds `WANT` tokens and appends how many it last saw to
 /// `$PIDS/later`; every suite then runs the real test.
 const SHARE_PY: &str = r#"import os, re, subprocess, sys, time
+from pool import count
 pids = os.environ["PIDS"]
 lib = open("lib.sh").read()
 def tokens():
     m = re.search(r"--jobserver-auth=(\d+),(\d+)", os.environ.get("CARGO_MAKEFLAGS", ""))
-    r, w = int(m.group(1)), int(m.group(2))
-    fd = os.open("/dev/fd/%d" % r, os.O_RDONLY | os.O_NONBLOCK)
-    got = b""
-    while True:
-        try:
-            chunk = os.read(fd, 64)
-        except BlockingIOError:
-            break
-        if not chunk:
-            break
-        got += chunk
-    os.close(fd)
-    if got:
-        os.write(w, got)
-    return len(got)
+    return count(int(m.group(1)), int(m.group(2)))
 if "HELLO" in lib:
     open(os.path.join(pids, "fast-done"), "w").close()
 elif "$1 - $2" in lib:
@@ -375,7 +373,9 @@ fn a_copy_out_of_mutants_gives_its_share_of_the_cores_to_the_copy_still_judging(
         mutant("greets loudly", "echo \"hello\"", "echo \"HELLO\"", ""),
     );
     let fx = Fixture::new(&spec);
-    fx.repo.write("share.py", SHARE_PY);
+    fx.repo
+        .write("share.py", SHARE_PY)
+        .write("pool.py", POOL_PY);
     fx.repo.commit_all("a suite that watches the pool");
     // While both copies judge, the pool holds the cores less two; once one copy has no
     // mutant left, what it held goes back and the pool holds the cores less one.

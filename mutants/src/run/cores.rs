@@ -370,23 +370,19 @@ mod tests {
         );
     }
 
-    /// Waits (bounded, not a timed assertion) until the helper holds `n` tokens taken back.
-    fn wait_held(cores: &Cores, n: usize) {
-        let pool = cores.pool.as_ref().unwrap();
+    /// Waits until `done` (bounded, not a timed assertion: a helper thread acts on its own).
+    fn wait_until(what: &str, done: impl Fn() -> bool) {
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while lock(&pool.held).tokens.len() != n {
-            assert!(std::time::Instant::now() < deadline, "no token taken back");
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "{what}");
             std::thread::sleep(Duration::from_millis(5));
         }
     }
 
-    /// Waits (bounded, not a timed assertion) until `client`'s pool holds `n` tokens.
-    fn wait_available(client: &Client, n: usize, what: &str) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while client.available().unwrap() != n {
-            assert!(std::time::Instant::now() < deadline, "{what}");
-            std::thread::sleep(Duration::from_millis(5));
-        }
+    /// Waits until the helper holds `n` tokens taken back.
+    fn wait_held(cores: &Cores, n: usize) {
+        let pool = cores.pool.as_ref().unwrap();
+        wait_until("no token taken back", || lock(&pool.held).tokens.len() == n);
     }
 
     #[test]
@@ -443,13 +439,13 @@ mod tests {
         drop(busy);
         // The helper reads the token and, the copy gone, puts it straight back.
         let pool = cores.pool.as_ref().unwrap();
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while lock(&pool.held).unwanted > 0 {
-            assert!(std::time::Instant::now() < deadline, "the token never came");
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_until("the token never came", || lock(&pool.held).unwanted == 0);
         assert!(lock(&pool.held).tokens.is_empty(), "the token was kept");
-        wait_available(&client, 1, "the token was not given back");
+        assert_eq!(
+            client.available().unwrap(),
+            1,
+            "the token was not given back"
+        );
     }
 
     #[test]
