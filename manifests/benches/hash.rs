@@ -11,12 +11,17 @@
 //!   `verify`; timed twice, with io_uring as the tool uses it and with plain calls
 //!   (`GATEKIT_IO_URING=0`, what a kernel or container without io_uring gets).
 //!
-//! The page cache cannot be dropped without root, so both run warm: every file is read once
-//! before timing, and each checker runs five times, interleaved (so a burst of load from
-//! elsewhere hits both alike), reporting the best and the median. Warm is also the case that
-//! isolates what differs between them, not the disk. The machine's load average
-//! (`/proc/loadavg`) is printed before and after each case: a ratio measured under load from
-//! other work is not the tool's.
+//! Both run warm: every file is read once before timing, and each checker runs five times,
+//! interleaved (so a burst of load from elsewhere hits both alike), reporting the best and the
+//! median. Warm is the case that isolates what differs between them, not the disk. The
+//! machine's load average (`/proc/loadavg`) is printed before and after each case: a ratio
+//! measured under load from other work is not the tool's.
+//!
+//! - cold (`GATEKIT_BENCH_CASE=cold` only, never by default): the small case with the page
+//!   cache dropped before every run (`sync`, then `3` into `/proc/sys/vm/drop_caches`, which
+//!   needs root and drops the clean caches of the whole machine; skipped with a notice
+//!   otherwise), three runs each. This is where reading many files at once pays: every open
+//!   and read waits for the disk.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -39,6 +44,9 @@ fn main() {
     }
     if case.is_empty() || case == "small" {
         small();
+    }
+    if case == "cold" {
+        cold();
     }
 }
 
@@ -108,16 +116,18 @@ fn large() {
     );
 }
 
-/// Many small files in nested folders: the cost of finding and opening each one.
-fn small() {
-    let files: usize = std::env::var("GATEKIT_BENCH_FILES")
+/// GATEKIT_BENCH_FILES, default 100,000.
+fn small_files() -> usize {
+    std::env::var("GATEKIT_BENCH_FILES")
         .ok()
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
-        .unwrap_or(100_000);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path();
-    println!("\nsmall: {files} files in {} ({})", root.display(), load());
+        .unwrap_or(100_000)
+}
+
+/// `files` files of 150 to 250 bytes in `root/tree/aN/bN/cN/`, 50 a folder, and their manifest
+/// at `root/bench.sha256`: the names and the manifest's path.
+fn small_tree(root: &Path, files: usize) -> (Vec<Vec<u8>>, std::path::PathBuf) {
     let started = Instant::now();
     let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
     let mut names = Vec::with_capacity(files);
@@ -148,39 +158,99 @@ fn small() {
     let manifest = manifest_for(root, &names).expect("manifest_for");
     let list = root.join("bench.sha256");
     fs::write(&list, manifest.to_bytes()).expect("write manifest");
+    (names, list)
+}
+
+/// `gate check`'s work but its output: the manifest read from disk and parsed, then `verify`,
+/// which must pass.
+fn gate_check(root: &Path, list: &Path) {
+    let parsed = parse(&fs::read(list).expect("read manifest")).expect("parse");
+    let v = verify(root, &parsed).expect("verify");
+    assert!(v.all_ok(), "verify: {}", v.summary());
+}
+
+/// [`gate_check`] with io_uring turned off, as on a kernel that forbids it. The variable is
+/// read when a check starts, on this thread, before any worker is spawned.
+fn gate_check_plain(root: &Path, list: &Path) {
+    std::env::set_var("GATEKIT_IO_URING", "0");
+    gate_check(root, list);
+    std::env::remove_var("GATEKIT_IO_URING");
+}
+
+/// Many small files in nested folders: the cost of finding and opening each one.
+fn small() {
+    let files = small_files();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    println!("\nsmall: {files} files in {} ({})", root.display(), load());
+    let (names, list) = small_tree(root, files);
     warm(root, &names);
-    let check = || {
-        let parsed = parse(&fs::read(&list).expect("read manifest")).expect("parse");
-        let v = verify(root, &parsed).expect("verify");
-        assert!(v.all_ok(), "verify: {}", v.summary());
-    };
-    // The same check with io_uring turned off, as on a kernel that forbids it. The variable is
-    // read when a check starts, on this thread, before any worker is spawned.
-    let plain = || {
-        std::env::set_var("GATEKIT_IO_URING", "0");
-        check();
-        std::env::remove_var("GATEKIT_IO_URING");
-    };
-    let times = interleaved_all(&[&check, &plain, &|| sha256sum_check(root, &list)]);
+    let times = interleaved_all(
+        &[
+            &|| gate_check(root, &list),
+            &|| gate_check_plain(root, &list),
+            &|| sha256sum_check(root, &list),
+        ],
+        RUNS,
+        &|| {},
+    );
+    small_report(&times, files, "warm cache");
+}
+
+/// The small case from a cold page cache: dropped before every run.
+fn cold() {
+    let files = small_files();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    println!("\ncold: {files} files in {} ({})", root.display(), load());
+    if let Err(e) = drop_caches() {
+        println!("cold: skipped: the page cache cannot be dropped here ({e}; it needs root)");
+        return;
+    }
+    let (_, list) = small_tree(root, files);
+    let runs = 3;
+    let times = interleaved_all(
+        &[
+            &|| gate_check(root, &list),
+            &|| gate_check_plain(root, &list),
+            &|| sha256sum_check(root, &list),
+        ],
+        runs,
+        &|| drop_caches().expect("drop the page cache"),
+    );
+    small_report(&times, files, "page cache dropped before each run");
+}
+
+/// Writes the tree's dirty pages out, then drops the machine's clean page cache, dentries and
+/// inodes, so the next run reads everything from the disk.
+fn drop_caches() -> std::io::Result<()> {
+    nix::unistd::sync();
+    fs::write("/proc/sys/vm/drop_caches", "3")
+}
+
+/// The small cases' lines: each checker's best and median, and the ratios.
+fn small_report(times: &[Vec<Duration>], files: usize, how: &str) {
     let per_file = |t: Duration| t.as_secs_f64() * 1e6 / files as f64;
+    let mid = times[0].len() / 2;
     for (label, times) in ["parse + verify", "  plain calls", "sha256sum -c"]
         .iter()
-        .zip(&times)
+        .zip(times)
     {
         println!(
             "{label:<16} best {:.3} s   median {:.3} s = {:.1} us a file",
             times[0].as_secs_f64(),
-            times[RUNS / 2].as_secs_f64(),
-            per_file(times[RUNS / 2])
+            times[mid].as_secs_f64(),
+            per_file(times[mid])
         );
     }
     let ratio = |ours: &[Duration], at: usize| times[2][at].as_secs_f64() / ours[at].as_secs_f64();
     println!(
-        "ratio (sha256sum time / gate's time): best {:.2}x, median {:.2}x; with plain calls (GATEKIT_IO_URING=0): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache; {})",
+        "ratio (sha256sum time / gate's time): best {:.2}x, median {:.2}x; with plain calls (GATEKIT_IO_URING=0): best {:.2}x, median {:.2}x  ({} runs each, {how}; {})",
         ratio(&times[0], 0),
-        ratio(&times[0], RUNS / 2),
+        ratio(&times[0], mid),
         ratio(&times[1], 0),
-        ratio(&times[1], RUNS / 2),
+        ratio(&times[1], mid),
+        times[0].len(),
         load()
     );
 }
@@ -188,20 +258,22 @@ fn small() {
 /// Times `ours` and `theirs` [`RUNS`] times each, alternating, after one untimed run of each;
 /// both lists come back sorted.
 fn interleaved(ours: impl Fn(), theirs: impl Fn()) -> (Vec<Duration>, Vec<Duration>) {
-    let mut times = interleaved_all(&[&ours, &theirs]).into_iter();
+    let mut times = interleaved_all(&[&ours, &theirs], RUNS, &|| {}).into_iter();
     let ours = times.next().unwrap_or_default();
     (ours, times.next().unwrap_or_default())
 }
 
-/// Times each of `runs` [`RUNS`] times, in turn, after one untimed run of each; each list
-/// comes back sorted.
-fn interleaved_all(runs: &[&dyn Fn()]) -> Vec<Vec<Duration>> {
+/// Times each of `runs` `rounds` times, in turn, after one untimed run of each, with `before`
+/// (untimed) before every run; each list comes back sorted.
+fn interleaved_all(runs: &[&dyn Fn()], rounds: usize, before: &dyn Fn()) -> Vec<Vec<Duration>> {
     for run in runs {
+        before();
         run();
     }
     let mut times = vec![Vec::new(); runs.len()];
-    for _ in 0..RUNS {
+    for _ in 0..rounds {
         for (run, times) in runs.iter().zip(&mut times) {
+            before();
             times.push(timed(run));
         }
     }

@@ -3,10 +3,17 @@
 //! A manifest of 100,000 small files is not hashing work but system-call work: per file an
 //! `openat`, a `read`, a `close` and a check that what was opened is a regular file, each a
 //! trip into the kernel and out. Here a worker queues those steps for up to [`SLOTS`] files at
-//! once and makes one trip for the lot: per file an `openat` into a slot of the ring's own file
-//! table (no descriptor in the process's table, so nothing to leak), an `fadvise` (which
-//! refuses a FIFO, the one non-file that opens without blocking), one `read` into the slot's
-//! buffer and a `close`, linked so they run in that order.
+//! once and makes two trips for the lot. The first closes what the last batch left in the
+//! slots and, per file, makes an `openat` into a slot of the ring's own file table (no
+//! descriptor in the process's table, so nothing to leak) linked to an `fadvise` (which
+//! refuses a FIFO, the one non-file that opens without blocking). The second makes one `read`
+//! into the slot's buffer for each file that opened.
+//!
+//! Why two trips and not one chain per file: a step linked to another waits for the kernel's
+//! deferred work, and behind an `openat` that had to wait for the disk it runs on the same
+//! kernel worker, blocking. Unlinked reads are all in flight at once. On a cold page cache
+//! that is the difference between 2.5 s and 1.4 s for 100,000 small files (`sha256sum -c`:
+//! 9 s); warm, the two are the same.
 //!
 //! The ring only ever answers the plain case: the open, the advice and the read all succeeded
 //! and the read came back short of the buffer, so the whole file is in it. Anything else (an
@@ -69,14 +76,18 @@ impl Io {
     }
 }
 
-/// One slot's request: where its bytes go and the name the kernel reads.
+/// One slot's request: the folder and name the kernel opens, where its bytes go, and what
+/// each step gave.
 struct Slot {
+    folder: RawFd,
     name: CString,
     buf: Box<[u8]>,
     /// The `read` step's result: bytes read, or a negative errno.
     read: i32,
     /// Whether the `openat` and `fadvise` steps both succeeded.
     opened: bool,
+    /// Whether the slot of the ring's file table holds a file (closed at the next batch).
+    holds: bool,
 }
 
 /// A ring with its slots, and the batch queued in it.
@@ -100,10 +111,12 @@ impl Ring {
         ring.submitter().register_files_sparse(SLOTS as u32).ok()?;
         let slots = (0..SLOTS)
             .map(|_| Slot {
+                folder: -1,
                 name: CString::default(),
                 buf: vec![0; SMALL].into_boxed_slice(),
                 read: 0,
                 opened: false,
+                holds: false,
             })
             .collect();
         Some(Ring {
@@ -126,58 +139,105 @@ impl Ring {
     /// Queues the file `name` in the folder `folder` (which must stay open until
     /// [`Ring::run`] returns); `false` when the name cannot be given to the kernel.
     pub(super) fn queue(&mut self, folder: RawFd, name: &[u8]) -> bool {
-        let Ok(name) = CString::new(name) else {
-            return false;
-        };
-        let k = self.queued;
-        let slot = &mut self.slots[k];
-        slot.name = name;
-        slot.read = 0;
-        slot.opened = false;
-        let index = k as u32;
-        let fixed = types::Fixed(index);
-        let Ok(target) = types::DestinationSlot::try_from_slot_target(index) else {
-            return false;
-        };
-        let data = |step: usize| (k * STEPS + step) as u64;
-        let steps = [
-            opcode::OpenAt::new(types::Fd(folder), slot.name.as_ptr())
-                .flags(OPEN)
-                .file_index(Some(target))
-                .build()
-                .flags(squeue::Flags::IO_HARDLINK)
-                .user_data(data(0)),
-            opcode::Fadvise::new(fixed, 0, libc::POSIX_FADV_NORMAL)
-                .build()
-                .flags(squeue::Flags::IO_HARDLINK)
-                .user_data(data(1)),
-            opcode::Read::new(fixed, slot.buf.as_mut_ptr(), SMALL as u32)
-                .offset(0)
-                .build()
-                .flags(squeue::Flags::IO_HARDLINK)
-                .user_data(data(2)),
-            opcode::Close::new(fixed).build().user_data(data(3)),
-        ];
-        // SAFETY: each entry points into this slot's name and buffer, which live in `self`
-        // and are not touched again until `run` has reaped every completion of the batch
-        // (or, failing that, are leaked with the ring). The folder fd is the caller's to keep
-        // open until then. The queue has room: it holds SLOTS * STEPS entries and is emptied
-        // by every `run`.
-        let pushed = unsafe { self.ring.submission().push_multiple(&steps) };
-        if pushed.is_err() {
+        if self.is_full() {
             return false;
         }
+        let slot = &mut self.slots[self.queued];
+        // The slot's name is rewritten in place: no allocation per file.
+        let mut bytes = std::mem::take(&mut slot.name).into_bytes();
+        bytes.clear();
+        bytes.extend_from_slice(name);
+        let Ok(name) = CString::new(bytes) else {
+            return false;
+        };
+        slot.name = name;
+        slot.folder = folder;
+        slot.read = 0;
+        slot.opened = false;
         self.queued += 1;
         true
     }
 
     /// Runs the queued batch to its end and gives, for each queued file in queue order, what
-    /// the ring got of it ([`Got`]). An `Err` means
-    /// the ring could not be waited on: the ring is then leaked (the kernel may still write
-    /// into its buffers) and must not be used again.
+    /// the ring got of it ([`Got`]). An `Err` means the ring could not be waited on: the ring
+    /// is then leaked (the kernel may still write into its buffers) and must not be used
+    /// again.
+    ///
+    /// Two trips into the kernel: the first closes what the last batch left in the slots and
+    /// opens this batch's files, each open linked to its advice; the second reads the files
+    /// that opened. Steps that are not linked run in the order queued and at once, where a
+    /// linked step waits for the kernel's deferred work, so only the advice is linked.
     pub(super) fn run(&mut self) -> Result<Vec<Got>, Lost> {
         let queued = std::mem::take(&mut self.queued);
-        let mut left = queued * STEPS;
+        let data = |k: usize, step: usize| (k * STEPS + step) as u64;
+        let mut steps = Vec::with_capacity(SLOTS * 3);
+        for (k, slot) in self.slots.iter_mut().enumerate() {
+            if std::mem::take(&mut slot.holds) {
+                steps.push(
+                    opcode::Close::new(types::Fixed(k as u32))
+                        .build()
+                        .user_data(data(k, 3)),
+                );
+            }
+        }
+        for (k, slot) in self.slots[..queued].iter().enumerate() {
+            let Ok(target) = types::DestinationSlot::try_from_slot_target(k as u32) else {
+                continue;
+            };
+            steps.push(
+                opcode::OpenAt::new(types::Fd(slot.folder), slot.name.as_ptr())
+                    .flags(OPEN)
+                    .file_index(Some(target))
+                    .build()
+                    .flags(squeue::Flags::IO_LINK)
+                    .user_data(data(k, 0)),
+            );
+            steps.push(
+                opcode::Fadvise::new(types::Fixed(k as u32), 0, libc::POSIX_FADV_NORMAL)
+                    .build()
+                    .user_data(data(k, 1)),
+            );
+        }
+        self.submit(&steps)?;
+        steps.clear();
+        for (k, slot) in self.slots[..queued].iter_mut().enumerate() {
+            if slot.opened {
+                steps.push(
+                    opcode::Read::new(types::Fixed(k as u32), slot.buf.as_mut_ptr(), SMALL as u32)
+                        .offset(0)
+                        .build()
+                        .user_data(data(k, 2)),
+                );
+            }
+        }
+        self.submit(&steps)?;
+        Ok(self.slots[..queued]
+            .iter()
+            .map(|slot| match usize::try_from(slot.read) {
+                Ok(n) if slot.opened && n > 0 && n < SMALL => {
+                    Got::Whole(Digest::of(&slot.buf[..n]))
+                }
+                Ok(SMALL) if slot.opened => Got::Begun(Begun {
+                    hasher: Sha256::new_with_prefix(&slot.buf[..]),
+                    bytes: SMALL as u64,
+                }),
+                _ => Got::Nothing,
+            })
+            .collect())
+    }
+
+    /// Submits `steps` and waits for every one of them, noting what each gave in its slot.
+    fn submit(&mut self, steps: &[squeue::Entry]) -> Result<(), Lost> {
+        if steps.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: each entry points into a slot's name and buffer, which live in `self` and
+        // are not touched again until every completion below is reaped (or, failing that, are
+        // leaked with the ring). The folder fds are the caller's to keep open until `run`
+        // returns. The queue has room: it holds SLOTS * STEPS entries, more than a batch's
+        // steps, and this waits until it is empty.
+        unsafe { self.ring.submission().push_multiple(steps) }.map_err(|_| Lost)?;
+        let mut left = steps.len();
         while left > 0 {
             match self.ring.submit_and_wait(left) {
                 Ok(_) => {}
@@ -192,26 +252,17 @@ impl Ring {
                     continue;
                 };
                 match step {
-                    0 => slot.opened = cqe.result() >= 0,
+                    0 => {
+                        slot.opened = cqe.result() >= 0;
+                        slot.holds = slot.opened;
+                    }
                     1 => slot.opened &= cqe.result() >= 0,
                     2 => slot.read = cqe.result(),
                     _ => {}
                 }
             }
         }
-        Ok(self.slots[..queued]
-            .iter()
-            .map(|slot| match usize::try_from(slot.read) {
-                Ok(n) if slot.opened && n > 0 && n < SMALL => {
-                    Got::Whole(Digest::of(&slot.buf[..n]))
-                }
-                Ok(SMALL) if slot.opened => Got::Begun(Begun {
-                    hasher: Sha256::new_with_prefix(&slot.buf[..]),
-                    bytes: SMALL as u64,
-                }),
-                _ => Got::Nothing,
-            })
-            .collect())
+        Ok(())
     }
 }
 
