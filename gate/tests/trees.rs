@@ -399,3 +399,92 @@ fn a_manifest_of_many_files_gets_exactly_the_statuses_and_text_of_a_file_by_file
     assert_eq!(out.stderr.lines().count(), 1, "{out}");
     std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o600)).unwrap();
 }
+
+/// `gate check m.sha256` in `dir`, started with no descriptor but stdin, stdout and stderr and
+/// a limit of `limit` descriptors, as under `ulimit -n LIMIT`.
+fn check_with_descriptors(dir: &std::path::Path, limit: u64) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gate"));
+    testkit::hermetic(&mut cmd);
+    cmd.current_dir(dir).args(["check", "m.sha256"]);
+    // SAFETY: between fork and exec only async-signal-safe calls: close and setrlimit.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Whatever the test harness inherited stays out, so the count is the same anywhere.
+            for fd in 3..1024 {
+                nix::libc::close(fd);
+            }
+            nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, limit, limit)
+                .map_err(std::io::Error::from)
+        });
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_low_descriptor_limit_is_never_a_files_status() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let mut manifest = String::new();
+    let mut add = |path: String, content: String| {
+        std::fs::create_dir_all(root.join(&path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(&path), &content).unwrap();
+        let digest = {
+            use sha2::Digest as _;
+            sha2::Sha256::digest(content.as_bytes())
+        };
+        for b in digest {
+            let _ = write!(manifest, "{b:02x}");
+        }
+        let _ = writeln!(manifest, "  {path}");
+    };
+    // Deeper than a worker keeps folders open, a few files a folder.
+    for branch in 0..3 {
+        let folder: Vec<String> = (0..40).map(|i| format!("deep{branch}_{i}")).collect();
+        for f in 0..10 {
+            add(
+                format!("{}/f{f}", folder.join("/")),
+                format!("{branch} {f}\n"),
+            );
+        }
+    }
+    // Many folders each a dozen deep, one file each: every file in a folder of its own.
+    for branch in 0..300 {
+        let folder: Vec<String> = (0..12).map(|i| format!("w{branch}_{i}")).collect();
+        add(
+            format!("{}/f", folder.join("/")),
+            format!("wide {branch}\n"),
+        );
+    }
+    for f in 0..200 {
+        add(format!("flat/f{f}"), format!("flat {f}\n"));
+    }
+    std::fs::write(root.join("m.sha256"), &manifest).unwrap();
+    let total = manifest.lines().count();
+    let mut exhausted = 0;
+    for limit in 4..=12 {
+        let out = check_with_descriptors(root, limit);
+        let (text, err) = (stdout(&out), stderr(&out));
+        // Short of descriptors, the check fails whole (exit 2, one line) or passes: never a
+        // file FAILED for a descriptor the tool could not get.
+        assert!(!text.contains("FAILED"), "limit {limit}: {text}");
+        match out.status.code() {
+            Some(0) => assert!(text.ends_with(&format!("{total}/{total} OK\n")), "{text}"),
+            Some(2) => {
+                assert_eq!(err.lines().count(), 1, "limit {limit}: {err}");
+                if err.contains("ran out of file descriptors") && err.contains("ulimit -n") {
+                    exhausted += 1;
+                }
+            }
+            other => panic!("limit {limit}: exit {other:?}\n{text}\n{err}"),
+        }
+        if limit >= 8 {
+            assert_eq!(out.status.code(), Some(0), "limit {limit}: {err}");
+        }
+    }
+    assert!(
+        exhausted > 0,
+        "no limit was low enough to run out while reading"
+    );
+}

@@ -85,6 +85,22 @@ const ENTRY_BYTES: u64 = 32;
 const LIST_RATIO: u64 = 4;
 const LIST_ANYWAY: u64 = 256;
 
+/// Folder handles a worker keeps open at most: a path deeper than this is reached by a walk
+/// that holds two handles at a time and keeps none (see [`Worker::folder`]), so a worker's
+/// descriptors never grow with the depth of a tree.
+const HELD: usize = 16;
+
+/// Folders a worker may hold for a queued batch of the ring (see [`Worker::left`]) before it
+/// runs the batch early to let them go.
+const LEFT_MAX: usize = 16;
+
+/// Descriptors one worker may hold at once: its folders, those a batch holds, a listing, a
+/// file being read, a walk's two and its ring.
+const PER_WORKER: usize = HELD + LEFT_MAX + 5;
+
+/// Descriptors left for the rest of the process (the caller's files, its threads' pipes).
+const RESERVE: usize = 32;
+
 /// How a folder is opened to list it.
 const LIST: OFlag = OFlag::O_RDONLY
     .union(OFlag::O_DIRECTORY)
@@ -221,10 +237,27 @@ pub(crate) fn hash_all_with<P: AsRef<[u8]> + Sync>(
             }
         },
     ) {
-        found[later[l].0.index] = Some(Found::File(read.and_then(|read| match read {
-            Read::Done(digest) => Ok(digest),
-            Read::Later(_) => Err(io::Error::other("not hashed")),
-        })));
+        let ToRead { index, rel } = &later[l].0;
+        found[*index] = Some(Found::File(match read {
+            Ok(Read::Done(digest)) => Ok(digest),
+            Ok(Read::Later(_)) => Err(io::Error::other("not hashed")),
+            // Out of descriptors or memory among the others: once more, alone, now that every
+            // worker has let its own go; still out, the check fails rather than the file.
+            Err(e) if io_exhausted(&e) => {
+                match Worker::new(root_fd.as_fd(), Io::Plain).read(rel, false) {
+                    Ok(Read::Done(digest)) => Ok(digest),
+                    Ok(Read::Later(_)) => Err(io::Error::other("not hashed")),
+                    Err(e) if io_exhausted(&e) => {
+                        return Err(TreeError::Exhausted {
+                            path: rel.to_vec(),
+                            source: e,
+                        })
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        }));
     }
     Ok(found
         .into_iter()
@@ -247,8 +280,19 @@ fn settle<'a>(
             later.push((ToRead { index, rel: rel() }, len));
             return;
         }
+        // Read again in the last pass, and alone if need be (the machine, not the file).
+        Err(e) if io_exhausted(&e) => {
+            later.push((ToRead { index, rel: rel() }, 0));
+            return;
+        }
         Err(e) => Some(Found::File(Err(e))),
     };
+}
+
+/// [`exhausted`] for an `io::Error`.
+fn io_exhausted(e: &io::Error) -> bool {
+    e.raw_os_error()
+        .is_some_and(|n| exhausted(Errno::from_raw(n)))
 }
 
 /// What the fast path made of one path.
@@ -361,6 +405,22 @@ fn waiting_workers() -> usize {
     2 * cores()
 }
 
+/// `wanted` workers, fewer when the process may not open enough descriptors for them all
+/// (a low `ulimit -n`), never none: a descriptor a worker could not get would otherwise
+/// become a file's status.
+fn within_descriptors(wanted: usize) -> usize {
+    let Ok((soft, _)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+    else {
+        return wanted;
+    };
+    let open = std::fs::read_dir("/proc/self/fd").map_or(RESERVE, |d| d.count());
+    let free = usize::try_from(soft)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(open)
+        .saturating_sub(RESERVE);
+    (free / PER_WORKER).clamp(1, wanted.max(1))
+}
+
 /// Runs `each` on every chunk of `order`, on up to `workers` threads (each with its own open
 /// folders and buffer); `each` pushes each item with its result, and they come back in no
 /// particular order.
@@ -381,7 +441,7 @@ fn on_every_core<T: Send>(
         }
         done
     };
-    let threads = workers.min(chunks.len());
+    let threads = within_descriptors(workers).min(chunks.len());
     if threads <= 1 {
         return work();
     }
@@ -444,8 +504,12 @@ impl<'r> Worker<'r> {
     }
 
     /// A handle on the folder `parent` names, reusing the open folders it shares with the
-    /// last one asked for. Fails at the first component that is not a real folder.
+    /// last one asked for. Fails at the first component that is not a real folder, and with
+    /// `ENAMETOOLONG` for a folder more than [`HELD`] deep (which [`Worker::folder`] walks to).
     fn enter(&mut self, parent: &[u8]) -> Result<BorrowedFd<'_>, Errno> {
+        if components(parent).count() > HELD {
+            return Err(Errno::ENAMETOOLONG);
+        }
         let mut names = components(parent);
         let mut depth = 0;
         let mut first_new = None;
@@ -458,17 +522,46 @@ impl<'r> Worker<'r> {
                 }
             }
         }
+        self.let_go(depth);
+        for name in first_new.into_iter().chain(names) {
+            let fd = openat(self.top(), name, FOLDER, Mode::empty())?;
+            self.open.push((name.to_vec(), fd));
+        }
+        Ok(self.top())
+    }
+
+    /// Closes the open folders from `depth` down, or, while a batch of the ring is queued
+    /// (its opens name their folders by number), keeps them in [`Worker::left`] until it has
+    /// run.
+    fn let_go(&mut self, depth: usize) {
         let gone = self.open.drain(depth..).map(|(_, fd)| fd);
         if self.ring.as_ref().is_some_and(|ring| !ring.is_empty()) {
             self.left.extend(gone);
         } else {
             drop(gone);
         }
-        for name in first_new.into_iter().chain(names) {
-            let fd = openat(self.top(), name, FOLDER, Mode::empty())?;
-            self.open.push((name.to_vec(), fd));
+    }
+
+    /// A handle on the folder `parent` names: one of the worker's own ([`Worker::enter`]), or
+    /// for a folder deeper than [`HELD`], one reached by a walk from the root that refuses a
+    /// link at every step as `enter` does and holds at most two handles at a time.
+    ///
+    /// Out of descriptors (a low `ulimit -n`), the worker lets its own folders go and walks:
+    /// a descriptor it could not get must not become the file's status.
+    fn folder(&mut self, parent: &[u8]) -> Result<Folder<'_>, Errno> {
+        if components(parent).count() <= HELD {
+            match self.enter(parent).map(|_| ()) {
+                Ok(()) => return Ok(Folder::Held(self.top())),
+                Err(e) if exhausted(e) => self.let_go(0),
+                Err(e) => return Err(e),
+            }
         }
-        Ok(self.top())
+        let mut at: Option<OwnedFd> = None;
+        for name in components(parent) {
+            let from = at.as_ref().map_or(self.root, |fd| fd.as_fd());
+            at = Some(openat(from, name, FOLDER, Mode::empty())?);
+        }
+        Ok(at.map_or(Folder::Held(self.root), Folder::Walked))
     }
 
     /// What the fast path makes of each of `items` (sorted paths): each is looked up
@@ -591,13 +684,13 @@ impl<'r> Worker<'r> {
         let Some((parent, name)) = split_last(path) else {
             return Stat::Other;
         };
-        let folder = match self.enter(parent) {
+        let folder = match self.folder(parent) {
             Ok(folder) => folder,
             // The first component that is not there: the walk by name says MISSING too.
             Err(Errno::ENOENT) => return Stat::Missing,
             Err(_) => return Stat::Other,
         };
-        match fstatat(folder, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        match fstatat(folder.as_fd(), name, AtFlags::AT_SYMLINK_NOFOLLOW) {
             Ok(st) if is_regular(&st) => Stat::File,
             Err(Errno::ENOENT) => Stat::Missing,
             _ => Stat::Other,
@@ -618,8 +711,8 @@ impl<'r> Worker<'r> {
             self.buf = vec![0; BUFFER];
         }
         let (parent, name) = split_last(rel).ok_or_else(|| io::Error::other("names no file"))?;
-        let folder = self.enter(parent)?;
-        let fd = openat(folder, name, READ, Mode::empty())?;
+        let folder = self.folder(parent)?;
+        let fd = openat(folder.as_fd(), name, READ, Mode::empty())?;
         let st = fstat(&fd)?;
         if !is_regular(&st) {
             return Err(io::Error::new(
@@ -638,6 +731,31 @@ impl<'r> Worker<'r> {
                 hash_rest(&mut file, len, &mut self.buf, hasher, bytes).map(Read::Done)
             }
             _ => hash_sized(&mut file, len, &mut self.buf).map(Read::Done),
+        }
+    }
+}
+
+/// Whether `e` says the process ran out of something (descriptors, memory), which is no
+/// property of the file being opened.
+fn exhausted(e: Errno) -> bool {
+    matches!(
+        e,
+        Errno::EMFILE | Errno::ENFILE | Errno::ENOMEM | Errno::ENOBUFS
+    )
+}
+
+/// A folder handle as [`Worker::folder`] gives it: one the worker keeps, or one of a walk,
+/// closed when dropped.
+enum Folder<'a> {
+    Held(BorrowedFd<'a>),
+    Walked(OwnedFd),
+}
+
+impl Folder<'_> {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            Folder::Held(fd) => *fd,
+            Folder::Walked(fd) => fd.as_fd(),
         }
     }
 }

@@ -42,6 +42,19 @@ pub enum TreeError {
     /// [`crate::parse`] both refuse an empty manifest).
     #[error("no paths given: a manifest with no entries cannot be checked")]
     NoPaths,
+    /// A file could not be read for want of descriptors or memory, even alone after every
+    /// other was done: the machine's state, never the file's status.
+    #[error(
+        "path {}: {source}: the check ran out of file descriptors or memory (see `ulimit -n`)",
+        show_path(path)
+    )]
+    Exhausted {
+        /// The path, relative to the root.
+        path: Vec<u8>,
+        /// What the system said.
+        #[source]
+        source: io::Error,
+    },
 }
 
 /// The canonical root, so that every later comparison against it is exact.

@@ -307,6 +307,10 @@ impl Worker<'_> {
                 let fd = self.enter(parent).ok()?.as_raw_fd();
                 Some((fd, name))
             });
+            // A batch holding many folders runs early, so they can be closed.
+            if self.left.len() > super::LEFT_MAX {
+                self.run_ring(&mut queued, &rel, out);
+            }
             let taken = match (&mut self.ring, folder) {
                 (Some(ring), Some((fd, name))) => ring.queue(fd, name),
                 _ => false,
