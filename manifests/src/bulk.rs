@@ -414,10 +414,12 @@ fn within_descriptors(wanted: usize) -> usize {
         return wanted;
     };
     let open = std::fs::read_dir("/proc/self/fd").map_or(RESERVE, |d| d.count());
-    let free = usize::try_from(soft)
-        .unwrap_or(usize::MAX)
-        .saturating_sub(open)
-        .saturating_sub(RESERVE);
+    workers_for(usize::try_from(soft).unwrap_or(usize::MAX), open, wanted)
+}
+
+/// [`within_descriptors`] for a limit of `limit` descriptors of which `open` are open.
+fn workers_for(limit: usize, open: usize, wanted: usize) -> usize {
+    let free = limit.saturating_sub(open).saturating_sub(RESERVE);
     (free / PER_WORKER).clamp(1, wanted.max(1))
 }
 
@@ -479,6 +481,10 @@ struct Worker<'r> {
     /// file back (the results alone are the same either way).
     #[cfg(test)]
     via_ring: usize,
+    /// The most folders a batch ever held ([`Worker::left`]): what tells a test the bound
+    /// from a batch that keeps every folder it passed.
+    #[cfg(test)]
+    most_left: usize,
 }
 
 impl<'r> Worker<'r> {
@@ -495,6 +501,8 @@ impl<'r> Worker<'r> {
             io,
             #[cfg(test)]
             via_ring: 0,
+            #[cfg(test)]
+            most_left: 0,
         }
     }
 

@@ -311,6 +311,10 @@ impl Worker<'_> {
             if self.left.len() > super::LEFT_MAX {
                 self.run_ring(&mut queued, &rel, out);
             }
+            #[cfg(test)]
+            {
+                self.most_left = self.most_left.max(self.left.len());
+            }
             let taken = match (&mut self.ring, folder) {
                 (Some(ring), Some((fd, name))) => ring.queue(fd, name),
                 _ => false,

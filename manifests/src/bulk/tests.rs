@@ -420,3 +420,94 @@ fn a_wide_folder_is_listed_only_for_about_as_many_names_as_it_holds() {
         "wide/ was not listed"
     );
 }
+
+#[test]
+fn a_folder_deeper_than_a_worker_holds_is_walked_to_and_never_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep: Vec<String> = (0..HELD * 3).map(|i| format!("d{i}")).collect();
+    let file = format!("{}/f", deep.join("/"));
+    write(dir.path(), &file, b"deep");
+    // A link where a deep folder should be is refused on the walk as on a held path.
+    let linked = format!("{}/link/f", deep[..HELD + 2].join("/"));
+    std::os::unix::fs::symlink(
+        dir.path().join(deep[..HELD + 3].join("/")),
+        dir.path().join(deep[..HELD + 2].join("/")).join("link"),
+    )
+    .unwrap();
+    let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
+    let mut worker = Worker::new(root.as_fd(), Io::Plain);
+    match worker.read(file.as_bytes(), false) {
+        Ok(Read::Done(d)) => assert_eq!(d, Digest::of(b"deep")),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(worker.stat(file.as_bytes()), Stat::File));
+    assert!(
+        worker.open.len() <= HELD,
+        "{} folders held",
+        worker.open.len()
+    );
+    assert!(matches!(worker.stat(linked.as_bytes()), Stat::Other));
+    assert!(worker.read(linked.as_bytes(), false).is_err());
+    // Nor through the ring, which queues files by their folder's handle.
+    let mut worker = Worker::new(root.as_fd(), Io::Ring);
+    let rels = [file.into_bytes()];
+    let mut out = Vec::new();
+    worker.read_all(&[0], |i| &rels[i], &mut out);
+    assert!(
+        matches!(&out[..], [(0, Fast::Read(Ok(Read::Done(d))))] if *d == Digest::of(b"deep")),
+        "{out:?}"
+    );
+    assert!(
+        worker.open.len() <= HELD,
+        "{} folders held",
+        worker.open.len()
+    );
+}
+
+#[test]
+fn a_batch_of_files_in_many_folders_lets_them_go_before_it_holds_too_many() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each file in a folder of its own, four deep: every new file lets four folders go while
+    // the batch (which could take 64 files) still names the last ones.
+    let mut rels: Vec<Vec<u8>> = (0..200)
+        .map(|i| format!("x{i}/a/b/c/f").into_bytes())
+        .collect();
+    rels.sort();
+    for rel in &rels {
+        write(dir.path(), std::str::from_utf8(rel).unwrap(), rel);
+    }
+    let root = nix::fcntl::open(dir.path(), FOLDER, Mode::empty()).unwrap();
+    let mut worker = Worker::new(root.as_fd(), Io::Ring);
+    let items: Vec<usize> = (0..rels.len()).collect();
+    let mut out = Vec::new();
+    worker.read_all(&items, |i| &rels[i], &mut out);
+    assert_eq!(out.len(), rels.len());
+    for (i, fast) in &out {
+        assert!(
+            matches!(fast, Fast::Read(Ok(Read::Done(d))) if *d == Digest::of(&rels[*i])),
+            "{fast:?}"
+        );
+    }
+    if worker.ring.is_none() {
+        eprintln!("SKIP: this kernel gives no io_uring");
+        return;
+    }
+    assert!(worker.via_ring > 0);
+    // At most the bound, and the four of the one folder that tipped it over.
+    assert!(
+        worker.most_left <= LEFT_MAX + 4,
+        "a batch held {} folders",
+        worker.most_left
+    );
+}
+
+#[test]
+fn workers_fit_the_descriptors_left() {
+    // Plenty: as many as wanted.
+    assert_eq!(workers_for(20_000, 10, 4), 4);
+    // Room for two.
+    assert_eq!(workers_for(RESERVE + 10 + 2 * PER_WORKER, 10, 4), 2);
+    // Room for none: still one, which walks and retries rather than fail a file.
+    assert_eq!(workers_for(16, 10, 4), 1);
+    assert_eq!(workers_for(0, 10, 4), 1);
+}
