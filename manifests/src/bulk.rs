@@ -513,11 +513,9 @@ impl<'r> Worker<'r> {
 
     /// A handle on the folder `parent` names, reusing the open folders it shares with the
     /// last one asked for. Fails at the first component that is not a real folder, and with
-    /// `ENAMETOOLONG` for a folder more than [`HELD`] deep (which [`Worker::folder`] walks to).
+    /// `ENAMETOOLONG` for a folder more than [`HELD`] deep (which [`Worker::folder`] walks to
+    /// from the [`HELD`] it keeps).
     fn enter(&mut self, parent: &[u8]) -> Result<BorrowedFd<'_>, Errno> {
-        if components(parent).count() > HELD {
-            return Err(Errno::ENAMETOOLONG);
-        }
         let mut names = components(parent);
         let mut depth = 0;
         let mut first_new = None;
@@ -532,6 +530,9 @@ impl<'r> Worker<'r> {
         }
         self.let_go(depth);
         for name in first_new.into_iter().chain(names) {
+            if self.open.len() == HELD {
+                return Err(Errno::ENAMETOOLONG);
+            }
             let fd = openat(self.top(), name, FOLDER, Mode::empty())?;
             self.open.push((name.to_vec(), fd));
         }
@@ -551,25 +552,26 @@ impl<'r> Worker<'r> {
     }
 
     /// A handle on the folder `parent` names: one of the worker's own ([`Worker::enter`]), or
-    /// for a folder deeper than [`HELD`], one reached by a walk from the root that refuses a
-    /// link at every step as `enter` does and holds at most two handles at a time.
+    /// for a folder deeper than [`HELD`], one reached by a walk on from the deepest it holds
+    /// that refuses a link at every step as `enter` does and holds two handles at a time.
     ///
     /// Out of descriptors (a low `ulimit -n`), the worker lets its own folders go and walks:
     /// a descriptor it could not get must not become the file's status.
     fn folder(&mut self, parent: &[u8]) -> Result<Folder<'_>, Errno> {
-        if components(parent).count() <= HELD {
-            match self.enter(parent).map(|_| ()) {
-                Ok(()) => return Ok(Folder::Held(self.top())),
-                Err(e) if exhausted(e) => self.let_go(0),
-                Err(e) => return Err(e),
-            }
+        match self.enter(parent).map(|_| ()) {
+            Ok(()) => return Ok(Folder::Held(self.top())),
+            // The worker holds the first HELD folders of the path: the walk goes on from there.
+            Err(Errno::ENAMETOOLONG) => {}
+            Err(e) if exhausted(e) => self.let_go(0),
+            Err(e) => return Err(e),
         }
+        // What the worker holds is the start of this path (`enter` stops part way in order).
         let mut at: Option<OwnedFd> = None;
-        for name in components(parent) {
-            let from = at.as_ref().map_or(self.root, |fd| fd.as_fd());
+        for name in components(parent).skip(self.open.len()) {
+            let from = at.as_ref().map_or(self.top(), |fd| fd.as_fd());
             at = Some(openat(from, name, FOLDER, Mode::empty())?);
         }
-        Ok(at.map_or(Folder::Held(self.root), Folder::Walked))
+        Ok(at.map_or(Folder::Held(self.top()), Folder::Walked))
     }
 
     /// What the fast path makes of each of `items` (sorted paths): each is looked up
