@@ -27,15 +27,10 @@ set -euo pipefail
 FILES=${FILES:-50000}
 COMMITS=${COMMITS:-100000}
 RUNS=${RUNS:-3}
-here=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/bench-lib.sh"
 
-echo "building gate (release)" >&2
-cargo build --quiet --release -p gate --manifest-path "$here/Cargo.toml"
-gate="$here/target/release/gate"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-gate-scale.XXXXXX")
-if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; fi
-echo "scratch: $work"
+gate=$(release gate)
+scratch bench-gate-scale
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE

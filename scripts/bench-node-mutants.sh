@@ -17,14 +17,10 @@
 set -euo pipefail
 
 RUNS=${1:-5}
-here=$(cd "$(dirname "$0")/.." && pwd)
-echo "building gatekit's mutants (release)" >&2
-cargo build --quiet --release -p mutants --manifest-path "$here/Cargo.toml"
-gm="$here/target/release/mutants"
+. "$(dirname "$0")/bench-lib.sh"
+gm=$(release mutants)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-node-mutants.XXXXXX")
-if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; fi
-echo "scratch: $work" >&2
+scratch bench-node-mutants
 export GATEKIT_CACHE_DIR="$work/cache"
 p="$work/project"
 mkdir -p "$p/src" "$p/test"

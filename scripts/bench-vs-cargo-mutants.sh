@@ -31,7 +31,7 @@ ROUNDS=${ROUNDS:-3}
 CRATE=${CRATE:-semver}
 CRATE_VERSION=${CRATE_VERSION:-1.0.28}
 CARGO_MUTANTS_VERSION=${CARGO_MUTANTS_VERSION:-27.1.0}
-here=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/bench-lib.sh"
 
 cm=${CARGO_MUTANTS:-$HOME/.cache/gatekit/cargo-mutants/bin/cargo-mutants}
 if [ ! -x "$cm" ]; then
@@ -39,13 +39,9 @@ if [ ! -x "$cm" ]; then
   cargo install --locked --quiet cargo-mutants --version "$CARGO_MUTANTS_VERSION" \
     --root "$HOME/.cache/gatekit/cargo-mutants"
 fi
-echo "building gatekit's mutants (release)" >&2
-cargo build --quiet --release -p mutants --manifest-path "$here/Cargo.toml"
-gm="$here/target/release/mutants"
+gm=$(release mutants)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-cargo-mutants.XXXXXX")
-if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$work"' EXIT; fi
-echo "scratch: $work" >&2
+scratch bench-vs-cargo-mutants
 # gatekit's [worktree] cache lives in the scratch folder too: the repeat run uses what the first
 # run saved, and nothing is left in ~/.cache for a repository that is deleted at the end.
 export GATEKIT_CACHE_DIR="$work/cache"
