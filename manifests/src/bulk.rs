@@ -396,14 +396,21 @@ fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Workers for the passes that mostly wait (looking up and reading small files): twice the
-/// cores, since a worker waiting for the disk leaves its core to another. On 100,000 small
-/// files from a cold page cache that takes 1.7 s to 1.2 s (6.5 s to 3.5 s with plain calls);
-/// warm, where nothing waits, the extra workers cost nothing measurable. Hashing large files
-/// keeps a core busy, so that pass has one worker a core.
+/// Workers for the passes that mostly wait (looking up and reading small files): two a core,
+/// since a worker waiting for the disk leaves its core to another, and at most
+/// [`WAITING_MAX`]. On 100,000 small files from a cold page cache on 2 cores, one worker a core
+/// took 1.7 s and two 1.2 s (plain calls: 6.5 s and 3.5 s); warm, where nothing waits, two cost
+/// nothing measurable. Four a core were faster still cold (1.0 s, 2.5 s) but 4% slower warm
+/// over 20 alternating runs. Hashing large files keeps a core busy, so that pass has one worker
+/// a core.
 fn waiting_workers() -> usize {
-    2 * cores()
+    (2 * cores()).min(WAITING_MAX)
 }
+
+/// Enough to keep a disk's queue full (each worker's ring has [`ring::SLOTS`] files in
+/// flight), few enough that a machine of many cores does not start a hundred threads, each
+/// with its ring's buffers, to check a tree.
+const WAITING_MAX: usize = 16;
 
 /// `wanted` workers, fewer when the process may not open enough descriptors for them all
 /// (a low `ulimit -n`), never none: a descriptor a worker could not get would otherwise
