@@ -385,10 +385,19 @@ mod tests {
             .collect()
     }
 
+    /// A ring, or `None` with a notice when this kernel gives none (the test then has
+    /// nothing to check).
+    fn ring_or_skip() -> Option<Ring> {
+        let ring = Ring::new(Io::Ring);
+        if ring.is_none() {
+            eprintln!("SKIP: this kernel gives no io_uring");
+        }
+        ring
+    }
+
     #[test]
     fn a_batch_gives_each_small_file_whole_and_hands_back_the_rest() {
-        let Some(mut ring) = Ring::new(Io::Ring) else {
-            eprintln!("SKIP: this kernel gives no io_uring");
+        let Some(mut ring) = ring_or_skip() else {
             return;
         };
         let dir = tempfile::tempdir().unwrap();
@@ -420,15 +429,16 @@ mod tests {
             &hello, &nothing, &large, &nothing, &nothing, &nothing, &nothing,
         ];
         assert_eq!(got.iter().collect::<Vec<_>>(), expect);
-        // The slots were closed: the next batch opens into them again.
+        // The next batch opens into the same slots. (That the last batch's files were closed
+        // first shows only on an older kernel that refuses to open into a taken slot; a
+        // recent one replaces the file, so the close is not what this line proves.)
         assert!(ring.queue(folder.as_raw_fd(), b"small"));
         assert_eq!(shown(ring.run().unwrap()), [hello]);
     }
 
     #[test]
     fn a_batch_fills_at_its_slot_count() {
-        let Some(mut ring) = Ring::new(Io::Ring) else {
-            eprintln!("SKIP: this kernel gives no io_uring");
+        let Some(mut ring) = ring_or_skip() else {
             return;
         };
         let dir = tempfile::tempdir().unwrap();
