@@ -85,9 +85,12 @@ impl Fixture {
         path
     }
 
+    /// `gate apply` of the packed candidate; the checkout it keeps goes in the fixture's
+    /// temp dir, gone with it.
     pub fn apply(&self) -> assert_cmd::Command {
         let mut cmd = gate();
         cmd.current_dir(self.repo.path())
+            .env("TMPDIR", self.out.path())
             .args(["apply", "--base", &self.base, "--patch"])
             .arg(self.patch())
             .arg("--manifest")

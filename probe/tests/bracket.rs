@@ -310,3 +310,46 @@ fn bad_usage_exits_2_and_writes_nothing() {
         assert!(!Path::new(&out).exists(), "{args:?} wrote output");
     }
 }
+
+#[test]
+fn a_preset_client_runs_with_a_scratch_home_and_temp_dir_that_go_with_the_run() {
+    let f = Fixture::new();
+    // A stand-in for the real claude: it records what it was given and leaves a file in its
+    // temp dir, as real clients do (opencode makes `$TMPDIR/opencode`), for `--version` and
+    // for the point alike, a line each.
+    let seen = f.dir.path().join("seen");
+    let bin = f.dir.path().join("fake-claude");
+    std::fs::write(
+        &bin,
+        format!(
+            "#!/bin/sh\n[ -d \"$TMPDIR\" ] && echo made > \"$TMPDIR/left-by-the-client\"\n\
+             echo \"$HOME $TMPDIR\" >> '{}'\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (_, out, _) = f.probe(&[
+        "bracket",
+        "--client",
+        "claude",
+        "--bin",
+        bin.to_str().unwrap(),
+        "--points",
+        "10",
+    ]);
+    let seen = std::fs::read_to_string(&seen).unwrap_or_else(|_| panic!("not run: {out}"));
+    let runs: Vec<&str> = seen.lines().collect();
+    assert_eq!(runs.len(), 2, "--version and one point: {seen}");
+    for run in runs {
+        let (home, tmp) = run
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("no TMPDIR given: {run:?}"));
+        assert!(home.contains("probe-home-"), "not a scratch HOME: {run}");
+        assert_eq!(Path::new(tmp), Path::new(home).join("tmp"), "{run}");
+        assert!(
+            !Path::new(home).exists(),
+            "the scratch HOME, and what the client left in its temp dir, outlived the run"
+        );
+    }
+}

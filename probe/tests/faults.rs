@@ -565,8 +565,13 @@ fn spawn_probe(args: &[&str], dir: &Path) -> Running {
     )
 }
 
-fn test_client(limit: u64) -> String {
-    format!("{PROBE} test-client --limit {limit} --mcp-config {{mcp_config}} --n {{n}}")
+/// `probe test-client` with `limit`, saving what it does not show inline in `saved` (the test's
+/// own temp dir, never the machine's).
+fn test_client(limit: u64, saved: &std::path::Path) -> String {
+    format!(
+        "{PROBE} test-client --limit {limit} --mcp-config {{mcp_config}} --n {{n}} --saved-dir '{}'",
+        saved.display()
+    )
 }
 
 #[test]
@@ -582,7 +587,7 @@ fn bracket_on_sigterm_exits_130_marks_its_results_partial_and_leaves_no_process(
         &[
             "bracket",
             "--client",
-            &test_client(150_000),
+            &test_client(150_000, dir.path()),
             "--points",
             &points,
             "--out",
@@ -623,7 +628,7 @@ fn a_results_file_written_mid_run_says_it_is_partial() {
     // The second point hangs until the test is done looking at the first one's results.
     let client = format!(
         "if [ {{n}} = 2000 ]; then exec sleep {marker}; fi; {}",
-        test_client(150_000)
+        test_client(150_000, dir.path())
     );
     let mut bracket = spawn_probe(
         &[
@@ -867,7 +872,7 @@ fn a_second_run_on_the_same_out_is_refused_while_the_first_holds_it() {
         .args([
             "bracket",
             "--client",
-            &test_client(150_000),
+            &test_client(150_000, dir.path()),
             "--points",
             "100",
             "--out",
@@ -921,7 +926,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
             vec![
                 "bracket".into(),
                 "--client".into(),
-                test_client(150_000),
+                test_client(150_000, dir.path()),
                 "--points".into(),
                 "100,200".into(),
                 "--json".into(),
@@ -934,7 +939,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
             vec![
                 "check".into(),
                 "--client".into(),
-                test_client(150),
+                test_client(150, dir.path()),
                 "--expect".into(),
                 "150".into(),
                 "--out".into(),
@@ -976,7 +981,13 @@ fn a_closed_stdout_ends_every_command_quietly() {
     }
     // The verdict still decides: a moved threshold is exit 1 though nobody read the table.
     let moved = Command::new(PROBE)
-        .args(["check", "--client", &test_client(150), "--expect", "100"])
+        .args([
+            "check",
+            "--client",
+            &test_client(150, dir.path()),
+            "--expect",
+            "100",
+        ])
         .arg("--out")
         .arg(&out)
         .current_dir(dir.path())

@@ -402,9 +402,13 @@ fn live_runners_give_the_same_counts() {
             fs::create_dir_all(p.parent().unwrap()).unwrap();
             fs::write(p, text).unwrap();
         }
+        // The runner's own temp files (jest's cache, pytest's) stay in the fixture too.
+        let tmp = dir.path().join("tmp");
+        fs::create_dir(&tmp).unwrap();
         let out = Command::new(&program)
             .args(case.args)
             .current_dir(dir.path())
+            .env("TMPDIR", &tmp)
             .env("NO_COLOR", "1")
             .env("FORCE_COLOR", "0")
             .env("CI", "1")

@@ -121,14 +121,19 @@ impl Driver {
     }
 
     /// What `BIN --version` prints first; its failure to run says how to install the client.
+    /// It runs as the points do, from a scratch HOME ([`scratch_home`]): a client may write its
+    /// config or temp files even to say its version, and the user's are not ours to touch.
     fn client_version(&self, preset: Preset, bin: &Path) -> anyhow::Result<String> {
         let log = self.settings.out.join(format!("{preset}-version.log"));
-        let job = Job::new(
+        let home = scratch_home()?;
+        let mut job = Job::new(
             Program::Argv(vec![bin.display().to_string(), "--version".into()]),
             &self.settings.out,
             &log,
         )
         .timeout(Duration::from_secs(60));
+        job.env_clear = true;
+        let job = base_env(job, home.path());
         let record = runner::run(&job)?;
         let text = fs::read_to_string(&log).unwrap_or_default();
         if record.outcome() != Outcome::Passed {
@@ -212,7 +217,7 @@ impl Driver {
                 (judgment, None, None, record, calls)
             }
             Client::Preset { preset, bin, .. } => {
-                let home = tempfile::Builder::new().prefix("probe-home-").tempdir()?;
+                let home = scratch_home()?;
                 let work = home.path().join("work");
                 fs::create_dir_all(&work)?;
                 let stand_in = self.stand_in.as_ref().expect("a preset has a stand-in");
@@ -278,15 +283,27 @@ impl Driver {
     }
 }
 
-/// What every preset's client starts from: nothing of ours but PATH, a scratch HOME, a dumb
-/// terminal. The preset adds its own variables on top.
+/// What every preset's client starts from: nothing of ours but PATH, a scratch HOME with its
+/// own temp folder ([`TMP`], so what a client leaves in its temp dir goes with HOME rather than
+/// piling up in the machine's), a dumb terminal. The preset adds its own variables on top.
 fn base_env(job: Job, home: &Path) -> Job {
     job.env(
         "PATH",
         std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
     )
     .env("HOME", home.display().to_string())
+    .env("TMPDIR", home.join(TMP).display().to_string())
     .env("TERM", "dumb")
+}
+
+/// The temp folder inside a preset client's scratch HOME.
+const TMP: &str = "tmp";
+
+/// A scratch HOME for a preset's client, with its [`TMP`] folder; removed when dropped.
+fn scratch_home() -> std::io::Result<tempfile::TempDir> {
+    let home = tempfile::Builder::new().prefix("probe-home-").tempdir()?;
+    fs::create_dir(home.path().join(TMP))?;
+    Ok(home)
 }
 
 /// `{n}` and `{mcp_config}` filled in; the path is shell-quoted when it needs to be.
