@@ -185,16 +185,118 @@ fn small() {
     println!("\nsmall: {files} files in {} ({})", root.display(), load());
     let (names, list) = small_tree(root, files);
     warm(root, &names);
+    let folders = by_folder(&names);
     let times = interleaved_all(
         &[
             &|| gate_check(root, &list),
             &|| gate_check_plain(root, &list),
             &|| sha256sum_check(root, &list),
+            &|| floor(root, &folders, files),
         ],
         RUNS,
         &|| {},
     );
     small_report(&times, files, "warm cache");
+}
+
+/// `names` grouped by folder (they come folder by folder): each folder with its file names.
+fn by_folder(names: &[Vec<u8>]) -> Vec<(Vec<u8>, Vec<std::ffi::CString>)> {
+    let mut folders: Vec<(Vec<u8>, Vec<std::ffi::CString>)> = Vec::new();
+    for name in names {
+        let at = name.iter().rposition(|&b| b == b'/').expect("a folder");
+        let (folder, file) = (&name[..at], &name[at + 1..]);
+        if folders.last().is_none_or(|(f, _)| f.as_slice() != folder) {
+            folders.push((folder.to_vec(), Vec::new()));
+        }
+        let file = std::ffi::CString::new(file).expect("no NUL");
+        folders.last_mut().expect("pushed").1.push(file);
+    }
+    folders
+}
+
+/// The least any checker of these files must do, and nothing else: on two threads a core, each
+/// with its own io_uring, open each file by name in its folder, read it and close it (linked,
+/// 64 at a time, one trip into the kernel), and hash what was read. No manifest, no lookup of
+/// what each name is, no results: what `gate check` does beyond this is the price of its
+/// promises (a FIFO or device node never opened, every path judged, a result per line). Its
+/// ratio to `sha256sum -c` is the most any tool can show on this machine.
+fn floor(root: &Path, folders: &[(Vec<u8>, Vec<std::ffi::CString>)], files: usize) {
+    use io_uring::{opcode, squeue, types, IoUring};
+    use nix::libc;
+    use sha2::Digest as _;
+    const SLOTS: usize = 64;
+    const BUF: usize = 4096;
+    let workers = 2 * std::thread::available_parallelism().map_or(1, |n| n.get());
+    let share = folders.len().div_ceil(workers);
+    let read: usize = std::thread::scope(|scope| {
+        let handles: Vec<_> = folders
+            .chunks(share.max(1))
+            .map(|mine| {
+                scope.spawn(move || {
+                    let mut ring = IoUring::new((SLOTS * 3) as u32).expect("io_uring");
+                    ring.submitter()
+                        .register_files_sparse(SLOTS as u32)
+                        .expect("fixed files");
+                    let mut bufs = vec![[0u8; BUF]; SLOTS];
+                    let mut lens = [0i32; SLOTS];
+                    let mut read = 0;
+                    for (folder, names) in mine {
+                        let dir = fs::File::open(root.join(OsStr::from_bytes(folder)))
+                            .expect("open folder");
+                        let dir = std::os::fd::AsRawFd::as_raw_fd(&dir);
+                        for batch in names.chunks(SLOTS) {
+                            for (k, (name, buf)) in batch.iter().zip(&mut bufs).enumerate() {
+                                let slot = types::DestinationSlot::try_from_slot_target(k as u32)
+                                    .expect("a slot");
+                                let steps = [
+                                    opcode::OpenAt::new(types::Fd(dir), name.as_ptr())
+                                        .flags(libc::O_RDONLY | libc::O_NOFOLLOW)
+                                        .file_index(Some(slot))
+                                        .build()
+                                        .flags(squeue::Flags::IO_LINK)
+                                        .user_data(u64::MAX),
+                                    opcode::Read::new(
+                                        types::Fixed(k as u32),
+                                        buf.as_mut_ptr(),
+                                        BUF as u32,
+                                    )
+                                    .offset(0)
+                                    .build()
+                                    .flags(squeue::Flags::IO_LINK)
+                                    .user_data(k as u64),
+                                    opcode::Close::new(types::Fixed(k as u32))
+                                        .build()
+                                        .user_data(u64::MAX),
+                                ];
+                                // SAFETY: the names and buffers outlive the wait below, which
+                                // reaps every entry pushed here.
+                                unsafe { ring.submission().push_multiple(&steps) }
+                                    .expect("room in the queue");
+                            }
+                            let mut left = batch.len() * 3;
+                            while left > 0 {
+                                ring.submit_and_wait(left).expect("submit");
+                                for cqe in ring.completion() {
+                                    left -= 1;
+                                    if let Some(len) = lens.get_mut(cqe.user_data() as usize) {
+                                        *len = cqe.result();
+                                    }
+                                }
+                            }
+                            for (buf, &len) in bufs.iter().zip(&lens).take(batch.len()) {
+                                let len = usize::try_from(len).expect("a file read");
+                                std::hint::black_box(sha2::Sha256::digest(&buf[..len]));
+                                read += 1;
+                            }
+                        }
+                    }
+                    read
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a worker")).sum()
+    });
+    assert_eq!(read, files, "the floor read every file");
 }
 
 /// The small case from a cold page cache: dropped before every run.
@@ -232,7 +334,7 @@ fn drop_caches() -> std::io::Result<()> {
 fn small_report(times: &[Vec<Duration>], files: usize, how: &str) {
     let per_file = |t: Duration| t.as_secs_f64() * 1e6 / files as f64;
     let mid = times[0].len() / 2;
-    for (label, times) in ["parse + verify", "  plain calls", "sha256sum -c"]
+    for (label, times) in ["parse + verify", "  plain calls", "sha256sum -c", "floor"]
         .iter()
         .zip(times)
     {
@@ -253,6 +355,15 @@ fn small_report(times: &[Vec<Duration>], files: usize, how: &str) {
         times[0].len(),
         load()
     );
+    if let Some(floor) = times.get(3) {
+        println!(
+            "ratio (sha256sum time / the floor's time): best {:.2}x, median {:.2}x: the most any \
+             checker shows here; gate's time is {:.2}x the floor's (median)",
+            ratio(floor, 0),
+            ratio(floor, mid),
+            times[0][mid].as_secs_f64() / floor[mid].as_secs_f64()
+        );
+    }
 }
 
 /// Times `ours` and `theirs` [`RUNS`] times each, alternating, after one untimed run of each;
