@@ -205,7 +205,7 @@ fn by_folder(names: &[Vec<u8>]) -> Vec<(Vec<u8>, Vec<std::ffi::CString>)> {
     for name in names {
         let at = name.iter().rposition(|&b| b == b'/').expect("a folder");
         let (folder, file) = (&name[..at], &name[at + 1..]);
-        if folders.last().is_none_or(|(f, _)| f.as_slice() != folder) {
+        if folders.last().map(|(f, _)| f.as_slice()) != Some(folder) {
             folders.push((folder.to_vec(), Vec::new()));
         }
         let file = std::ffi::CString::new(file).expect("no NUL");
@@ -294,7 +294,10 @@ fn floor(root: &Path, folders: &[(Vec<u8>, Vec<std::ffi::CString>)], files: usiz
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a worker")).sum()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker"))
+            .sum()
     });
     assert_eq!(read, files, "the floor read every file");
 }

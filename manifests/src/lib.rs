@@ -33,4 +33,6 @@ pub use generate::{manifest_as_recorded, manifest_for};
 pub use hash::{hash_file, hash_files, hash_reader};
 pub use path::{check_path, Links, PathError, PathProblem};
 pub use tree::TreeError;
-pub use verify::{verify, verify_as_recorded, Checked, ReadError, Status, Summary, Verification};
+pub use verify::{
+    verify, verify_as_recorded, verify_owned, Checked, ReadError, Status, Summary, Verification,
+};

@@ -72,7 +72,7 @@ pub(super) fn cmd_check(
         apply::read_manifest(manifest)?
     };
     let mut verification =
-        manifests::verify(dir, &parsed).with_context(|| format!("{}", manifest.display()))?;
+        manifests::verify_owned(dir, parsed).with_context(|| format!("{}", manifest.display()))?;
     let mut ignored = 0;
     if ignore_missing {
         let before = verification.entries.len();
@@ -127,5 +127,9 @@ pub(super) fn cmd_check(
         }
         Ok(())
     };
-    finished(print(), Exit::from_held(verification.all_ok()))
+    let exit = finished(print(), Exit::from_held(verification.all_ok()));
+    // The process ends with this command, and the kernel takes its memory back at once:
+    // freeing 100,000 results one by one first cost more than parsing a tenth of them.
+    std::mem::forget(verification);
+    exit
 }

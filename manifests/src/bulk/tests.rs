@@ -288,13 +288,29 @@ fn work_is_cut_by_count_and_a_large_file_is_an_item_of_its_own() {
 }
 
 #[test]
-fn paths_are_read_folder_by_folder_and_an_ordered_list_is_kept_as_it_is() {
-    let paths: Vec<&[u8]> = vec![b"b/x", b"a/y", b"a.txt", b"a/b/z", b"b/a"];
-    let order = sorted(paths.len(), |i| paths[i]);
-    let got: Vec<&[u8]> = order.iter().map(|&i| paths[i]).collect();
-    assert_eq!(got, [&b"a.txt"[..], b"a/b/z", b"a/y", b"b/a", b"b/x"]);
-    let already = sorted(3, |i| [&b"a"[..], b"b", b"c"][i]);
-    assert_eq!(already, [0, 1, 2]);
+fn paths_are_read_folder_by_folder_and_a_list_grouped_so_is_kept_as_it_is() {
+    let order_of = |paths: &[&[u8]]| -> Vec<Vec<u8>> {
+        let order = sorted(paths.len(), |i| paths[i]);
+        order.iter().map(|&i| paths[i].to_vec()).collect()
+    };
+    let bytes = |paths: &[&[u8]]| -> Vec<Vec<u8>> { paths.iter().map(|p| p.to_vec()).collect() };
+    // A folder whose files are apart is put back together.
+    let apart: Vec<&[u8]> = vec![b"b/x", b"a/y", b"a.txt", b"a/b/z", b"b/a"];
+    assert_eq!(
+        order_of(&apart),
+        bytes(&[b"a.txt", b"a/b/z", b"a/y", b"b/a", b"b/x"])
+    );
+    // The top folder (no `/`) counts as a folder too.
+    let top_apart: Vec<&[u8]> = vec![b"x", b"a/y", b"z"];
+    assert_eq!(order_of(&top_apart), bytes(&[b"a/y", b"x", b"z"]));
+    // Each folder's files together, in any order of folders or names: kept.
+    for kept in [
+        vec![&b"a"[..], b"b", b"c"],
+        vec![b"c10/f", b"c10/e", b"c9/f", b"c2/f", b"top"],
+        vec![b"x/b/2", b"x/b/1", b"x/a/1", b"x/2", b"x/1"],
+    ] {
+        assert_eq!(order_of(&kept), bytes(&kept), "{kept:?}");
+    }
 }
 
 #[test]
