@@ -8,8 +8,10 @@
 //!   (`tree/aN/bN/cN/`, 50 files a folder), the shape of a large source tree. Hashing costs
 //!   nothing there; what is timed is finding, opening and reading each file. Our side is the
 //!   whole of `gate check` but its output: the manifest read from disk and parsed, then
-//!   `verify`; timed twice, with io_uring as the tool uses it and with plain calls
-//!   (`GATEKIT_IO_URING=0`, what a kernel or container without io_uring gets).
+//!   `verify_owned`; timed twice, with io_uring as the tool uses it and with plain calls
+//!   (`GATEKIT_IO_URING=0`, what a kernel or container without io_uring gets). Beside them,
+//!   the floor: the least any checker must do (open, read, close and hash each file, and
+//!   nothing else), so the ratio the machine allows is printed with the ratio gate gets.
 //!
 //! Both run warm: every file is read once before timing, and each checker runs five times,
 //! interleaved (so a burst of load from elsewhere hits both alike), reporting the best and the
