@@ -41,6 +41,7 @@ use nix::errno::Errno;
 use nix::fcntl::{openat, AtFlags, OFlag};
 use nix::sys::stat::{fstat, fstatat, Mode, SFlag};
 
+use crate::cores;
 use crate::entry::Digest;
 use crate::hash::{hash_rest, hash_sized, BUFFER};
 use crate::path::{check_path, Links, Located};
@@ -410,11 +411,6 @@ fn chunked(order: &[usize], size: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
         chunks.push(start..order.len());
     }
     chunks
-}
-
-/// The cores this process may use.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Workers for the passes that mostly wait (looking up and reading small files): two a core,

@@ -70,7 +70,7 @@ pub enum LineProblem {
 /// the others waited. The first bad line is still the one named: a piece's error counts the
 /// lines of the pieces before it, and an earlier piece's error wins.
 pub fn parse(bytes: &[u8]) -> Result<Manifest, ParseError> {
-    parse_pieces(&pieces(bytes, PIECE_BYTES, parse_threads()))
+    parse_pieces(&pieces(bytes, PIECE_BYTES, crate::cores()))
 }
 
 /// [`parse`] of the bytes `pieces` hold together, each piece (a run of whole lines) on its own
@@ -128,11 +128,6 @@ fn parse_pieces(pieces: &[&[u8]]) -> Result<Manifest, ParseError> {
 
 /// A manifest smaller than this is read on one core: a thread costs more than it saves.
 const PIECE_BYTES: usize = 1 << 20;
-
-/// The threads a large manifest is read on: the cores this process may use.
-fn parse_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
 
 /// `bytes` cut into at most `threads` pieces of at least `least` bytes each, every cut just
 /// after a `\n`, so each piece holds whole lines and together they are `bytes`.

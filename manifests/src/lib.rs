@@ -36,3 +36,10 @@ pub use tree::TreeError;
 pub use verify::{
     verify, verify_as_recorded, verify_owned, Checked, ReadError, Status, Summary, Verification,
 };
+
+/// The cores this process may use, asked once: the answer reads the cgroup's files, and a check
+/// asks for every pass it runs on every core.
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

@@ -86,7 +86,7 @@ pub(crate) fn locate_all_in<P: AsRef<[u8]> + Sync>(
     links: Links,
 ) -> Result<Vec<Located>, TreeError> {
     let one = |p: &P| locate(root, p.as_ref(), links).map_err(TreeError::from);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::cores();
     // Below a few thousand paths a thread costs more than it saves.
     if threads == 1 || paths.len() < 4096 {
         return paths.iter().map(one).collect();

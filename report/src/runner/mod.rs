@@ -265,12 +265,20 @@ impl RunRecord {
 
 /// Makes this process a child subreaper, once. Called by [`run`]; tools may call it earlier.
 pub fn become_subreaper() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
+    SUBREAPER.call_once(|| {
         // Without it escaped descendants go to init and can still be killed by tag; with it they
         // also stay our children, so their zombies are ours to reap.
         let _ = nix::sys::prctl::set_child_subreaper(true);
     });
+}
+
+/// Done once this process is a child subreaper ([`become_subreaper`]).
+static SUBREAPER: Once = Once::new();
+
+/// Whether this process has made itself a child subreaper: until it has, no process it did not
+/// start itself can become its child, and only [`run`] starts a child in a group of its own.
+pub(crate) fn is_subreaper() -> bool {
+    SUBREAPER.is_completed()
 }
 
 /// A tag no other run on the machine has: this process's [`RunId`](crate::scratch::RunId)
