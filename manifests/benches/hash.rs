@@ -13,8 +13,8 @@
 //!   the floor: the least any checker must do (open, read, close and hash each file, and
 //!   nothing else), so the ratio the machine allows is printed with the ratio gate gets.
 //!
-//! Both run warm: every file is read once before timing, and each checker runs five times,
-//! interleaved (so a burst of load from elsewhere hits both alike), reporting the best and the
+//! Both run warm: the tree is synced to disk and every file read once before timing, and each
+//! checker runs five times (`GATEKIT_BENCH_RUNS`), interleaved (so a burst of load from elsewhere hits both alike), reporting the best and the
 //! median. Warm is the case that isolates what differs between them, not the disk. The
 //! machine's load average (`/proc/loadavg`) is printed before and after each case: a ratio
 //! measured under load from other work is not the tool's.
@@ -35,7 +35,15 @@ use std::time::{Duration, Instant};
 
 use manifests::{manifest_for, parse, verify, verify_owned};
 
-const RUNS: usize = 5;
+/// How many timed runs each checker gets: `GATEKIT_BENCH_RUNS`, else 5. A machine whose
+/// timings wander (a VM's neighbours) wants more before a median means much.
+fn runs() -> usize {
+    std::env::var("GATEKIT_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(5)
+}
 
 fn main() {
     let case = std::env::var("GATEKIT_BENCH_CASE").unwrap_or_default();
@@ -92,8 +100,8 @@ fn large() {
         },
         || sha256sum_check(root, &list),
     );
-    let (ours_best, ours_median) = (ours[0], ours[RUNS / 2]);
-    let (theirs_best, theirs_median) = (theirs[0], theirs[RUNS / 2]);
+    let (ours_best, ours_median) = (ours[0], ours[ours.len() / 2]);
+    let (theirs_best, theirs_median) = (theirs[0], theirs[theirs.len() / 2]);
 
     let gbps = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
     println!(
@@ -111,9 +119,10 @@ fn large() {
         gbps(theirs_median)
     );
     println!(
-        "ratio (sha256sum time / verify time): best {:.2}x, median {:.2}x  ({RUNS} runs each, warm cache; {})",
+        "ratio (sha256sum time / verify time): best {:.2}x, median {:.2}x  ({} runs each, warm cache; {})",
         theirs_best.as_secs_f64() / ours_best.as_secs_f64(),
         theirs_median.as_secs_f64() / ours_median.as_secs_f64(),
+        ours.len(),
         load()
     );
 }
@@ -197,7 +206,7 @@ fn small() {
             &|| sha256sum_check(root, &list),
             &|| floor(root, &folders, files),
         ],
-        RUNS,
+        runs(),
         &|| {},
     );
     small_report(&times, files, "warm cache");
@@ -373,10 +382,10 @@ fn small_report(times: &[Vec<Duration>], files: usize, how: &str) {
     }
 }
 
-/// Times `ours` and `theirs` [`RUNS`] times each, alternating, after one untimed run of each;
+/// Times `ours` and `theirs` [`runs`] times each, alternating, after one untimed run of each;
 /// both lists come back sorted.
 fn interleaved(ours: impl Fn(), theirs: impl Fn()) -> (Vec<Duration>, Vec<Duration>) {
-    let mut times = interleaved_all(&[&ours, &theirs], RUNS, &|| {}).into_iter();
+    let mut times = interleaved_all(&[&ours, &theirs], runs(), &|| {}).into_iter();
     let ours = times.next().unwrap_or_default();
     (ours, times.next().unwrap_or_default())
 }
@@ -464,8 +473,11 @@ fn write_file(root: &Path, name: &[u8], size: u64, rng: &mut XorShift) {
     file.flush().expect("flush");
 }
 
-/// Reads every file once so neither checker pays for the first read from disk.
+/// Writes the tree out and reads every file once, so neither checker pays for the first read
+/// from disk, nor runs while the kernel is still writing the tree back (on this machine,
+/// writing 100,000 files left seconds of writeback that slowed whichever runs it overlapped).
 fn warm(root: &Path, names: &[Vec<u8>]) {
+    nix::unistd::sync();
     let mut buf = vec![0u8; 1 << 20];
     for name in names {
         let mut f = fs::File::open(root.join(OsStr::from_bytes(name))).expect("open");
