@@ -232,7 +232,7 @@ fn by_folder(names: &[Vec<u8>]) -> Vec<(Vec<u8>, Vec<std::ffi::CString>)> {
 /// 64 at a time, one trip into the kernel), and hash what was read. No manifest, no lookup of
 /// what each name is, no results: what `gate check` does beyond this is the price of its
 /// promises (a FIFO or device node never opened, every path judged, a result per line). Its
-/// ratio to `sha256sum -c` is the most any tool can show on this machine.
+/// ratio to `sha256sum -c` is about the most any tool can show on this machine.
 fn floor(root: &Path, folders: &[(Vec<u8>, Vec<std::ffi::CString>)], files: usize) {
     use io_uring::{opcode, squeue, types, IoUring};
     use nix::libc;
@@ -373,8 +373,8 @@ fn small_report(times: &[Vec<Duration>], files: usize, how: &str) {
     );
     if let Some(floor) = times.get(3) {
         println!(
-            "ratio (sha256sum time / the floor's time): best {:.2}x, median {:.2}x: the most any \
-             checker shows here; gate's time is {:.2}x the floor's (median)",
+            "ratio (sha256sum time / the floor's time): best {:.2}x, median {:.2}x: about the most \
+             any checker shows here; gate's time is {:.2}x the floor's (median)",
             ratio(floor, 0),
             ratio(floor, mid),
             times[0][mid].as_secs_f64() / floor[mid].as_secs_f64()
