@@ -38,11 +38,16 @@ use manifests::{manifest_for, parse, verify, verify_owned};
 /// How many timed runs each checker gets: `GATEKIT_BENCH_RUNS`, else 5. A machine whose
 /// timings wander (a VM's neighbours) wants more before a median means much.
 fn runs() -> usize {
-    std::env::var("GATEKIT_BENCH_RUNS")
+    knob("GATEKIT_BENCH_RUNS", 5) as usize
+}
+
+/// The positive number the variable `name` holds, else `default`.
+fn knob(name: &str, default: u64) -> u64 {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
-        .unwrap_or(5)
+        .unwrap_or(default)
 }
 
 fn main() {
@@ -68,11 +73,7 @@ fn load() -> String {
 }
 
 fn large() {
-    let mb: u64 = std::env::var("GATEKIT_BENCH_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&mb| mb > 0)
-        .unwrap_or(1024);
+    let mb = knob("GATEKIT_BENCH_MB", 1024);
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();
     println!("\nlarge: {mb} MB in {} ({})", root.display(), load());
@@ -129,11 +130,7 @@ fn large() {
 
 /// GATEKIT_BENCH_FILES, default 100,000.
 fn small_files() -> usize {
-    std::env::var("GATEKIT_BENCH_FILES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(100_000)
+    knob("GATEKIT_BENCH_FILES", 100_000) as usize
 }
 
 /// `files` files of 150 to 250 bytes in `root/tree/aN/bN/cN/`, 50 a folder, and their manifest
