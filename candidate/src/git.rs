@@ -49,28 +49,36 @@ pub struct Commit {
 #[derive(Clone, Debug)]
 pub struct Git {
     dir: PathBuf,
+    /// An index file of ours in place of the repository's (see [`Git::with_index`]).
+    index: Option<PathBuf>,
 }
 
 impl Git {
     /// The repository containing `dir`, at its top level.
     pub fn open(dir: &Path) -> Result<Git, GitError> {
-        let probe = Git {
-            dir: dir.to_path_buf(),
-        };
+        let probe = Git::at(dir);
         let top = probe
             .text(["rev-parse", "--show-toplevel"])
             .map_err(|_| GitError::NotARepo {
                 dir: dir.display().to_string(),
             })?;
-        Ok(Git {
-            dir: PathBuf::from(top),
-        })
+        Ok(Git::at(Path::new(&top)))
     }
 
     /// A handle on `dir` as it is, for a worktree we made ourselves.
     pub fn at(dir: &Path) -> Git {
         Git {
             dir: dir.to_path_buf(),
+            index: None,
+        }
+    }
+
+    /// The same repository with `index` (a file of ours, outside the checkout) as its index:
+    /// what a suite does to the checkout's own index cannot reach it.
+    pub fn with_index(self, index: &Path) -> Git {
+        Git {
+            index: Some(index.to_path_buf()),
+            ..self
         }
     }
 
@@ -87,6 +95,9 @@ impl Git {
         let mut cmd = Command::new("git");
         for var in REDIRECTING {
             cmd.env_remove(var);
+        }
+        if let Some(index) = &self.index {
+            cmd.env("GIT_INDEX_FILE", index);
         }
         cmd.arg("-C")
             .arg(&self.dir)

@@ -13,6 +13,7 @@ pub mod cache;
 pub mod config;
 pub mod git;
 pub mod pack;
+pub mod pristine;
 pub mod setup;
 pub mod worktree;
 

@@ -22,6 +22,7 @@ use anyhow::{bail, Context, Result};
 use candidate::apply::{self, Applied, Candidate, Place};
 use candidate::config::Config;
 use candidate::git::Git;
+use candidate::pristine::Pristine;
 use candidate::worktree::Worktree;
 
 /// Where the copies come from.
@@ -125,35 +126,117 @@ impl DirState {
     }
 }
 
-/// One working copy.
+/// One working copy, and the proof of what it must hold.
 #[derive(Debug)]
-pub(crate) enum Checkout {
+pub(crate) struct Checkout {
+    kind: Kind,
+    /// The tree under review and our own index of it: checked (and restored) before every
+    /// mutant, so no suite's edit to another file carries over to the next verdict.
+    pristine: Pristine,
+}
+
+#[derive(Debug)]
+enum Kind {
     Plain(Worktree),
     Candidate(Box<Applied>),
 }
 
 impl Checkout {
     pub fn path(&self) -> &Path {
-        match self {
-            Checkout::Plain(w) => w.path(),
-            Checkout::Candidate(a) => a.worktree.path(),
+        match &self.kind {
+            Kind::Plain(w) => w.path(),
+            Kind::Candidate(a) => a.worktree.path(),
         }
     }
 
     pub fn keep(&mut self, keep: bool) {
-        match self {
-            Checkout::Plain(w) => w.keep(keep),
-            Checkout::Candidate(a) => a.worktree.keep(keep),
+        match &mut self.kind {
+            Kind::Plain(w) => w.keep(keep),
+            Kind::Candidate(a) => a.worktree.keep(keep),
         }
+    }
+
+    /// The applied candidate, for a candidate copy.
+    pub fn applied(&self) -> Option<&Applied> {
+        match &self.kind {
+            Kind::Plain(_) => None,
+            Kind::Candidate(a) => Some(a),
+        }
+    }
+
+    /// The tree id every mutant in this copy must start from.
+    pub fn tree(&self) -> &str {
+        self.pristine.tree()
+    }
+
+    /// Proves the copy holds the tree under review, restoring it when a suite (or a setup, a
+    /// baseline) changed it: `Ok(None)` when it was whole, `Ok(Some(what))` when it was put
+    /// back, `Err` when it could not be (the caller makes a fresh copy).
+    pub fn make_whole(&self) -> Result<Option<String>> {
+        let found = self
+            .pristine
+            .differences()
+            .context("comparing the working copy with the tree under review")?;
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let what = found.describe();
+        self.pristine
+            .restore(&found)
+            .with_context(|| format!("restoring the working copy ({what})"))?;
+        Ok(Some(what))
+    }
+
+    /// After the `[worktree]` links and setup: tracked files they changed put back, untracked
+    /// files they left taken as part of what every mutant starts from. `Ok(None)` when they
+    /// left the tree as it was.
+    pub fn settle_setup(&self) -> Result<Option<String>> {
+        let found = self
+            .pristine
+            .settle_setup()
+            .context("settling the working copy after its setup")?;
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let mut said = Vec::new();
+        if !found.changed.is_empty() {
+            let changed = candidate::pristine::Differences {
+                changed: found.changed.clone(),
+                added: Vec::new(),
+            };
+            said.push(format!("{}: restored", changed.describe()));
+        }
+        if !found.added.is_empty() {
+            let added = candidate::pristine::Differences {
+                changed: Vec::new(),
+                added: found.added.clone(),
+            };
+            said.push(format!(
+                "{} that git does not ignore: kept, and checked before every mutant",
+                added.describe()
+            ));
+        }
+        Ok(Some(said.join("; ")))
     }
 
     /// The candidate's manifest checked now (`12/12 OK`), for a candidate copy.
     pub fn recheck(&self) -> Result<Option<manifests::Verification>> {
-        match self {
-            Checkout::Plain(_) => Ok(None),
-            Checkout::Candidate(a) => Ok(Some(a.recheck()?)),
+        match &self.kind {
+            Kind::Plain(_) => Ok(None),
+            Kind::Candidate(a) => Ok(Some(a.recheck()?)),
         }
     }
+}
+
+/// A file for a copy's private index, in this run's session folder (outside every checkout).
+fn private_index() -> Result<std::path::PathBuf> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    let session = report::scratch::session().context("making the session folder")?;
+    Ok(session.join(format!(
+        "review-{}.index",
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )))
 }
 
 /// What a new working copy needs before its baseline: the `[worktree]` table, the folder its
@@ -170,6 +253,18 @@ impl Prep {
     /// Links, then the setup, in `co`; the setup's seconds (`None` without one). A link missing
     /// at its source or a failed setup is a failed precondition: nothing can be judged there.
     pub fn apply(&self, co: &Checkout, log_name: &str) -> Result<Option<f64>> {
+        let secs = self.link_and_set_up(co, log_name)?;
+        if let Some(what) = co.settle_setup()? {
+            report::errln!(
+                "mutants: {}: the setup changed the working copy: {}",
+                report::escape::path(co.path()),
+                report::escape::text(&what)
+            );
+        }
+        Ok(secs)
+    }
+
+    fn link_and_set_up(&self, co: &Checkout, log_name: &str) -> Result<Option<f64>> {
         if self.worktree.is_empty() {
             return Ok(None);
         }
@@ -223,7 +318,12 @@ fn make_one(source: &Source) -> Result<Checkout> {
             let worktree =
                 Worktree::for_run(&state.repo, &state.commit).context("creating a worktree")?;
             carry(state, worktree.path())?;
-            Ok(Checkout::Plain(worktree))
+            let pristine = Pristine::of_checkout(worktree.path(), private_index()?)
+                .context("recording the working copy's tree")?;
+            Ok(Checkout {
+                kind: Kind::Plain(worktree),
+                pristine,
+            })
         }
         Source::Candidate { repo, config } => {
             let cand = Candidate {
@@ -234,7 +334,13 @@ fn make_one(source: &Source) -> Result<Checkout> {
             };
             let prepared = apply::prepare(repo, &cand)?;
             let applied = apply::apply(repo, prepared, &Place::Run)?;
-            Ok(Checkout::Candidate(Box::new(applied)))
+            let pristine =
+                Pristine::for_tree(applied.worktree.path(), &applied.tree, private_index()?)
+                    .context("recording the candidate's tree")?;
+            Ok(Checkout {
+                kind: Kind::Candidate(Box::new(applied)),
+                pristine,
+            })
         }
     }
 }

@@ -83,6 +83,8 @@ impl Row {
             also: Vec::new(),
             diff: None,
             rerun: None,
+            restored_before: None,
+            restored_after: None,
         }
     }
 }
@@ -116,6 +118,14 @@ pub(crate) struct Row {
     /// its run's start); `None` for a row of the run that made the report.
     #[serde(default)]
     pub rerun: Option<Timestamp>,
+    /// What of the working copy was not the tree under review when this mutant was about to
+    /// start (left by a setup, a baseline or an earlier suite), and was put back first.
+    #[serde(default)]
+    pub restored_before: Option<String>,
+    /// What this mutant's suite changed in the working copy besides the mutated file, put back
+    /// (or, when it could not be, the copy made again) before the next mutant.
+    #[serde(default)]
+    pub restored_after: Option<String>,
 }
 
 /// The `[worktree]` setup of a run: the command, the linked paths, and the seconds it took in

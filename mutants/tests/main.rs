@@ -11,4 +11,5 @@ mod formats;
 mod isolation;
 mod order;
 mod run;
+mod wholeness;
 mod workflow;

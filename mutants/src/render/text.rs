@@ -95,6 +95,26 @@ fn table(report: &RunReport) -> Table {
     t
 }
 
+/// One line per working copy put back to the tree under review, under the table: which mutant,
+/// and what was not the tree (found before it started, or changed by its suite).
+fn restored_lines(report: &RunReport) -> String {
+    use report::escape::text as esc;
+    let mut s = String::new();
+    for r in &report.mutants {
+        if let Some(what) = &r.restored_before {
+            s.push_str(&format!(
+                "restored before {}: {}\n",
+                esc(&r.name),
+                esc(what)
+            ));
+        }
+        if let Some(what) = &r.restored_after {
+            s.push_str(&format!("restored after {}: {}\n", esc(&r.name), esc(what)));
+        }
+    }
+    s
+}
+
 fn failed_names(names: &[String]) -> String {
     match names.len() {
         0..=3 => names.join(", "),
@@ -194,6 +214,7 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
     s.push('\n');
     s.push_str(&report.tally.to_string());
     s.push('\n');
+    s.push_str(&restored_lines(report));
     if report.interrupted {
         s.push_str(&format!(
             "INTERRUPTED: {} of {} mutants judged; the rest were not run.\n",

@@ -163,20 +163,20 @@ fn work(
             index: m.index,
             name: m.name.clone(),
         });
-        let done = run_one(plan, m, co)?;
-        if done.spoiled {
-            // The old copy is dropped here, which removes it (its links are removed, never
-            // followed).
-            *co = checkout::make(plan.source, 1)
-                .context("making a fresh working copy after a suite replaced the mutated file")?
-                .pop()
-                .context("no working copy was made")?;
-            plan.prep
-                .apply(co, &format!("setup.rebuilt-{}.log", m.index + 1))?;
-            if let Some(snap) = plan.warm.snapshot {
-                // Best effort: without the outputs the copy only builds cold.
-                let _ = snap.fill(co.path());
+        // Proved whole before every mutant: a setup, a baseline, a warm fill or an earlier
+        // suite may have left it other than the tree under review.
+        let restored_before = match co.make_whole() {
+            Ok(found) => found,
+            Err(e) => {
+                renew(plan, co, m.index)?;
+                Some(format!(
+                    "the working copy could not be restored ({e:#}); a fresh copy was made"
+                ))
             }
+        };
+        let done = run_one(plan, m, co, restored_before)?;
+        if done.spoiled {
+            renew(plan, co, m.index)?;
         }
         match done.row {
             Some(row) => {
@@ -185,6 +185,23 @@ fn work(
             None => return Ok(()),
         }
     }
+}
+
+/// Replaces a copy that cannot be trusted any more by a fresh one, set up and warmed like the
+/// first (the old copy is dropped here, which removes it; its links are removed, never
+/// followed).
+fn renew(plan: &Plan, co: &mut Checkout, index: usize) -> Result<()> {
+    *co = checkout::make(plan.source, 1)
+        .context("making a fresh working copy after a suite spoiled one")?
+        .pop()
+        .context("no working copy was made")?;
+    plan.prep
+        .apply(co, &format!("setup.rebuilt-{}.log", index + 1))?;
+    if let Some(snap) = plan.warm.snapshot {
+        // Best effort: without the outputs the copy only builds cold.
+        let _ = snap.fill(co.path());
+    }
+    Ok(())
 }
 
 /// Copy `j` (after the first) made ready while the first copy already judges: filled with the

@@ -66,7 +66,16 @@ pub(super) struct Done {
 }
 
 /// One mutant in one working copy.
-pub(super) fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
+///
+/// `restored_before` says what of the copy had to be put back before this mutant (see
+/// [`Checkout::make_whole`]); after the mutant's suites, the copy is proved whole again, and
+/// what the suites changed besides the mutated file is put back and said in the row.
+pub(super) fn run_one(
+    plan: &Plan,
+    m: &Mutant,
+    co: &Checkout,
+    restored_before: Option<String>,
+) -> Result<Done> {
     let path = swap::file_in(co.path(), &m.file)?;
     // `_pin` holds the file open to the end, so its inode cannot be reused by a replacement.
     let swap::Regular {
@@ -91,6 +100,8 @@ pub(super) fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
         also: Vec::new(),
         diff: None,
         rerun: None,
+        restored_before,
+        restored_after: None,
     };
     let span = match anchor::find_anchor(&original, m.anchor.as_bytes()) {
         Found::Once(span) => span,
@@ -167,15 +178,31 @@ pub(super) fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
         }
         runs.push(run);
     }
+    let mut changed_file = changed.is_some();
     let spoiled = match changed {
         Some(_) => {
             guard.abandon();
             true
         }
         None => match guard.restore()? {
-            Ok(()) => false,
+            // The mutated file is back; now the rest of the copy: a suite that rewrote a
+            // golden file or left a new module must not decide the next mutant's verdict.
+            Ok(()) => match co.make_whole() {
+                Ok(None) => false,
+                Ok(Some(what)) => {
+                    row.restored_after = Some(format!("its suite changed {what}; restored"));
+                    false
+                }
+                Err(e) => {
+                    row.restored_after = Some(format!(
+                        "its suite changed the working copy and it could not be restored ({e:#}); a fresh copy was made"
+                    ));
+                    true
+                }
+            },
             // Replaced after the check (by a process the suite left behind): the same error.
             Err(c) => {
+                changed_file = true;
                 if let Some(last) = runs.last_mut() {
                     last.verdict = Verdict::Error;
                     last.status = c.to_string();
@@ -186,7 +213,9 @@ pub(super) fn run_one(plan: &Plan, m: &Mutant, co: &Checkout) -> Result<Done> {
     };
     let mut runs = runs.into_iter();
     let main = runs.next().expect("a mutant has its own suite");
-    row.verdict = if spoiled {
+    // A copy spoiled only by what the suite did besides the mutated file (it was judged on the
+    // whole tree) keeps its verdict; one whose mutated file was replaced proves nothing.
+    row.verdict = if changed_file {
         Verdict::Error
     } else {
         main.verdict

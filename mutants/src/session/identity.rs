@@ -1,15 +1,11 @@
-//! What identifies the run's input: the git tree id of a working copy's content, a file's
-//! sha256, and `--out` as an absolute path git would print.
-//!
-//! A report names the one tree its mutants were judged against, so an `--only` rerun or a
-//! merge can refuse rows of another tree.
+//! What identifies the run's input: a file's sha256, and `--out` as an absolute path git would
+//! print. (The tree id a report names comes from the working copy's
+//! [`candidate::pristine::Pristine`], the same record every mutant is checked against.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-
-use candidate::git::Git;
+use anyhow::{Context, Result};
 
 /// A file's sha256, hex.
 pub(crate) fn sha256_of(path: &Path) -> Result<String> {
@@ -33,38 +29,4 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
         (Some(parent), Some(name)) => parent.join(name),
         _ => abs,
     }
-}
-
-/// The git tree id of a working copy's content as a run sees it: HEAD with every change and
-/// every file git does not ignore, hashed through a throwaway index so the copy's own index
-/// stays as it is.
-pub(crate) fn tree_of(dir: &Path) -> Result<String> {
-    let scratch = tempfile::tempdir().context("creating a scratch index folder")?;
-    let index = scratch.path().join("index");
-    let git = |args: &[&str]| -> Result<String> {
-        let out = Git::at(dir)
-            .command(args)
-            .env("GIT_INDEX_FILE", &index)
-            .output()
-            .context("running git")?;
-        if !out.status.success() {
-            bail!(
-                "git {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    };
-    // The copy's own index, copied, carries the stat cache: `add -A` then hashes only what
-    // changed. Without one, the tree starts from HEAD.
-    let own = Git::at(dir)
-        .text(["rev-parse", "--git-path", "index"])
-        .ok()
-        .map(|p| dir.join(p.trim()));
-    if !own.is_some_and(|p| fs::copy(p, &index).is_ok()) {
-        git(&["read-tree", "HEAD"])?;
-    }
-    git(&["add", "-A"])?;
-    git(&["write-tree"]).context("hashing the working copy's tree")
 }

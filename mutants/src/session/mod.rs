@@ -134,6 +134,10 @@ impl Session {
     /// baseline; their times go in the report.
     pub(crate) fn set_up(&mut self) -> Result<()> {
         if self.prep.worktree.is_empty() {
+            // No setup, but the tree is still proved before the baseline.
+            for co in &self.checkouts {
+                self.prep.apply(co, "setup.log")?;
+            }
             return Ok(());
         }
         let prep = &self.prep;

@@ -49,10 +49,7 @@ impl Session {
                 Err(refused) => return Ok(Err(refused)),
             };
         let sources = read_sources(&spec, &selected, checkouts[0].path())?;
-        let tree = match &candidate {
-            Some(c) => c.tree.clone(),
-            None => identity::tree_of(checkouts[0].path())?,
-        };
+        let tree = checkouts[0].tree().to_string();
 
         // One run per --out, held to the end: taken once the input is known good (a bad spec
         // leaves no --out behind) and before anything is written there.
@@ -239,13 +236,14 @@ fn candidate_facts(
     checkouts: &[Checkout],
     files: Option<(String, String)>,
 ) -> Result<Option<CandidateFacts>, Exit> {
-    let (Some(config), Some(Checkout::Candidate(applied))) = (config, checkouts.first()) else {
+    let (Some(config), Some(applied)) = (config, checkouts.first().and_then(Checkout::applied))
+    else {
         return Ok(None);
     };
     let before = ManifestCheck(applied.verification.summary());
     report::errln!("mutants: candidate manifest before the first mutant: {before}");
     for co in checkouts {
-        if let Checkout::Candidate(a) = co {
+        if let Some(a) = co.applied() {
             if !a.verification.all_ok() {
                 report::errln!(
                     "mutants: the candidate does not hold: manifest {}",
