@@ -177,27 +177,26 @@ impl Pristine {
     pub fn differences(&self) -> Result<Differences, GitError> {
         self.refresh();
         let changed = split(&self.git.bytes(["diff-files", "--name-only", "-z"])?);
-        let mut added = split(&self.git.bytes([
-            "ls-files",
-            "--others",
-            "--exclude-per-directory=.gitignore",
-            "-z",
-        ])?);
-        // Ignored entries, folders not entered (a build folder of 100,000 files costs nothing):
-        // an ignored `.gitignore` can only be one the tree does not have.
-        let ignored = split(&self.git.bytes([
-            "ls-files",
-            "--others",
-            "--ignored",
-            "--directory",
-            "--exclude-per-directory=.gitignore",
-            "-z",
-        ])?);
-        added.extend(
-            ignored
-                .into_iter()
-                .filter(|p| p == ".gitignore" || p.ends_with("/.gitignore")),
+        // One walk, with no ignore rules, that does not enter untracked folders (a build
+        // folder of 100,000 files costs nothing); then the tree's own rules decide which of
+        // those few entries are ignored. A `.gitignore` that is not in the tree is always a
+        // difference, ignored or not: it would hide others.
+        let untracked = split(
+            &self
+                .git
+                .bytes(["ls-files", "--others", "--directory", "-z"])?,
         );
+        let ignored = self.ignored(&untracked)?;
+        let mut added: Vec<String> = untracked
+            .into_iter()
+            .filter(|p| {
+                p == ".gitignore" || p.ends_with("/.gitignore") || !ignored.contains(p.as_str())
+            })
+            .collect();
+        // An exclude file in the checkout's git dir (none is made with it) would hide files too.
+        if excludes_something(&self.git.dir().join(".git/info/exclude")) {
+            added.push(".git/info/exclude".to_string());
+        }
         let mut changed: Vec<String> = changed;
         changed.sort();
         changed.dedup();
@@ -268,6 +267,63 @@ pub enum RestoreError {
     Left(String),
 }
 
+impl Pristine {
+    /// Which of `paths` the tree's own `.gitignore` files ignore (no info/exclude, no global
+    /// excludes file).
+    fn ignored(&self, paths: &[String]) -> Result<std::collections::BTreeSet<String>, GitError> {
+        if paths.is_empty() {
+            return Ok(Default::default());
+        }
+        // A folder is asked for without its slash: git then reads only the `.gitignore` files
+        // of the folders above it, never one the folder holds itself (a suite's own
+        // `*` there would otherwise hide the whole folder).
+        let mut input = Vec::new();
+        for p in paths {
+            input.extend_from_slice(p.trim_end_matches('/').as_bytes());
+            input.push(0);
+        }
+        // check-ignore exits 1 when it found nothing ignored: that is an answer, not a failure.
+        let out = self.git.bytes_with_input(
+            [
+                "-c",
+                "core.excludesFile=/dev/null",
+                "check-ignore",
+                "--stdin",
+                "-z",
+            ],
+            Some(&input),
+        );
+        match out {
+            Ok(bytes) => {
+                let said: std::collections::BTreeSet<String> = split(&bytes).into_iter().collect();
+                Ok(paths
+                    .iter()
+                    .filter(|p| said.contains(p.trim_end_matches('/')))
+                    .cloned()
+                    .collect())
+            }
+            Err(GitError::Failed { message, .. }) if message == "no message" => {
+                Ok(Default::default())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Whether an exclude file holds a pattern (git's template writes one of comments only).
+fn excludes_something(path: &Path) -> bool {
+    match fs::symlink_metadata(path) {
+        Err(_) => false,
+        Ok(m) if !m.is_file() || m.len() > 1 << 20 => true,
+        Ok(_) => fs::read(path).map_or(true, |text| {
+            text.split(|b| *b == b'\n').any(|line| {
+                let line = line.trim_ascii();
+                !line.is_empty() && !line.starts_with(b"#")
+            })
+        }),
+    }
+}
+
 fn split(out: &[u8]) -> Vec<String> {
     out.split(|b| *b == 0)
         .filter(|p| !p.is_empty())
@@ -315,4 +371,102 @@ fn clear_way(root: &Path, rel: &str) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    /// A committed checkout with `src/a.txt`, `run.sh` (executable) and an ignored `target/`.
+    fn checkout() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let co = tmp.path().join("co");
+        fs::create_dir_all(co.join("src")).unwrap();
+        fs::write(co.join("src/a.txt"), "a\n").unwrap();
+        fs::write(co.join("run.sh"), "echo\n").unwrap();
+        fs::write(co.join(".gitignore"), "target/\n").unwrap();
+        git(&co, &["init", "-q"]);
+        git(&co, &["add", "-A"]);
+        git(&co, &["update-index", "--chmod=+x", "run.sh"]);
+        git(&co, &["commit", "-qm", "x"]);
+        git(&co, &["checkout", "-q", "--", "."]);
+        (tmp, co)
+    }
+
+    #[test]
+    fn only_a_change_of_content_mode_or_kind_is_a_difference_and_each_is_put_back() {
+        let (tmp, co) = checkout();
+        let p = Pristine::of_checkout(&co, tmp.path().join("index")).unwrap();
+        assert!(p.differences().unwrap().is_empty());
+        // Touched with the same bytes, and build output in an ignored folder: the same tree.
+        fs::write(co.join("src/a.txt"), "a\n").unwrap();
+        fs::create_dir_all(co.join("target/debug")).unwrap();
+        fs::write(co.join("target/debug/out"), "o").unwrap();
+        assert!(p.differences().unwrap().is_empty());
+
+        // A folder replaced by a link to outside, a mode dropped, a new file.
+        let outside = tmp.path().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("a.txt"), "theirs\n").unwrap();
+        fs::remove_dir_all(co.join("src")).unwrap();
+        std::os::unix::fs::symlink(&outside, co.join("src")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(co.join("run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
+        fs::write(co.join("new.txt"), "n").unwrap();
+        let found = p.differences().unwrap();
+        assert_eq!(found.changed, ["run.sh", "src/a.txt"]);
+        assert_eq!(found.added, ["new.txt", "src"]);
+        p.restore(&found).unwrap();
+        assert!(p.differences().unwrap().is_empty());
+        assert!(fs::symlink_metadata(co.join("src")).unwrap().is_dir());
+        assert_eq!(fs::read(co.join("src/a.txt")).unwrap(), b"a\n");
+        assert_eq!(
+            fs::read(outside.join("a.txt")).unwrap(),
+            b"theirs\n",
+            "nothing written through the link"
+        );
+        assert!(co.join("target/debug/out").exists(), "ignored output kept");
+    }
+
+    #[test]
+    fn the_checkouts_own_index_and_exclude_file_cannot_hide_a_change() {
+        let (tmp, co) = checkout();
+        let tree = {
+            let out = Command::new("git")
+                .current_dir(&co)
+                .args(["write-tree"])
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        let p = Pristine::for_tree(&co, &tree, tmp.path().join("index")).unwrap();
+        fs::write(co.join("src/a.txt"), "changed\n").unwrap();
+        // Staged in the checkout's own index, and a new file hidden by info/exclude.
+        git(&co, &["add", "src/a.txt"]);
+        fs::create_dir_all(co.join(".git/info")).unwrap();
+        fs::write(co.join(".git/info/exclude"), "hidden.txt\n").unwrap();
+        fs::write(co.join("hidden.txt"), "h").unwrap();
+        let found = p.differences().unwrap();
+        assert_eq!(found.changed, ["src/a.txt"]);
+        // The exclude file hides hidden.txt until it is gone: the restore goes round again.
+        assert_eq!(found.added, [".git/info/exclude"]);
+        p.restore(&found).unwrap();
+        assert!(p.differences().unwrap().is_empty());
+        assert_eq!(fs::read(co.join("src/a.txt")).unwrap(), b"a\n");
+        assert!(!co.join("hidden.txt").exists());
+    }
 }

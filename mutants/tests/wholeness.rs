@@ -13,6 +13,7 @@ if [ "$out" = "$(cat golden.txt)" ]; then echo "1 passed, 0 failed"; exit 0; fi
 echo "$out" > golden.txt
 echo left > stray.txt
 mkdir -p hidden && printf '*\n' > hidden/.gitignore && echo x > hidden/data
+printf '.gitignore\nsneaky.txt\n' > .gitignore && echo x > sneaky.txt
 echo "0 passed, 1 failed"; exit 1
 "#;
 
@@ -46,7 +47,7 @@ fn a_suite_that_rewrites_a_golden_file_does_not_decide_the_next_mutants_verdict(
         .as_str()
         .unwrap_or_default()
         .to_string();
-    for what in ["golden.txt", "stray.txt", "hidden/.gitignore"] {
+    for what in ["golden.txt", "stray.txt", "hidden/", ".gitignore"] {
         assert!(after.contains(what), "{what} not named: {after:?}");
     }
     assert!(row(&report, "control: a comment")["restored_after"].is_null());
