@@ -123,6 +123,11 @@ pub(crate) struct RunArgs {
     /// working copies still get the first copy's build.
     #[arg(long)]
     pub no_cache: bool,
+    /// Skip the canaries: by default, before the first mutant of each mutated file, that file
+    /// is made unloadable and its suites must fail (proof they read the working copy, not
+    /// your checkout or an install of it). The report says when they were skipped.
+    #[arg(long)]
+    pub no_canary: bool,
     /// Hand the builds and suites no shared jobserver (CARGO_MAKEFLAGS): each cargo may then
     /// start a compiler per core in every job at once. By default they share one pool of the
     /// cores, or the jobserver of the make or cargo that runs this one.

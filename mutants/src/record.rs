@@ -128,6 +128,42 @@ pub(crate) struct Row {
     pub restored_after: Option<String>,
 }
 
+/// A canary: one mutated file made unloadable, one suite run (see `run::canary`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Canary {
+    pub file: String,
+    pub suite: String,
+    pub verdict: CanaryVerdict,
+    /// `exit 1`, `hang`, `build failed (...)`.
+    pub status: String,
+    pub start: Timestamp,
+    /// The suite's run and its build step, in seconds.
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    #[schemars(regex(pattern = r"^logs/"))]
+    pub log: String,
+}
+
+/// What a canary proved: `canary killed` (the suite failed without the file: it reads the
+/// working copy) or `CANARY SURVIVED` (it passed without it: the run stops, exit 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub(crate) enum CanaryVerdict {
+    #[serde(rename = "canary killed")]
+    Killed,
+    #[serde(rename = "CANARY SURVIVED")]
+    Survived,
+}
+
+impl std::fmt::Display for CanaryVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CanaryVerdict::Killed => "canary killed",
+            CanaryVerdict::Survived => "CANARY SURVIVED",
+        })
+    }
+}
+
 /// The `[worktree]` setup of a run: the command, the linked paths, and the seconds it took in
 /// each working copy (its time is reported apart from the suites').
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -374,6 +410,12 @@ pub(crate) struct RunReport {
     pub baseline: Vec<Baseline>,
     /// A suite failed or hung unmutated: no verdicts were given.
     pub baseline_failed: bool,
+    /// The canaries run before the first mutant of each mutated file, in spec order.
+    #[serde(default)]
+    pub canaries: Vec<Canary>,
+    /// `--no-canary`: no canary ran, so nothing proved the suites read the working copy.
+    #[serde(default)]
+    pub canaries_skipped: bool,
     pub interrupted: bool,
     pub mutants: Vec<Row>,
     pub tally: Tally,
@@ -386,6 +428,7 @@ impl RunReport {
     /// candidate's manifest still OK after the last one.
     pub fn held(&self) -> bool {
         !self.baseline_failed
+            && !self.canary_survived()
             && !self.interrupted
             && self.mutants.len() == self.planned
             && self.mutants.iter().all(|r| r.verdict.holds())
@@ -395,12 +438,21 @@ impl RunReport {
                 .map_or(true, |c| c.manifest_after.is_some_and(ManifestCheck::holds))
     }
 
+    /// Whether a canary passed: the suites do not read the working copy, nothing was judged.
+    pub fn canary_survived(&self) -> bool {
+        self.canaries
+            .iter()
+            .any(|c| c.verdict == CanaryVerdict::Survived)
+    }
+
     /// The run's verdict in a word: interrupted, a red baseline, everything held, or not.
     pub fn verdict(&self) -> RunVerdict {
         if self.interrupted {
             RunVerdict::Interrupted
         } else if self.baseline_failed {
             RunVerdict::BaselineFailed
+        } else if self.canary_survived() {
+            RunVerdict::CanarySurvived
         } else if self.held() {
             RunVerdict::Pass
         } else {
@@ -423,6 +475,7 @@ pub(crate) enum RunVerdict {
     Fail,
     Interrupted,
     BaselineFailed,
+    CanarySurvived,
 }
 
 impl std::fmt::Display for RunVerdict {
@@ -432,6 +485,7 @@ impl std::fmt::Display for RunVerdict {
             RunVerdict::Fail => "FAIL",
             RunVerdict::Interrupted => "INTERRUPTED",
             RunVerdict::BaselineFailed => "BASELINE FAILED",
+            RunVerdict::CanarySurvived => "CANARY SURVIVED",
         })
     }
 }

@@ -5,6 +5,7 @@ mod common;
 
 mod build;
 mod cache;
+mod canary;
 mod cores;
 mod faults;
 mod formats;

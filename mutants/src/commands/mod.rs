@@ -56,6 +56,7 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         out: args.out,
         keep: args.keep,
         no_cache: args.no_cache,
+        no_canary: args.no_canary,
         jobserver: !args.no_jobserver,
         format,
         color,

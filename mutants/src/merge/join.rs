@@ -123,6 +123,9 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
                 seconds(format!("baseline[{i}].build_secs"), x)?;
             }
         }
+        for (i, c) in r.canaries.iter().enumerate() {
+            seconds(format!("canaries[{i}].duration_secs"), c.duration_secs)?;
+        }
         for (i, row) in r.mutants.iter().enumerate() {
             let runs = row.run.iter().map(|s| (format!("mutants[{i}].run"), s));
             let also = row
@@ -156,6 +159,7 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
     let mut merged = first.clone();
     merged.shard = None;
     merged.mutants.clear();
+    merged.canaries.clear();
     merged.planned = 0;
     let mut indices = BTreeSet::new();
     for (dir, r) in shards {
@@ -165,6 +169,18 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
         merged.jobs = merged.jobs.max(r.jobs);
         merged.interrupted |= r.interrupted;
         merged.baseline_failed |= r.baseline_failed;
+        merged.canaries_skipped |= r.canaries_skipped;
+        // Each shard proves the files of its own mutants; one file's canary in two shards is
+        // one proof, said once (a survivor anywhere stops the merged report as it did its run).
+        for c in &r.canaries {
+            if !merged
+                .canaries
+                .iter()
+                .any(|m| m.file == c.file && m.suite == c.suite && m.verdict == c.verdict)
+            {
+                merged.canaries.push(c.clone());
+            }
+        }
         if let (Some(m), Some(c)) = (merged.candidate.as_mut(), r.candidate.as_ref()) {
             // The worst manifest result wins: one shard that did not restore spoils the merge.
             let ok = |s: &Option<ManifestCheck>| s.is_some_and(ManifestCheck::holds);
@@ -193,7 +209,7 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
 pub(super) fn exit_of(merged: &RunReport) -> Exit {
     if merged.interrupted {
         Exit::Interrupted
-    } else if merged.baseline_failed {
+    } else if merged.baseline_failed || merged.canary_survived() {
         Exit::Precondition
     } else {
         Exit::from_held(merged.held())

@@ -95,6 +95,27 @@ fn table(report: &RunReport) -> Table {
     t
 }
 
+/// One line per canary (or the word that they were skipped), above the table.
+fn canary_lines(report: &RunReport) -> String {
+    use report::escape::text as esc;
+    if report.canaries_skipped {
+        return "canary: skipped (--no-canary): nothing proved the suites read the working copy\n"
+            .to_string();
+    }
+    let mut s = String::new();
+    for c in &report.canaries {
+        s.push_str(&format!(
+            "canary: {} made unloadable, suite {}: {} ({}, {})\n",
+            esc(&c.file),
+            esc(&c.suite),
+            c.verdict,
+            esc(&c.status),
+            secs_text(c.duration_secs)
+        ));
+    }
+    s
+}
+
 /// One line per working copy put back to the tree under review, under the table: which mutant,
 /// and what was not the tree (found before it started, or changed by its suite).
 fn restored_lines(report: &RunReport) -> String {
@@ -203,11 +224,17 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
         "run: {} to {}, jobs {}\n\n",
         report.start, report.end, report.jobs
     ));
+    s.push_str(&canary_lines(report));
     if report.baseline_failed {
         s.push_str(&paint.paint(&RunVerdict::BaselineFailed.to_string(), Style::Bad));
         s.push_str(
             ": a suite fails or hangs without any mutant, so no mutant was judged (exit 4).\n",
         );
+        return s;
+    }
+    if report.canary_survived() {
+        s.push_str(&paint.paint(&RunVerdict::CanarySurvived.to_string(), Style::Bad));
+        s.push_str(": a suite passed with a mutated file made unloadable, so it does not read the working copy under review; no mutant was judged (exit 4).\n");
         return s;
     }
     s.push_str(&table(report).render_painted(paint));

@@ -20,6 +20,7 @@ use crate::spec::{Mutant, Spec};
 use mutant::run_one;
 
 mod baseline;
+pub(crate) mod canary;
 pub(crate) mod cores;
 mod mutant;
 mod suite;

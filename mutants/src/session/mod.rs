@@ -29,6 +29,7 @@ use crate::render::{self, progress, Sources};
 use crate::run::{self, BaselineResult, Event, Plan};
 use crate::spec::{Mutant, Spec};
 
+mod canaries;
 mod identity;
 mod prepare;
 mod previous;
@@ -54,6 +55,9 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Ok(baseline) => baseline,
         Err(stop) => return session.finish(stop),
     };
+    if let Err(stop) = session.canaries(&baseline)? {
+        return session.finish(stop);
+    }
     match session.judge(&baseline) {
         Ok(()) => {}
         Err(Stopped::Engine(e)) => {

@@ -72,6 +72,8 @@ impl Session {
             planned: selected.len(),
             baseline: Vec::new(),
             baseline_failed: false,
+            canaries: Vec::new(),
+            canaries_skipped: settings.no_canary,
             interrupted: false,
             mutants: Vec::new(),
             tally: Tally::default(),

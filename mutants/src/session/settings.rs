@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     pub keep: bool,
     /// Neither restore nor save the build outputs kept between runs.
     pub no_cache: bool,
+    /// Skip the canaries (`--no-canary`); the report says so.
+    pub no_canary: bool,
     /// Hand every build and suite a shared jobserver (`--no-jobserver`: none).
     pub jobserver: bool,
     /// What to print on stdout at the end, and whether it is coloured.

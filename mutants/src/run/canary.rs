@@ -1,0 +1,118 @@
+//! Canaries: the proof that a suite reads the files of the working copy it runs in.
+//!
+//! Every verdict assumes the suite loads the checkout under review. A suite that imports the
+//! user's own checkout instead (an editable install in a linked virtualenv, an absolute path
+//! baked into a build output or a cache, a runner that reads a global install) passes with any
+//! mutant in place: every mutant SURVIVES and every control holds, about code nobody mutated.
+//! So before the first mutant of each mutated file, that file is made unloadable (its bytes
+//! replaced by a line no language parses) and each suite its mutants name runs once: it must
+//! fail. One that still passes stops the run with exit 4 before any verdict is given.
+//!
+//! Files that only controls touch get no canary: a control's file (a README) is exactly one
+//! the suite is expected not to read.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use report::Outcome;
+
+use super::suite::{relative, run_suite};
+use super::Plan;
+use crate::checkout::Checkout;
+use crate::record::{Canary, CanaryVerdict};
+use crate::spec::Mutant;
+use crate::swap::{self, WriteError};
+use report::text::slug;
+
+/// What a canary file holds: a NUL (no source language accepts one outside a string) and
+/// unbalanced brackets and quotes, on one line.
+pub(crate) const UNLOADABLE: &[u8] =
+    b"\0 )]}'\"` <<< gatekit canary: this file was made unloadable on purpose >>> ({[\n";
+
+/// Each (file, suite) pair a canary must prove, in spec order: the files of the mutants that
+/// expect a kill, each with every suite one of its mutants names as its own.
+pub(crate) fn planned(mutants: &[&Mutant]) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut sorted: Vec<&&Mutant> = mutants.iter().filter(|m| !m.is_control()).collect();
+    sorted.sort_by_key(|m| m.index);
+    for m in sorted {
+        let pair = (m.file.clone(), m.suite.clone());
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+    }
+    pairs
+}
+
+/// Runs one canary in `co`: `file` made unloadable, `suite` run, the file restored and the copy
+/// proved whole. `Ok(None)` when an interrupt arrived during it.
+pub(crate) fn run_canary(
+    plan: &Plan,
+    co: &Checkout,
+    file: &str,
+    suite_name: &str,
+) -> Result<Option<Canary>> {
+    let path = swap::file_in(co.path(), file)?;
+    let swap::Regular {
+        bytes: original,
+        id,
+        file: _pin,
+    } = swap::read_regular(&path)
+        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+    swap::write_in_place(&path, id, UNLOADABLE)
+        .with_context(|| format!("writing the canary into {}", report::escape::path(&path)))?;
+    let log = plan.out.join("logs").join(format!(
+        "canary.{}.{}.log",
+        slug(file, "file"),
+        slug(suite_name, "suite")
+    ));
+    let suite = &plan.spec.suites[suite_name];
+    let ran = run_suite(
+        suite,
+        co.path(),
+        &log,
+        plan.baseline.timeouts[suite_name],
+        plan.cores,
+    );
+    // Put back whatever the suite did, before anything else can go wrong: a file the suite
+    // replaced is not ours to write (the copy is then made whole from the tree below).
+    match swap::write_in_place(&path, id, &original) {
+        Ok(()) | Err(WriteError::Changed(_)) => {}
+        Err(WriteError::Io(e)) => {
+            return Err(e).with_context(|| {
+                format!("restoring {} after its canary", report::escape::path(&path))
+            })
+        }
+    }
+    co.make_whole()
+        .context("restoring the working copy after a canary")?;
+    let ran = ran?;
+    let record = ran.record;
+    let verdict = match record.outcome() {
+        Outcome::Interrupted => return Ok(None),
+        Outcome::Passed => CanaryVerdict::Survived,
+        // Failed, hung, or its build failed on the file: in every case the suite read it.
+        _ => CanaryVerdict::Killed,
+    };
+    Ok(Some(Canary {
+        file: file.to_string(),
+        suite: suite_name.to_string(),
+        verdict,
+        status: record.status_text(),
+        start: record.start,
+        duration_secs: record.duration_secs + ran.build_secs.unwrap_or(0.0),
+        log: relative(&plan.out, &record.log),
+    }))
+}
+
+/// The line a run that stops on a canary prints: the file, the suite, and the usual causes.
+pub(crate) fn survived_message(c: &Canary, dir: &Path) -> String {
+    format!(
+        "canary SURVIVED: suite {:?} passed with {} made unloadable in the working copy {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: an editable install in a linked virtualenv (a .pth or direct_url.json pointing at your checkout), an absolute path in a build output or cache, a runner or import path that reads a global install. Log: {}",
+        c.suite,
+        report::escape::text(&c.file),
+        report::escape::path(dir),
+        c.log
+    )
+}

@@ -1,0 +1,78 @@
+//! The canary phase, between the baseline and the first mutant: each mutated file made
+//! unloadable in the first copy, each of its suites run once, and the run stopped (exit 4)
+//! when one still passes (see [`crate::run::canary`]).
+
+use anyhow::Result;
+
+use report::progress::Progress;
+use report::Exit;
+
+use super::Session;
+use crate::record::CanaryVerdict;
+use crate::render;
+use crate::run::{self, canary, BaselineResult, Plan};
+
+impl Session {
+    /// Runs every planned canary in the first copy, each written to the report as it ends.
+    /// `Err(exit)` when the run must stop: a canary survived (exit 4) or an interrupt came.
+    pub(crate) fn canaries(&mut self, baseline: &BaselineResult) -> Result<Result<(), Exit>> {
+        if self.settings.no_canary {
+            report::errln!(
+                "mutants: canaries skipped (--no-canary): nothing proves the suites read the working copy"
+            );
+            return Ok(Ok(()));
+        }
+        let planned = canary::planned(&self.mutants());
+        let plan = Plan {
+            spec: &self.spec,
+            source: &self.source,
+            prep: &self.prep,
+            mutants: Vec::new(),
+            baseline,
+            out: self.out.clone(),
+            warm: run::Warm {
+                snapshot: None,
+                suites: Vec::new(),
+                cli_timeout: self.settings.timeout,
+            },
+            cores: &self.cores,
+        };
+        let mut live = Progress::new(planned.len(), false);
+        for (file, suite) in &planned {
+            let label = format!(
+                "canary: {} unloadable under {}",
+                report::escape::text(file),
+                report::escape::text(suite)
+            );
+            let ran = live.during(&label, || {
+                canary::run_canary(&plan, &self.checkouts[0], file, suite)
+            })?;
+            let Some(c) = ran else {
+                live.clear();
+                return Ok(Err(Exit::Interrupted));
+            };
+            live.finished(&format!(
+                "{} {} ({}, {})",
+                c.verdict,
+                report::escape::text(file),
+                report::escape::text(suite),
+                report::escape::text(&c.status)
+            ));
+            let survived = c.verdict == CanaryVerdict::Survived;
+            if survived {
+                report::errln!(
+                    "mutants: {}",
+                    canary::survived_message(&c, self.checkouts[0].path())
+                );
+            }
+            self.report.canaries.push(c);
+            render::write_all(&self.report, &self.sources, &self.out)?;
+            if survived {
+                live.clear();
+                return Ok(Err(Exit::Precondition));
+            }
+        }
+        live.clear();
+        Ok(Ok(()))
+    }
+}
