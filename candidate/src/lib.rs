@@ -12,6 +12,7 @@ pub mod apply;
 pub mod cache;
 pub mod config;
 pub mod git;
+pub mod installs;
 pub mod pack;
 pub mod pristine;
 pub mod setup;

@@ -170,18 +170,33 @@ pub(crate) fn is_not_ignored(repo: &Git, path: &str) -> bool {
 }
 
 /// Bad input (the message names `file`, the path and the repository) unless every linked path
-/// is ignored by git in `repo`: the one check gate and mutants both make before any work.
+/// is ignored by git in `repo` and none holds an install that points back into `repo` (an
+/// editable install, a workspace package linked to it: the suites would import the user's
+/// checkout, see [`crate::installs`]): the one check gate and mutants both make before any work.
 pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result<(), String> {
-    match first_not_ignored(setup, repo) {
-        Some((key, path)) => Err(format!(
+    if let Some((key, path)) = first_not_ignored(setup, repo) {
+        return Err(format!(
             "{}: worktree.{key} {:?} is not ignored by git in {}: a {} git can see would change the tree being judged (add it to .gitignore)",
             report::escape::path(file),
             report::escape::text(path),
             report::escape::path(repo.dir()),
             if key == "link" { "link" } else { "cached folder" }
-        )),
-        None => Ok(()),
+        ));
     }
+    for rel in &setup.link {
+        if let Some((found, named)) =
+            crate::installs::pointing_back(&repo.dir().join(rel), repo.dir())
+        {
+            return Err(format!(
+                "{}: worktree.link {:?}: {} points into your checkout ({}), so the suites would import your checkout, not the one under review (an editable install or a linked workspace package); link a folder with only the dependencies installed, or install the project in worktree.setup",
+                report::escape::path(file),
+                report::escape::text(rel),
+                report::escape::path(&found),
+                report::escape::path(&named),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Symlinks every `link` path of `setup` from `source` (the user's checkout) into `checkout`.

@@ -133,3 +133,65 @@ fn a_rust_workspace_is_gated_with_cargo_test() {
     run.assert_exit(0);
     assert!(run.stdout.contains("2 passed"), "{run}");
 }
+
+/// A src-layout Python project installed editable (`pip install -e .`, the way a README recipe
+/// sets up a development virtualenv) into the `.venv` gate.toml links: the suites would import
+/// the user's `src/`, not the checkout under review, so the link is refused before any work.
+#[test]
+fn a_linked_virtualenv_with_the_project_installed_editable_is_refused_naming_the_file() {
+    let repo = Repo::new();
+    repo.write(".gitignore", ".venv/\n__pycache__/\n*.egg-info/\nbuild/\n")
+        .write(
+            "pyproject.toml",
+            "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"slug\"\nversion = \"0.1\"\n",
+        )
+        .write("src/slug/__init__.py", "def slug(s):\n    return s.lower()\n")
+        .write(
+            "tests/test_slug.py",
+            "import unittest\nfrom slug import slug\n\nclass T(unittest.TestCase):\n    def test_lower(self):\n        self.assertEqual(slug('AB'), 'ab')\n",
+        );
+    let base = repo.commit_all("base");
+    // The system's setuptools builds the editable wheel offline (no build isolation).
+    let venv = Command::new("python3")
+        .args(["-m", "venv", "--system-site-packages", ".venv"])
+        .current_dir(repo.path())
+        .status()
+        .unwrap();
+    assert!(venv.success(), "python3 -m venv failed");
+    let install = Command::new(".venv/bin/python")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--no-build-isolation",
+            "-e",
+            ".",
+        ])
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+        .current_dir(repo.path())
+        .output()
+        .unwrap();
+    assert!(
+        install.status.success(),
+        "pip install -e . failed: {}",
+        String::from_utf8_lossy(&install.stderr)
+    );
+    repo.write(
+        "src/slug/__init__.py",
+        "def slug(s):\n    return s.lower().replace(' ', '-')\n",
+    );
+    repo.git(["add", "-A"]);
+    let gate = "[worktree]\nlink = [\".venv\"]\n\n[[suite]]\nname = \"unit\"\nrun = \".venv/bin/python -m unittest discover -s tests -v\"\n";
+    let run = gate_it(&repo, &base, gate);
+    run.assert_exit(2);
+    assert!(run.stderr.contains("points into your checkout"), "{run}");
+    assert!(
+        run.stderr.contains("site-packages/__editable__")
+            || run.stderr.contains("direct_url.json")
+            || run.stderr.contains(".pth"),
+        "the file that points back is named: {run}"
+    );
+}

@@ -14,9 +14,10 @@ fn fixture(spec_extra: &str) -> Fixture {
         "[[mutant]]\nname = \"control: readme\"\nfile = \"README.md\"\nanchor = \"Hello\"\nreplace = \"Hullo\"\nsuite = \"unit\"\nexpect = \"survive\"\n"
     );
     let fx = Fixture::new(&spec);
-    fx.repo
-        .write("README.md", "Hello\n")
-        .write("test.sh", TEST.replace(". ./lib.sh", ". \"${LIB_DIR:-.}/lib.sh\""));
+    fx.repo.write("README.md", "Hello\n").write(
+        "test.sh",
+        TEST.replace(". ./lib.sh", ". \"${LIB_DIR:-.}/lib.sh\""),
+    );
     fx.repo.commit_all("readme; lib from LIB_DIR");
     fx
 }
@@ -28,7 +29,11 @@ fn a_suite_that_reads_the_working_copy_kills_each_mutated_files_canary_and_contr
     out.assert_exit(0);
     let report = fx.report();
     let canaries = report["canaries"].as_array().unwrap();
-    assert_eq!(canaries.len(), 1, "lib.sh only, not the control's README: {report}");
+    assert_eq!(
+        canaries.len(),
+        1,
+        "lib.sh only, not the control's README: {report}"
+    );
     assert_eq!(canaries[0]["file"], "lib.sh");
     assert_eq!(canaries[0]["verdict"], "canary killed");
     assert_eq!(report["canaries_skipped"], false);
@@ -44,11 +49,12 @@ fn a_suite_that_reads_the_working_copy_kills_each_mutated_files_canary_and_contr
 #[test]
 fn a_suite_that_reads_the_users_checkout_stops_the_run_at_its_canary_with_exit_4() {
     let fx = fixture("");
-    let out = Output::of(
-        fx.cmd()
-            .env("LIB_DIR", fx.repo.path())
-            .args(["run", "mutants.toml", "--out", fx.out().to_str().unwrap()]),
-    );
+    let out = Output::of(fx.cmd().env("LIB_DIR", fx.repo.path()).args([
+        "run",
+        "mutants.toml",
+        "--out",
+        fx.out().to_str().unwrap(),
+    ]));
     out.assert_exit(4);
     assert!(out.stderr.contains("canary SURVIVED"), "{out}");
     assert!(out.stderr.contains("lib.sh"), "{out}");
