@@ -10,6 +10,7 @@
 
 pub mod apply;
 pub mod cache;
+pub mod canary;
 pub mod config;
 pub mod git;
 pub mod installs;

@@ -73,6 +73,12 @@ pub(crate) enum Command {
         /// Keep the worktree after the run.
         #[arg(long)]
         keep: bool,
+        /// After the suites pass, make each source path of the candidate unloadable in turn and
+        /// rerun the suites until one fails: proof they read the checkout under review, not your
+        /// checkout or an install of it. A path no suite notices (or a suite that notices none)
+        /// is exit 4. Costs about one suite run per source path, so it is off by default.
+        #[arg(long)]
+        canary: bool,
         /// Copy each suite's output to stderr as it runs.
         #[arg(long)]
         echo: bool,

@@ -6,6 +6,7 @@
 //! `text`, `markdown` and `junit` render it, `cites` answers "was this head cited?", and
 //! [`commands`] maps each subcommand onto them.
 
+mod canary;
 mod cites;
 pub mod cli;
 pub mod commands;

@@ -190,6 +190,10 @@ pub struct GateReport {
     /// The `[worktree]` setup step, run once in the checkout before the first suite.
     #[serde(default)]
     pub(crate) setup: Option<SetupFact>,
+    /// `--canary`: each source path made unloadable and the suites run until one noticed;
+    /// `None` when not asked.
+    #[serde(default)]
+    pub(crate) canaries: Option<Vec<crate::canary::CanaryRun>>,
 }
 
 /// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
@@ -226,6 +230,7 @@ impl GateReport {
             verdict: Verdict::Fail,
             findings: Vec::new(),
             setup: None,
+            canaries: None,
         };
         r.judge();
         r
@@ -259,6 +264,9 @@ impl GateReport {
                 findings.push(format!("suite {} {}", suite.name, suite.result_text()));
             }
         }
+        if let Some(runs) = &self.canaries {
+            findings.extend(crate::canary::findings(runs, &self.planned));
+        }
         self.verdict = Verdict::of(self.interrupted, &findings);
         self.findings = findings;
     }
@@ -280,6 +288,14 @@ impl GateReport {
     /// Whether the verdict is PASS.
     pub fn passed(&self) -> bool {
         self.verdict == Verdict::Pass
+    }
+
+    /// Whether a canary proved a suite does not read the checkout: the run's precondition
+    /// failed (exit 4), whatever the suites said.
+    pub fn canary_failed(&self) -> bool {
+        self.canaries
+            .as_ref()
+            .is_some_and(|runs| !crate::canary::findings(runs, &self.planned).is_empty())
     }
 }
 

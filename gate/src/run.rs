@@ -31,6 +31,8 @@ pub struct RunSettings {
     pub keep: bool,
     pub echo: bool,
     pub json: bool,
+    /// `--canary`: prove the suites read the checkout (see [`crate::canary`]).
+    pub canary: bool,
 }
 
 /// File names in `gate run`'s output folder.
@@ -199,6 +201,7 @@ fn locked_run(
             report
         }
         None => {
+            let all_passed = !interrupted && results.iter().all(SuiteResult::passed);
             let mut report = GateReport::new(
                 started,
                 CandidateFacts::from_applied(&applied, manifest_sha256),
@@ -207,6 +210,15 @@ fn locked_run(
                 interrupted,
             );
             report.setup = setup;
+            // Only a green run needs the proof: a red one is FAIL already.
+            if s.canary && all_passed {
+                let (runs, cut) =
+                    crate::canary::run(&applied, &planned, &config.env, &logs, s.json, s.echo)?;
+                report.canaries = Some(runs);
+                report.interrupted |= cut;
+                report.finished = Timestamp::now();
+                report.judge();
+            }
             report
         }
     };

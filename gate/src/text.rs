@@ -59,6 +59,27 @@ impl GateReport {
             out.push('\n');
             out.push_str(&render_rerun(rerun));
         }
+        if let Some(runs) = &self.canaries {
+            let noticed = runs.iter().filter(|r| r.noticed).count();
+            let paths: std::collections::BTreeSet<&str> =
+                runs.iter().map(|r| r.path.as_str()).collect();
+            let _ = writeln!(
+                out,
+                "canary    {} source path(s) made unloadable, {} suite run(s), {noticed} noticed",
+                paths.len(),
+                runs.len()
+            );
+            for r in runs.iter().filter(|r| !r.noticed) {
+                let _ = writeln!(
+                    out,
+                    "canary    NOT NOTICED: {} with {} unloadable ({}, log {})",
+                    esc(&r.suite),
+                    esc(&r.path),
+                    esc(&r.status),
+                    esc(&r.log)
+                );
+            }
+        }
         out.push('\n');
         if self.findings.is_empty() {
             let _ = writeln!(out, "verdict   {verdict}: every check held");

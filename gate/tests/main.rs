@@ -2,6 +2,7 @@
 //! module per concern. One test binary for the crate, so the fixtures in `common` are built once.
 
 mod apply;
+mod canary;
 mod common;
 mod ecosystems;
 mod faults;

@@ -157,6 +157,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
         keep: false,
         echo: false,
         json: false,
+        canary: false,
     };
     let gated = run_gate(&git, &settings, None)?;
     if let Some(e) = gated.write_error {

@@ -69,6 +69,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             only,
             fresh,
             keep,
+            canary,
             echo,
             output,
             junit,
@@ -82,6 +83,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
                 keep,
                 echo,
                 json: format == Format::Json,
+                canary,
             };
             let output = run::RunOutput {
                 format,

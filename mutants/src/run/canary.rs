@@ -25,10 +25,7 @@ use crate::spec::Mutant;
 use crate::swap::{self, WriteError};
 use report::text::slug;
 
-/// What a canary file holds: a NUL (no source language accepts one outside a string) and
-/// unbalanced brackets and quotes, on one line.
-pub(crate) const UNLOADABLE: &[u8] =
-    b"\0 )]}'\"` <<< gatekit canary: this file was made unloadable on purpose >>> ({[\n";
+use candidate::canary::UNLOADABLE;
 
 /// Each (file, suite) pair a canary must prove, in spec order: the files of the mutants that
 /// expect a kill, each with every suite one of its mutants names as its own.
@@ -109,10 +106,11 @@ pub(crate) fn run_canary(
 /// The line a run that stops on a canary prints: the file, the suite, and the usual causes.
 pub(crate) fn survived_message(c: &Canary, dir: &Path) -> String {
     format!(
-        "canary SURVIVED: suite {:?} passed with {} made unloadable in the working copy {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: an editable install in a linked virtualenv (a .pth or direct_url.json pointing at your checkout), an absolute path in a build output or cache, a runner or import path that reads a global install. Log: {}",
+        "canary SURVIVED: suite {:?} passed with {} made unloadable in the working copy {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: {}. Log: {}",
         c.suite,
         report::escape::text(&c.file),
         report::escape::path(dir),
+        candidate::canary::USUAL_CAUSES,
         c.log
     )
 }

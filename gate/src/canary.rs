@@ -1,0 +1,179 @@
+//! `gate run --canary`: proof that the suites read the checkout under review.
+//!
+//! After every suite passed, each source path of the candidate (a manifest path whose ending
+//! names source code, see [`candidate::canary::is_source`]) is made unloadable in turn and the
+//! suites run again until one fails: that path is read. A path no suite notices, or a suite
+//! that notices none of the paths, means a PASS about other code (an editable install, a global
+//! one, a build output naming another folder): findings, and exit 4. Each run puts the checkout
+//! back to the tree under review (the private index of [`candidate::pristine`]) before the next.
+//!
+//! It costs about one suite run per source path (more when several suites must each be
+//! proved), so it is asked for, not done by default.
+
+use std::collections::BTreeSet;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use candidate::apply::Applied;
+use candidate::pristine::Pristine;
+
+use crate::suite::{self, Planned};
+
+/// One canary run: `path` made unloadable, `suite` run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct CanaryRun {
+    pub path: String,
+    pub suite: String,
+    /// The suite failed (or hung) without the file: it reads it.
+    pub noticed: bool,
+    /// `exit 1`, `hang`, `exit 0`.
+    pub status: String,
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    /// Relative to the output folder.
+    pub log: String,
+}
+
+/// The findings canaries make: each source path no suite noticed, each suite that noticed none.
+pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut paths: Vec<&str> = Vec::new();
+    for r in runs {
+        if !paths.contains(&r.path.as_str()) {
+            paths.push(&r.path);
+        }
+    }
+    for p in &paths {
+        if !runs.iter().any(|r| r.path == *p && r.noticed) {
+            out.push(format!(
+                "canary: every suite passed with {p} made unloadable (no suite reads it)"
+            ));
+        }
+    }
+    if !paths.is_empty() {
+        for s in suites {
+            let tried = runs.iter().any(|r| &r.suite == s);
+            if tried && !runs.iter().any(|r| &r.suite == s && r.noticed) {
+                out.push(format!(
+                    "canary: suite {s} passed with each source path made unloadable (it reads none of them)"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Runs the canaries in `applied`'s checkout, each suite's log in `logs`; `(runs, interrupted)`.
+pub(crate) fn run(
+    applied: &Applied,
+    planned: &[Planned],
+    env: &std::collections::BTreeMap<String, String>,
+    logs: &Path,
+    quiet: bool,
+    echo: bool,
+) -> Result<(Vec<CanaryRun>, bool)> {
+    let dir = applied.worktree.path();
+    let index = report::scratch::session()
+        .context("making the session folder")?
+        .join("canary.index");
+    let pristine =
+        Pristine::for_tree(dir, &applied.tree, index).context("recording the tree under review")?;
+    let paths: Vec<String> = applied
+        .prepared
+        .manifest
+        .entries
+        .iter()
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .filter(|p| candidate::canary::is_source(Path::new(p)) && plain_file(dir, p))
+        .collect();
+    let mut runs = Vec::new();
+    let (mut read_paths, mut reading_suites) = (BTreeSet::new(), BTreeSet::new());
+    let mut progress = report::progress::Progress::new(paths.len() * planned.len(), quiet);
+    for path in &paths {
+        for p in planned {
+            if read_paths.contains(path) && reading_suites.contains(&p.name) {
+                continue;
+            }
+            if report::interrupt::requested() {
+                progress.clear();
+                return Ok((runs, true));
+            }
+            let file = dir.join(std::ffi::OsStr::from_bytes(path.as_bytes()));
+            std::fs::write(&file, candidate::canary::UNLOADABLE)
+                .with_context(|| format!("writing the canary into {}", file.display()))?;
+            let log = logs.join(format!(
+                "canary-{:02}-{}.{}.log",
+                runs.len() + 1,
+                report::text::slug(path, "path"),
+                report::text::slug(&p.name, "suite")
+            ));
+            let shown = format!(
+                "canary: {} unloadable, suite {}",
+                report::escape::text(path),
+                report::escape::text(&p.name)
+            );
+            let result = progress.during(&shown, || suite::run_suite(p, dir, env, &log, echo));
+            // Put back before anything else: the canary file and whatever the suite changed.
+            let found = pristine
+                .differences()
+                .context("comparing the checkout with the tree under review")?;
+            pristine
+                .restore(&found)
+                .context("restoring the checkout after a canary")?;
+            let result = result?;
+            if result.record.interrupted {
+                progress.clear();
+                return Ok((runs, true));
+            }
+            let noticed = result.record.outcome() != report::Outcome::Passed;
+            if noticed {
+                read_paths.insert(path.clone());
+                reading_suites.insert(p.name.clone());
+            }
+            progress.finished(&format!(
+                "{shown}: {}",
+                if noticed { "noticed" } else { "NOT NOTICED" }
+            ));
+            runs.push(CanaryRun {
+                path: path.clone(),
+                suite: p.name.clone(),
+                noticed,
+                status: result.record.status_text(),
+                duration_secs: result.record.duration_secs,
+                log: log
+                    .strip_prefix(logs.parent().unwrap_or(logs))
+                    .unwrap_or(&log)
+                    .to_string_lossy()
+                    .into_owned(),
+            });
+        }
+    }
+    progress.clear();
+    Ok((runs, report::interrupt::requested()))
+}
+
+/// Whether `rel` is a regular file of `dir` reached through no link (a canary never writes
+/// through one).
+fn plain_file(dir: &Path, rel: &str) -> bool {
+    let mut at = dir.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        if part.is_empty() || *part == "." || *part == ".." {
+            return false;
+        }
+        at.push(part);
+        let Ok(meta) = std::fs::symlink_metadata(&at) else {
+            return false;
+        };
+        let last = i + 1 == parts.len();
+        if (last && !meta.is_file()) || (!last && !meta.is_dir()) {
+            return false;
+        }
+    }
+    true
+}
