@@ -7,6 +7,7 @@ mod build;
 mod cache;
 mod canary;
 mod cores;
+mod equivalence;
 mod faults;
 mod formats;
 mod isolation;

@@ -65,6 +65,11 @@ pub(crate) fn forget_units_bound_to(checkout: &Path, rel: &str, old_root: &Path)
     forgotten
 }
 
+/// Whether `dir` is a Cargo build folder (it holds a profile with a `.fingerprint` folder).
+pub(crate) fn is_build_folder(dir: &Path) -> bool {
+    !profiles(dir, 3).is_empty()
+}
+
 /// Whether a dep-info text binds its unit to `root`, the old checkout.
 ///
 /// Its output lines (always in the old build folder) mean nothing. A unit of the workspace

@@ -64,6 +64,71 @@ pub(crate) fn listing(root: &Path) -> io::Result<Vec<(String, u64)>> {
     Ok(out)
 }
 
+/// The first entry under `root` that is neither a regular file nor a folder (a link, a FIFO, a
+/// socket, a device), relative to `root`: a build folder holding one is never handed over or
+/// kept, since a link may name another checkout's files and the others are not data.
+pub(crate) fn first_not_plain(root: &Path) -> io::Result<Option<String>> {
+    let meta = fs::symlink_metadata(root)?;
+    if !meta.is_dir() {
+        return Ok((!meta.is_file()).then(String::new));
+    }
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let meta = fs::symlink_metadata(&path)?;
+            if meta.is_dir() {
+                stack.push(path);
+            } else if !meta.is_file() {
+                let rel = path.strip_prefix(root).unwrap_or(&path);
+                return Ok(Some(rel.to_string_lossy().into_owned()));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The first regular file under `root` whose bytes hold `needle` (a checkout's absolute path),
+/// relative to `root`; a file too large to read whole counts as holding it.
+pub(crate) fn first_naming(root: &Path, needle: &[u8]) -> io::Result<Option<String>> {
+    const MAX_READ: u64 = 256 << 20;
+    let mut found = None;
+    let mut failed = None;
+    walk(root, root, &mut |rel, meta| {
+        if found.is_some() || failed.is_some() {
+            return;
+        }
+        if meta.len() > MAX_READ {
+            found = Some(rel.to_string());
+            return;
+        }
+        match fs::read(root.join(rel)) {
+            Ok(bytes) if holds(&bytes, needle) => found = Some(rel.to_string()),
+            Ok(_) => {}
+            Err(e) => failed = Some(e),
+        }
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(found),
+    }
+}
+
+/// Whether `hay` holds `needle` anywhere.
+fn holds(hay: &[u8], needle: &[u8]) -> bool {
+    let Some(&first) = needle.first() else {
+        return true;
+    };
+    let mut from = 0;
+    while let Some(p) = hay[from..].iter().position(|&b| b == first) {
+        if hay[from + p..].starts_with(needle) {
+            return true;
+        }
+        from += p + 1;
+    }
+    false
+}
+
 /// Calls `each` with every regular file under `dir` (relative path, metadata), links not
 /// followed; names that are not UTF-8 are skipped (such a file is simply not cached or stamped).
 pub(crate) fn walk(

@@ -95,6 +95,38 @@ pub struct HandedOver {
     pub stamped: usize,
     /// Cargo units made to rebuild because they baked in the old checkout's path.
     pub forgotten: usize,
+    /// Build folders not handed over, and why (see [`refusal`]): the checkout builds them cold.
+    pub refused: Vec<(String, String)>,
+}
+
+/// Why the build folder `from`, built in the checkout `built_at`, may not be handed to another
+/// checkout or kept: it holds a link or a special file (a link may name the other checkout's
+/// files; the rest are not data), or (for a build folder other than Cargo's, whose units
+/// [`cargo`] makes safe) a file that names `built_at`, as a configure step writes absolute
+/// paths: the other checkout would build or test the first one's files.
+fn refusal(from: &Path, built_at: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    match copy::first_not_plain(from) {
+        Ok(Some(rel)) => {
+            return Some(format!(
+                "it holds {}, which is not a plain file or folder",
+                report::escape::text(&rel)
+            ))
+        }
+        Ok(None) => {}
+        Err(e) => return Some(format!("it cannot be read ({e})")),
+    }
+    if cargo::is_build_folder(from) {
+        return None;
+    }
+    match copy::first_naming(from, built_at.as_os_str().as_bytes()) {
+        Ok(Some(rel)) => Some(format!(
+            "{} names the checkout it was built in, so another checkout would use that one's files",
+            report::escape::text(&rel)
+        )),
+        Ok(None) => None,
+        Err(e) => Some(format!("it cannot be read ({e})")),
+    }
 }
 
 /// A checkout's build folders as they were at one moment (after its baseline), with the
@@ -105,6 +137,8 @@ pub struct Snapshot {
     dir: PathBuf,
     meta: Meta,
     committed: bool,
+    /// Paths left out, and why (see [`refusal`]).
+    refused: Vec<(String, String)>,
 }
 
 /// `meta.json` of a cache entry.
@@ -139,12 +173,17 @@ impl Snapshot {
                 timings: BTreeMap::new(),
             },
             committed: false,
+            refused: Vec::new(),
         };
         for rel in paths {
             let Some(from) = in_tree(checkout, rel) else {
                 continue;
             };
             if fs::symlink_metadata(&from).is_ok_and(|m| m.is_dir()) {
+                if let Some(why) = refusal(&from, checkout) {
+                    snap.refused.push((rel.clone(), why));
+                    continue;
+                }
                 let to = snap.dir.join("out").join(rel);
                 if let Some(parent) = to.parent() {
                     fs::create_dir_all(parent)?;
@@ -177,6 +216,11 @@ impl Snapshot {
         Ok(settle(checkout, &self.meta))
     }
 
+    /// The build folders left out of the snapshot, and why: the other copies build them cold.
+    pub fn refused(&self) -> &[(String, String)] {
+        &self.refused
+    }
+
     /// Keeps `timings` with the outputs (each the larger of the given and the one kept).
     pub fn keep_timings(&mut self, timings: &BTreeMap<String, f64>) {
         for (k, v) in timings {
@@ -204,11 +248,16 @@ pub fn hand_over(from: &Path, to: &Path, paths: &[String]) -> io::Result<HandedO
         outputs: Vec::new(),
         timings: BTreeMap::new(),
     };
+    let mut refused = Vec::new();
     for rel in paths {
         let (Some(src), Some(dst)) = (in_tree(from, rel), in_tree(to, rel)) else {
             continue;
         };
         if !fs::symlink_metadata(&src).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        if let Some(why) = refusal(&src, from) {
+            refused.push((rel.clone(), why));
             continue;
         }
         if fs::symlink_metadata(&dst).is_ok() {
@@ -219,7 +268,9 @@ pub fn hand_over(from: &Path, to: &Path, paths: &[String]) -> io::Result<HandedO
         }
         copy::copy_tree(&src, &dst)?;
     }
-    Ok(settle(to, &meta))
+    let mut handed = settle(to, &meta);
+    handed.refused = refused;
+    Ok(handed)
 }
 
 /// After the outputs are in `checkout`: path-bound Cargo units forgotten, sources stamped.
@@ -230,7 +281,11 @@ fn settle(checkout: &Path, meta: &Meta) -> HandedOver {
         .map(|rel| cargo::forget_units_bound_to(checkout, rel, &meta.built_at))
         .sum();
     let stamped = stamps::apply(checkout, &meta.paths, &meta.sources).unwrap_or(0);
-    HandedOver { stamped, forgotten }
+    HandedOver {
+        stamped,
+        forgotten,
+        refused: Vec::new(),
+    }
 }
 
 /// The cache of one repository: `cache_dir()/worktrees/KEY/`, one entry (`slot-0`) and the
@@ -395,7 +450,41 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
         // The spec caches other folders now: not corrupt, just not this run's.
         return Ok(None);
     }
-    let found = copy::listing(&entry.join("out")).map_err(|e| format!("listing it: {e}"))?;
+    // Every number read back has the bounds a command-line duration has.
+    let most = report::duration::MAX.as_secs_f64();
+    if let Some((k, v)) = meta
+        .timings
+        .iter()
+        .find(|(_, v)| !(0.0..=most).contains(*v))
+    {
+        return Err(format!(
+            "its time {} is {v}, not a number of seconds a run can take",
+            report::escape::text(k)
+        ));
+    }
+    let out = entry.join("out");
+    for rel in paths {
+        let from = out.join(rel);
+        if fs::symlink_metadata(&from).is_err() {
+            continue;
+        }
+        if let Some(why) = refusal(&from, &meta.built_at) {
+            return Err(format!("{}: {why}", report::escape::text(rel)));
+        }
+        // A build folder other than Cargo's is reused only for the very sources it was built
+        // from: an output of a source since deleted or changed (a compiled test that no longer
+        // exists) would linger in it and decide verdicts. Cargo tracks its own inputs.
+        if !cargo::is_build_folder(&from) {
+            let now = stamps::take(checkout, paths).map_err(|e| format!("stamping: {e}"))?;
+            if !stamps::same_sources(&now, &meta.sources) {
+                return Err(format!(
+                    "{} was built from other sources (only Cargo's build folder is reused across source changes)",
+                    report::escape::text(rel)
+                ));
+            }
+        }
+    }
+    let found = copy::listing(&out).map_err(|e| format!("listing it: {e}"))?;
     if found != meta.outputs {
         let missing = meta.outputs.iter().filter(|f| !found.contains(f)).count();
         return Err(format!(
@@ -469,6 +558,82 @@ mod tests {
             !store.dir.join("slot-0").exists(),
             "a corrupt cache is removed"
         );
+    }
+
+    #[test]
+    fn a_build_folder_naming_its_checkout_or_holding_a_link_is_never_handed_over_or_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        for d in [&a, &b] {
+            fs::create_dir_all(d.join("src")).unwrap();
+            fs::write(d.join("src/lib.sh"), "x").unwrap();
+        }
+        let paths = vec!["build".to_string()];
+        // A configure step wrote the checkout's absolute path.
+        fs::create_dir_all(a.join("build")).unwrap();
+        fs::write(a.join("build/config.sh"), format!("SRC={}\n", a.display())).unwrap();
+        let handed = hand_over(&a, &b, &paths).unwrap();
+        assert_eq!(handed.refused.len(), 1, "{handed:?}");
+        assert!(handed.refused[0].1.contains("config.sh names the checkout"));
+        assert!(!b.join("build").exists());
+        let store = Store {
+            dir: tmp.path().join("cache"),
+        };
+        fs::create_dir_all(&store.dir).unwrap();
+        let snap = Snapshot::take(&a, &paths, store.staging()).unwrap();
+        assert_eq!(snap.refused().len(), 1);
+        drop(snap);
+
+        // A link (to the other checkout's sources) in a build folder that names no path.
+        fs::write(a.join("build/config.sh"), "SRC=.\n").unwrap();
+        std::os::unix::fs::symlink(a.join("src"), a.join("build/src")).unwrap();
+        let handed = hand_over(&a, &b, &paths).unwrap();
+        assert!(
+            handed.refused[0].1.contains("not a plain file"),
+            "{handed:?}"
+        );
+        fs::remove_file(a.join("build/src")).unwrap();
+        let handed = hand_over(&a, &b, &paths).unwrap();
+        assert!(handed.refused.is_empty());
+        assert_eq!(fs::read(b.join("build/config.sh")).unwrap(), b"SRC=.\n");
+    }
+
+    #[test]
+    fn a_kept_entry_with_a_link_planted_or_an_absurd_time_is_discarded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store {
+            dir: tmp.path().join("cache"),
+        };
+        fs::create_dir_all(&store.dir).unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        for d in [&a, &b] {
+            fs::create_dir_all(d.join("src")).unwrap();
+            fs::write(d.join("src/lib.rs"), "x").unwrap();
+        }
+        fs::create_dir_all(a.join("target/debug/.fingerprint")).unwrap();
+        fs::write(a.join("target/debug/out"), "built").unwrap();
+        let paths = vec!["target".to_string()];
+        store
+            .commit(Snapshot::take(&a, &paths, store.staging()).unwrap())
+            .unwrap();
+        // A link to a folder of this test's own, never followed.
+        fs::create_dir_all(tmp.path().join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(
+            tmp.path().join("elsewhere"),
+            store.dir.join("slot-0/out/target/debug/root"),
+        )
+        .unwrap();
+        assert!(
+            matches!(store.restore(&paths, &b), Restored::Discarded(why) if why.contains("not a plain file"))
+        );
+
+        let mut snap = Snapshot::take(&a, &paths, store.staging()).unwrap();
+        snap.keep_timings(&BTreeMap::from([("run:unit".to_string(), 1e300)]));
+        store.commit(snap).unwrap();
+        assert!(
+            matches!(store.restore(&paths, &b), Restored::Discarded(why) if why.contains("not a number of seconds"))
+        );
+        assert!(!b.join("target").exists());
     }
 
     #[test]

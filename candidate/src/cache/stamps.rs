@@ -86,6 +86,14 @@ pub(crate) fn apply(checkout: &Path, skip: &[String], stamps: &[Stamp]) -> io::R
     Ok(stamped)
 }
 
+/// Whether two stampings name the same files with the same bytes (times may differ).
+pub(crate) fn same_sources(a: &[Stamp], b: &[Stamp]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.path == y.path && x.len == y.len && x.sha256 == y.sha256)
+}
+
 fn each_source(
     checkout: &Path,
     skip: &[String],

@@ -58,7 +58,10 @@ impl Session {
         let first = self.checkouts[0].path().to_path_buf();
         if let Some(store) = &self.store {
             match Snapshot::take(&first, &self.outputs, store.staging()) {
-                Ok(snap) => self.snapshot = Some(snap),
+                Ok(snap) => {
+                    say_refused(snap.refused());
+                    self.snapshot = Some(snap);
+                }
                 Err(e) => report::errln!(
                     "mutants: cache: the build outputs could not be kept ({e}); the other copies build cold"
                 ),
@@ -66,10 +69,15 @@ impl Session {
             return;
         }
         for (j, co) in self.checkouts.iter().enumerate().skip(1) {
-            if let Err(e) = cache::hand_over(&first, co.path(), &self.outputs) {
-                report::errln!(
+            match cache::hand_over(&first, co.path(), &self.outputs) {
+                Ok(handed) => {
+                    if j == 1 {
+                        say_refused(&handed.refused);
+                    }
+                }
+                Err(e) => report::errln!(
                     "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
-                );
+                ),
             }
         }
     }
@@ -92,5 +100,16 @@ impl Session {
             ),
             Err(e) => report::errln!("mutants: cache: not saved ({e})"),
         }
+    }
+}
+
+/// Each build folder that is not handed over or kept, and why (each copy builds it cold).
+fn say_refused(refused: &[(String, String)]) {
+    for (rel, why) in refused {
+        report::errln!(
+            "mutants: {} is not handed to the other copies nor kept: {}; each copy builds it itself",
+            report::escape::text(rel),
+            why
+        );
     }
 }
