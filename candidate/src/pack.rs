@@ -56,14 +56,10 @@ pub struct LeftOut {
 /// The staged folders that are gatekit's own outputs: `out` (where this pack writes) when it is
 /// inside the repository, and any folder holding a report's two marker files.
 fn outputs_staged(repo: &Git, base: &str, out: &Path) -> Result<Vec<LeftOut>> {
-    let staged = repo.bytes([
-        "diff",
-        "--cached",
-        "--name-only",
-        "--no-renames",
-        "-z",
-        base,
-    ])?;
+    let mut args = vec!["diff-index", "--cached", "--name-only"];
+    args.extend(crate::git::DIFF_OPTIONS);
+    args.push(base);
+    let staged = repo.bytes(args)?;
     let staged: Vec<&[u8]> = staged
         .split(|b| *b == 0)
         .filter(|p| !p.is_empty())
@@ -132,20 +128,14 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         }
     }
     let paths = &paths[..];
-    let mut diff_args: Vec<String> = [
-        "diff",
-        "--cached",
-        "--binary",
-        "--no-renames",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-        &base_sha,
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    // Plumbing (`diff-index`, not `diff`): it reads none of the diff UI config, and never
+    // refreshes the user's index; the options pin the rest (see `git::PATCH_OPTIONS`).
+    let mut diff_args: Vec<String> = ["diff-index", "--cached"]
+        .iter()
+        .chain(crate::git::PATCH_OPTIONS)
+        .chain([&base_sha.as_str(), &"--"])
+        .map(|s| s.to_string())
+        .collect();
     diff_args.extend(paths.iter().cloned());
     let patch = repo.bytes(&diff_args)?;
     if patch.is_empty() {
@@ -159,18 +149,12 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
             }
         );
     }
-    let mut status_args: Vec<String> = [
-        "diff",
-        "--cached",
-        "--name-status",
-        "--no-renames",
-        "-z",
-        &base_sha,
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut status_args: Vec<String> = ["diff-index", "--cached", "--name-status"]
+        .iter()
+        .chain(crate::git::DIFF_OPTIONS)
+        .chain([&base_sha.as_str(), &"--"])
+        .map(|s| s.to_string())
+        .collect();
     status_args.extend(paths.iter().cloned());
     let changes = parse_name_status(&repo.bytes(&status_args)?);
     let kept: Vec<Vec<u8>> = changes
@@ -183,7 +167,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     // Rebuild the candidate the way `apply` will, and hash that.
     let scratch = Worktree::for_run(repo, &base_sha).context("creating a scratch worktree")?;
     let wt = scratch.git();
-    wt.bytes_with_input(["apply", "--index", "-"], Some(&patch))
+    wt.bytes_with_input(crate::apply::APPLY_ARGS.iter().chain(&["-"]), Some(&patch))
         .context("the staged diff does not apply to its own base")?;
     // A submodule bump is a commit id in the index, not a file: sha256sum has no way to say
     // it, so it gets no line (like a deletion) and is bound by the tree id instead.
