@@ -131,7 +131,10 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let wt = worktree.git();
     let patch_abs = std::path::absolute(&prepared.candidate.patch)
         .unwrap_or_else(|_| prepared.candidate.patch.clone());
-    let args = APPLY_ARGS.iter().map(OsStr::new).chain([patch_abs.as_os_str()]);
+    let args = APPLY_ARGS
+        .iter()
+        .map(OsStr::new)
+        .chain([patch_abs.as_os_str()]);
     if let Err(e) = wt.bytes(args) {
         // The worktree is dropped (removed) on the way out: nothing is left behind.
         let message = match e {

@@ -445,7 +445,13 @@ fn trusted_dirs() -> &'static [OsString] {
         // Outside any repository, so only system, global and command-line config is read.
         let out = cmd
             .current_dir("/")
-            .args(["config", "--show-scope", "-z", "--get-all", "safe.directory"])
+            .args([
+                "config",
+                "--show-scope",
+                "-z",
+                "--get-all",
+                "safe.directory",
+            ])
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output();
