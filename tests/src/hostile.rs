@@ -136,14 +136,43 @@ impl Hostile {
 
     /// Writes every setting into the config file `path` (created if missing).
     pub fn write_config(&self, path: &Path) {
-        for (key, value) in self.settings() {
+        self.write_settings(path, &self.settings());
+    }
+
+    /// The user's home as git finds it without `GIT_CONFIG_GLOBAL`: `~/.gitconfig` with every
+    /// setting but the two file locations, and the files git reads by default in their place
+    /// (`$XDG_CONFIG_HOME/git/attributes` and `.../ignore`) holding the hostile ones. Returns
+    /// (HOME, XDG_CONFIG_HOME).
+    pub fn home(&self) -> (PathBuf, PathBuf) {
+        let home = self.dir.path().join("home");
+        let xdg = home.join(".config");
+        if !home.exists() {
+            fs::create_dir_all(xdg.join("git")).unwrap();
+            let settings: Vec<(String, String)> = self
+                .settings()
+                .into_iter()
+                .filter(|(k, _)| k != "core.attributesFile" && k != "core.excludesFile")
+                .collect();
+            self.write_settings(&home.join(".gitconfig"), &settings);
+            fs::copy(
+                self.dir.path().join("attributes"),
+                xdg.join("git/attributes"),
+            )
+            .unwrap();
+            fs::copy(self.dir.path().join("ignore"), xdg.join("git/ignore")).unwrap();
+        }
+        (home, xdg)
+    }
+
+    fn write_settings(&self, path: &Path, settings: &[(String, String)]) {
+        for (key, value) in settings {
             let out = Command::new("git")
                 .env("GIT_CONFIG_NOSYSTEM", "1")
                 .env("GIT_CONFIG_GLOBAL", "/dev/null")
                 .arg("config")
                 .arg("--file")
                 .arg(path)
-                .args([&key, &value])
+                .args([key, value])
                 .output()
                 .unwrap();
             assert!(
@@ -159,15 +188,20 @@ impl Hostile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
     Clean,
+    /// `GIT_CONFIG_GLOBAL` naming a hostile file.
     Global,
+    /// No `GIT_CONFIG_GLOBAL`: `~/.gitconfig` and `$XDG_CONFIG_HOME/git/*` (see [`Hostile::home`]).
+    Home,
+    /// `GIT_CONFIG_SYSTEM` naming a hostile file (the real `/etc/gitconfig` is not a test's to write).
     System,
     Repository,
     Environment,
 }
 
-pub const LEVELS: [Level; 5] = [
+pub const LEVELS: [Level; 6] = [
     Level::Clean,
     Level::Global,
+    Level::Home,
     Level::System,
     Level::Repository,
     Level::Environment,
@@ -185,6 +219,12 @@ impl Level {
             Level::Clean | Level::Repository => {}
             Level::Global => {
                 cmd.set("GIT_CONFIG_GLOBAL", file.as_os_str());
+            }
+            Level::Home => {
+                let (home, xdg) = hostile.home();
+                cmd.unset("GIT_CONFIG_GLOBAL");
+                cmd.set("HOME", home.as_os_str());
+                cmd.set("XDG_CONFIG_HOME", xdg.as_os_str());
             }
             Level::System => {
                 cmd.unset("GIT_CONFIG_NOSYSTEM");
