@@ -280,8 +280,24 @@ impl Git {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.bytes_with(args, input, &[])
+    }
+
+    /// Like [`Git::bytes_with_input`], with `env` set on top of the hermetic environment (a
+    /// private index or object store: `GIT_INDEX_FILE`, `GIT_OBJECT_DIRECTORY`).
+    pub fn bytes_with<I, S>(
+        &self,
+        args: I,
+        input: Option<&[u8]>,
+        env: &[(&str, &OsStr)],
+    ) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<S> = args.into_iter().collect();
         let mut cmd = self.command(&args);
+        cmd.envs(env.iter().copied());
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         if input.is_some() {
             cmd.stdin(Stdio::piped());

@@ -16,19 +16,25 @@ pub const PROG_NEW: &str = "#include <stdio.h>\n\nint fib(int n)\n{\n    if(n > 
 
 /// The candidate's own check, run as its suite: it passes only on the tree as staged (trailing
 /// whitespace kept, CRLF kept and never added, the rename done, the new code in place).
-pub const CHECK: &str = "#!/bin/sh\nfail=0\ncr=$(printf '\\r')\ngrep -q 'trailing   $' ws.txt || { echo 'FAIL: whitespace'; fail=1; }\ngrep -q \"one$cr\" crlf.txt || { echo 'FAIL: crlf'; fail=1; }\n! grep -q \"$cr\" lf.txt || { echo 'FAIL: cr added'; fail=1; }\ngrep -q 'edit' lf.txt || { echo 'FAIL: lf.txt'; fail=1; }\ngrep -q fib src/prog.c || { echo 'FAIL: prog'; fail=1; }\ntest -e new/name.txt && ! test -e old/name.txt || { echo 'FAIL: rename'; fail=1; }\nif [ $fail = 0 ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n";
+pub const CHECK: &str = "#!/bin/sh\nfail=0\ncr=$(printf '\\r')\ngrep -q 'trailing   $' ws.txt || { echo 'FAIL: whitespace'; fail=1; }\ngrep -q \"one$cr\" crlf.txt || { echo 'FAIL: crlf'; fail=1; }\n! grep -q \"$cr\" lf.txt || { echo 'FAIL: cr added'; fail=1; }\ngrep -q 'edit' lf.txt || { echo 'FAIL: lf.txt'; fail=1; }\ngrep -q fib src/prog.c || { echo 'FAIL: prog'; fail=1; }\ngrep -q 'edited setting' data.cfg || { echo 'FAIL: data.cfg'; fail=1; }\ntest -e new/name.txt && ! test -e old/name.txt || { echo 'FAIL: rename'; fail=1; }\nif [ $fail = 0 ]; then echo '1 passed, 0 failed'; else echo '0 passed, 1 failed'; exit 1; fi\n";
 
 /// Writes the base and stages the candidate in `repo` (text with trailing whitespace, CRLF
-/// content, a rename, a copy, a binary file, a name git quotes, an executable bit; `keep.txt`
-/// it leaves alone); returns the base commit.
+/// content, a rename, a copy, a binary file, a name git quotes, an executable bit, a file the
+/// repository's attributes give a filter and a diff driver; `keep.txt` it leaves alone);
+/// returns the base commit.
 pub fn stage_candidate(repo: &Repo) -> String {
     repo.write("src/prog.c", PROG_BASE)
         .write("old/name.txt", "moved\n")
         .write("lf.txt", "plain\n")
-        .write("keep.txt", "unchanged by the candidate\n");
+        .write("keep.txt", "unchanged by the candidate\n")
+        // The repository's own attributes name a filter and a diff driver: a fresh clone on
+        // another machine has neither configured.
+        .write(".gitattributes", "data.cfg filter=hostile diff=hostile\n")
+        .write("data.cfg", "setting = one\n");
     let base = repo.commit_all("base");
     repo.write("src/prog.c", PROG_NEW)
         .write("copy.c", PROG_BASE)
+        .write("data.cfg", "setting = one\nedited setting = two\n")
         .write("ws.txt", "trailing   \nspace\t\n")
         .write("crlf.txt", "one\r\ntwo\r\n")
         .write("lf.txt", "plain\nedit\n")
