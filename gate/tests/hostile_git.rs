@@ -283,3 +283,90 @@ fn no_gate_command_takes_the_users_index_lock_or_rewrites_their_index() {
     );
     fs::remove_file(&lock).unwrap();
 }
+
+/// Whether this test process runs as root (the only way a test can make a repository another
+/// user owns).
+fn is_root() -> bool {
+    fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(1).map(|euid| euid == "0"))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_repository_another_user_owns_gets_gits_refusal_unless_the_user_trusts_it() {
+    if !is_root() {
+        eprintln!("skipped: only root can give a test repository another owner");
+        return;
+    }
+    let repo = Repo::new();
+    let base = stage_candidate(&repo);
+    let chowned = Command::new("chown")
+        .args(["-R", "4242:4242"])
+        .arg(repo.path())
+        .status()
+        .unwrap();
+    assert!(chowned.success());
+    let work = tempfile::tempdir().unwrap();
+    let pack = |global: &Path| {
+        gate()
+            .current_dir(repo.path())
+            .env("TMPDIR", work.path())
+            .env("GIT_CONFIG_GLOBAL", global)
+            .env_remove("SUDO_UID")
+            .args(["pack", "--base", &base, "--out"])
+            .arg(work.path().join("out"))
+            .output()
+            .unwrap()
+    };
+    // No trust declared: git's own refusal, as a one-line error (exit 2), nothing written.
+    let refused = pack(Path::new("/dev/null"));
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("dubious ownership"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(!work.path().join("out").exists());
+    // The user's own global config trusts it: gate works there, as their git does.
+    let trust = work.path().join("trust.gitconfig");
+    fs::write(
+        &trust,
+        format!("[safe]\n\tdirectory = {}\n", repo.path().display()),
+    )
+    .unwrap();
+    let trusted = pack(&trust);
+    assert_eq!(trusted.status.code(), Some(0), "{}", stderr(&trusted));
+}
+
+#[test]
+fn a_sha256_repository_packs_and_applies_whatever_the_default_object_format() {
+    let repo = Repo::new();
+    fs::remove_dir_all(repo.path().join(".git")).unwrap();
+    repo.git(["init", "-q", "-b", "main", "--object-format=sha256"]);
+    repo.git(["config", "user.name", "Gate Tester"]);
+    repo.git(["config", "user.email", "tester@example.invalid"]);
+    let base = stage_candidate(&repo);
+    assert_eq!(base.len(), 64);
+    let work = tempfile::tempdir().unwrap();
+    let handed = work.path().join("handed");
+    hand_over(&repo, &base, &handed);
+    // The checkout borrows sha256 objects: a sha1 default must not decide its format.
+    let applied = gate()
+        .current_dir(repo.path())
+        .env("TMPDIR", work.path())
+        .env("GATEKIT_STATE_DIR", work.path().join("state"))
+        .env("GIT_DEFAULT_HASH", "sha1")
+        .args(["apply", "--json", "--base", &base, "--patch"])
+        .arg(handed.join("build.patch"))
+        .arg("--manifest")
+        .arg(handed.join("candidate-manifest.sha256"))
+        .output()
+        .unwrap();
+    assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
+    let v: serde_json::Value = serde_json::from_slice(&applied.stdout).unwrap();
+    repo.remove_checkout(v["candidate"]["worktree"].as_str().unwrap());
+    assert_eq!(v["candidate"]["tree"], repo.git(["write-tree"]));
+}
