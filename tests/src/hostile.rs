@@ -58,6 +58,12 @@ fn script(path: &Path, body: &str) {
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+impl Default for Hostile {
+    fn default() -> Self {
+        Hostile::new()
+    }
+}
+
 impl Hostile {
     pub fn new() -> Hostile {
         let dir = tempfile::tempdir().unwrap();
