@@ -61,7 +61,13 @@ pub struct LeftOut {
 fn staged_tree(repo: &Git, scratch: &Worktree) -> Result<String> {
     let index = repo.text(["rev-parse", "--path-format=absolute", "--git-path", "index"])?;
     let copy = scratch.path().join(".git").join("gatekit-staged-index");
-    fs::copy(&index, &copy).with_context(|| format!("reading the index {index}"))?;
+    // No index at all is an empty one to git: the copy's absence says the same.
+    match fs::copy(&index, &copy) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("reading the index {index}"));
+        }
+        _ => {}
+    }
     let objects = scratch.path().join(".git").join("objects");
     let env = [
         ("GIT_INDEX_FILE", copy.as_os_str()),
