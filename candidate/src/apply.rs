@@ -8,6 +8,7 @@
 //! `base..head` touching a candidate path), and the tree id of the index, which is what an
 //! approval should name: it is the candidate's content, independent of any commit metadata.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -18,6 +19,10 @@ use sha2::{Digest as _, Sha256};
 
 use crate::git::{Commit, Git};
 use crate::worktree::Worktree;
+
+/// `git apply` of a candidate's patch, to the index and the files of a checkout: exactly as
+/// the patch says (whitespace neither fixed nor matched loosely, whatever config says).
+pub(crate) const APPLY_ARGS: &[&str] = &["apply", "--index", "--whitespace=nowarn"];
 
 /// What the reviewer was handed.
 #[derive(Clone, Debug)]
@@ -126,7 +131,11 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let wt = worktree.git();
     let patch_abs = std::path::absolute(&prepared.candidate.patch)
         .unwrap_or_else(|_| prepared.candidate.patch.clone());
-    if let Err(e) = wt.bytes(["apply".as_ref(), "--index".as_ref(), patch_abs.as_os_str()]) {
+    let args = APPLY_ARGS
+        .iter()
+        .map(OsStr::new)
+        .chain([patch_abs.as_os_str()]);
+    if let Err(e) = wt.bytes(args) {
         // The worktree is dropped (removed) on the way out: nothing is left behind.
         let message = match e {
             crate::git::GitError::Failed { message, .. } => message,
@@ -141,14 +150,10 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let verification = manifests::verify_as_recorded(worktree.path(), &prepared.manifest)
         .with_context(|| format!("{}", prepared.candidate.manifest.display()))?;
 
-    let changes = wt.bytes([
-        "diff",
-        "--cached",
-        "--name-status",
-        "--no-renames",
-        "-z",
-        &prepared.base,
-    ])?;
+    let mut args = vec!["diff-index", "--cached", "--name-status"];
+    args.extend(crate::git::DIFF_OPTIONS);
+    args.push(&prepared.base);
+    let changes = wt.bytes(args)?;
     let changed = parse_name_status(&changes);
     let deleted: Vec<Deleted> = changed
         .iter()

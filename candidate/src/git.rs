@@ -1,12 +1,20 @@
 //! Running `git`: every git operation gatekit needs, as calls to the real git.
 //!
 //! We shell out rather than reimplement git (as cargo-mutants does): the reviewer's git is the
-//! one whose behaviour they trust, with their repository's object format, attributes and
-//! configuration. Two things are kept out of every call: `GIT_DIR`-style variables (set when we
-//! run inside a hook, they would point git at another repository) and hooks (a worktree we make
-//! must not run the user's post-checkout scripts).
+//! one whose behaviour they trust, with their repository's object format and attributes. But
+//! one candidate must pack to one patch, apply to one tree id and get one verdict on every
+//! machine, so [`Git::command`] is hermetic: the user's global and system config, injected
+//! config and every other `GIT_*` variable are kept out, and every setting that changes what
+//! git prints or what content it reads or writes is pinned on the command line (see
+//! [`OVERRIDES`]), where it beats the repository's own config. What is left is what a fresh
+//! clone on this machine sees: the repository's committed `.gitattributes` and `.gitignore`,
+//! and the filesystem facts git probed when the repository was made (`core.filemode`,
+//! `core.symlinks`, `core.ignoreCase`). Hooks are off too (a checkout we make must not run the
+//! user's post-checkout scripts), and no call takes the user's `index.lock` or writes their
+//! index: optional locks are off, and the commands we run there are plumbing that never
+//! refreshes the index.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,8 +22,144 @@ use std::process::{Command, Stdio};
 use thiserror::Error;
 
 /// Variables that would redirect git away from the repository we name: the same list the
-/// runner strips from every child.
+/// runner strips from every child. (Every `GIT_*` variable but [`KEPT_VARS`] is stripped from
+/// our own calls; this list is for the one call that reads the user's trust settings.)
 const REDIRECTING: &[&str] = report::runner::GIT_REDIRECTING;
+
+/// The only `GIT_*` variables of the user's environment our calls keep: where git finds its
+/// own programs, and where repository discovery stops. Everything else (`GIT_DIR`,
+/// `GIT_INDEX_FILE`, `GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`,
+/// `GIT_EXTERNAL_DIFF`, `GIT_DIFF_OPTS`, `GIT_ATTR_SOURCE`, `GIT_*_PATHSPECS`,
+/// `GIT_DEFAULT_HASH`, `GIT_TRACE*`, git's own test knobs, ...) would change what a call
+/// reads or prints, and a list of the bad ones would miss the next one git adds.
+const KEPT_VARS: &[&str] = &[
+    "GIT_EXEC_PATH",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+];
+
+/// The environment every call gets.
+const HERMETIC_ENV: &[(&str, &str)] = &[
+    // No system or global config (nor `$XDG_CONFIG_HOME/git/config`, `~/.gitconfig`).
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    // No system-wide attributes file (`$(prefix)/etc/gitattributes`).
+    ("GIT_ATTR_NOSYSTEM", "1"),
+    // `refs/replace/*` and grafts swap one object's content or parents for another's: the
+    // checkouts we make copy no replace refs, so the user's repository must not use them either.
+    ("GIT_NO_REPLACE_OBJECTS", "1"),
+    ("GIT_GRAFT_FILE", "/dev/null"),
+    // No opportunistic index refresh (`git status` and friends write the index when they can).
+    ("GIT_OPTIONAL_LOCKS", "0"),
+    // Our output is piped, so git pages nothing; this and `--no-pager` make sure.
+    ("GIT_PAGER", "cat"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+    // git's messages are shown in reports and their `fatal: ` prefix is stripped
+    // ([`first_line`]), and [`Git::open`] tells "not a repository" from a refusal: one
+    // language for all.
+    ("LC_ALL", "C"),
+];
+
+/// Config pinned on every call with `-c` (which beats the repository's own config): each key
+/// changes what git prints, which content it reads or writes, or runs a program. The value is
+/// git's default unless said otherwise. Explicit flags on the calls ([`PATCH_OPTIONS`],
+/// [`DIFF_OPTIONS`], the `log` in [`Git::commits_touching`]) repeat the ones that have a flag.
+///
+/// Left as the repository says, deliberately: `core.filemode`, `core.symlinks` and
+/// `core.ignoreCase` describe the filesystem the user's checkout sits on (git probed it when
+/// the repository was made, as it does for every checkout we make): forcing them would make
+/// git misread every file on a filesystem without exec bits or links.
+pub const OVERRIDES: &[&str] = &[
+    // A checkout we make must not run the user's hooks.
+    "core.hooksPath=/dev/null",
+    // Runs a program (and can write the index).
+    "core.fsmonitor=false",
+    // A cache of the directory scan, trusted on mtimes: always scan.
+    "core.untrackedCache=false",
+    // A split index writes `sharedindex.*` into the user's `.git` when we write a copy of it.
+    "core.splitIndex=false",
+    // Line endings: a file's bytes are what the repository's attributes say, as in a fresh clone.
+    "core.autocrlf=false",
+    "core.eol=lf",
+    "core.safecrlf=false",
+    // Names in patch headers are quoted the same way everywhere.
+    "core.quotePath=true",
+    // Bigger files are diffed as binary.
+    "core.bigFileThreshold=512m",
+    // Stat settings that make git skip files that changed.
+    "core.ignoreStat=false",
+    "core.checkStat=default",
+    "core.trustctime=true",
+    // The user's own attributes and ignore files (`~/.config/git/attributes`, `.../ignore`
+    // are read even without a global config): not in a fresh clone on another machine.
+    "core.attributesFile=/dev/null",
+    "core.excludesFile=/dev/null",
+    // Which whitespace counts as an error (what `apply --whitespace=fix` would fix).
+    "core.whitespace=blank-at-eol,space-before-tab,blank-at-eof",
+    // Attributes from a tree named in config instead of the checkout's `.gitattributes`.
+    "attr.tree=",
+    // Patch text: prefixes, hunk shapes, order, renames, submodules.
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.srcPrefix=a/",
+    "diff.dstPrefix=b/",
+    "diff.renames=false",
+    "diff.algorithm=myers",
+    "diff.indentHeuristic=true",
+    "diff.context=3",
+    "diff.interHunkContext=0",
+    "diff.suppressBlankEmpty=false",
+    "diff.relative=false",
+    "diff.ignoreSubmodules=none",
+    "diff.submodule=short",
+    // `git diff` rewrites the index after a stat-only change.
+    "diff.autoRefreshIndex=false",
+    "color.ui=never",
+    "color.diff=never",
+    // `git apply` as the patch says: no whitespace fixing, no fuzzy whitespace matching.
+    "apply.whitespace=nowarn",
+    "apply.ignoreWhitespace=no",
+    // `git log` output we parse: no signatures (runs gpg), decorations, renames followed, or
+    // re-encoded subjects.
+    "log.showSignature=false",
+    "log.decorate=false",
+    "log.follow=false",
+    "log.mailmap=false",
+    "log.showRoot=true",
+    "i18n.logOutputEncoding=UTF-8",
+    // A checkout must not reach into submodules the new repository does not have.
+    "submodule.recurse=false",
+];
+
+/// Options for every patch we make or read back (`diff-index -p`): the format `git apply`
+/// takes, the same bytes on every machine. `-O/dev/null` cancels `diff.orderFile`.
+pub const PATCH_OPTIONS: &[&str] = &[
+    "-p",
+    "--binary",
+    "--full-index",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-renames",
+    "--no-relative",
+    "--ignore-submodules=none",
+    "--submodule=short",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--unified=3",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-O/dev/null",
+];
+
+/// Options for every list of changed paths (`diff-index --name-only`/`--name-status`).
+pub const DIFF_OPTIONS: &[&str] = &[
+    "--no-renames",
+    "--no-relative",
+    "--ignore-submodules=none",
+    "-z",
+];
 
 #[derive(Debug, Error)]
 pub enum GitError {
@@ -23,6 +167,10 @@ pub enum GitError {
     Spawn(#[source] std::io::Error),
     #[error("{dir}: not a git repository")]
     NotARepo { dir: String },
+    /// git would not work there (another user's repository the user has not declared safe):
+    /// git's own message, never a silent pass.
+    #[error("{dir}: git refuses to work in it: {message}")]
+    Refused { dir: String, message: String },
     #[error("unknown revision {rev:?} (git rev-parse found no commit by that name)")]
     UnknownRevision { rev: String },
     #[error("git {command} failed: {message}")]
@@ -59,8 +207,19 @@ impl Git {
         let probe = Git::at(dir);
         let top = probe
             .text(["rev-parse", "--show-toplevel"])
-            .map_err(|_| GitError::NotARepo {
-                dir: dir.display().to_string(),
+            .map_err(|e| match e {
+                // The locale is C (see HERMETIC_ENV), so git's reason reads the same for all.
+                GitError::Failed { message, .. }
+                    if !message.starts_with("not a git repository") =>
+                {
+                    GitError::Refused {
+                        dir: dir.display().to_string(),
+                        message,
+                    }
+                }
+                _ => GitError::NotARepo {
+                    dir: dir.display().to_string(),
+                },
             })?;
         Ok(Git::at(Path::new(&top)))
     }
@@ -86,24 +245,35 @@ impl Git {
         &self.dir
     }
 
-    /// A `git` command in this repository, hooks off, no redirecting variables.
+    /// A hermetic `git` command in this repository (see the module doc): the one place every
+    /// git call is built.
     pub fn command<I, S>(&self, args: I) -> Command
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
         let mut cmd = Command::new("git");
-        for var in REDIRECTING {
-            cmd.env_remove(var);
+        for (var, _) in std::env::vars_os() {
+            let name = var.to_string_lossy();
+            if name.starts_with("GIT_") && !KEPT_VARS.contains(&name.as_ref()) {
+                cmd.env_remove(&var);
+            }
         }
+        cmd.envs(HERMETIC_ENV.iter().copied());
+        // Ours, set after the hermetic environment removed every other GIT_* variable.
         if let Some(index) = &self.index {
             cmd.env("GIT_INDEX_FILE", index);
         }
-        cmd.arg("-C")
-            .arg(&self.dir)
-            .args(["-c", "core.hooksPath=/dev/null"])
-            .args(args)
-            .stdin(Stdio::null());
+        cmd.arg("--no-pager").arg("-C").arg(&self.dir);
+        for setting in OVERRIDES {
+            cmd.arg("-c").arg(setting);
+        }
+        for dir in trusted_dirs() {
+            let mut setting = OsString::from("safe.directory=");
+            setting.push(dir);
+            cmd.arg("-c").arg(setting);
+        }
+        cmd.args(args).stdin(Stdio::null());
         cmd
     }
 
@@ -122,8 +292,24 @@ impl Git {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.bytes_with(args, input, &[])
+    }
+
+    /// Like [`Git::bytes_with_input`], with `env` set on top of the hermetic environment (a
+    /// private index or object store: `GIT_INDEX_FILE`, `GIT_OBJECT_DIRECTORY`).
+    pub fn bytes_with<I, S>(
+        &self,
+        args: I,
+        input: Option<&[u8]>,
+        env: &[(&str, &OsStr)],
+    ) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<S> = args.into_iter().collect();
         let mut cmd = self.command(&args);
+        cmd.envs(env.iter().copied());
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         if input.is_some() {
             cmd.stdin(Stdio::piped());
@@ -206,6 +392,13 @@ impl Git {
             OsStr::new("log"),
             OsStr::new("--full-history"),
             OsStr::new("--no-renames"),
+            OsStr::new("--no-relative"),
+            OsStr::new("--ignore-submodules=none"),
+            OsStr::new("--no-show-signature"),
+            OsStr::new("--no-decorate"),
+            OsStr::new("--no-mailmap"),
+            OsStr::new("--no-color"),
+            OsStr::new("--encoding=UTF-8"),
             // A record separator before each commit, then its NUL-separated paths.
             OsStr::new("--format=%x1e%H%x1f%P%x1f%s"),
             OsStr::new("--name-only"),
@@ -259,6 +452,48 @@ impl Git {
         let n = self.text(["rev-list", "--count", &format!("{base}..{head}")])?;
         Ok(n.parse().unwrap_or(0))
     }
+}
+
+/// The repositories the user declared safe to work in although another user owns them
+/// (`safe.directory` in their system or global config, or given with `git -c`), in order.
+///
+/// git reads `safe.directory` only from those places, all of which our calls turn off. Dropping
+/// the user's entries would refuse a repository they trust; passing none of them and turning the
+/// check off (`safe.directory=*`) would silently work in a repository owned by someone else.
+/// So the user's own entries are read once, with their own environment, and handed to every
+/// call: git makes the same decision it makes for the user's own `git`, and when it refuses,
+/// its message is the error ([`GitError::Refused`]). Nothing else from that config is read.
+fn trusted_dirs() -> &'static [OsString] {
+    static DIRS: std::sync::OnceLock<Vec<OsString>> = std::sync::OnceLock::new();
+    DIRS.get_or_init(|| {
+        let mut cmd = Command::new("git");
+        for var in REDIRECTING {
+            cmd.env_remove(var);
+        }
+        // Outside any repository, so only system, global and command-line config is read.
+        let out = cmd
+            .current_dir("/")
+            .args([
+                "config",
+                "--show-scope",
+                "-z",
+                "--get-all",
+                "safe.directory",
+            ])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output();
+        let Ok(out) = out else {
+            return Vec::new();
+        };
+        use std::os::unix::ffi::OsStrExt;
+        let fields: Vec<&[u8]> = out.stdout.split(|b| *b == 0).collect();
+        fields
+            .chunks_exact(2)
+            .filter(|pair| matches!(pair[0], b"system" | b"global" | b"command"))
+            .map(|pair| OsStr::from_bytes(pair[1]).to_os_string())
+            .collect()
+    })
 }
 
 /// The first non-empty line of git's stderr, without git's `fatal: ` / `error: ` prefix.

@@ -53,17 +53,60 @@ pub struct LeftOut {
     pub why: &'static str,
 }
 
+/// The tree the user's index holds (what they staged), written into `scratch`'s object store.
+///
+/// `git write-tree` in the user's repository would take their `index.lock` (and fail while
+/// they hold it) and write tree objects into their repository; so it runs on a copy of the
+/// index, with the scratch checkout's store (which borrows the user's) as its object store.
+fn staged_tree(repo: &Git, scratch: &Worktree) -> Result<String> {
+    let index = repo.text(["rev-parse", "--path-format=absolute", "--git-path", "index"])?;
+    let copy = scratch.path().join(".git").join("gatekit-staged-index");
+    // No index at all is an empty one to git: the copy's absence says the same.
+    match fs::copy(&index, &copy) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("reading the index {index}"));
+        }
+        _ => {}
+    }
+    let objects = scratch.path().join(".git").join("objects");
+    let env = [
+        ("GIT_INDEX_FILE", copy.as_os_str()),
+        ("GIT_OBJECT_DIRECTORY", objects.as_os_str()),
+    ];
+    let tree = repo
+        .bytes_with(["write-tree"], None, &env)
+        .context("reading the staged tree (git write-tree)")?;
+    let _ = fs::remove_file(&copy);
+    Ok(String::from_utf8_lossy(&tree).trim().to_string())
+}
+
+/// `git diff-tree` from `base` to `tree` in the scratch checkout `wt`: a repository of our own
+/// with no config, whose attributes are the base's committed ones, so diff drivers or filters
+/// the user's repository config names (`diff.<driver>.binary`, `xfuncname`) or their
+/// `.git/info/attributes` cannot change the patch: it is the one a fresh clone would make.
+fn diff_tree(wt: &Git, base: &str, tree: &str, what: &[&str], paths: &[String]) -> Result<Vec<u8>> {
+    let mut args: Vec<String> = ["diff-tree", "-r"]
+        .iter()
+        .chain(what)
+        .chain([&base, &tree, &"--"])
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(paths.iter().cloned());
+    Ok(wt.bytes(&args)?)
+}
+
 /// The staged folders that are gatekit's own outputs: `out` (where this pack writes) when it is
 /// inside the repository, and any folder holding a report's two marker files.
-fn outputs_staged(repo: &Git, base: &str, out: &Path) -> Result<Vec<LeftOut>> {
-    let staged = repo.bytes([
-        "diff",
-        "--cached",
-        "--name-only",
-        "--no-renames",
-        "-z",
-        base,
-    ])?;
+fn outputs_staged(
+    repo: &Git,
+    wt: &Git,
+    base: &str,
+    tree: &str,
+    out: &Path,
+) -> Result<Vec<LeftOut>> {
+    let mut what = vec!["--name-only"];
+    what.extend(crate::git::DIFF_OPTIONS);
+    let staged = diff_tree(wt, base, tree, &what, &[])?;
     let staged: Vec<&[u8]> = staged
         .split(|b| *b == 0)
         .filter(|p| !p.is_empty())
@@ -112,7 +155,11 @@ fn outputs_staged(repo: &Git, base: &str, out: &Path) -> Result<Vec<LeftOut>> {
 /// the folders that are gatekit's own outputs (see [`Packed::left_out`]).
 pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Packed> {
     let base_sha = repo.commit_id(base).context("base")?;
-    let left_out = outputs_staged(repo, &base_sha, out)?;
+    // Every diff runs in the scratch checkout, against the tree the user staged.
+    let scratch = Worktree::for_run(repo, &base_sha).context("creating a scratch worktree")?;
+    let wt = scratch.git();
+    let tree = staged_tree(repo, &scratch)?;
+    let left_out = outputs_staged(repo, &wt, &base_sha, &tree, out)?;
     // A report folder at the top (dir "") would exclude everything: then only its files go.
     let mut paths: Vec<String> = paths.to_vec();
     if !left_out.is_empty() && paths.is_empty() {
@@ -132,22 +179,9 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         }
     }
     let paths = &paths[..];
-    let mut diff_args: Vec<String> = [
-        "diff",
-        "--cached",
-        "--binary",
-        "--no-renames",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-color",
-        &base_sha,
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    diff_args.extend(paths.iter().cloned());
-    let patch = repo.bytes(&diff_args)?;
+    // Plumbing (`diff-tree`, not `diff`): it reads none of the diff UI config; the options pin
+    // the rest (see `git::PATCH_OPTIONS`).
+    let patch = diff_tree(&wt, &base_sha, &tree, crate::git::PATCH_OPTIONS, paths)?;
     if patch.is_empty() {
         bail!(
             "nothing to pack: the staged tree does not differ from {base} ({}){}",
@@ -159,20 +193,9 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
             }
         );
     }
-    let mut status_args: Vec<String> = [
-        "diff",
-        "--cached",
-        "--name-status",
-        "--no-renames",
-        "-z",
-        &base_sha,
-        "--",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    status_args.extend(paths.iter().cloned());
-    let changes = parse_name_status(&repo.bytes(&status_args)?);
+    let mut what = vec!["--name-status"];
+    what.extend(crate::git::DIFF_OPTIONS);
+    let changes = parse_name_status(&diff_tree(&wt, &base_sha, &tree, &what, paths)?);
     let kept: Vec<Vec<u8>> = changes
         .iter()
         .filter(|(status, _)| *status != b'D')
@@ -181,9 +204,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     let deleted = changes.len() - kept.len();
 
     // Rebuild the candidate the way `apply` will, and hash that.
-    let scratch = Worktree::for_run(repo, &base_sha).context("creating a scratch worktree")?;
-    let wt = scratch.git();
-    wt.bytes_with_input(["apply", "--index", "-"], Some(&patch))
+    wt.bytes_with_input(crate::apply::APPLY_ARGS.iter().chain(&["-"]), Some(&patch))
         .context("the staged diff does not apply to its own base")?;
     // A submodule bump is a commit id in the index, not a file: sha256sum has no way to say
     // it, so it gets no line (like a deletion) and is bound by the tree id instead.

@@ -124,6 +124,9 @@ impl Worktree {
             "objects",
         ])?);
         let common = repo.common_dir()?;
+        // The checkout borrows the user's objects, so it must name them the same way (sha1 or
+        // sha256) whatever a default would say.
+        let format = repo.text(["rev-parse", "--show-object-format"])?;
         let own = Git::at(&self.path);
         // `--template=` with no folder: no sample hooks, nothing copied from the user's templates.
         own.bytes([
@@ -132,6 +135,7 @@ impl Worktree {
             "init",
             "--quiet",
             "--template=",
+            &format!("--object-format={format}"),
         ])?;
         let git_dir = self.path.join(".git");
         // An empty hooks folder, as a fresh clone has, for tools that install hooks into it.

@@ -8,6 +8,7 @@ mod ecosystems;
 mod faults;
 mod formats;
 mod habits;
+mod hostile_git;
 mod ownership;
 mod run;
 mod trees;

@@ -54,8 +54,13 @@ impl DirState {
         let commit = repo
             .commit_id("HEAD")
             .with_context(|| format!("{}: no commit at HEAD", repo.dir().display()))?;
+        // `diff-index`, not `diff`: porcelain `git diff` rewrites DIR's index after a
+        // stat-only change; the plumbing only reads it.
+        let mut args = vec!["diff-index"];
+        args.extend(candidate::git::PATCH_OPTIONS);
+        args.extend(["HEAD", "--"]);
         let diff = repo
-            .bytes(["diff", "--binary", "--no-ext-diff", "--no-color", "HEAD"])
+            .bytes(args)
             .context("reading DIR's uncommitted changes")?;
         let list = repo
             .bytes(["ls-files", "--others", "--exclude-standard", "-z"])

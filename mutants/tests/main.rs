@@ -10,6 +10,7 @@ mod cores;
 mod equivalence;
 mod faults;
 mod formats;
+mod hostile_git;
 mod isolation;
 mod order;
 mod run;
