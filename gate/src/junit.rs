@@ -10,8 +10,8 @@ use crate::text::render_candidate;
 
 /// The report as JUnit XML: a testcase for the candidate's own checks (manifest, deletions,
 /// drift) and one per suite, at its latest result (a rerun replaces the first run). A failed or
-/// hung suite is a failure whose body is its log's tail; one that could not start is an error;
-/// one cut short by an interrupt is skipped.
+/// hung suite is a failure whose body is its log's tail; one that could not start, one cut short
+/// by an interrupt, and one never run (a run cut short before it) are errors.
 pub(crate) fn junit(report: &GateReport) -> TestSuites {
     let mut cases = Vec::new();
     let c = &report.candidate;
@@ -69,9 +69,37 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
                 kind: "could not start".into(),
                 body: tail(),
             },
-            Outcome::Interrupted => Status::Skipped {
-                message: format!("suite {} was interrupted", suite.name),
+            // Cut short mid-run: no result, so never a pass, and not a skip a CI view hides.
+            Outcome::Interrupted => Status::Errored {
+                message: format!(
+                    "suite {} was cut short by an interrupt: it has no result",
+                    suite.name
+                ),
+                kind: "cut short".into(),
+                body: tail(),
             },
+        };
+        cases.push(case);
+    }
+    // Every suite the gate.toml names but no run has a result for: an error, so a run cut short
+    // (or an `--only` summary missing a suite) can never read as green.
+    let latest = report.latest_suites();
+    let mut unrun: Vec<&String> = Vec::new();
+    for name in report.planned.iter().chain(&report.scheduled) {
+        if !latest.iter().any(|s| &s.name == name) && !unrun.contains(&name) {
+            unrun.push(name);
+        }
+    }
+    for name in unrun {
+        let mut case = TestCase::new(name.clone(), "gate.suite", 0.0);
+        let why = match report.cut_short_text() {
+            Some(cut) => format!("the run was {cut}"),
+            None => "no run of this summary ran it".to_string(),
+        };
+        case.status = Status::Errored {
+            message: format!("suite {name} was not run: {why}"),
+            kind: "not run".into(),
+            body: String::new(),
         };
         cases.push(case);
     }

@@ -171,31 +171,19 @@ fn locked_run(
         Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
         None => String::new(),
     };
-    let (results, interrupted) = run_suites(
-        &planned,
-        applied.worktree.path(),
-        config,
-        &logs,
-        &prefix,
-        s.json,
-        s.echo,
-    )?;
-
+    // The report exists, marked incomplete, before the first suite starts, and is rewritten so
+    // after each one: a run killed at any point leaves a report that says it was cut short.
     let first_run = previous.is_none();
     let mut report = match previous {
         Some(mut report) => {
-            // The manifest as it stands now, after these suites ran in the worktree.
-            let now = applied.recheck()?;
             report.reruns.push(Rerun {
                 at: started,
-                manifest: now.summary(),
+                // As applied; checked again after the suites, below.
+                manifest: applied.verification.summary(),
                 tree: applied.tree.clone(),
-                suites: results,
+                suites: Vec::new(),
             });
             report.planned = names;
-            report.finished = Timestamp::now();
-            report.interrupted = interrupted;
-            report.judge();
             report
         }
         None => {
@@ -203,13 +191,57 @@ fn locked_run(
                 started,
                 CandidateFacts::from_applied(&applied, manifest_sha256),
                 names,
-                results,
-                interrupted,
+                Vec::new(),
+                false,
             );
             report.setup = setup;
             report
         }
     };
+    report.scheduled = planned.iter().map(|p| p.name.clone()).collect();
+    report.interrupted = false;
+    report.complete = false;
+    report.judge();
+    let files = ReportFiles { out: &s.out, junit };
+    let mut warned = false;
+    let mut write_progress = |report: &GateReport| {
+        if let Err(e) = files.write(report) {
+            // The final write says whether the report could be written; this one only keeps
+            // what is on disk honest, so its failure is said once and the suites go on.
+            if !std::mem::replace(&mut warned, true) {
+                report::errln!(
+                    "gate: warning: {} (the report on disk says the run is not complete)",
+                    report::exit::one_line(e.as_ref())
+                );
+            }
+        }
+    };
+    write_progress(&report);
+    let interrupted = run_suites(
+        &planned,
+        applied.worktree.path(),
+        config,
+        &logs,
+        &prefix,
+        s.json,
+        s.echo,
+        |result| {
+            report.record(result);
+            write_progress(&report);
+        },
+    )?;
+
+    if !first_run {
+        // The manifest as it stands now, after these suites ran in the worktree.
+        let now = applied.recheck()?;
+        if let Some(rerun) = report.reruns.last_mut() {
+            rerun.manifest = now.summary();
+        }
+    }
+    report.finished = Timestamp::now();
+    report.interrupted = interrupted;
+    report.complete = !interrupted;
+    report.judge();
     if let Some((store, paths)) = cache.filter(|_| !report::interrupt::requested()) {
         let saved =
             candidate::cache::Snapshot::take(applied.worktree.path(), &paths, store.staging())
@@ -224,17 +256,43 @@ fn locked_run(
     if first_run {
         report.candidate.worktree_removed = removed;
     }
-    let written = report::json::write_atomic(&s.out.join(REPORT_FILE), &report)
-        .with_context(|| format!("writing {}", s.out.join(REPORT_FILE).display()))
-        .and_then(|()| {
-            report::json::write_text_atomic(&s.out.join(SUMMARY_FILE), &report.render())
-                .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))
-        });
+    let written = files.write(&report);
     Ok((report, written.err()))
 }
 
+/// Where a run's report goes: `gate-summary.txt` and `gate.json` in the output folder, and the
+/// JUnit copy when one is asked for.
+struct ReportFiles<'a> {
+    out: &'a Path,
+    junit: Option<&'a Path>,
+}
+
+impl ReportFiles<'_> {
+    /// Writes every file of `report`, each atomically, gate.json last: a report that says it
+    /// is complete is only ever on disk once its summary and JUnit copy are, and a write that
+    /// fails (a full disk) stops there, leaving the earlier gate.json that says it is not.
+    fn write(&self, report: &GateReport) -> Result<()> {
+        let summary = self.out.join(SUMMARY_FILE);
+        report::json::write_text_atomic(&summary, &report.render())
+            .with_context(|| format!("writing {}", summary.display()))?;
+        if let Some(path) = self.junit {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            report::json::write_text_atomic(path, &crate::junit::junit(report).render())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        let json = self.out.join(REPORT_FILE);
+        report::json::write_atomic(&json, report)
+            .with_context(|| format!("writing {}", json.display()))
+    }
+}
+
 /// Runs each planned suite in order in `dir`, its log `logs/{prefix}NN-name.log`, showing
-/// progress; stops at an interrupt. Returns the results and whether it was interrupted.
+/// progress, handing each result to `record` as it ends; stops at an interrupt. Returns whether
+/// it was interrupted.
+#[allow(clippy::too_many_arguments)]
 fn run_suites(
     planned: &[suite::Planned],
     dir: &Path,
@@ -243,8 +301,8 @@ fn run_suites(
     prefix: &str,
     quiet: bool,
     echo: bool,
-) -> Result<(Vec<SuiteResult>, bool)> {
-    let mut results: Vec<SuiteResult> = Vec::new();
+    mut record: impl FnMut(SuiteResult),
+) -> Result<bool> {
     let mut interrupted = false;
     let total = planned.len();
     let mut progress = report::progress::Progress::new(total, quiet);
@@ -267,14 +325,14 @@ fn run_suites(
             result.counts_text()
         ));
         let stop = result.record.interrupted;
-        results.push(result);
+        record(result);
         if stop {
             interrupted = true;
             break;
         }
     }
     progress.clear();
-    Ok((results, interrupted || report::interrupt::requested()))
+    Ok(interrupted || report::interrupt::requested())
 }
 
 /// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the

@@ -3,6 +3,7 @@
 
 mod apply;
 mod common;
+mod cut_short;
 mod ecosystems;
 mod faults;
 mod formats;
