@@ -6,6 +6,7 @@ mod common;
 mod build;
 mod cache;
 mod cores;
+mod cut_short;
 mod faults;
 mod formats;
 mod isolation;

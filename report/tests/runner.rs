@@ -44,7 +44,10 @@ fn a_run_whose_runner_reports_failures_but_exits_0_is_not_a_pass() {
     // Counts with no failure, or no counts at all, leave exit 0 the pass it is.
     let job = Job::shell("echo '3 passed'; exit 0", dir.path(), &log);
     let rec = within(30, move || runner::run(&job).unwrap());
-    assert_eq!((rec.outcome(), rec.status_text().as_str()), (Outcome::Passed, "exit 0"));
+    assert_eq!(
+        (rec.outcome(), rec.status_text().as_str()),
+        (Outcome::Passed, "exit 0")
+    );
 }
 
 #[test]

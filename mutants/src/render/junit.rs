@@ -42,6 +42,19 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
         }
     }
     cases.extend(report.mutants.iter().map(|r| case(r, out)));
+    // A mutant the run was cut short before is an error, never a pass or a skip a CI view
+    // hides: the file of a run killed halfway can never read as green.
+    if let Some(cut) = report.cut_short_text() {
+        for u in &report.unjudged {
+            let mut case = TestCase::new(u.name.clone(), u.file.clone(), 0.0);
+            case.status = Status::Errored {
+                message: format!("not judged: the run was {cut}"),
+                kind: "not judged".into(),
+                body: String::new(),
+            };
+            cases.push(case);
+        }
+    }
     TestSuites {
         name: "mutants".into(),
         suites: vec![TestSuite {

@@ -358,6 +358,9 @@ impl Session {
         report.interrupted |= exit == Exit::Interrupted;
         report.settle();
         report.end = Timestamp::now();
+        // Complete only now, in the last write: every planned mutant judged by a run that
+        // reached its end.
+        report.complete = !report.interrupted && report.all_judged();
         report.exit_code = exit.code();
         render::write_all(report, &self.sources, &self.out)?;
         render::print(report, self.settings.format, self.settings.color)?;
