@@ -29,7 +29,20 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
         };
     }
     cases.push(candidate);
-    for suite in report.latest_suites() {
+    // A run cut short before a suite it set out to run leaves that suite without a result of
+    // its own: an earlier pass of it (a rerun killed midway) is not its answer now.
+    let cut = report.cut_short_text();
+    let pending = |name: &String| {
+        cut.is_some()
+            && report.scheduled.contains(name)
+            && !report.latest_run().iter().any(|s| &s.name == name)
+    };
+    let latest: Vec<_> = report
+        .latest_suites()
+        .into_iter()
+        .filter(|s| !pending(&s.name))
+        .collect();
+    for suite in &latest {
         let r = &suite.record;
         let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.duration_secs);
         case.system_out = Some(format!(
@@ -83,7 +96,6 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
     }
     // Every suite the gate.toml names but no run has a result for: an error, so a run cut short
     // (or an `--only` summary missing a suite) can never read as green.
-    let latest = report.latest_suites();
     let mut unrun: Vec<&String> = Vec::new();
     for name in report.planned.iter().chain(&report.scheduled) {
         if !latest.iter().any(|s| &s.name == name) && !unrun.contains(&name) {
@@ -92,7 +104,7 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
     }
     for name in unrun {
         let mut case = TestCase::new(name.clone(), "gate.suite", 0.0);
-        let why = match report.cut_short_text() {
+        let why = match &cut {
             Some(cut) => format!("the run was {cut}"),
             None => "no run of this summary ran it".to_string(),
         };

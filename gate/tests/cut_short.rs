@@ -176,6 +176,79 @@ fn a_run_killed_with_sigkill_leaves_a_report_that_says_it_was_cut_short() {
 }
 
 #[test]
+fn an_only_rerun_killed_with_sigkill_leaves_the_summary_incomplete_not_its_earlier_pass() {
+    let f = Fixture::new();
+    f.pack();
+    let s = Scratch::new();
+    let hold = f.out.path().join("hold");
+    let pid_file = f.out.path().join("suite.pid");
+    let config = f.config(&format!(
+        "[[suite]]\nname = \"quick\"\nrun = \"true\"\n\n[[suite]]\nname = \"slow\"\nrun = \"if [ -f '{}' ]; then echo $$ > '{}'; exec sleep 60; fi\"\n",
+        hold.display(),
+        pid_file.display()
+    ));
+    let out = f.out.path().join("o");
+    let junit = f.out.path().join("junit.xml");
+    let mut first = Command::new(env!("CARGO_BIN_EXE_gate"));
+    testkit::hermetic(&mut first);
+    s.apply_to(&mut first);
+    let status = first
+        .current_dir(f.repo.path())
+        .args(["run", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let report = json(&out.join("gate.json"));
+    assert_eq!(
+        (report["verdict"].clone(), report["complete"].clone()),
+        ("PASS".into(), true.into())
+    );
+
+    fs::write(&hold, "").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gate"));
+    testkit::hermetic(&mut cmd);
+    s.apply_to(&mut cmd);
+    let mut child = cmd
+        .current_dir(f.repo.path())
+        .args(["run", "--only", "slow", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .arg("--junit")
+        .arg(&junit)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let suite = pid_in(&pid_file);
+    child.kill().unwrap(); // SIGKILL mid-rerun
+    wait_for(&mut child, Duration::from_secs(30));
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{suite}")])
+        .status();
+    let report = json(&out.join("gate.json"));
+    assert_eq!(report["complete"], false, "{report:#}");
+    assert_eq!(report["verdict"], "INCOMPLETE", "{report:#}");
+    assert_eq!(report["exit_code"], 130, "{report:#}");
+    assert_eq!(report["reruns"].as_array().unwrap().len(), 1, "{report:#}");
+    let summary = read(&out.join("gate-summary.txt"));
+    assert!(
+        summary.contains("cut short after 0 of 1 suites; not run: slow"),
+        "{summary}"
+    );
+    let xml = read(&junit);
+    assert!(
+        xml.contains("<error message=\"suite slow was not run"),
+        "{xml}"
+    );
+}
+
+#[test]
 fn a_run_stopped_by_sigint_exits_130_with_reports_that_say_it_was_cut_short() {
     let f = Fixture::new();
     f.pack();
