@@ -7,6 +7,10 @@
 //! suite never run, or failed at its latest run, is a finding. Manifest results and the verdict
 //! are typed values here (serialized as the words and the `12/12 OK` line they always were),
 //! so nothing reads a verdict back from its word.
+//!
+//! A run writes this record before its first suite and after each one with `complete: false`
+//! (verdict `INCOMPLETE`, exit code 130) and sets `complete` only in its last write, so the
+//! file a killed run leaves says it was cut short.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,8 @@
 //! control are failures (the suite missed a claim, or is brittle), with the verdict and the
 //! claim it undoes as the message and the suite log's tail as the body; `killed` and
 //! `killed (hang)` pass (the suite noticed); a control that held passes; `error` (the suite could
-//! not start) is an error element, never a pass; `skipped (N matches)` is skipped. A red
+//! not start) is an error element, never a pass; `skipped (N matches)` is skipped; a mutant the
+//! run was cut short before (no verdict) is an error too, never a pass or a skip. A red
 //! baseline, which judges no mutant, is a failed testcase of its own so the file is never an
 //! empty green.
 

@@ -8,7 +8,10 @@
 //! knows one tool's layout knows the other's.
 //!
 //! The files are rewritten whole (atomically) after every mutant, so an interrupted or killed
-//! run leaves a consistent report of what it finished.
+//! run leaves a consistent report of what it finished; until the run's last write they say
+//! it is not complete (`complete: false`, exit code 130, "cut short after N of M", the
+//! unjudged mutants as JUnit errors and Stryker `Pending`), so no file of a run cut short
+//! reads as green.
 
 use std::collections::BTreeMap;
 use std::path::Path;

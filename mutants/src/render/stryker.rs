@@ -2,7 +2,9 @@
 //! Stryker writes it, so its viewers and dashboards read our runs.
 //!
 //! The one thing to know is the mapping of our verdicts onto its statuses ([`status`]): a
-//! control is `Ignored`, never `Survived`, because a held control is the suite doing its job.
+//! control is `Ignored`, never `Survived`, because a held control is the suite doing its job;
+//! a mutant a run cut short never judged is `Pending` (the schema's "not yet run"), never
+//! `Killed`.
 
 use std::collections::BTreeMap;
 
