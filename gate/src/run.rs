@@ -155,24 +155,14 @@ fn locked_run(
     }
     let logs = s.out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-    // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
-    // judged once per candidate should not fill the cache folder unasked): restored before
-    // the setup, saved after the suites. Cargo still decides what is fresh.
-    let cache = cache_for(repo, config, applied.worktree.path());
-    let setup = prepare_checkout(
-        repo,
-        config,
-        applied.worktree.path(),
-        &s.out,
-        previous.as_ref(),
-    )?;
-
     let prefix = match &previous {
         Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
         None => String::new(),
     };
-    // The report exists, marked incomplete, before the first suite starts, and is rewritten so
-    // after each one: a run killed at any point leaves a report that says it was cut short.
+    // The report exists, marked incomplete, before the setup and the first suite start, and is
+    // rewritten so after each suite: a run killed at any point leaves a report that says it was
+    // cut short, never the last run's (an earlier PASS in this folder is replaced now). A
+    // folder that cannot take it stops the run here, before any work.
     let first_run = previous.is_none();
     let mut report = match previous {
         Some(mut report) => {
@@ -186,23 +176,37 @@ fn locked_run(
             report.planned = names;
             report
         }
-        None => {
-            let mut report = GateReport::new(
-                started,
-                CandidateFacts::from_applied(&applied, manifest_sha256),
-                names,
-                Vec::new(),
-                false,
-            );
-            report.setup = setup;
-            report
-        }
+        None => GateReport::new(
+            started,
+            CandidateFacts::from_applied(&applied, manifest_sha256),
+            names,
+            Vec::new(),
+            false,
+        ),
     };
     report.scheduled = planned.iter().map(|p| p.name.clone()).collect();
     report.interrupted = false;
     report.complete = false;
     report.judge();
     let files = ReportFiles { out: &s.out, junit };
+    files
+        .write(&report)
+        .context("writing the report before the setup and the first suite")?;
+    // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
+    // judged once per candidate should not fill the cache folder unasked): restored before
+    // the setup, saved after the suites. Cargo still decides what is fresh.
+    let cache = cache_for(repo, config, applied.worktree.path());
+    let setup = prepare_checkout(
+        repo,
+        config,
+        applied.worktree.path(),
+        &s.out,
+        // This rerun's number (its Rerun is already in the report), or 0 for a first run.
+        if first_run { 0 } else { report.reruns.len() },
+    )?;
+    if first_run {
+        report.setup = setup;
+    }
     let mut warned = false;
     let mut write_progress = |report: &GateReport| {
         if let Err(e) = files.write(report) {
@@ -216,7 +220,6 @@ fn locked_run(
             }
         }
     };
-    write_progress(&report);
     let interrupted = run_suites(
         &planned,
         applied.worktree.path(),
@@ -336,14 +339,15 @@ fn run_suites(
 }
 
 /// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
-/// setup step through the runner. A link missing at its source, or a setup that fails, is a
-/// failed precondition (exit 4): no suite could be judged there.
+/// setup step through the runner (its log `logs/00-setup.log`, or `logs/rerun-N-00-setup.log`
+/// for rerun `rerun`). A link missing at its source, or a setup that fails, is a failed
+/// precondition (exit 4): no suite could be judged there.
 fn prepare_checkout(
     repo: &Git,
     config: &Config,
     checkout: &Path,
     out: &Path,
-    previous: Option<&GateReport>,
+    rerun: usize,
 ) -> Result<Option<SetupFact>> {
     let w = &config.worktree;
     if w.is_empty() {
@@ -351,9 +355,9 @@ fn prepare_checkout(
     }
     candidate::setup::link_into(w, repo.dir(), checkout)
         .map_err(report::exit::PreconditionFailed::new)?;
-    let name = match previous {
-        Some(prev) => format!("logs/rerun-{}-00-setup.log", prev.reruns.len() + 1),
-        None => "logs/00-setup.log".to_string(),
+    let name = match rerun {
+        0 => "logs/00-setup.log".to_string(),
+        n => format!("logs/rerun-{n}-00-setup.log"),
     };
     let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
         .context("running worktree.setup")?

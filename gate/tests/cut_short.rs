@@ -176,6 +176,43 @@ fn a_run_killed_with_sigkill_leaves_a_report_that_says_it_was_cut_short() {
 }
 
 #[test]
+fn a_run_killed_during_its_setup_replaces_an_earlier_pass_with_an_incomplete_report() {
+    let f = Fixture::new();
+    f.pack();
+    let s = Scratch::new();
+    let out = f.out.path().join("o");
+    let junit = f.out.path().join("junit.xml");
+    let green = f.config("[[suite]]\nname = \"ok\"\nrun = \"true\"\n");
+    let mut first = spawn_run(&f, &s, &green, &out, &junit);
+    assert!(wait_for(&mut first, Duration::from_secs(60)).success());
+    assert_eq!(json(&out.join("gate.json"))["verdict"], "PASS");
+
+    let pid_file = f.out.path().join("setup.pid");
+    let config = f.config(&format!(
+        "[worktree]\nsetup = \"echo $$ > '{}'; exec sleep 60\"\n\n[[suite]]\nname = \"ok\"\nrun = \"true\"\n",
+        pid_file.display()
+    ));
+    let mut child = spawn_run(&f, &s, &config, &out, &junit);
+    let setup = pid_in(&pid_file);
+    child.kill().unwrap(); // SIGKILL while the setup runs, before any suite
+    wait_for(&mut child, Duration::from_secs(30));
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{setup}")])
+        .status();
+    let report = json(&out.join("gate.json"));
+    assert_eq!(report["complete"], false, "{report:#}");
+    assert_eq!(report["verdict"], "INCOMPLETE", "{report:#}");
+    assert_eq!(report["exit_code"], 130, "{report:#}");
+    let summary = read(&out.join("gate-summary.txt"));
+    assert!(
+        summary.contains("cut short after 0 of 1 suites; not run: ok"),
+        "{summary}"
+    );
+    assert!(!summary.contains("PASS"), "{summary}");
+    assert!(read(&junit).contains("<error message=\"suite ok was not run"));
+}
+
+#[test]
 fn an_only_rerun_killed_with_sigkill_leaves_the_summary_incomplete_not_its_earlier_pass() {
     let f = Fixture::new();
     f.pack();
