@@ -181,6 +181,66 @@ fn a_run_killed_with_sigkill_leaves_an_incomplete_report_that_an_only_rerun_comp
 }
 
 #[test]
+fn an_only_rerun_killed_in_its_baseline_leaves_the_report_incomplete_not_its_earlier_pass() {
+    let spec = format!(
+        "[suites.unit]\nrun = \"if [ -f \\\"$PIDS/hold\\\" ]; then echo $$ > \\\"$PIDS/sleeper\\\"; sleep 30; fi; sh test.sh\"\ntimeout = \"60s\"\n\n{}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", ""),
+        mutant("greet is gone", "echo \"hello\"", "echo \"bye\"", "")
+    );
+    let fx = Fixture::new(&spec);
+    let tmp = scratch(&fx);
+    let first = run_in(&fx, &tmp, &[]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let out = fx.out();
+    assert_eq!(report_in(&out)["complete"], true);
+
+    fs::write(fx.pids.path().join("hold"), "").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mutants"));
+    testkit::hermetic(&mut cmd);
+    let mut child = cmd
+        .current_dir(fx.repo.path())
+        .env("PIDS", fx.pids.path())
+        .env("TMPDIR", &tmp)
+        .args([
+            "run",
+            "mutants.toml",
+            "--jobs",
+            "1",
+            "--only",
+            "plus to minus",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let tag = format!("{}.", child.id());
+    fx.first_pid("sleeper", "the sleeping baseline");
+    child.kill().unwrap(); // SIGKILL while the baseline runs, before any mutant
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the killed run did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for pid in testkit::tagged_pids(&tag) {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    let report = report_in(&out);
+    assert_eq!(report["complete"], false, "{report:#}");
+    assert_eq!(report["exit_code"], 130, "{report:#}");
+    assert_eq!(report["unjudged"][0]["name"], "plus to minus", "{report:#}");
+    let text = read(&out.join("mutants.txt"));
+    assert!(
+        text.contains(
+            "INCOMPLETE: cut short after 1 of 2 mutants judged; not judged: plus to minus"
+        ),
+        "{text}"
+    );
+    assert!(testcase(&read(&out.join("junit.xml")), "plus to minus").contains("<error message="));
+}
+
+#[test]
 fn a_run_stopped_by_sigint_exits_130_with_every_report_saying_it_was_cut_short() {
     let fx = Fixture::new(&spec());
     let tmp = scratch(&fx);

@@ -48,6 +48,10 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
     };
+    // The report is on disk, incomplete, before any setup or suite runs: a run killed from
+    // here on leaves one that says so (an `--only` rerun's replaces the report it updates,
+    // which must not stand as this run's), and a folder that cannot take it stops the run now.
+    render::write_all(&session.report, &session.sources, &session.out)?;
     session.restore_cache();
     session.set_up()?;
     let baseline = match session.baseline()? {
