@@ -161,8 +161,9 @@ fn locked_run(
     };
     // The report exists, marked incomplete, before the setup and the first suite start, and is
     // rewritten so after each suite: a run killed at any point leaves a report that says it was
-    // cut short, never the last run's (an earlier PASS in this folder is replaced now). A
-    // folder that cannot take it stops the run here, before any work.
+    // cut short, never the last run's (an earlier PASS in this folder is replaced now). A write
+    // that fails is said and the run goes on: the last write decides, and a verdict is never
+    // hidden by a report that could not be written (see `cmd_run`).
     let first_run = previous.is_none();
     let mut report = match previous {
         Some(mut report) => {
@@ -189,9 +190,21 @@ fn locked_run(
     report.complete = false;
     report.judge();
     let files = ReportFiles { out: &s.out, junit };
-    files
-        .write(&report)
-        .context("writing the report before the setup and the first suite")?;
+    let mut warned = false;
+    let mut write_progress = |report: &GateReport| {
+        if let Err(e) = files.write(report) {
+            // The final write says whether the report could be written (an error and a
+            // non-zero exit if not); this one keeps what is on disk honest while the run goes,
+            // so its failure is said once and the suites go on.
+            if !std::mem::replace(&mut warned, true) {
+                report::errln!(
+                    "gate: warning: {} (the run goes on; its last write decides)",
+                    report::exit::one_line(e.as_ref())
+                );
+            }
+        }
+    };
+    write_progress(&report);
     // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
     // judged once per candidate should not fill the cache folder unasked): restored before
     // the setup, saved after the suites. Cargo still decides what is fresh.
@@ -207,19 +220,6 @@ fn locked_run(
     if first_run {
         report.setup = setup;
     }
-    let mut warned = false;
-    let mut write_progress = |report: &GateReport| {
-        if let Err(e) = files.write(report) {
-            // The final write says whether the report could be written; this one only keeps
-            // what is on disk honest, so its failure is said once and the suites go on.
-            if !std::mem::replace(&mut warned, true) {
-                report::errln!(
-                    "gate: warning: {} (the report on disk says the run is not complete)",
-                    report::exit::one_line(e.as_ref())
-                );
-            }
-        }
-    };
     let interrupted = run_suites(
         &planned,
         applied.worktree.path(),
