@@ -10,8 +10,8 @@ use crate::text::render_candidate;
 
 /// The report as JUnit XML: a testcase for the candidate's own checks (manifest, deletions,
 /// drift) and one per suite, at its latest result (a rerun replaces the first run). A failed or
-/// hung suite is a failure whose body is its log's tail; one that could not start is an error;
-/// one cut short by an interrupt is skipped.
+/// hung suite is a failure whose body is its log's tail; one that could not start, one cut short
+/// by an interrupt, and one never run (a run cut short before it) are errors.
 pub(crate) fn junit(report: &GateReport) -> TestSuites {
     let mut cases = Vec::new();
     let c = &report.candidate;
@@ -29,7 +29,20 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
         };
     }
     cases.push(candidate);
-    for suite in report.latest_suites() {
+    // A run cut short before a suite it set out to run leaves that suite without a result of
+    // its own: an earlier pass of it (a rerun killed midway) is not its answer now.
+    let cut = report.cut_short_text();
+    let pending = |name: &String| {
+        cut.is_some()
+            && report.scheduled.contains(name)
+            && !report.latest_run().iter().any(|s| &s.name == name)
+    };
+    let latest: Vec<_> = report
+        .latest_suites()
+        .into_iter()
+        .filter(|s| !pending(&s.name))
+        .collect();
+    for suite in &latest {
         let r = &suite.record;
         let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.duration_secs);
         case.system_out = Some(format!(
@@ -69,9 +82,36 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
                 kind: "could not start".into(),
                 body: tail(),
             },
-            Outcome::Interrupted => Status::Skipped {
-                message: format!("suite {} was interrupted", suite.name),
+            // Cut short mid-run: no result, so never a pass, and not a skip a CI view hides.
+            Outcome::Interrupted => Status::Errored {
+                message: format!(
+                    "suite {} was cut short by an interrupt: it has no result",
+                    suite.name
+                ),
+                kind: "cut short".into(),
+                body: tail(),
             },
+        };
+        cases.push(case);
+    }
+    // Every suite the gate.toml names but no run has a result for: an error, so a run cut short
+    // (or an `--only` summary missing a suite) can never read as green.
+    let mut unrun: Vec<&String> = Vec::new();
+    for name in report.planned.iter().chain(&report.scheduled) {
+        if !latest.iter().any(|s| &s.name == name) && !unrun.contains(&name) {
+            unrun.push(name);
+        }
+    }
+    for name in unrun {
+        let mut case = TestCase::new(name.clone(), "gate.suite", 0.0);
+        let why = match &cut {
+            Some(cut) => format!("the run was {cut}"),
+            None => "no run of this summary ran it".to_string(),
+        };
+        case.status = Status::Errored {
+            message: format!("suite {name} was not run: {why}"),
+            kind: "not run".into(),
+            body: String::new(),
         };
         cases.push(case);
     }

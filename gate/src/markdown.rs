@@ -45,8 +45,11 @@ impl GateReport {
                 .collect();
             format!("{gone}/{} gone: {}", c.deleted.len(), names.join(", "))
         };
-        out.push_str(&markdown::facts([
-            ("verdict", verdict),
+        let mut facts = vec![("verdict", verdict)];
+        if let Some(cut) = self.cut_short_text() {
+            facts.push(("run", markdown::escape(&cut)));
+        }
+        facts.extend([
             ("base", format!("{} ({})", code(&c.base), code(&c.base_rev))),
             ("head", format!("{} ({})", code(&c.head), code(&c.head_rev))),
             (
@@ -61,7 +64,8 @@ impl GateReport {
             ("drift", markdown::escape(&drift_text(c))),
             ("tree", code(&c.tree)),
             ("time", format!("{} .. {}", self.started, self.finished)),
-        ]));
+        ]);
+        out.push_str(&markdown::facts(facts));
         let bad: Vec<&EntryFact> = c
             .manifest
             .entries

@@ -7,6 +7,10 @@
 //! suite never run, or failed at its latest run, is a finding. Manifest results and the verdict
 //! are typed values here (serialized as the words and the `12/12 OK` line they always were),
 //! so nothing reads a verdict back from its word.
+//!
+//! A run writes this record before its first suite and after each one with `complete: false`
+//! (verdict `INCOMPLETE`, exit code 130) and sets `complete` only in its last write, so the
+//! file a killed run leaves says it was cut short.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -185,7 +189,22 @@ pub struct GateReport {
     #[serde(default)]
     pub(crate) reruns: Vec<Rerun>,
     pub interrupted: bool,
+    /// Whether the run that last wrote this report reached its end. A run writes the report
+    /// as incomplete before its first suite and after each one, and marks it complete only in
+    /// its last write, so a run cut short (SIGKILL, a full disk, an interrupt) never leaves a
+    /// report that claims it finished.
+    #[serde(default)]
+    pub complete: bool,
+    /// The suites the latest run (the first, or the last rerun) set out to run, in order:
+    /// while `complete` is false, those without a result were not run.
+    #[serde(default)]
+    pub(crate) scheduled: Vec<String>,
     pub verdict: Verdict,
+    /// The exit code `gate run` gives this report: 0 PASS, 1 FAIL, 130 INTERRUPTED or
+    /// INCOMPLETE (never 0 for a report that is not complete).
+    #[serde(default = "unfinished_exit")]
+    #[schemars(extend("enum" = [0, 1, 130]))]
+    pub exit_code: u8,
     pub(crate) findings: Vec<String>,
     /// The `[worktree]` setup step, run once in the checkout before the first suite.
     #[serde(default)]
@@ -227,7 +246,10 @@ impl GateReport {
             suites,
             reruns: Vec::new(),
             interrupted,
+            complete: !interrupted,
+            scheduled: Vec::new(),
             verdict: Verdict::Fail,
+            exit_code: unfinished_exit(),
             findings: Vec::new(),
             setup: None,
             canaries: None,
@@ -267,8 +289,64 @@ impl GateReport {
         if let Some(runs) = &self.canaries {
             findings.extend(crate::canary::findings(runs, &self.planned));
         }
-        self.verdict = Verdict::of(self.interrupted, &findings);
+        self.verdict = if self.complete || self.interrupted {
+            Verdict::of(self.interrupted, &findings)
+        } else {
+            Verdict::Incomplete
+        };
+        self.exit_code = self.verdict.exit_code();
+        // A suite proved not to read the checkout is a failed precondition, as the CLI exits.
+        if self.verdict == Verdict::Fail && self.canary_failed() {
+            self.exit_code = report::Exit::Precondition.code();
+        }
         self.findings = findings;
+    }
+
+    /// The suites of the latest run (the first, or the last rerun), as far as it got.
+    pub(crate) fn latest_run(&self) -> &[SuiteResult] {
+        self.reruns.last().map_or(&self.suites, |r| &r.suites)
+    }
+
+    /// The latest run's result for a suite, appended (to the first run's suites, or the last
+    /// rerun's), with the verdict judged again.
+    pub(crate) fn record(&mut self, result: SuiteResult) {
+        match self.reruns.last_mut() {
+            Some(rerun) => rerun.suites.push(result),
+            None => self.suites.push(result),
+        }
+        self.finished = Timestamp::now();
+        self.judge();
+    }
+
+    /// `cut short after 1 of 3 suites (...)` for a report that is not complete; `None` when
+    /// it is.
+    pub(crate) fn cut_short_text(&self) -> Option<String> {
+        if self.complete {
+            return None;
+        }
+        let latest = self.latest_run();
+        let ran = |name: &str| {
+            latest
+                .iter()
+                .any(|s| s.name == name && s.outcome != report::Outcome::Interrupted)
+        };
+        let done = latest.iter().filter(|s| ran(&s.name)).count();
+        let of = self.scheduled.len().max(latest.len());
+        let not_run: Vec<&str> = self
+            .scheduled
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !ran(name))
+            .collect();
+        let rest = if not_run.is_empty() {
+            String::new()
+        } else {
+            format!("; not run: {}", not_run.join(", "))
+        };
+        Some(format!(
+            "cut short after {done} of {of} suites{rest} (the run was stopped, killed, or could \
+             not write its report: no verdict on the candidate)"
+        ))
     }
 
     /// Each suite's most recent result.
@@ -299,7 +377,15 @@ impl GateReport {
     }
 }
 
-/// The gate's answer: `PASS`, `FAIL` or `INTERRUPTED`, as gate.json and every rendering say it.
+/// A report's exit code until its run says otherwise: that of a run cut short (a report that
+/// does not state its code is not a finished one).
+fn unfinished_exit() -> u8 {
+    report::Exit::Interrupted.code()
+}
+
+/// The gate's answer: `PASS`, `FAIL`, `INTERRUPTED`, or `INCOMPLETE` (a report written while
+/// its run was still going, left so when the run was killed), as gate.json and every
+/// rendering say it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum Verdict {
     #[serde(rename = "PASS")]
@@ -308,6 +394,8 @@ pub enum Verdict {
     Fail,
     #[serde(rename = "INTERRUPTED")]
     Interrupted,
+    #[serde(rename = "INCOMPLETE")]
+    Incomplete,
 }
 
 impl Verdict {
@@ -328,6 +416,17 @@ impl Verdict {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
             Verdict::Interrupted => "INTERRUPTED",
+            Verdict::Incomplete => "INCOMPLETE",
+        }
+    }
+
+    /// The exit code `gate run` gives it: only a PASS is 0, and a run that did not finish is
+    /// 130 whether a signal stopped it or it never got to say.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => report::Exit::Ok.code(),
+            Verdict::Fail => report::Exit::Findings.code(),
+            Verdict::Interrupted | Verdict::Incomplete => report::Exit::Interrupted.code(),
         }
     }
 
@@ -336,7 +435,7 @@ impl Verdict {
         match self {
             Verdict::Pass => Style::Good,
             Verdict::Fail => Style::Bad,
-            Verdict::Interrupted => Style::Warn,
+            Verdict::Interrupted | Verdict::Incomplete => Style::Warn,
         }
     }
 }

@@ -157,6 +157,56 @@ fn locked_run(
     }
     let logs = s.out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let prefix = match &previous {
+        Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
+        None => String::new(),
+    };
+    // The report exists, marked incomplete, before the setup and the first suite start, and is
+    // rewritten so after each suite: a run killed at any point leaves a report that says it was
+    // cut short, never the last run's (an earlier PASS in this folder is replaced now). A write
+    // that fails is said and the run goes on: the last write decides, and a verdict is never
+    // hidden by a report that could not be written (see `cmd_run`).
+    let first_run = previous.is_none();
+    let mut report = match previous {
+        Some(mut report) => {
+            report.reruns.push(Rerun {
+                at: started,
+                // As applied; checked again after the suites, below.
+                manifest: applied.verification.summary(),
+                tree: applied.tree.clone(),
+                suites: Vec::new(),
+            });
+            report.planned = names;
+            report
+        }
+        None => GateReport::new(
+            started,
+            CandidateFacts::from_applied(&applied, manifest_sha256),
+            names,
+            Vec::new(),
+            false,
+        ),
+    };
+    report.scheduled = planned.iter().map(|p| p.name.clone()).collect();
+    report.interrupted = false;
+    report.complete = false;
+    report.judge();
+    let files = ReportFiles { out: &s.out, junit };
+    let mut warned = false;
+    let mut write_progress = |report: &GateReport| {
+        if let Err(e) = files.write(report) {
+            // The final write says whether the report could be written (an error and a
+            // non-zero exit if not); this one keeps what is on disk honest while the run goes,
+            // so its failure is said once and the suites go on.
+            if !std::mem::replace(&mut warned, true) {
+                report::errln!(
+                    "gate: warning: {} (the run goes on; its last write decides)",
+                    report::exit::one_line(e.as_ref())
+                );
+            }
+        }
+    };
+    write_progress(&report);
     // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
     // judged once per candidate should not fill the cache folder unasked): restored before
     // the setup, saved after the suites. Cargo still decides what is fresh.
@@ -166,14 +216,13 @@ fn locked_run(
         config,
         applied.worktree.path(),
         &s.out,
-        previous.as_ref(),
+        // This rerun's number (its Rerun is already in the report), or 0 for a first run.
+        if first_run { 0 } else { report.reruns.len() },
     )?;
-
-    let prefix = match &previous {
-        Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
-        None => String::new(),
-    };
-    let (results, interrupted) = run_suites(
+    if first_run {
+        report.setup = setup;
+    }
+    let interrupted = run_suites(
         &planned,
         applied.worktree.path(),
         config,
@@ -181,47 +230,31 @@ fn locked_run(
         &prefix,
         s.json,
         s.echo,
+        |result| {
+            report.record(result);
+            write_progress(&report);
+        },
     )?;
 
-    let first_run = previous.is_none();
-    let mut report = match previous {
-        Some(mut report) => {
-            // The manifest as it stands now, after these suites ran in the worktree.
-            let now = applied.recheck()?;
-            report.reruns.push(Rerun {
-                at: started,
-                manifest: now.summary(),
-                tree: applied.tree.clone(),
-                suites: results,
-            });
-            report.planned = names;
-            report.finished = Timestamp::now();
-            report.interrupted = interrupted;
-            report.judge();
-            report
+    if !first_run {
+        // The manifest as it stands now, after these suites ran in the worktree.
+        let now = applied.recheck()?;
+        if let Some(rerun) = report.reruns.last_mut() {
+            rerun.manifest = now.summary();
         }
-        None => {
-            let all_passed = !interrupted && results.iter().all(SuiteResult::passed);
-            let mut report = GateReport::new(
-                started,
-                CandidateFacts::from_applied(&applied, manifest_sha256),
-                names,
-                results,
-                interrupted,
-            );
-            report.setup = setup;
-            // Only a green run needs the proof: a red one is FAIL already.
-            if s.canary && all_passed {
-                let (runs, cut) =
-                    crate::canary::run(&applied, &planned, &config.env, &logs, s.json, s.echo)?;
-                report.canaries = Some(runs);
-                report.interrupted |= cut;
-                report.finished = Timestamp::now();
-                report.judge();
-            }
-            report
-        }
-    };
+    }
+    let mut interrupted = interrupted;
+    // Only a green first run needs the proof: a red one is FAIL already.
+    if s.canary && first_run && !interrupted && report.suites.iter().all(SuiteResult::passed) {
+        let (runs, cut) =
+            crate::canary::run(&applied, &planned, &config.env, &logs, s.json, s.echo)?;
+        report.canaries = Some(runs);
+        interrupted |= cut;
+    }
+    report.finished = Timestamp::now();
+    report.interrupted = interrupted;
+    report.complete = !interrupted;
+    report.judge();
     if let Some((store, paths)) = cache.filter(|_| !report::interrupt::requested()) {
         let saved =
             candidate::cache::Snapshot::take(applied.worktree.path(), &paths, store.staging())
@@ -236,17 +269,43 @@ fn locked_run(
     if first_run {
         report.candidate.worktree_removed = removed;
     }
-    let written = report::json::write_atomic(&s.out.join(REPORT_FILE), &report)
-        .with_context(|| format!("writing {}", s.out.join(REPORT_FILE).display()))
-        .and_then(|()| {
-            report::json::write_text_atomic(&s.out.join(SUMMARY_FILE), &report.render())
-                .with_context(|| format!("writing {}", s.out.join(SUMMARY_FILE).display()))
-        });
+    let written = files.write(&report);
     Ok((report, written.err()))
 }
 
+/// Where a run's report goes: `gate-summary.txt` and `gate.json` in the output folder, and the
+/// JUnit copy when one is asked for.
+struct ReportFiles<'a> {
+    out: &'a Path,
+    junit: Option<&'a Path>,
+}
+
+impl ReportFiles<'_> {
+    /// Writes every file of `report`, each atomically, gate.json last: a report that says it
+    /// is complete is only ever on disk once its summary and JUnit copy are, and a write that
+    /// fails (a full disk) stops there, leaving the earlier gate.json that says it is not.
+    fn write(&self, report: &GateReport) -> Result<()> {
+        let summary = self.out.join(SUMMARY_FILE);
+        report::json::write_text_atomic(&summary, &report.render())
+            .with_context(|| format!("writing {}", summary.display()))?;
+        if let Some(path) = self.junit {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            report::json::write_text_atomic(path, &crate::junit::junit(report).render())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        let json = self.out.join(REPORT_FILE);
+        report::json::write_atomic(&json, report)
+            .with_context(|| format!("writing {}", json.display()))
+    }
+}
+
 /// Runs each planned suite in order in `dir`, its log `logs/{prefix}NN-name.log`, showing
-/// progress; stops at an interrupt. Returns the results and whether it was interrupted.
+/// progress, handing each result to `record` as it ends; stops at an interrupt. Returns whether
+/// it was interrupted.
+#[allow(clippy::too_many_arguments)]
 fn run_suites(
     planned: &[suite::Planned],
     dir: &Path,
@@ -255,8 +314,8 @@ fn run_suites(
     prefix: &str,
     quiet: bool,
     echo: bool,
-) -> Result<(Vec<SuiteResult>, bool)> {
-    let mut results: Vec<SuiteResult> = Vec::new();
+    mut record: impl FnMut(SuiteResult),
+) -> Result<bool> {
     let mut interrupted = false;
     let total = planned.len();
     let mut progress = report::progress::Progress::new(total, quiet);
@@ -279,25 +338,26 @@ fn run_suites(
             result.counts_text()
         ));
         let stop = result.record.interrupted;
-        results.push(result);
+        record(result);
         if stop {
             interrupted = true;
             break;
         }
     }
     progress.clear();
-    Ok((results, interrupted || report::interrupt::requested()))
+    Ok(interrupted || report::interrupt::requested())
 }
 
 /// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
-/// setup step through the runner. A link missing at its source, or a setup that fails, is a
-/// failed precondition (exit 4): no suite could be judged there.
+/// setup step through the runner (its log `logs/00-setup.log`, or `logs/rerun-N-00-setup.log`
+/// for rerun `rerun`). A link missing at its source, or a setup that fails, is a failed
+/// precondition (exit 4): no suite could be judged there.
 fn prepare_checkout(
     repo: &Git,
     config: &Config,
     checkout: &Path,
     out: &Path,
-    previous: Option<&GateReport>,
+    rerun: usize,
 ) -> Result<Option<SetupFact>> {
     let w = &config.worktree;
     if w.is_empty() {
@@ -305,9 +365,9 @@ fn prepare_checkout(
     }
     candidate::setup::link_into(w, repo.dir(), checkout)
         .map_err(report::exit::PreconditionFailed::new)?;
-    let name = match previous {
-        Some(prev) => format!("logs/rerun-{}-00-setup.log", prev.reruns.len() + 1),
-        None => "logs/00-setup.log".to_string(),
+    let name = match rerun {
+        0 => "logs/00-setup.log".to_string(),
+        n => format!("logs/rerun-{n}-00-setup.log"),
     };
     let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
         .context("running worktree.setup")?

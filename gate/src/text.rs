@@ -81,6 +81,9 @@ impl GateReport {
             }
         }
         out.push('\n');
+        if let Some(cut) = self.cut_short_text() {
+            let _ = writeln!(out, "run       {}", esc(&cut));
+        }
         if self.findings.is_empty() {
             let _ = writeln!(out, "verdict   {verdict}: every check held");
         } else {

@@ -4,6 +4,7 @@
 mod apply;
 mod canary;
 mod common;
+mod cut_short;
 mod ecosystems;
 mod faults;
 mod formats;

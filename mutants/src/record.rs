@@ -417,10 +417,33 @@ pub(crate) struct RunReport {
     #[serde(default)]
     pub canaries_skipped: bool,
     pub interrupted: bool,
+    /// Whether every planned mutant has its verdict from a run that reached its end (or the
+    /// baseline failed, which judges none by design). A run writes its report incomplete from
+    /// the start (`exit_code` 130, the code of a run cut short) and marks it complete only in
+    /// its last write, so a run killed, interrupted or unable to write never leaves a report
+    /// that claims it finished. A merged report is complete only when every shard is.
+    #[serde(default)]
+    pub complete: bool,
+    /// The planned mutants with no verdict yet, in spec order: while the run goes, and after
+    /// it when it was cut short (an `--only` rerun that judges them takes them off).
+    #[serde(default)]
+    pub unjudged: Vec<Unjudged>,
     pub mutants: Vec<Row>,
     pub tally: Tally,
+    /// The run's exit code; 130 while the report is not complete (never 0 then).
     #[schemars(extend("enum" = [0, 1, 2, 4, 130]))]
     pub exit_code: u8,
+}
+
+/// A planned mutant that has no verdict: the run was cut short before it was judged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Unjudged {
+    /// Position in the spec, from 0.
+    pub index: usize,
+    #[schemars(length(min = 1))]
+    pub name: String,
+    pub file: String,
 }
 
 impl RunReport {
@@ -430,6 +453,7 @@ impl RunReport {
         !self.baseline_failed
             && !self.canary_survived()
             && !self.interrupted
+            && self.unjudged.is_empty()
             && self.mutants.len() == self.planned
             && self.mutants.iter().all(|r| r.verdict.holds())
             && self
@@ -445,7 +469,9 @@ impl RunReport {
             .any(|c| c.verdict == CanaryVerdict::Survived)
     }
 
-    /// The run's verdict in a word: interrupted, a red baseline, everything held, or not.
+    /// The run's verdict in a word: interrupted, a red baseline, a canary survived, not
+    /// complete (a run still going, or one killed or unable to finish its report), everything
+    /// held, or not.
     pub fn verdict(&self) -> RunVerdict {
         if self.interrupted {
             RunVerdict::Interrupted
@@ -453,6 +479,8 @@ impl RunReport {
             RunVerdict::BaselineFailed
         } else if self.canary_survived() {
             RunVerdict::CanarySurvived
+        } else if !self.complete {
+            RunVerdict::Incomplete
         } else if self.held() {
             RunVerdict::Pass
         } else {
@@ -460,20 +488,57 @@ impl RunReport {
         }
     }
 
-    /// Recomputes the tally and keeps rows in spec order.
+    /// Recomputes the tally and keeps rows in spec order; a mutant with a row is no longer
+    /// unjudged.
     pub fn settle(&mut self) {
         self.mutants.sort_by_key(|r| r.index);
+        let judged: std::collections::BTreeSet<usize> =
+            self.mutants.iter().map(|r| r.index).collect();
+        self.unjudged.retain(|u| !judged.contains(&u.index));
+        self.unjudged.sort_by_key(|u| u.index);
+        self.unjudged.dedup_by_key(|u| u.index);
         self.tally = Tally::of(&self.mutants);
+    }
+
+    /// Whether every planned mutant has a verdict (or a red baseline judged none by design):
+    /// what a finished run needs to call its report complete.
+    pub fn all_judged(&self) -> bool {
+        // A red baseline and a surviving canary judge none by design: the run is over.
+        self.baseline_failed
+            || self.canary_survived()
+            || (self.unjudged.is_empty() && self.mutants.len() >= self.planned)
+    }
+
+    /// `cut short after 2 of 5 mutants judged; not judged: a, b` for a report that is not
+    /// complete (a red baseline, which judges none by design, is said otherwise); `None`
+    /// when it is.
+    pub fn cut_short_text(&self) -> Option<String> {
+        if self.complete || self.baseline_failed || self.canary_survived() {
+            return None;
+        }
+        let names: Vec<&str> = self.unjudged.iter().map(|u| u.name.as_str()).collect();
+        Some(format!(
+            "cut short after {} of {} mutants judged{}",
+            self.mutants.len(),
+            self.planned.max(self.mutants.len()),
+            if names.is_empty() {
+                String::new()
+            } else {
+                format!("; not judged: {}", names.join(", "))
+            }
+        ))
     }
 }
 
-/// The run's verdict, as the reports head it: `mutants PASS`, `FAIL`, `INTERRUPTED` or
-/// `BASELINE FAILED`.
+/// The run's verdict, as the reports head it: `mutants PASS`, `FAIL`, `INTERRUPTED`,
+/// `INCOMPLETE` or `BASELINE FAILED`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RunVerdict {
     Pass,
     Fail,
     Interrupted,
+    /// Not every planned mutant has a verdict from a run that finished.
+    Incomplete,
     BaselineFailed,
     CanarySurvived,
 }
@@ -484,6 +549,7 @@ impl std::fmt::Display for RunVerdict {
             RunVerdict::Pass => "PASS",
             RunVerdict::Fail => "FAIL",
             RunVerdict::Interrupted => "INTERRUPTED",
+            RunVerdict::Incomplete => "INCOMPLETE",
             RunVerdict::BaselineFailed => "BASELINE FAILED",
             RunVerdict::CanarySurvived => "CANARY SURVIVED",
         })

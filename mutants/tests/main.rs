@@ -7,6 +7,7 @@ mod build;
 mod cache;
 mod canary;
 mod cores;
+mod cut_short;
 mod equivalence;
 mod faults;
 mod formats;

@@ -67,7 +67,9 @@ fn interrupted_by(signal: Signal) {
     );
     assert!(std::fs::read_to_string(out.join("mutants.txt"))
         .unwrap()
-        .contains("INTERRUPTED: 1 of 3 mutants judged"));
+        .contains(
+            "INTERRUPTED: cut short after 1 of 3 mutants judged; not judged: sleeps, never reached"
+        ));
     assert!(
         fx.repo.extra_worktrees().is_empty(),
         "worktrees left behind"

@@ -29,6 +29,28 @@ fn exit_code_log_and_counts_are_recorded() {
 }
 
 #[test]
+fn a_run_whose_runner_reports_failures_but_exits_0_is_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.log");
+    let job = Job::shell("echo '1 passed, 2 failed'; exit 0", dir.path(), &log);
+    let rec = within(30, move || runner::run(&job).unwrap());
+    assert_eq!(rec.exit_code, Some(0));
+    assert_eq!(rec.failures_despite_exit_0(), Some(2));
+    assert_eq!(rec.outcome(), Outcome::Failed);
+    assert_eq!(
+        rec.status_text(),
+        "exit 0 but 2 failed: the counts and the exit disagree"
+    );
+    // Counts with no failure, or no counts at all, leave exit 0 the pass it is.
+    let job = Job::shell("echo '3 passed'; exit 0", dir.path(), &log);
+    let rec = within(30, move || runner::run(&job).unwrap());
+    assert_eq!(
+        (rec.outcome(), rec.status_text().as_str()),
+        (Outcome::Passed, "exit 0")
+    );
+}
+
+#[test]
 fn environment_is_set_and_stdin_is_empty() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("out.log");

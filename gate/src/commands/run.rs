@@ -2,13 +2,12 @@
 //! report on stdout in the format asked for.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use report::{ColorChoice, Exit, Format, Painter};
 
-use crate::record::GateReport;
 use crate::run::{run_gate, RunSettings};
 use candidate::git::Git;
 
@@ -33,12 +32,8 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     report::interrupt::cleans_up();
     let gated = run_gate(repo, s, output.junit.as_deref())?;
     let report = &gated.report;
+    // The JUnit copy is written with the other files, under the lock (see `crate::run`).
     let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();
-    if let Some(path) = &output.junit {
-        if let Err(e) = write_junit(path, report) {
-            write_errors.push(e);
-        }
-    }
     let printed = match output.format {
         Format::Json => serde_json::to_string_pretty(report)
             .map_err(anyhow::Error::from)
@@ -80,14 +75,4 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     } else {
         verdict
     })
-}
-
-/// Writes `report` as JUnit XML to `path` (atomically; its folder is made if missing).
-fn write_junit(path: &Path, report: &GateReport) -> Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    report::json::write_text_atomic(path, &crate::junit::junit(report).render())
-        .with_context(|| format!("writing {}", path.display()))
 }

@@ -200,6 +200,13 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
             merged.mutants.push(row.clone());
         }
     }
+    // Complete only when every shard is: one shard cut short leaves the merge unfinished,
+    // its unjudged mutants carried into the union.
+    merged.complete = shards.iter().all(|(_, r)| r.complete);
+    merged.unjudged = shards
+        .iter()
+        .flat_map(|(_, r)| r.unjudged.iter().cloned())
+        .collect();
     merged.settle();
     merged.exit_code = exit_of(&merged).code();
     Ok(merged)
@@ -212,7 +219,7 @@ pub(super) fn exit_of(merged: &RunReport) -> Exit {
     } else if merged.baseline_failed || merged.canary_survived() {
         Exit::Precondition
     } else {
-        Exit::from_held(merged.held())
+        Exit::from_held(merged.held() && merged.complete)
     }
 }
 
@@ -244,6 +251,38 @@ mod tests {
             (2, None, 2)
         );
         assert_eq!(merged.exit_code, exit_of(&merged).code());
+    }
+
+    #[test]
+    fn a_merge_with_one_shard_cut_short_is_incomplete_and_never_exits_0() {
+        let merged = merge_reports(&halves()).unwrap();
+        assert!(merged.complete && merged.unjudged.is_empty());
+        assert_eq!(exit_of(&merged), Exit::Ok);
+        // Shard 2 was killed after judging its row but before its last write: every row is
+        // there, yet the shard never said it finished.
+        let mut shards = halves();
+        shards[0].1.complete = false;
+        let merged = merge_reports(&shards).unwrap();
+        assert!(!merged.complete);
+        assert_eq!(merged.verdict(), crate::record::RunVerdict::Incomplete);
+        assert_ne!(merged.exit_code, 0);
+        // Shard 2 was killed before its mutant: the mutant stays unjudged in the merge.
+        let mut shards = halves();
+        let row = shards[0].1.mutants.pop().unwrap();
+        shards[0].1.complete = false;
+        shards[0].1.unjudged.push(crate::record::Unjudged {
+            index: row.index,
+            name: row.name.clone(),
+            file: row.file.clone(),
+        });
+        let merged = merge_reports(&shards).unwrap();
+        assert!(!merged.complete);
+        assert_eq!(merged.unjudged.len(), 1);
+        assert_eq!(
+            merged.cut_short_text().unwrap(),
+            "cut short after 1 of 2 mutants judged; not judged: the second"
+        );
+        assert_ne!(merged.exit_code, 0);
     }
 
     #[test]

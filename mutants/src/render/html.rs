@@ -146,12 +146,11 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
     if report.baseline_failed {
         h.push_str("<p><span class=\"v fail\">BASELINE FAILED</span> a suite fails or hangs without any mutant, so no mutant was judged.</p>\n");
     }
-    if report.interrupted {
+    if let Some(cut) = report.cut_short_text() {
         let _ = writeln!(
             h,
-            "<p><span class=\"v skipped\">INTERRUPTED</span> {} of {} mutants judged; the rest were not run.</p>",
-            report.mutants.len(),
-            report.planned
+            "<p class=\"cut-short\"><span class=\"v fail\">{verdict}</span> {}; no verdict on them.</p>",
+            esc(&cut)
         );
     }
     let findings = report.mutants.iter().filter(|r| !r.verdict.holds()).count();

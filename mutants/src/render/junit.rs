@@ -5,7 +5,8 @@
 //! control are failures (the suite missed a claim, or is brittle), with the verdict and the
 //! claim it undoes as the message and the suite log's tail as the body; `killed` and
 //! `killed (hang)` pass (the suite noticed); a control that held passes; `error` (the suite could
-//! not start) is an error element, never a pass; `skipped (N matches)` is skipped. A red
+//! not start) is an error element, never a pass; `skipped (N matches)` is skipped; a mutant the
+//! run was cut short before (no verdict) is an error too, never a pass or a skip. A red
 //! baseline, which judges no mutant, is a failed testcase of its own so the file is never an
 //! empty green.
 
@@ -42,6 +43,19 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
         }
     }
     cases.extend(report.mutants.iter().map(|r| case(r, out)));
+    // A mutant the run was cut short before is an error, never a pass or a skip a CI view
+    // hides: the file of a run killed halfway can never read as green.
+    if let Some(cut) = report.cut_short_text() {
+        for u in &report.unjudged {
+            let mut case = TestCase::new(u.name.clone(), u.file.clone(), 0.0);
+            case.status = Status::Errored {
+                message: format!("not judged: the run was {cut}"),
+                kind: "not judged".into(),
+                body: String::new(),
+            };
+            cases.push(case);
+        }
+    }
     TestSuites {
         name: "mutants".into(),
         suites: vec![TestSuite {

@@ -102,11 +102,10 @@ pub(crate) fn render(report: &RunReport) -> String {
     }
     out.push('\n');
     out.push_str(&t.render_markdown());
-    if report.interrupted || report.mutants.len() < report.planned {
+    if let Some(cut) = report.cut_short_text() {
         out.push_str(&format!(
-            "\n{} of {} mutants judged; the rest were not run.\n",
-            report.mutants.len(),
-            report.planned
+            "\n**{verdict}**: {}; no verdict on them.\n",
+            markdown::escape(&cut)
         ));
     }
     out

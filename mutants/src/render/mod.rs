@@ -8,7 +8,10 @@
 //! knows one tool's layout knows the other's.
 //!
 //! The files are rewritten whole (atomically) after every mutant, so an interrupted or killed
-//! run leaves a consistent report of what it finished.
+//! run leaves a consistent report of what it finished; until the run's last write they say
+//! it is not complete (`complete: false`, exit code 130, "cut short after N of M", the
+//! unjudged mutants as JUnit errors and Stryker `Pending`), so no file of a run cut short
+//! reads as green.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,17 +34,19 @@ pub(crate) mod text;
 /// The original text of every mutated file, for `mutation-report.json` (lossy for non-UTF-8).
 pub(crate) type Sources = BTreeMap<String, String>;
 
-/// Writes every report file into `out`.
+/// Writes every report file into `out`, `mutants.json` last.
 pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
     let write = |name: &str, text: &str| {
         report::json::write_text_atomic(&out.join(name), text)
             .with_context(|| format!("writing {}", out.join(name).display()))
     };
-    write("mutants.json", &json::render(report)?)?;
     write("mutants.txt", &text::render(report))?;
     write("mutation-report.json", &stryker::render(report, sources))?;
     write("mutants.html", &html::render(report, out))?;
     write("junit.xml", &junit::render(report, out))?;
+    // The record last: one that says it is complete is on disk only once every other file
+    // is, and a write that fails (a full disk) stops before it, leaving the one that says not.
+    write("mutants.json", &json::render(report)?)?;
     Ok(())
 }
 

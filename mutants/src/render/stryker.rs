@@ -2,7 +2,9 @@
 //! Stryker writes it, so its viewers and dashboards read our runs.
 //!
 //! The one thing to know is the mapping of our verdicts onto its statuses ([`status`]): a
-//! control is `Ignored`, never `Survived`, because a held control is the suite doing its job.
+//! control is `Ignored`, never `Survived`, because a held control is the suite doing its job;
+//! a mutant a run cut short never judged is `Pending` (the schema's "not yet run"), never
+//! `Killed`.
 
 use std::collections::BTreeMap;
 
@@ -101,6 +103,21 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
             }
         }
         files.entry(r.file.clone()).or_default().push(m);
+    }
+    // A mutant not judged (the run was cut short) is `Pending`, the schema's "not yet run":
+    // never `Killed`, so no viewer counts it as a mutant the suite noticed. It has no place
+    // yet, so the file's start, as for a skip.
+    for u in &report.unjudged {
+        files.entry(u.file.clone()).or_default().push(json!({
+            "id": u.index.saturating_add(1).to_string(),
+            "mutatorName": u.name,
+            "location": {"start": {"line": 1, "column": 1}, "end": {"line": 1, "column": 1}},
+            "status": "Pending",
+            "statusReason": match report.cut_short_text() {
+                Some(cut) => format!("not judged: the run was {cut}"),
+                None => "not judged: a suite failed without any mutant (BASELINE FAILED)".into(),
+            },
+        }));
     }
     let files: serde_json::Map<String, Value> = files
         .into_iter()

@@ -242,18 +242,10 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
     s.push_str(&report.tally.to_string());
     s.push('\n');
     s.push_str(&restored_lines(report));
-    if report.interrupted {
-        s.push_str(&format!(
-            "INTERRUPTED: {} of {} mutants judged; the rest were not run.\n",
-            report.mutants.len(),
-            report.planned
-        ));
-    } else if report.mutants.len() < report.planned {
-        s.push_str(&format!(
-            "INCOMPLETE: {} of {} mutants judged.\n",
-            report.mutants.len(),
-            report.planned
-        ));
+    if let Some(cut) = report.cut_short_text() {
+        let word = report.verdict().to_string();
+        s.push_str(&paint.paint(&word, Style::Warn));
+        s.push_str(&format!(": {}; no verdict on them.\n", esc(&cut)));
     }
     s
 }

@@ -49,6 +49,10 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
     };
+    // The report is on disk, incomplete, before any setup or suite runs: a run killed from
+    // here on leaves one that says so (an `--only` rerun's replaces the report it updates,
+    // which must not stand as this run's), and a folder that cannot take it stops the run now.
+    render::write_all(&session.report, &session.sources, &session.out)?;
     session.restore_cache();
     session.set_up()?;
     let baseline = match session.baseline()? {
@@ -366,6 +370,9 @@ impl Session {
         report.interrupted |= exit == Exit::Interrupted;
         report.settle();
         report.end = Timestamp::now();
+        // Complete only now, in the last write: every planned mutant judged by a run that
+        // reached its end.
+        report.complete = !report.interrupted && report.all_judged();
         report.exit_code = exit.code();
         render::write_all(report, &self.sources, &self.out)?;
         render::print(report, self.settings.format, self.settings.color)?;

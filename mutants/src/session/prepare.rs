@@ -15,7 +15,7 @@ use report::{Exit, Timestamp};
 
 use super::{identity, previous, Session, Settings};
 use crate::checkout::{self, Checkout, DirState, Prep, Source};
-use crate::record::{CandidateFacts, ManifestCheck, RunReport, Tally};
+use crate::record::{CandidateFacts, ManifestCheck, RunReport, Tally, Unjudged};
 use crate::render::Sources;
 use crate::spec::Spec;
 
@@ -75,9 +75,20 @@ impl Session {
             canaries: Vec::new(),
             canaries_skipped: settings.no_canary,
             interrupted: false,
+            // Incomplete, with the code of a run cut short, until `finish` says otherwise: a
+            // run killed at any point leaves a report that says so.
+            complete: false,
+            unjudged: selected
+                .iter()
+                .map(|&i| Unjudged {
+                    index: spec.mutants[i].index,
+                    name: spec.mutants[i].name.clone(),
+                    file: spec.mutants[i].file.clone(),
+                })
+                .collect(),
             mutants: Vec::new(),
             tally: Tally::default(),
-            exit_code: 0,
+            exit_code: Exit::Interrupted.code(),
             setup: None,
         };
         // `--only`/`--from` update an existing report of the same spec and tree in place
@@ -121,6 +132,9 @@ impl Session {
                     .filter(|r| !again.contains(&r.name.as_str()))
                     .collect();
                 report.planned = prev.planned.max(report.mutants.len() + selected.len());
+                // A mutant the updated report never judged stays unjudged unless this run
+                // judges it: an `--only` rerun cannot make a cut-short report look whole.
+                report.unjudged.extend(prev.unjudged);
                 report.start = prev.start;
                 report.settle();
             }

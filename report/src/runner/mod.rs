@@ -227,6 +227,10 @@ impl RunRecord {
         }
     }
 
+    /// How the run ended, as every tool judges it. The one place the rule lives: exit 0 is a
+    /// pass only when the runner's own closing lines do not say tests failed. A suite whose
+    /// runner reports failures while its command exits 0 (a `| tee` pipeline, a wrapper that
+    /// swallows the code) has failed: the exit code was lost on the way, the failures were not.
     pub fn outcome(&self) -> Outcome {
         if self.interrupted {
             Outcome::Interrupted
@@ -234,10 +238,19 @@ impl RunRecord {
             Outcome::Hang
         } else if self.spawn_error.is_some() || matches!(self.exit_code, Some(126 | 127)) {
             Outcome::CouldNotStart
-        } else if self.exit_code == Some(0) {
+        } else if self.exit_code == Some(0) && self.failures_despite_exit_0().is_none() {
             Outcome::Passed
         } else {
             Outcome::Failed
+        }
+    }
+
+    /// How many tests the runner's closing lines say failed, when the command still exited 0:
+    /// the counts and the exit disagree, and the run is not a pass (see [`RunRecord::outcome`]).
+    pub fn failures_despite_exit_0(&self) -> Option<u64> {
+        match (self.exit_code, self.counts) {
+            (Some(0), Some(c)) if c.failed > 0 => Some(c.failed),
+            _ => None,
         }
     }
 
@@ -253,6 +266,8 @@ impl RunRecord {
             "interrupted".to_string()
         } else if let Some(e) = &self.spawn_error {
             format!("not started ({e})")
+        } else if let Some(failed) = self.failures_despite_exit_0() {
+            format!("exit 0 but {failed} failed: the counts and the exit disagree")
         } else if let Some(code) = self.exit_code {
             format!("exit {code}")
         } else if let Some(sig) = &self.signal {
