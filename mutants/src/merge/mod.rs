@@ -58,7 +58,18 @@ pub(crate) fn merge(
     let copies = logs::plan_copies(&shards)?;
     let sources = shard::read_sources(&shards)?;
 
+    let mut plan = report::outputs::Plan::new();
+    for dir in dirs {
+        plan.input("shard report", &dir.join("mutants.json"));
+    }
+    render::plan_outputs(&mut plan, out);
+    plan.check()?;
+
     let _lock = report::lock::OutLock::acquire(out)?;
+    report::outputs::own(out)
+        .with_context(|| format!("{}: cannot take the output folder", escape::path(out)))?;
+    report::outputs::clear_previous(out)
+        .with_context(|| format!("clearing {}", escape::path(out)))?;
     let logs = out.join("logs");
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", escape::path(&logs)))?;
     let meta = fs::symlink_metadata(&logs)?;
