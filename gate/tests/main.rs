@@ -7,6 +7,8 @@ mod ecosystems;
 mod faults;
 mod formats;
 mod habits;
+mod liveness;
+mod outputs;
 mod ownership;
 mod run;
 mod trees;
