@@ -9,6 +9,7 @@ mod cores;
 mod faults;
 mod formats;
 mod isolation;
+mod liveness;
 mod order;
 mod run;
 mod workflow;
