@@ -121,14 +121,24 @@ fn gate_clean_and_other_runs_leave_a_live_runs_checkout_session_and_lock() {
     let lock = out.join(".gatekit-lock");
     assert!(lock.exists());
     let alive = |when: &str| {
-        assert!(checkout[0].join(".git").exists(), "{when}: the live run's checkout went");
-        assert!(session[0].join("owner").exists(), "{when}: the live run's session went");
+        assert!(
+            checkout[0].join(".git").exists(),
+            "{when}: the live run's checkout went"
+        );
+        assert!(
+            session[0].join("owner").exists(),
+            "{when}: the live run's session went"
+        );
         assert!(lock.exists(), "{when}: the live run's lock went");
     };
 
     let o = s.gate(f.repo.path()).arg("clean").output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains(&format!("still running (pid {pid})")), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("still running (pid {pid})")),
+        "{}",
+        stdout(&o)
+    );
     alive("gate clean");
 
     let quick = f.config("[[suite]]\nname = \"quick\"\nrun = \"true\"\n");
@@ -154,10 +164,18 @@ fn gate_clean_and_other_runs_leave_a_live_runs_checkout_session_and_lock() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("in use by another run"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("in use by another run"),
+        "{}",
+        stderr(&o)
+    );
 
     fs::write(&flag, "").unwrap();
-    assert_eq!(finish(child), Some(0), "the live run did not finish with its verdict");
+    assert_eq!(
+        finish(child),
+        Some(0),
+        "the live run did not finish with its verdict"
+    );
     let report: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("gate.json")).unwrap()).unwrap();
     assert_eq!(report["verdict"], "PASS", "{report}");
@@ -184,7 +202,10 @@ fn what_a_run_killed_with_sigkill_kept_is_removed_by_gate_clean() {
     let o = s.gate(f.repo.path()).arg("clean").output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!checkout[0].exists(), "{}", stdout(&o));
-    assert!(s.entries(&format!("gatekit-{pid}-")).is_empty(), "the dead session stayed");
+    assert!(
+        s.entries(&format!("gatekit-{pid}-")).is_empty(),
+        "the dead session stayed"
+    );
     fs::write(&flag, "").unwrap();
 }
 
@@ -202,22 +223,41 @@ fn a_reused_pid_counts_as_dead_and_a_live_one_does_not() {
         dir
     };
     // A live pid (this test's) with another start time: a dead run whose pid was reused.
-    let reused = plant(&format!("gatekit-repo-{me}.{}-0", start + 1), &format!("run {me} {}\n", start + 1));
-    let live = plant(&format!("gatekit-repo-{me}.{start}-0"), &format!("run {me} {start}\n"));
+    let reused = plant(
+        &format!("gatekit-repo-{me}.{}-0", start + 1),
+        &format!("run {me} {}\n", start + 1),
+    );
+    let live = plant(
+        &format!("gatekit-repo-{me}.{start}-0"),
+        &format!("run {me} {start}\n"),
+    );
     let reused_session = t.join(format!("gatekit-{me}-{}", start + 1));
     fs::create_dir_all(&reused_session).unwrap();
-    fs::write(reused_session.join("owner"), format!("gatekit session pid {me} start {}\n", start + 1)).unwrap();
+    fs::write(
+        reused_session.join("owner"),
+        format!("gatekit session pid {me} start {}\n", start + 1),
+    )
+    .unwrap();
     // Two kept checkouts, each said to be still used by this pid: with its start time, and not.
     let mut kept = Vec::new();
     for right in [true, false] {
         let before = s.entries("gatekit-apply-");
         let mut apply = f.apply();
-        apply.env("TMPDIR", t).env("GATEKIT_STATE_DIR", s.state.path());
+        apply
+            .env("TMPDIR", t)
+            .env("GATEKIT_STATE_DIR", s.state.path());
         apply.assert().success();
-        let made: Vec<PathBuf> = s.entries("gatekit-apply-").into_iter().filter(|p| !before.contains(p)).collect();
+        let made: Vec<PathBuf> = s
+            .entries("gatekit-apply-")
+            .into_iter()
+            .filter(|p| !before.contains(p))
+            .collect();
         let marker = made[0].join(".git/gatekit-owner");
         let text = fs::read_to_string(&marker).unwrap();
-        assert!(text.starts_with("kept ") && text.lines().count() == 1, "{text}");
+        assert!(
+            text.starts_with("kept ") && text.lines().count() == 1,
+            "{text}"
+        );
         let owner_start = if right { start } else { start + 1 };
         fs::write(&marker, format!("{text}live {me} {owner_start}\n")).unwrap();
         kept.push(made[0].clone());
@@ -226,11 +266,26 @@ fn a_reused_pid_counts_as_dead_and_a_live_one_does_not() {
     let o = s.gate(f.repo.path()).arg("clean").output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!reused.exists(), "a reused pid kept a dead run's checkout");
-    assert!(!reused_session.exists(), "a reused pid kept a dead run's session");
+    assert!(
+        !reused_session.exists(),
+        "a reused pid kept a dead run's session"
+    );
     assert!(live.exists(), "a live run's checkout was removed");
-    assert!(kept[0].exists(), "a kept checkout still in use was removed: {}", stdout(&o));
-    assert!(stdout(&o).contains(&format!("still running (pid {me})")), "{}", stdout(&o));
-    assert!(!kept[1].exists(), "a kept checkout of a reused pid stayed: {}", stdout(&o));
+    assert!(
+        kept[0].exists(),
+        "a kept checkout still in use was removed: {}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains(&format!("still running (pid {me})")),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        !kept[1].exists(),
+        "a kept checkout of a reused pid stayed: {}",
+        stdout(&o)
+    );
     fs::remove_dir_all(&live).unwrap();
 }
 
@@ -279,7 +334,11 @@ fn an_interrupted_apply_leaves_no_half_made_checkout() {
         .stderr(Stdio::piped());
     let child = cmd.spawn().unwrap();
     wait_for(&started, "the checkout");
-    assert_eq!(s.entries("gatekit-apply-").len(), 1, "no checkout under way");
+    assert_eq!(
+        s.entries("gatekit-apply-").len(),
+        1,
+        "no checkout under way"
+    );
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,

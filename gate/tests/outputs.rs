@@ -37,16 +37,34 @@ fn an_output_onto_an_input_another_output_a_link_git_or_a_checkout_is_exit_2_bef
         (out.join("gate.json"), "is also the run's gate.json"),
         (out.join("logs/x.xml"), "which the run fills"),
         (elsewhere.path().join("link.xml"), "is a link"),
-        (f.repo.path().join(".git/junit.xml"), "inside the repository's .git"),
+        (
+            f.repo.path().join(".git/junit.xml"),
+            "inside the repository's .git",
+        ),
         (checkout.join("junit.xml"), "inside a gatekit checkout"),
     ];
     for (junit, why) in &junit_cases {
-        let o = f.run(&config, &out).arg("--junit").arg(junit).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "--junit {junit:?}: {}", stderr(&o));
+        let o = f
+            .run(&config, &out)
+            .arg("--junit")
+            .arg(junit)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "--junit {junit:?}: {}",
+            stderr(&o)
+        );
         assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-        assert!(stderr(&o).contains(why), "--junit {junit:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(why),
+            "--junit {junit:?}: {}",
+            stderr(&o)
+        );
     }
     let out_cases = [
+        (f.patch(), "is not a folder"),
         (f.out.path().to_path_buf(), "holds the run's gate.toml"),
         (f.repo.path().join(".git/o"), "inside the repository's .git"),
         (checkout.join("deep/o"), "inside a gatekit checkout"),
@@ -56,7 +74,10 @@ fn an_output_onto_an_input_another_output_a_link_git_or_a_checkout_is_exit_2_bef
         assert_eq!(o.status.code(), Some(2), "--out {bad:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(why), "--out {bad:?}: {}", stderr(&o));
     }
-    assert!(!marker.exists(), "a suite ran before the outputs were checked");
+    assert!(
+        !marker.exists(),
+        "a suite ran before the outputs were checked"
+    );
     assert_eq!(fs::read(f.patch()).unwrap(), patch);
     assert_eq!(fs::read(f.manifest()).unwrap(), manifest);
     assert_eq!(fs::read_to_string(&victim).unwrap(), "keep me\n");
@@ -65,7 +86,12 @@ fn an_output_onto_an_input_another_output_a_link_git_or_a_checkout_is_exit_2_bef
     assert!(!checkout.join("deep").exists());
 
     // The same guard passes a good --junit, even one inside --out.
-    let o = f.run(&config, &out).arg("--junit").arg(out.join("junit.xml")).output().unwrap();
+    let o = f
+        .run(&config, &out)
+        .arg("--junit")
+        .arg(out.join("junit.xml"))
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(marker.exists());
 }
@@ -86,7 +112,9 @@ fn a_fresh_run_removes_only_what_an_earlier_run_recorded_and_never_a_users_file(
     for name in mine {
         fs::write(out.join(name), "the user's\n").unwrap();
     }
-    let two = f.config("[[suite]]\nname = \"a\"\nrun = \"true\"\n[[suite]]\nname = \"b\"\nrun = \"true\"\n");
+    let two = f.config(
+        "[[suite]]\nname = \"a\"\nrun = \"true\"\n[[suite]]\nname = \"b\"\nrun = \"true\"\n",
+    );
     let o = f.run(&two, &out).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(out.join("logs/02-b.log").exists());
@@ -95,7 +123,10 @@ fn a_fresh_run_removes_only_what_an_earlier_run_recorded_and_never_a_users_file(
     let one = f.config("[[suite]]\nname = \"a\"\nrun = \"true\"\n");
     let o = f.run(&one, &out).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!out.join("logs/02-b.log").exists(), "a log of the earlier run stayed");
+    assert!(
+        !out.join("logs/02-b.log").exists(),
+        "a log of the earlier run stayed"
+    );
     assert!(out.join("logs/01-a.log").exists());
     for name in mine {
         assert_eq!(
@@ -116,7 +147,14 @@ fn a_fresh_run_removes_only_what_an_earlier_run_recorded_and_never_a_users_file(
     ));
     let o = f.run(&touching, &fresh).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
-    assert!(stderr(&o).contains("no earlier gatekit run recorded it"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no earlier gatekit run recorded it"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!marker.exists(), "a suite ran");
-    assert_eq!(fs::read_to_string(fresh.join("logs/01-a.log")).unwrap(), "the user's\n");
+    assert_eq!(
+        fs::read_to_string(fresh.join("logs/01-a.log")).unwrap(),
+        "the user's\n"
+    );
 }

@@ -129,9 +129,15 @@ fn mutants_clean_and_another_runs_sweep_leave_a_live_runs_checkout_session_lock_
     let lock = out.join(".gatekit-lock");
     let alive = |when: &str| {
         for c in &checkouts {
-            assert!(c.join(".git").exists(), "{when}: the live run's checkout went");
+            assert!(
+                c.join(".git").exists(),
+                "{when}: the live run's checkout went"
+            );
         }
-        assert!(session[0].join("owner").exists(), "{when}: its session went");
+        assert!(
+            session[0].join("owner").exists(),
+            "{when}: its session went"
+        );
         assert!(staging[0].exists(), "{when}: its cache staging went");
         assert!(lock.exists(), "{when}: its lock went");
     };
@@ -168,11 +174,17 @@ fn mutants_clean_and_another_runs_sweep_leave_a_live_runs_checkout_session_lock_
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert_eq!(status.code(), Some(0), "{err}");
-    assert!(err.contains("cache: out saved"), "its staging was lost: {err}");
+    assert!(
+        err.contains("cache: out saved"),
+        "its staging was lost: {err}"
+    );
     let got = verdicts(&report_in(&out));
     assert_eq!(
         got,
-        [("blocks".to_string(), "killed".to_string()), ("quick".into(), "killed".into())],
+        [
+            ("blocks".to_string(), "killed".to_string()),
+            ("quick".into(), "killed".into())
+        ],
         "{err}"
     );
 }
@@ -197,28 +209,55 @@ fn a_bad_out_is_exit_2_before_any_suite_and_a_fresh_run_keeps_the_users_files() 
 
     let out = l.out.path().join("r");
     fs::create_dir_all(out.join("logs")).unwrap();
-    for name in ["logs/999-mine.log", "logs/baseline.other.log", "mutants.json.bak"] {
+    for name in [
+        "logs/999-mine.log",
+        "logs/baseline.other.log",
+        "mutants.json.bak",
+    ] {
         fs::write(out.join(name), "the user's\n").unwrap();
     }
-    l.run(&["run", "--out", out.to_str().unwrap()]).assert_exit(0);
-    let logs = l.entries(&out.join("logs"), "");
-    l.run(&["run", "--only", "quick", "--out", out.to_str().unwrap(), "--no-cache"])
+    l.run(&["run", "--out", out.to_str().unwrap()])
         .assert_exit(0);
-    l.run(&["run", "--out", out.to_str().unwrap()]).assert_exit(0);
-    for name in ["logs/999-mine.log", "logs/baseline.other.log", "mutants.json.bak"] {
+    let logs = l.entries(&out.join("logs"), "");
+    l.run(&[
+        "run",
+        "--only",
+        "quick",
+        "--out",
+        out.to_str().unwrap(),
+        "--no-cache",
+    ])
+    .assert_exit(0);
+    l.run(&["run", "--out", out.to_str().unwrap()])
+        .assert_exit(0);
+    for name in [
+        "logs/999-mine.log",
+        "logs/baseline.other.log",
+        "mutants.json.bak",
+    ] {
         assert_eq!(
             fs::read_to_string(out.join(name)).unwrap(),
             "the user's\n",
             "{name}"
         );
     }
-    assert_eq!(l.entries(&out.join("logs"), ""), logs, "a fresh run's logs differ");
+    assert_eq!(
+        l.entries(&out.join("logs"), ""),
+        logs,
+        "a fresh run's logs differ"
+    );
     // A user's mutants.json in a fresh --out: refused, not overwritten.
     let other = l.out.path().join("r3");
     fs::create_dir_all(&other).unwrap();
     fs::write(other.join("mutants.json"), "mine").unwrap();
     let run = l.run(&["run", "--out", other.to_str().unwrap()]);
     run.assert_exit(2);
-    assert!(run.stderr.contains("no earlier gatekit run recorded it"), "{run}");
-    assert_eq!(fs::read_to_string(other.join("mutants.json")).unwrap(), "mine");
+    assert!(
+        run.stderr.contains("no earlier gatekit run recorded it"),
+        "{run}"
+    );
+    assert_eq!(
+        fs::read_to_string(other.join("mutants.json")).unwrap(),
+        "mine"
+    );
 }

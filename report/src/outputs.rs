@@ -153,7 +153,10 @@ impl Plan {
         let common = |path: &Path, real: &Path| -> Result<(), Refused> {
             for (f, zone) in &forbidden {
                 if real.starts_with(zone) {
-                    return Err(refuse(path, format!("is inside {}; gatekit never writes there", f.what)));
+                    return Err(refuse(
+                        path,
+                        format!("is inside {}; gatekit never writes there", f.what),
+                    ));
                 }
             }
             if let Some(checkout) = gatekit_checkout_around(real) {
@@ -173,7 +176,10 @@ impl Plan {
                     return Err(refuse(&d.path, format!("{} is not a folder", d.what)));
                 }
             } else if fs::symlink_metadata(&d.path).is_ok() {
-                return Err(refuse(&d.path, "is a link to nothing; gatekit never writes through one"));
+                return Err(refuse(
+                    &d.path,
+                    "is a link to nothing; gatekit never writes through one",
+                ));
             }
             let real = resolve(&d.path);
             for (i, at, _) in &inputs {
@@ -204,7 +210,10 @@ impl Plan {
                 Some((dir, rel)) => no_links_below(dir, rel, false)?,
                 None => match fs::symlink_metadata(&f.path) {
                     Ok(m) if m.file_type().is_symlink() => {
-                        return Err(refuse(&f.path, "is a link; gatekit never writes through one"))
+                        return Err(refuse(
+                            &f.path,
+                            "is a link; gatekit never writes through one",
+                        ))
                     }
                     Ok(m) if m.is_dir() => {
                         return Err(refuse(&f.path, "is a folder, not a file to write"))
@@ -231,7 +240,10 @@ impl Plan {
                 if real == *at || (id.is_some() && id == *their) {
                     return Err(refuse(
                         &f.path,
-                        format!("is also the run's {}; each output needs a path of its own", other.what),
+                        format!(
+                            "is also the run's {}; each output needs a path of its own",
+                            other.what
+                        ),
                     ));
                 }
             }
@@ -240,7 +252,10 @@ impl Plan {
                     if real.starts_with(resolve(&dir.join(rel))) {
                         return Err(refuse(
                             &f.path,
-                            format!("is inside {}, which the run fills", crate::escape::path(&dir.join(rel))),
+                            format!(
+                                "is inside {}, which the run fills",
+                                crate::escape::path(&dir.join(rel))
+                            ),
                         ));
                     }
                 }
@@ -444,7 +459,8 @@ pub fn clear_previous(dir: &Path) -> io::Result<usize> {
         if no_links_below(&record.dir, &rel, false).is_err() {
             continue;
         }
-        if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) && fs::remove_file(&path).is_ok() {
+        if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) && fs::remove_file(&path).is_ok()
+        {
             removed += 1;
         }
     }
@@ -459,8 +475,8 @@ pub fn clear_previous(dir: &Path) -> io::Result<usize> {
 /// Records `path` as written by this run when it is inside an owned output folder: refused
 /// when a file is already there that no run recorded, or when a link is on the way.
 pub fn claim(path: &Path) -> io::Result<()> {
-    let real = resolve(path.parent().unwrap_or(Path::new(".")))
-        .join(path.file_name().unwrap_or_default());
+    let real =
+        resolve(path.parent().unwrap_or(Path::new("."))).join(path.file_name().unwrap_or_default());
     let mut all = owned();
     let Some(record) = all.iter_mut().find(|r| real.starts_with(&r.dir)) else {
         return Ok(());
@@ -470,7 +486,10 @@ pub fn claim(path: &Path) -> io::Result<()> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     if rel.as_os_str().is_empty() || rel == Path::new(RECORD_FILE) {
-        return Err(io::Error::other(format!("{}: not a file gatekit writes", path.display())));
+        return Err(io::Error::other(format!(
+            "{}: not a file gatekit writes",
+            path.display()
+        )));
     }
     if record.listed.contains(&rel) {
         return Ok(());
@@ -519,14 +538,26 @@ mod tests {
             p.input("patch", &t.join("build.patch"));
             p
         };
-        for junit in [t.join("build.patch"), t.join("sub/../build.patch"), t.join("hard")] {
+        for junit in [
+            t.join("build.patch"),
+            t.join("sub/../build.patch"),
+            t.join("hard"),
+        ] {
             let mut p = base();
             p.file("--junit", &junit);
-            assert!(reason(&p).contains("is the run's patch"), "{junit:?}: {}", reason(&p));
+            assert!(
+                reason(&p).contains("is the run's patch"),
+                "{junit:?}: {}",
+                reason(&p)
+            );
         }
         let mut p = base();
         p.folder("--out", t);
-        assert!(reason(&p).contains("holds the run's patch"), "{}", reason(&p));
+        assert!(
+            reason(&p).contains("holds the run's patch"),
+            "{}",
+            reason(&p)
+        );
         let mut p = base();
         p.folder("--out", &t.join("sub"));
         p.file("--junit", &t.join("sub/x.xml"));
@@ -566,7 +597,11 @@ mod tests {
         p.folder("--out", &out)
             .file_in(&out, "gate.json")
             .file("--junit", &out.join("gate.json"));
-        assert!(reason(&p).contains("is also the run's gate.json"), "{}", reason(&p));
+        assert!(
+            reason(&p).contains("is also the run's gate.json"),
+            "{}",
+            reason(&p)
+        );
         let mut p = Plan::new();
         p.folder("--out", &out)
             .folder_in(&out, "logs")
@@ -576,12 +611,20 @@ mod tests {
         let mut p = Plan::new();
         p.forbid("the repository's .git", &t.join("repo/.git"))
             .folder("--out", &t.join("repo/.git/out"));
-        assert!(reason(&p).contains("is inside the repository's .git"), "{}", reason(&p));
+        assert!(
+            reason(&p).contains("is inside the repository's .git"),
+            "{}",
+            reason(&p)
+        );
         fs::create_dir_all(t.join("co/.git")).unwrap();
         fs::write(t.join("co/.git/gatekit-owner"), "run 1 1\n").unwrap();
         let mut p = Plan::new();
         p.folder("--out", &t.join("co/deep/out"));
-        assert!(reason(&p).contains("inside a gatekit checkout"), "{}", reason(&p));
+        assert!(
+            reason(&p).contains("inside a gatekit checkout"),
+            "{}",
+            reason(&p)
+        );
     }
 
     #[test]
@@ -596,14 +639,21 @@ mod tests {
         assert!(create(&out.join("logs/01-mine.log")).is_err());
         let mut p = Plan::new();
         p.folder("--out", &out).file_in(&out, "logs/01-mine.log");
-        assert!(reason(&p).contains("no earlier gatekit run recorded it"), "{}", reason(&p));
+        assert!(
+            reason(&p).contains("no earlier gatekit run recorded it"),
+            "{}",
+            reason(&p)
+        );
         let mut p = Plan::new();
         p.folder("--out", &out).file_in(&out, "gate.json");
         p.check().unwrap();
         assert_eq!(clear_previous(&out).unwrap(), 2);
         assert!(!out.join("logs/02-ours.log").exists());
         assert!(!out.join("gate.json").exists());
-        assert_eq!(fs::read_to_string(out.join("logs/01-mine.log")).unwrap(), "the user's");
+        assert_eq!(
+            fs::read_to_string(out.join("logs/01-mine.log")).unwrap(),
+            "the user's"
+        );
     }
 
     #[test]
@@ -617,6 +667,9 @@ mod tests {
         fs::remove_file(out.join("a.log")).unwrap();
         symlink(tmp.path().join("victim"), out.join("a.log")).unwrap();
         assert!(create(&out.join("a.log")).is_err());
-        assert_eq!(fs::read_to_string(tmp.path().join("victim")).unwrap(), "keep");
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("victim")).unwrap(),
+            "keep"
+        );
     }
 }

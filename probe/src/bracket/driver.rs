@@ -206,8 +206,11 @@ impl Driver {
             "command": server.command,
             "args": server.args,
         }}});
-        report::outputs::write(&config, serde_json::to_string_pretty(&config_json)?.as_bytes())
-            .with_context(|| format!("writing {}", config.display()))?;
+        report::outputs::write(
+            &config,
+            serde_json::to_string_pretty(&config_json)?.as_bytes(),
+        )
+        .with_context(|| format!("writing {}", config.display()))?;
         let client_log = dir.join("client.log");
         let start = Timestamp::now();
         let (judgment, received, count_calls, record, calls) = match self.settings.client.clone() {

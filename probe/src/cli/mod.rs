@@ -282,14 +282,15 @@ impl Cli {
             } => Command::Model({
                 guard_log(log.as_deref())?;
                 ModelSettings {
-                port,
-                count_tokens,
-                input_tokens,
-                output_tokens,
-                log,
-                keep_events: false,
-                apis: api,
-            }}),
+                    port,
+                    count_tokens,
+                    input_tokens,
+                    output_tokens,
+                    log,
+                    keep_events: false,
+                    apis: api,
+                }
+            }),
             Sub::Call(a) => {
                 let arguments = match a.args {
                     Some(map) => serde_json::Value::Object(map),

@@ -132,8 +132,12 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
         .file_in(&settings.out, "clients.txt");
     plan.check()
         .map_err(|e| crate::Failure::Usage(e.to_string()))?;
-    std::fs::create_dir_all(&settings.out)
-        .map_err(|e| crate::Failure::Usage(format!("{}: cannot create --out: {e}", settings.out.display())))?;
+    std::fs::create_dir_all(&settings.out).map_err(|e| {
+        crate::Failure::Usage(format!(
+            "{}: cannot create --out: {e}",
+            settings.out.display()
+        ))
+    })?;
     let presets: Vec<Preset> = if settings.only.is_empty() {
         Preset::ALL.to_vec()
     } else {
