@@ -280,16 +280,6 @@ impl Plan {
         }
         Ok(())
     }
-
-    /// [`Plan::check`], then every output folder made (if missing) and taken as this run's:
-    /// its record read so that the files written there are recorded and checked.
-    pub fn check_and_own(&self) -> anyhow::Result<()> {
-        self.check()?;
-        for d in &self.folders {
-            own(&d.path)?;
-        }
-        Ok(())
-    }
 }
 
 const NOT_OURS: &str = "exists and no earlier gatekit run recorded it as its own; it is left \
@@ -369,7 +359,10 @@ fn gatekit_checkout_around(real: &Path) -> Option<PathBuf> {
 /// What the record of one output folder lists.
 #[derive(Debug, Default)]
 struct Record {
+    /// The folder, canonical.
     dir: PathBuf,
+    /// The folder as the user named it, made absolute (links in it not followed).
+    given: PathBuf,
     listed: BTreeSet<PathBuf>,
 }
 
@@ -403,6 +396,7 @@ impl Record {
         }
         Ok(Record {
             dir: resolve(dir),
+            given: std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
             listed,
         })
     }
@@ -475,9 +469,16 @@ pub fn clear_previous(dir: &Path) -> io::Result<usize> {
 /// Records `path` as written by this run when it is inside an owned output folder: refused
 /// when a file is already there that no run recorded, or when a link is on the way.
 pub fn claim(path: &Path) -> io::Result<()> {
-    let real =
-        resolve(path.parent().unwrap_or(Path::new("."))).join(path.file_name().unwrap_or_default());
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut all = owned();
+    // Named below an owned folder: every step below it must still be a real folder (a link
+    // raced in since the checks is refused, not followed).
+    if let Some(record) = all.iter().find(|r| abs.starts_with(&r.given)) {
+        let rel = abs.strip_prefix(&record.given).unwrap_or(Path::new(""));
+        no_links_below(&record.given, rel, false).map_err(io::Error::other)?;
+    }
+    let real =
+        resolve(abs.parent().unwrap_or(Path::new("/"))).join(abs.file_name().unwrap_or_default());
     let Some(record) = all.iter_mut().find(|r| real.starts_with(&r.dir)) else {
         return Ok(());
     };
@@ -654,6 +655,19 @@ mod tests {
             fs::read_to_string(out.join("logs/01-mine.log")).unwrap(),
             "the user's"
         );
+    }
+
+    #[test]
+    fn a_folder_link_raced_in_below_an_owned_folder_is_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        own(&out).unwrap();
+        symlink(&elsewhere, out.join("logs")).unwrap();
+        assert!(create(&out.join("logs/a.log")).is_err());
+        assert!(write(&out.join("logs/b.json"), b"{}").is_err());
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 
     #[test]
