@@ -140,7 +140,7 @@ impl Plan {
 
     /// Every rule of the module docs, or the first path that breaks one.
     pub fn check(&self) -> Result<(), Refused> {
-        let inputs: Vec<(&Named, PathBuf, Option<(u64, u64)>)> = self
+        let inputs: Vec<(&Named, PathBuf, Option<FileId>)> = self
             .inputs
             .iter()
             .map(|i| (i, resolve(&i.path), identity(&i.path)))
@@ -204,7 +204,7 @@ impl Plan {
                 no_links_below(dir, rel, true)?;
             }
         }
-        let mut seen: Vec<(&OutFile, PathBuf, Option<(u64, u64)>)> = Vec::new();
+        let mut seen: Vec<(&OutFile, PathBuf, Option<FileId>)> = Vec::new();
         for f in &self.files {
             match &f.within {
                 Some((dir, rel)) => no_links_below(dir, rel, false)?,
@@ -341,8 +341,11 @@ pub fn resolve(path: &Path) -> PathBuf {
     }
 }
 
+/// Device and inode: one file, whatever its names.
+type FileId = (u64, u64);
+
 /// Device and inode of an existing file (following links), so two names of one file match.
-fn identity(path: &Path) -> Option<(u64, u64)> {
+fn identity(path: &Path) -> Option<FileId> {
     fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 

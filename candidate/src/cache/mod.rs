@@ -264,7 +264,9 @@ impl Store {
         let dir = report::scratch::cache_dir().join("worktrees").join(key);
         let _ = fs::create_dir_all(&dir);
         // For a human looking in the folder: which repository this is.
-        let _ = fs::write(dir.join("repository"), top.as_os_str().as_bytes());
+        // Written whole by rename, never through a link planted at its name.
+        let _ =
+            report::json::write_bytes_atomic(&dir.join("repository"), top.as_os_str().as_bytes());
         Store { dir }
     }
 
