@@ -180,6 +180,11 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let drift = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
     let tree = wt.text(["write-tree"])?;
+    if report::interrupt::requested() {
+        // Interrupted while it was being made: the handle goes, and the checkout with it,
+        // even one asked to be kept (a half-judged checkout is nobody's to review).
+        return Err(report::exit::Interrupted.into());
+    }
     worktree.keep(keep);
     Ok(Applied {
         worktree,

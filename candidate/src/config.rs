@@ -87,6 +87,14 @@ pub struct Config {
 }
 
 impl Config {
+    /// Puts the files a run reads from this gate.toml (itself, its patch and manifest) on
+    /// `plan` as inputs no output may land on.
+    pub fn plan_inputs(&self, plan: &mut report::outputs::Plan) {
+        plan.input("gate.toml", &self.file)
+            .input("patch", &self.patch)
+            .input("manifest", &self.manifest);
+    }
+
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError {

@@ -367,6 +367,15 @@ impl Git {
     }
 
     /// The folder git keeps this repository's shared state in (`.git` of the main worktree).
+    /// Puts this repository's git folders (its own and the common one) on `plan` as places no
+    /// output may be in: a report written into `.git` would change the user's repository.
+    pub fn forbid_outputs_in(&self, plan: &mut report::outputs::Plan) -> Result<(), GitError> {
+        let own = self.text(["rev-parse", "--absolute-git-dir"])?;
+        plan.forbid("the repository's .git", Path::new(&own));
+        plan.forbid("the repository's .git", &self.common_dir()?);
+        Ok(())
+    }
+
     pub(crate) fn common_dir(&self) -> Result<PathBuf, GitError> {
         let dir = self.text(["rev-parse", "--path-format=absolute", "--git-common-dir"])?;
         Ok(PathBuf::from(dir))

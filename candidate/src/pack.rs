@@ -218,9 +218,16 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     };
     drop(scratch);
 
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let patch_path = out.join(PATCH_FILE);
     let manifest_path = out.join(MANIFEST_FILE);
+    // The one output guard (see `report::outputs`): never through a link, never into `.git`
+    // or a gatekit checkout.
+    let mut plan = report::outputs::Plan::new();
+    plan.file("the patch", &patch_path)
+        .file("the manifest", &manifest_path);
+    repo.forbid_outputs_in(&mut plan)?;
+    plan.check()?;
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let manifest_bytes = match &manifest {
         Some(m) => m.to_bytes(),
         None => bail!("the candidate only deletes files: a manifest needs at least one path it leaves in place"),

@@ -15,6 +15,12 @@
 //! left for the reviewer. Clean-up trusts only that record (never a name pattern alone): a
 //! run checkout whose process is gone is removed at the next start of gate or mutants; a kept
 //! one only by `gate clean`, which finds it through the registry in gatekit's state folder.
+//!
+//! A checkout to be kept is registered while its run still works in it (`gate run --keep`
+//! runs its suites there), so until that run ends its marker says so on a second line, `live
+//! PID START`, and `gate clean` leaves it alone while that process (the same pid with the same
+//! start time: a reused pid is another process) is running. A run killed before it could
+//! drop the line leaves a dead owner, and its checkout is cleaned like any kept one.
 
 use std::fs;
 use std::io;
@@ -188,7 +194,9 @@ impl Worktree {
         let git_dir = self.path.join(".git");
         if keep {
             let id = kept_id(&self.path);
-            if self.mark(&git_dir, &format!("kept {id}\n")).is_ok() {
+            let me = RunId::current();
+            let text = format!("kept {id}\nlive {} {}\n", me.pid, me.start);
+            if self.mark(&git_dir, &text).is_ok() {
                 let _ = register_kept(&id, &self.path, self.preexisting);
             }
         } else {
@@ -220,6 +228,11 @@ impl Worktree {
 
 impl Drop for Worktree {
     fn drop(&mut self) {
+        if self.keep && !self.removed {
+            // The run is done with it: from now on only `gate clean` decides.
+            let id = kept_id(&self.path);
+            let _ = self.mark(&self.path.join(".git"), &format!("kept {id}\n"));
+        }
         let _ = self.remove_now();
     }
 }
@@ -297,21 +310,46 @@ fn unregister_kept(id: &str) -> io::Result<()> {
 
 /// Whether `dir` is a real folder of this user whose `.git/gatekit-owner` says `expected`.
 fn marker_says(dir: &Path, expected: &str) -> bool {
-    let Ok(meta) = fs::symlink_metadata(dir) else {
-        return false;
-    };
+    marker_of(dir).is_some_and(|t| t == expected)
+}
+
+/// The text of `dir`'s owner marker, when `dir` is a real folder of this user with a real
+/// `.git` folder holding a regular marker file (never read through a link).
+fn marker_of(dir: &Path) -> Option<String> {
+    let meta = fs::symlink_metadata(dir).ok()?;
     if !scratch::is_my_folder(&meta) {
-        return false;
+        return None;
     }
     let git_dir = dir.join(".git");
     if !fs::symlink_metadata(&git_dir).is_ok_and(|m| m.file_type().is_dir()) {
-        return false;
+        return None;
     }
     let marker = git_dir.join(MARKER);
     if !fs::symlink_metadata(&marker).is_ok_and(|m| m.file_type().is_file()) {
-        return false;
+        return None;
     }
-    fs::read_to_string(marker).is_ok_and(|t| t == expected)
+    fs::read_to_string(marker).ok()
+}
+
+/// What a kept checkout's marker says of it: `None` when it is not the kept checkout `id`.
+fn kept_state(dir: &Path, id: &str) -> Option<Kept> {
+    let text = marker_of(dir)?;
+    let rest = text.strip_prefix(&format!("kept {id}\n"))?;
+    if rest.is_empty() {
+        return Some(Kept::Done);
+    }
+    let owner = rest.strip_prefix("live ")?.strip_suffix('\n')?;
+    let (pid, start) = owner.split_once(' ')?;
+    Some(Kept::Live(RunId {
+        pid: pid.parse().ok()?,
+        start: start.parse().ok()?,
+    }))
+}
+
+/// A kept checkout: its run is done with it, or the run keeping it may still work in it.
+enum Kept {
+    Done,
+    Live(RunId),
 }
 
 /// Removes the run checkouts in the temp dir whose process is gone (a run killed before it
@@ -356,8 +394,17 @@ pub fn clean_stale() -> usize {
 #[derive(Debug)]
 pub struct CleanedKept {
     pub path: PathBuf,
-    /// `Ok(true)` removed, `Ok(false)` no longer ours (moved, replaced or gone: left alone).
-    pub result: io::Result<bool>,
+    pub result: io::Result<Fate>,
+}
+
+/// What became of a kept checkout `gate clean` found in the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Removed,
+    /// No longer ours (moved, replaced or gone): left alone, and forgotten.
+    NotOurs,
+    /// The run keeping it is still running (this pid) and may be working in it: left alone.
+    InUse(u32),
 }
 
 /// Removes every checkout kept with `--keep` or by `gate apply` that the registry names and
@@ -377,17 +424,22 @@ pub fn clean_kept() -> Vec<CleanedKept> {
             parts.next().unwrap_or_default(),
         ));
         let preexisting = parts.next() == Some(b"preexisting");
-        let result = if kept_id(&path) == id && marker_says(&path, &format!("kept {id}\n")) {
-            if preexisting {
+        let state = (kept_id(&path) == id)
+            .then(|| kept_state(&path, &id))
+            .flatten();
+        let result = match state {
+            None => Ok(Fate::NotOurs),
+            Some(Kept::Live(owner)) if owner == RunId::current() || owner.alive() => {
+                Ok(Fate::InUse(owner.pid))
+            }
+            Some(_) => if preexisting {
                 empty_folder(&path)
             } else {
                 scratch::remove_all(&path)
             }
-            .map(|()| true)
-        } else {
-            Ok(false)
+            .map(|()| Fate::Removed),
         };
-        if result.is_ok() {
+        if matches!(result, Ok(Fate::Removed | Fate::NotOurs)) {
             let _ = fs::remove_file(entry.path());
         }
         done.push(CleanedKept { path, result });

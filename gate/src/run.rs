@@ -56,6 +56,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
     config.require_suites()?;
     candidate::setup::require_ignored(&config.worktree, repo, &config.file)
         .map_err(anyhow::Error::msg)?;
+    outputs_plan(repo, s, junit, &config)?.check()?;
     let candidate = Candidate {
         base: config.base.clone(),
         patch: config.patch.clone(),
@@ -67,8 +68,11 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
     let manifest_sha256 = file_sha256(&config.manifest)?;
     let created = !s.out.exists();
     let lock = OutLock::acquire(&s.out)?;
-    let gated = locked_run(repo, s, junit, &config, prepared, &manifest_sha256);
-    if gated.is_err() && created {
+    let gated = report::outputs::own(&s.out)
+        .with_context(|| format!("{}: cannot take the output folder", s.out.display()))
+        .and_then(|()| locked_run(repo, s, junit, &config, prepared, &manifest_sha256));
+    let record = s.out.join(report::outputs::RECORD_FILE);
+    if gated.is_err() && created && std::fs::symlink_metadata(&record).is_err() {
         // A run that failed before it wrote anything leaves no output folder behind.
         let _ = std::fs::remove_file(s.out.join(report::lock::LOCK_FILE));
         let _ = std::fs::remove_dir(&s.out);
@@ -99,6 +103,11 @@ fn locked_run(
         load_previous(&s.out)?
     };
     let summary_path = s.out.join(REPORT_FILE);
+    if previous.is_none() {
+        // A fresh summary: what earlier runs wrote here goes (only that; see `outputs`).
+        report::outputs::clear_previous(&s.out)
+            .with_context(|| format!("clearing {}", s.out.display()))?;
+    }
     if let Some(prev) = &previous {
         let c = &prev.candidate;
         same_as_summary(&summary_path, "base commit", &prepared.base, &c.base)?;
@@ -155,12 +164,22 @@ fn locked_run(
         }
         planned.retain(|p| s.only.contains(&p.name));
     }
-    let logs = s.out.join("logs");
-    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let prefix = match &previous {
         Some(prev) => format!("rerun-{}-", prev.reruns.len() + 1),
         None => String::new(),
     };
+    // The guard again, now that the checkout and the suites' log names are known: no output
+    // inside the checkout under test, no log onto a file no run recorded. Still before any
+    // suite (or the setup) runs.
+    let mut plan = outputs_plan(repo, s, junit, config)?;
+    plan.forbid("the checkout under test", applied.worktree.path());
+    plan.file_in(&s.out, &setup_log_name(previous.as_ref()));
+    for (i, p) in planned.iter().enumerate() {
+        plan.file_in(&s.out, &format!("logs/{}", log_name(&prefix, i, &p.name)));
+    }
+    plan.check()?;
+    let logs = s.out.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     // The report exists, marked incomplete, before the setup and the first suite start, and is
     // rewritten so after each suite: a run killed at any point leaves a report that says it was
     // cut short, never the last run's (an earlier PASS in this folder is replaced now). A write
@@ -324,7 +343,7 @@ fn run_suites(
             interrupted = true;
             break;
         }
-        let log = logs.join(format!("{prefix}{}", suite::log_name(i, &p.name).display()));
+        let log = logs.join(log_name(prefix, i, &p.name));
         let shown = report::escape::text(&p.name);
         let result = progress.during(&format!("suite {shown} running"), || {
             suite::run_suite(p, dir, &config.env, &log, echo)
@@ -417,6 +436,41 @@ fn cache_for(
         candidate::cache::Restored::Nothing => {}
     }
     Some((store, paths))
+}
+
+/// Suite `i`'s log name in `logs/` (`{prefix}NN-name.log`).
+fn log_name(prefix: &str, i: usize, name: &str) -> String {
+    format!("{prefix}{}", suite::log_name(i, name).display())
+}
+
+/// The setup's log, below `--out`.
+fn setup_log_name(previous: Option<&GateReport>) -> String {
+    match previous {
+        Some(prev) => format!("logs/rerun-{}-00-setup.log", prev.reruns.len() + 1),
+        None => "logs/00-setup.log".to_string(),
+    }
+}
+
+/// Every path `gate run` reads or writes, for the one output guard: gate.toml, the patch and
+/// the manifest in; `--out` with its report files and logs, and `--junit`, out; never in the
+/// repository's `.git`.
+fn outputs_plan(
+    repo: &Git,
+    s: &RunSettings,
+    junit: Option<&Path>,
+    config: &Config,
+) -> Result<report::outputs::Plan> {
+    let mut plan = report::outputs::Plan::new();
+    config.plan_inputs(&mut plan);
+    repo.forbid_outputs_in(&mut plan)?;
+    plan.folder("--out", &s.out)
+        .file_in(&s.out, REPORT_FILE)
+        .file_in(&s.out, SUMMARY_FILE)
+        .folder_in(&s.out, "logs");
+    if let Some(path) = junit {
+        plan.file("--junit", path);
+    }
+    Ok(plan)
 }
 
 /// Refuses a rerun whose candidate is not the summary's (`what` differs).

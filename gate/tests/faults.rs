@@ -828,10 +828,13 @@ fn an_unwritable_out_or_junit_is_exit_2_before_any_suite_starts() {
 fn a_report_that_cannot_be_written_after_the_suites_ran_keeps_the_verdict_and_says_so() {
     let f = Fixture::new();
     f.pack();
-    let config = f.config("[[suite]]\nname = \"red\"\nrun = \"exit 1\"\n");
     let out_dir = f.out.path().join("o");
-    // gate.json can never be renamed into place: a folder stands there.
-    fs::create_dir_all(out_dir.join("gate.json/blocker")).unwrap();
+    // gate.json can never be renamed into place: the suite puts a folder there once the output
+    // guard has passed (one there before the run is refused up front, exit 2).
+    let block = format!("mkdir -p '{}'", out_dir.join("gate.json/blocker").display());
+    let config = f.config(&format!(
+        "[[suite]]\nname = \"red\"\nrun = \"{block}; exit 1\"\n"
+    ));
     let out = f.run(&config, &out_dir).output().unwrap();
     assert_eq!(
         out.status.code(),
@@ -845,7 +848,8 @@ fn a_report_that_cannot_be_written_after_the_suites_ran_keeps_the_verdict_and_sa
         "the summary is on stdout"
     );
 
-    let green = f.config("[[suite]]\nname = \"green\"\nrun = \"true\"\n");
+    fs::remove_dir_all(out_dir.join("gate.json")).unwrap();
+    let green = f.config(&format!("[[suite]]\nname = \"green\"\nrun = \"{block}\"\n"));
     let out = f.run(&green, &out_dir).output().unwrap();
     assert_eq!(
         out.status.code(),

@@ -10,6 +10,8 @@ mod faults;
 mod formats;
 mod habits;
 mod hostile_git;
+mod liveness;
+mod outputs;
 mod ownership;
 mod run;
 mod trees;

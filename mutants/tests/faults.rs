@@ -178,7 +178,7 @@ fn a_suite_that_swaps_the_parent_folder_for_a_link_never_has_the_victim_written(
 }
 
 #[test]
-fn a_run_never_clears_or_writes_logs_through_a_planted_logs_link() {
+fn a_run_refuses_a_planted_logs_link_and_never_clears_or_writes_through_it() {
     let victims = tempfile::tempdir().unwrap();
     let victim_dir = victims.path().join("elsewhere");
     fs::create_dir(&victim_dir).unwrap();
@@ -191,15 +191,16 @@ fn a_run_never_clears_or_writes_logs_through_a_planted_logs_link() {
     let out = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(&victim_dir, out.path().join("logs")).unwrap();
     let result = run_in(&repo, out.path(), &[], &[]);
-    result.assert_exit(0);
+    // Refused before any suite runs (the one output guard): never followed, never removed.
+    result.assert_exit(2);
+    assert!(result.stderr.contains("is a link"), "{result}");
     assert_eq!(
         fs::read_to_string(victim_dir.join("keep.log")).unwrap(),
         "victim log\n"
     );
     assert_eq!(fs::read_dir(&victim_dir).unwrap().count(), 1);
     let logs = fs::symlink_metadata(out.path().join("logs")).unwrap();
-    assert!(logs.file_type().is_dir());
-    assert!(out.path().join("logs/baseline.unit.log").is_file());
+    assert!(logs.file_type().is_symlink(), "the user's link was removed");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,7 +551,7 @@ fn merge_never_reads_or_writes_a_log_path_that_leaves_the_shard() {
 }
 
 #[test]
-fn merge_replaces_a_planted_link_in_its_out_rather_than_writing_through_it() {
+fn merge_refuses_a_planted_link_in_its_out_and_never_writes_through_it() {
     let s = Shards::new();
     let victim = s.victim();
     let merged = s.tmp.path().join("merged");
@@ -561,13 +562,18 @@ fn merge_replaces_a_planted_link_in_its_out_rather_than_writing_through_it() {
         .to_string();
     std::os::unix::fs::symlink(&victim, merged.join(&log)).unwrap();
     let out = s.merge();
-    out.assert_exit(0);
+    out.assert_exit(2);
+    assert!(out.stderr.contains("is a link"), "{out}");
+    assert_eq!(out.stderr.lines().count(), 1, "{out}");
     assert_eq!(fs::read_to_string(&victim).unwrap(), "victim bytes\n");
-    let copied = fs::symlink_metadata(merged.join(&log)).unwrap();
-    assert!(copied.file_type().is_file());
-    assert_eq!(
-        fs::read(merged.join(&log)).unwrap(),
-        fs::read(s.dir(2).join(&log)).unwrap()
+    let planted = fs::symlink_metadata(merged.join(&log)).unwrap();
+    assert!(
+        planted.file_type().is_symlink(),
+        "the user's link was removed"
+    );
+    assert!(
+        !merged.join("mutants.json").exists(),
+        "a report was written"
     );
 }
 

@@ -13,6 +13,7 @@ mod faults;
 mod formats;
 mod hostile_git;
 mod isolation;
+mod liveness;
 mod order;
 mod run;
 mod wholeness;

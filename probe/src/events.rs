@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
@@ -30,13 +31,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl EventLog {
     /// Appends to `path` (created if missing); `None` records nothing.
     pub fn open(path: Option<&Path>) -> io::Result<EventLog> {
-        let file =
-            match path {
-                Some(p) => Some(File::options().create(true).append(true).open(p).map_err(
-                    |e| io::Error::new(e.kind(), format!("opening log {}: {e}", p.display())),
-                )?),
-                None => None,
-            };
+        let file = match path {
+            // Recorded when it is in an output folder of this process; a link at the
+            // log's place is refused by the kernel (`O_NOFOLLOW`), never written through.
+            Some(p) => Some(
+                report::outputs::claim(p)
+                    .and_then(|()| {
+                        File::options()
+                            .create(true)
+                            .append(true)
+                            .custom_flags(nix::libc::O_NOFOLLOW)
+                            .open(p)
+                    })
+                    .map_err(|e| {
+                        io::Error::new(e.kind(), format!("opening log {}: {e}", p.display()))
+                    })?,
+            ),
+            None => None,
+        };
         Ok(EventLog {
             file: Mutex::new(file),
         })

@@ -137,7 +137,8 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         .suffix(".txt")
         .tempfile_in(&dir)
         .with_context(|| format!("creating a file in {}", dir.display()))?;
-    std::fs::write(file.path(), &text)?;
+    // Through the handle made with O_EXCL, never by name: nothing raced in is written through.
+    std::io::Write::write_all(&mut file.as_file(), text.as_bytes())?;
     let (_, path) = file.keep().context("keeping the saved result")?;
     match &s.spill_message {
         Some(message) => report::outln!("{message}")?,

@@ -353,3 +353,89 @@ fn a_preset_client_runs_with_a_scratch_home_and_temp_dir_that_go_with_the_run() 
         );
     }
 }
+
+#[test]
+fn a_bad_out_or_log_is_exit_2_before_any_client_and_a_fresh_run_keeps_the_users_files() {
+    let f = Fixture::new();
+    let marker = f.dir.path().join("client-ran");
+    let touching = format!("touch '{}'", marker.display());
+    let file = f.dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let checkout = f.dir.path().join("checkout");
+    std::fs::create_dir_all(checkout.join(".git")).unwrap();
+    std::fs::write(checkout.join(".git/gatekit-owner"), "kept 0123\n").unwrap();
+    std::os::unix::fs::symlink(&file, f.dir.path().join("link.log")).unwrap();
+    let run = |args: &[&str]| {
+        testkit::bin(PROBE)
+            .args(args)
+            .current_dir(f.dir.path())
+            .output()
+            .unwrap()
+    };
+    let file_s = file.display().to_string();
+    let inside = checkout.join("out").display().to_string();
+    let link = f.dir.path().join("link.log").display().to_string();
+    for (args, why) in [
+        (
+            vec![
+                "bracket", "--client", &touching, "--points", "10", "--out", &file_s,
+            ],
+            "is not a folder",
+        ),
+        (
+            vec![
+                "bracket", "--client", &touching, "--points", "10", "--out", &inside,
+            ],
+            "inside a gatekit checkout",
+        ),
+        (vec!["clients", "--out", &file_s], "is not a folder"),
+        (vec!["serve", "--log", &link], "is a link"),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(!marker.exists(), "a client ran before --out was checked");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    assert!(!checkout.join("out").exists());
+
+    // The user's files in --out, named like points' own, outlive fresh runs; a point of the
+    // first run that the second does not measure goes.
+    let out = f.out();
+    std::fs::create_dir_all(out.join("points/n-90")).unwrap();
+    std::fs::write(out.join("points/n-90/notes.txt"), "the user's\n").unwrap();
+    std::fs::create_dir_all(out.join("points/n-7")).unwrap();
+    std::fs::write(out.join("points/n-7/serve.log"), "the user's\n").unwrap();
+    let (code, text, _) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("spill", 100),
+        "--points",
+        "90,150",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(out.join("points/n-150/serve.log").exists());
+    let (code, text, r) = f.probe(&[
+        "bracket",
+        "--client",
+        &f.client("spill", 100),
+        "--points",
+        "90",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(verdicts(&r), pairs(&[(90, "inline")]));
+    assert!(
+        !out.join("points/n-150/serve.log").exists(),
+        "the first run's point stayed"
+    );
+    assert!(out.join("points/n-90/serve.log").exists());
+    for name in ["points/n-90/notes.txt", "points/n-7/serve.log"] {
+        assert_eq!(
+            std::fs::read_to_string(out.join(name)).unwrap(),
+            "the user's\n",
+            "{name}"
+        );
+    }
+}

@@ -35,6 +35,9 @@ pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> io::Result<()> {
     let mut temps: Vec<(PathBuf, &Path)> = Vec::new();
     let result = (|| {
         for (path, bytes) in files {
+            // Inside an output folder, recorded as this run's before it exists (and refused
+            // when a file no run recorded is there): see `outputs`.
+            crate::outputs::claim(path)?;
             let tmp = temp_beside(path)?;
             temps.push((tmp.clone(), path));
             // A stale temp of ours, or a link someone planted under its name, goes first:

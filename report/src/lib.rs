@@ -24,6 +24,7 @@ pub mod located;
 pub mod lock;
 pub mod manual;
 pub mod markdown;
+pub mod outputs;
 pub mod progress;
 pub mod runner;
 pub mod schema;

@@ -319,7 +319,9 @@ impl Store {
         let dir = report::scratch::cache_dir().join("worktrees").join(key);
         let _ = fs::create_dir_all(&dir);
         // For a human looking in the folder: which repository this is.
-        let _ = fs::write(dir.join("repository"), top.as_os_str().as_bytes());
+        // Written whole by rename, never through a link planted at its name.
+        let _ =
+            report::json::write_bytes_atomic(&dir.join("repository"), top.as_os_str().as_bytes());
         Store { dir }
     }
 
@@ -388,31 +390,44 @@ impl Store {
             return;
         };
         for e in entries.flatten() {
-            let name = e.file_name();
-            let Some(rest) = name.to_str().and_then(|n| {
-                n.strip_prefix(".new-")
-                    .or_else(|| n.strip_prefix(".used-"))
-                    .or_else(|| n.strip_prefix(".old-"))
-            }) else {
-                continue;
-            };
-            let tag = rest.split('-').next().unwrap_or_default();
-            let owner = tag.split_once('.').and_then(|(pid, start)| {
-                Some(RunId {
-                    pid: pid.parse().ok()?,
-                    start: start.parse().ok()?,
-                })
-            });
-            if owner.is_some_and(|o| o != RunId::current() && !o.alive()) {
-                let _ = report::scratch::remove_all(&e.path());
+            if let Some(owner) = run_of(&e.file_name()) {
+                if owner != RunId::current() && !owner.alive() {
+                    let _ = report::scratch::remove_all(&e.path());
+                }
             }
         }
     }
 }
 
-/// Removes every cache entry of `repo` (or of every repository with `None`); returns the
-/// folders removed.
-pub fn clean(repo: Option<&Path>) -> io::Result<Vec<PathBuf>> {
+/// The run a staging, in-use or moved-aside folder (`.new-TAG-N`, `.used-TAG`, `.old-TAG`,
+/// TAG = `PID.START`) belongs to; `None` for any other name.
+fn run_of(name: &std::ffi::OsStr) -> Option<RunId> {
+    let rest = name.to_str().and_then(|n| {
+        n.strip_prefix(".new-")
+            .or_else(|| n.strip_prefix(".used-"))
+            .or_else(|| n.strip_prefix(".old-"))
+    })?;
+    let tag = rest.split('-').next().unwrap_or_default();
+    let (pid, start) = tag.split_once('.')?;
+    Some(RunId {
+        pid: pid.parse().ok()?,
+        start: start.parse().ok()?,
+    })
+}
+
+/// What [`clean`] did with one repository's cache.
+#[derive(Debug)]
+pub struct Cleaned {
+    pub dir: PathBuf,
+    /// Runs still working in it (their staging or in-use folders were left): pids.
+    pub live: Vec<u32>,
+}
+
+/// Removes every cache entry of `repo` (or of every repository with `None`), but never what a
+/// running run is using: its staging, in-use and moved-aside folders (named for its pid and
+/// start time, so a reused pid does not count) stay, and so does their folder. Returns each
+/// repository's cache it cleaned.
+pub fn clean(repo: Option<&Path>) -> io::Result<Vec<Cleaned>> {
     let root = report::scratch::cache_dir().join("worktrees");
     let dirs: Vec<PathBuf> = match repo {
         Some(r) => vec![Store::for_repo(r).dir],
@@ -422,14 +437,28 @@ pub fn clean(repo: Option<&Path>) -> io::Result<Vec<PathBuf>> {
             Err(e) => return Err(e),
         },
     };
-    let mut removed = Vec::new();
+    let mut cleaned = Vec::new();
     for d in dirs {
-        if fs::symlink_metadata(&d).is_ok() {
-            report::scratch::remove_all(&d)?;
-            removed.push(d);
+        let Ok(meta) = fs::symlink_metadata(&d) else {
+            continue;
+        };
+        let mut live = Vec::new();
+        if meta.is_dir() {
+            for e in fs::read_dir(&d)?.flatten() {
+                match run_of(&e.file_name()) {
+                    Some(owner) if owner == RunId::current() || owner.alive() => {
+                        live.push(owner.pid)
+                    }
+                    _ => report::scratch::remove_all(&e.path())?,
+                }
+            }
         }
+        if live.is_empty() {
+            report::scratch::remove_all(&d)?;
+        }
+        cleaned.push(Cleaned { dir: d, live });
     }
-    Ok(removed)
+    Ok(cleaned)
 }
 
 /// What a restore hands back: what it did, and the timings kept with the outputs.

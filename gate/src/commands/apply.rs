@@ -32,9 +32,11 @@ pub(super) fn cmd_apply(
         bail!("interrupted");
     }
     let place = Place::Keep(at);
-    let applied = apply::apply(repo, prepared, &place)?;
+    let mut applied = apply::apply(repo, prepared, &place)?;
     if report::interrupt::requested() {
-        // Nothing half-made is left behind: the worktree the user would keep goes too.
+        // Nothing half-made is left behind: the worktree the user would keep goes too (a kept
+        // one is only removed once it is no longer marked to be kept).
+        applied.worktree.keep(false);
         let _ = applied.worktree.remove();
         let _ = writeln!(std::io::stderr(), "gate: interrupted");
         return Ok(Exit::Interrupted);

@@ -143,8 +143,13 @@ fn cmd_clean() -> Result<Exit> {
     for kept in worktree::clean_kept() {
         let path = report::escape::path(&kept.path);
         match kept.result {
-            Ok(true) => outln!("removed   {path} (kept)")?,
-            Ok(false) => outln!("left      {path}: no longer a gatekit checkout (forgotten)")?,
+            Ok(worktree::Fate::Removed) => outln!("removed   {path} (kept)")?,
+            Ok(worktree::Fate::NotOurs) => {
+                outln!("left      {path}: no longer a gatekit checkout (forgotten)")?
+            }
+            Ok(worktree::Fate::InUse(pid)) => {
+                outln!("left      {path}: its run is still running (pid {pid})")?
+            }
             Err(e) => {
                 failed = true;
                 let _ = writeln!(std::io::stderr(), "gate: could not remove {path}: {e}");

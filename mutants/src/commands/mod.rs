@@ -70,10 +70,21 @@ fn clean(dir: Option<std::path::PathBuf>, all: bool) -> Result<Exit> {
     } else {
         Some(crate::checkout::open_repo(dir)?)
     };
-    let removed =
+    let cleaned =
         candidate::cache::clean(repo.as_ref().map(|r| r.dir())).context("removing the cache")?;
-    for d in &removed {
-        report::outln!("removed {}", report::escape::path(d))?;
+    let mut removed = Vec::new();
+    for c in &cleaned {
+        let dir = report::escape::path(&c.dir);
+        if c.live.is_empty() {
+            report::outln!("removed {dir}")?;
+            removed.push(&c.dir);
+        } else {
+            let pids: Vec<String> = c.live.iter().map(u32::to_string).collect();
+            report::outln!(
+                "emptied {dir}, but for what running runs use (pid {})",
+                pids.join(", ")
+            )?;
+        }
     }
     report::errln!(
         "mutants: {} removed from {}",

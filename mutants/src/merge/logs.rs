@@ -4,7 +4,6 @@
 //! through it.
 
 use std::fs;
-use std::io::Write as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
 
@@ -125,13 +124,7 @@ pub(super) fn copy_log(from: &Path, logs: &Path, name: &str) -> Result<()> {
     let bytes = crate::swap::read_regular(from)
         .with_context(|| format!("reading {}", escape::path(from)))?
         .bytes;
-    let mut tmp = tempfile::NamedTempFile::new_in(logs)
-        .with_context(|| format!("writing into {}", escape::path(logs)))?;
-    tmp.write_all(&bytes)
-        .with_context(|| format!("writing {}", escape::path(&to)))?;
-    tmp.persist(&to)
-        .with_context(|| format!("writing {}", escape::path(&to)))?;
-    Ok(())
+    report::outputs::write(&to, &bytes).with_context(|| format!("writing {}", escape::path(&to)))
 }
 
 #[cfg(test)]

@@ -15,9 +15,10 @@
 //!   lacks a shard, or mixes two trees, would read as a complete run of one tree.
 //! - Every log path must be `logs/NAME` (relative, one plain name, no `..`), lead to a regular
 //!   file inside that shard's own `logs/` (no link anywhere on the way), and is copied to
-//!   `OUT/logs/NAME` by a write-and-rename that replaces whatever is there rather than writing
-//!   through it. An `--out` that is one of the shard folders is refused, so a file can never be
-//!   copied onto itself.
+//!   `OUT/logs/NAME` by a write-and-rename. Every output path passes the one output guard
+//!   (`report::outputs`) first: a link, or a file no gatekit run recorded, where one would go is
+//!   refused (exit 2) before anything is written. An `--out` that is one of the shard folders
+//!   is refused, so a file can never be copied onto itself.
 //! - The sources in `mutation-report.json` are kept only for files the shard's rows name.
 
 use std::fs;
@@ -58,7 +59,21 @@ pub(crate) fn merge(
     let copies = logs::plan_copies(&shards)?;
     let sources = shard::read_sources(&shards)?;
 
+    let mut plan = report::outputs::Plan::new();
+    for dir in dirs {
+        plan.input("shard report", &dir.join("mutants.json"));
+    }
+    render::plan_outputs(&mut plan, out);
+    for (_, name) in &copies {
+        plan.file_in(out, &format!("logs/{name}"));
+    }
+    plan.check()?;
+
     let _lock = report::lock::OutLock::acquire(out)?;
+    report::outputs::own(out)
+        .with_context(|| format!("{}: cannot take the output folder", escape::path(out)))?;
+    report::outputs::clear_previous(out)
+        .with_context(|| format!("clearing {}", escape::path(out)))?;
     let logs = out.join("logs");
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", escape::path(&logs)))?;
     let meta = fs::symlink_metadata(&logs)?;

@@ -34,6 +34,23 @@ pub(crate) mod text;
 /// The original text of every mutated file, for `mutation-report.json` (lossy for non-UTF-8).
 pub(crate) type Sources = BTreeMap<String, String>;
 
+/// The report files a run writes in `--out` (and `mutants merge` in its `--out`).
+pub(crate) const FILES: [&str; 5] = [
+    "mutants.json",
+    "mutants.txt",
+    "mutation-report.json",
+    "mutants.html",
+    "junit.xml",
+];
+
+/// Puts `out` with its report files and `logs/` on `plan`, for the one output guard.
+pub(crate) fn plan_outputs(plan: &mut report::outputs::Plan, out: &Path) {
+    plan.folder("--out", out).folder_in(out, "logs");
+    for name in FILES {
+        plan.file_in(out, name);
+    }
+}
+
 /// Writes every report file into `out`, `mutants.json` last.
 pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
     let write = |name: &str, text: &str| {

@@ -38,6 +38,16 @@ impl Session {
         // A run killed with SIGKILL could not remove its worktrees; the next run does.
         candidate::worktree::clean_stale();
         let out = identity::absolute(&settings.out);
+        // Every path this run reads and writes, refused now (exit 2) if one would land on
+        // another, on an input, in `.git` or through a link: see `report::outputs`.
+        let mut plan = report::outputs::Plan::new();
+        plan.input("spec", &spec.file);
+        if let Some(config) = &config {
+            config.plan_inputs(&mut plan);
+        }
+        repo.forbid_outputs_in(&mut plan)?;
+        crate::render::plan_outputs(&mut plan, &out);
+        plan.check()?;
         let setup_env = config.as_ref().map(|c| c.env.clone()).unwrap_or_default();
         let origin = Origin::of(&repo, config, &out)?;
         let copies = settings.jobs.min(selected.len()).max(1);
@@ -54,6 +64,8 @@ impl Session {
         // One run per --out, held to the end: taken once the input is known good (a bad spec
         // leaves no --out behind) and before anything is written there.
         let _lock = report::lock::OutLock::acquire(&out)?;
+        report::outputs::own(&out)
+            .with_context(|| format!("{}: cannot take the output folder", out.display()))?;
         let mut report = RunReport {
             version: crate::record::REPORT_VERSION,
             tool: "mutants".into(),

@@ -80,32 +80,12 @@ fn difference(prev: &RunReport, now: &Judged) -> Option<String> {
     }
 }
 
-/// Removes the report files and logs a previous run left in `out` (replaced, not mixed with
-/// ours), and makes `out/logs`.
+/// Removes what a previous run recorded as its own in `out` (its report files and logs:
+/// replaced, not mixed with ours; a file no run recorded stays), and makes `out/logs`.
 pub(crate) fn clear(out: &Path) -> Result<()> {
-    for name in [
-        "mutants.json",
-        "mutants.txt",
-        "mutation-report.json",
-        "mutants.html",
-        "junit.xml",
-    ] {
-        let _ = fs::remove_file(out.join(name));
-    }
+    report::outputs::clear_previous(out)
+        .with_context(|| format!("clearing {}", report::escape::path(out)))?;
     let logs = out.join("logs");
-    // A link (or a file) where the logs folder goes is removed, never followed: clearing and
-    // writing logs through it would delete and write files wherever it points.
-    if fs::symlink_metadata(&logs).is_ok_and(|m| !m.file_type().is_dir()) {
-        fs::remove_file(&logs)
-            .with_context(|| format!("removing {}", report::escape::path(&logs)))?;
-    }
-    if let Ok(entries) = fs::read_dir(&logs) {
-        for e in entries.flatten() {
-            if e.path().extension().is_some_and(|x| x == "log") {
-                let _ = fs::remove_file(e.path());
-            }
-        }
-    }
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))
 }
 

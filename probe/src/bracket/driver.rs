@@ -64,14 +64,30 @@ impl Driver {
         };
         // Before anything is written there: a second run on the same folder would interleave
         // its points with ours and rewrite our results.
+        // Every path this run writes, refused now (exit 2) if one would land through a link,
+        // in a gatekit checkout or on a file no run recorded: see `report::outputs`.
+        let mut plan = report::outputs::Plan::new();
+        plan.folder("--out", &settings.out)
+            .folder_in(&settings.out, "points")
+            .file_in(&settings.out, "results.json")
+            .file_in(&settings.out, "results.txt")
+            .file_in(&settings.out, "model.log");
+        if let Client::Preset { preset, .. } = &settings.client {
+            plan.file_in(&settings.out, &format!("{preset}-version.log"));
+        }
+        plan.check().map_err(|e| Failure::Usage(e.to_string()))?;
         let lock = report::lock::OutLock::acquire(&settings.out).map_err(|e| match e {
             busy @ report::lock::LockError::Busy { .. } => {
                 anyhow::Error::from(Failure::Usage(busy.to_string()))
             }
-            other => anyhow::Error::from(other),
+            other => anyhow::Error::from(Failure::Usage(other.to_string())),
         })?;
-        fs::create_dir_all(settings.out.join("points"))
-            .with_context(|| format!("creating {}", settings.out.display()))?;
+        // A fresh run: what earlier runs wrote here goes (only that), so no point of theirs
+        // is read as ours.
+        report::outputs::own(&settings.out)
+            .and_then(|()| report::outputs::clear_previous(&settings.out))
+            .and_then(|_| fs::create_dir_all(settings.out.join("points")))
+            .map_err(|e| Failure::Usage(format!("{}: {e}", settings.out.display())))?;
         let out = settings.out.canonicalize()?;
         let probe_exe = self_exe().context("finding the probe binary")?;
         let mut driver = Driver {
@@ -176,11 +192,11 @@ impl Driver {
             format!("n-{n}-{fill}")
         };
         let dir = self.settings.out.join("points").join(name);
-        if dir.exists() {
-            fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
-        }
         fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let serve_log = dir.join("serve.log");
+        // The server (a child) appends to it: recorded as this run's here, where the record is.
+        report::outputs::claim(&serve_log)
+            .with_context(|| format!("writing {}", serve_log.display()))?;
         let config = dir.join("mcp.json");
         let server = clients::Server {
             command: self.probe_exe.display().to_string(),
@@ -190,7 +206,11 @@ impl Driver {
             "command": server.command,
             "args": server.args,
         }}});
-        fs::write(&config, serde_json::to_string_pretty(&config_json)?)?;
+        report::outputs::write(
+            &config,
+            serde_json::to_string_pretty(&config_json)?.as_bytes(),
+        )
+        .with_context(|| format!("writing {}", config.display()))?;
         let client_log = dir.join("client.log");
         let start = Timestamp::now();
         let (judgment, received, count_calls, record, calls) = match self.settings.client.clone() {
@@ -253,9 +273,11 @@ impl Driver {
                     .filter(|e| matches!(e, ModelEvent::CountTokens { .. }))
                     .count() as u64;
                 // What the stand-in saw, kept beside the point for a reader (HOME goes).
-                let _ = fs::write(
-                    dir.join("model-events.json"),
-                    serde_json::to_string_pretty(&events).unwrap_or_default(),
+                let _ = report::outputs::write(
+                    &dir.join("model-events.json"),
+                    serde_json::to_string_pretty(&events)
+                        .unwrap_or_default()
+                        .as_bytes(),
                 );
                 (judgment, received, Some(count_calls), record, calls)
             }

@@ -250,11 +250,15 @@ impl Cli {
     }
 
     /// Validates the arguments into a command; `Err` is the one-line usage error.
+    /// (`--log` passes the one output guard here, so a bad one is exit 2 like a bad `--out`.)
     pub(crate) fn into_command(self) -> Result<Command, String> {
         let color = self.color.color;
         Ok(match self.command {
             Sub::Describe(_) => return Err("completions and man are handled before this".into()),
-            Sub::Serve { log } => Command::Serve(ServeSettings { log }),
+            Sub::Serve { log } => {
+                guard_log(log.as_deref())?;
+                Command::Serve(ServeSettings { log })
+            }
             Sub::TestClient(a) => Command::TestClient(crate::testclient::TestClientSettings {
                 mcp_config: a.mcp_config,
                 n: a.n,
@@ -275,14 +279,17 @@ impl Cli {
                 output_tokens,
                 log,
                 api,
-            } => Command::Model(ModelSettings {
-                port,
-                count_tokens,
-                input_tokens,
-                output_tokens,
-                log,
-                keep_events: false,
-                apis: api,
+            } => Command::Model({
+                guard_log(log.as_deref())?;
+                ModelSettings {
+                    port,
+                    count_tokens,
+                    input_tokens,
+                    output_tokens,
+                    log,
+                    keep_events: false,
+                    apis: api,
+                }
             }),
             Sub::Call(a) => {
                 let arguments = match a.args {
@@ -434,5 +441,17 @@ pub fn main_from(
             report::errln!("probe: {message}");
             Exit::Usage
         }
+    }
+}
+
+/// `--log FILE` through the one output guard (`report::outputs`): never a link or a folder,
+/// never inside a gatekit checkout.
+fn guard_log(log: Option<&std::path::Path>) -> Result<(), String> {
+    match log {
+        Some(path) => report::outputs::Plan::new()
+            .file("--log", path)
+            .check()
+            .map_err(|e| e.to_string()),
+        None => Ok(()),
     }
 }

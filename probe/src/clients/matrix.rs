@@ -125,8 +125,19 @@ pub(crate) struct Matrix {
 /// 4 when none could be judged at all.
 pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
-    std::fs::create_dir_all(&settings.out)
-        .with_context(|| format!("creating {}", settings.out.display()))?;
+    // The one output guard (see `report::outputs`): a bad --out is exit 2 before any client runs.
+    let mut plan = report::outputs::Plan::new();
+    plan.folder("--out", &settings.out)
+        .file_in(&settings.out, "clients.json")
+        .file_in(&settings.out, "clients.txt");
+    plan.check()
+        .map_err(|e| crate::Failure::Usage(e.to_string()))?;
+    std::fs::create_dir_all(&settings.out).map_err(|e| {
+        crate::Failure::Usage(format!(
+            "{}: cannot create --out: {e}",
+            settings.out.display()
+        ))
+    })?;
     let presets: Vec<Preset> = if settings.only.is_empty() {
         Preset::ALL.to_vec()
     } else {

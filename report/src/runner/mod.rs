@@ -516,7 +516,7 @@ fn read_counts(record: &mut RunRecord) {
 /// Errors only when the log cannot be created; a command that cannot start is a record with
 /// `spawn_error` set, because for a judge that is an outcome ("could not start"), not a crash.
 pub fn run(job: &Job) -> io::Result<RunRecord> {
-    let log = File::create(&job.log)?;
+    let log = crate::outputs::create(&job.log)?;
     let (mut cmd, tag) = command(job)?;
     cmd.stdin(Stdio::null())
         .stdout(log.try_clone()?)

@@ -12,7 +12,6 @@
 //! child's stdout only while it expects an answer, with its own deadline, and never waits for
 //! the pipe's end-of-file to finish; the record comes from the watcher, not from the pipe.
 
-use std::fs::File;
 use std::io;
 use std::process::{ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,7 +37,7 @@ pub struct Piped {
 /// Unlike [`run`](super::run), a child that cannot start is an error, not a record: there is
 /// nobody to talk to. The reason is also written to the log.
 pub fn start_piped(job: &Job) -> io::Result<Piped> {
-    let log = File::create(&job.log)?;
+    let log = crate::outputs::create(&job.log)?;
     let (mut cmd, tag) = command(job)?;
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(log);
     let record = RunRecord::not_yet_run(job.argv(), job.dir.clone(), job.log.clone());
