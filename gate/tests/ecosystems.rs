@@ -68,6 +68,9 @@ fn a_node_project_gets_its_dependencies_from_npm_ci_in_the_checkout() {
 const PYTHON_GATE: &str = r#"[worktree]
 link = [".venv"]
 
+[env]
+PYTHONPATH = "src"
+
 [[suite]]
 name = "unit"
 run = ".venv/bin/python -m unittest -v"

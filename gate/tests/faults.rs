@@ -831,7 +831,13 @@ fn a_report_that_cannot_be_written_after_the_suites_ran_keeps_the_verdict_and_sa
     let out_dir = f.out.path().join("o");
     // gate.json can never be renamed into place: the suite puts a folder there once the output
     // guard has passed (one there before the run is refused up front, exit 2).
-    let block = format!("mkdir -p '{}'", out_dir.join("gate.json/blocker").display());
+    // The report is already on disk, marked incomplete, when the suite runs: it is replaced
+    // by the folder.
+    let block = format!(
+        "rm -f '{}'; mkdir -p '{}'",
+        out_dir.join("gate.json").display(),
+        out_dir.join("gate.json/blocker").display()
+    );
     let config = f.config(&format!(
         "[[suite]]\nname = \"red\"\nrun = \"{block}; exit 1\"\n"
     ));
