@@ -51,6 +51,11 @@ pub struct Prepared {
     pub base: String,
     pub head: String,
     pub patch_sha256: String,
+    /// The patch's bytes as read once: `git apply` is fed these, not the path, so a patch
+    /// given as a FIFO or `<(...)` is not read twice.
+    pub patch: Vec<u8>,
+    /// The sha256 of the manifest's bytes as read once (the record names it).
+    pub manifest_sha256: String,
     pub manifest: Manifest,
 }
 
@@ -78,12 +83,15 @@ impl Applied {
 
 /// Reads and resolves the candidate's inputs; every error here is bad input.
 pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
-    let patch = fs::read(&candidate.patch)
-        .with_context(|| format!("patch {}", candidate.patch.display()))?;
+    let patch = report::input::read(&candidate.patch)
+        .with_context(|| format!("patch {}", report::escape::path(&candidate.patch)))?;
     if patch.is_empty() {
-        bail!("patch {}: the file is empty", candidate.patch.display());
+        bail!(
+            "patch {}: the file is empty",
+            report::escape::path(&candidate.patch)
+        );
     }
-    let manifest = read_manifest(&candidate.manifest)?;
+    let (manifest, manifest_sha256) = read_manifest_hashed(&candidate.manifest)?;
     let base = repo.commit_id(&candidate.base).context("base")?;
     let head = repo.commit_id(&candidate.head).context("head")?;
     Ok(Prepared {
@@ -91,14 +99,23 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
         base,
         head,
         patch_sha256: hex(&Sha256::digest(&patch)),
+        patch,
+        manifest_sha256,
         manifest,
     })
 }
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    let bytes = fs::read(path).with_context(|| format!("manifest {}", path.display()))?;
-    parse_manifest(&bytes, &path.display().to_string())
+    Ok(read_manifest_hashed(path)?.0)
+}
+
+/// [`read_manifest`], and the sha256 of the bytes it read.
+fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
+    let bytes = report::input::read(path)
+        .with_context(|| format!("manifest {}", report::escape::path(path)))?;
+    let manifest = parse_manifest(&bytes, &report::escape::path(path))?;
+    Ok((manifest, hex(&Sha256::digest(&bytes))))
 }
 
 /// Parses manifest bytes read from `name` (a file, or `standard input`); errors read
@@ -124,9 +141,8 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let keep = worktree.kept();
     worktree.keep(false);
     let wt = worktree.git();
-    let patch_abs = std::path::absolute(&prepared.candidate.patch)
-        .unwrap_or_else(|_| prepared.candidate.patch.clone());
-    if let Err(e) = wt.bytes(["apply".as_ref(), "--index".as_ref(), patch_abs.as_os_str()]) {
+    // The bytes read once go in on stdin: the patch may have been a FIFO, now drained.
+    if let Err(e) = wt.bytes_with_input(["apply", "--index", "-"], Some(&prepared.patch)) {
         // The worktree is dropped (removed) on the way out: nothing is left behind.
         let message = match e {
             crate::git::GitError::Failed { message, .. } => message,
@@ -134,7 +150,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         };
         bail!(
             "patch {} does not apply to {}: {message}",
-            prepared.candidate.patch.display(),
+            report::escape::path(&prepared.candidate.patch),
             report::text::short_id(&prepared.base)
         );
     }

@@ -62,7 +62,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
     };
     worktree::clean_stale();
     let prepared = apply::prepare(repo, &candidate)?;
-    let manifest_sha256 = file_sha256(&config.manifest)?;
+    let manifest_sha256 = prepared.manifest_sha256.clone();
     let created = !s.out.exists();
     let lock = OutLock::acquire(&s.out)?;
     let gated = locked_run(repo, s, junit, &config, prepared, &manifest_sha256);
@@ -363,13 +363,6 @@ fn same_as_summary(summary: &Path, what: &str, ours: &str, theirs: &str) -> Resu
          new summary)",
         summary.display()
     )
-}
-
-/// The sha256 of a file's bytes, as lowercase hex.
-pub(crate) fn file_sha256(path: &Path) -> Result<String> {
-    use sha2::Digest as _;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(candidate::apply::hex(&sha2::Sha256::digest(&bytes)))
 }
 
 /// Proves `dir` can take files before any work starts: it is made if missing, and a probe file

@@ -13,10 +13,8 @@ use candidate::git::Git;
 
 /// A file's sha256, hex.
 pub(crate) fn sha256_of(path: &Path) -> Result<String> {
-    let file = fs::File::open(path).with_context(|| report::escape::path(path))?;
-    Ok(manifests::hash_reader(file)
-        .with_context(|| report::escape::path(path))?
-        .to_hex())
+    let bytes = report::input::read(path).with_context(|| report::escape::path(path))?;
+    Ok(manifests::Digest::of(&bytes).to_hex())
 }
 
 /// An absolute form of `path` that matches what git prints for the same folder, even before
