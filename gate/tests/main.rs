@@ -7,6 +7,7 @@ mod ecosystems;
 mod faults;
 mod formats;
 mod habits;
+mod inputs;
 mod ownership;
 mod run;
 mod trees;

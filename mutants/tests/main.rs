@@ -8,6 +8,7 @@ mod cache;
 mod cores;
 mod faults;
 mod formats;
+mod inputs;
 mod isolation;
 mod order;
 mod run;

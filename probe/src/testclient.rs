@@ -91,9 +91,8 @@ fn wait(delay: Option<Duration>) -> bool {
 pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     // Bad input (a folder, a device, a missing file) is a usage error, exit 2; an interrupt
     // while waiting on a FIFO still ends with 130, as the flag decides that first.
-    let bytes = report::input::read(&s.mcp_config).map_err(|e| {
-        Failure::Usage(format!("{}: {e}", report::escape::path(&s.mcp_config)))
-    })?;
+    let bytes = report::input::read(&s.mcp_config)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", report::escape::path(&s.mcp_config))))?;
     let text = String::from_utf8_lossy(&bytes);
     let config: Value = serde_json::from_str(&text)
         .map_err(|e| Failure::Usage(format!("{}: not JSON: {e}", s.mcp_config.display())))?;

@@ -83,9 +83,8 @@ pub fn read_stdin() -> Result<Vec<u8>, InputError> {
         Kind::Refused(what) => {
             // A terminal (someone typing or pasting), a socket and /dev/null end; other devices
             // may never end.
-            let is_null = std::fs::metadata("/dev/null").is_ok_and(|null| {
-                null.file_type().is_char_device() && null.rdev() == meta.st_rdev
-            });
+            let is_null = std::fs::metadata("/dev/null")
+                .is_ok_and(|null| null.file_type().is_char_device() && null.rdev() == meta.st_rdev);
             let socket = what == "a socket";
             if socket || is_null || nix::unistd::isatty(fd).unwrap_or(false) {
                 read_stream(fd)

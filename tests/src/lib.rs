@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+pub mod inputs;
 mod output;
 mod procs;
 mod python;
