@@ -233,3 +233,79 @@ fn a_folder_a_socket_or_a_device_as_input_is_refused_with_exit_2_naming_it() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("standard input"), "{}", stderr(&out));
 }
+
+/// A name of a megabyte, in a manifest or a patch, gets a short error: the name's ends and how
+/// much was left out, never the name whole.
+#[test]
+fn a_megabyte_name_gets_a_short_error_not_the_name_echoed() {
+    let fx = packed();
+    let hex = "0".repeat(64);
+    let huge = "n".repeat(1 << 20);
+    let dir = fx.out.path();
+    let cases = [
+        ("long", format!("{hex}  {huge}\n")),
+        ("long with ..", format!("{hex}  ../{huge}\n")),
+        ("escaped", format!("\\{hex}  {huge}\\n\n")),
+        ("tagged", format!("SHA256 ({huge}) = {hex}\n")),
+        // Under PATH_MAX, so the `..` is what is refused, the name quoted by its ends.
+        (
+            "3000 bytes with ..",
+            format!("{hex}  ../{}\n", "m".repeat(3000)),
+        ),
+    ];
+    for (what, text) in cases {
+        let manifest = dir.join("huge.sha256");
+        std::fs::write(&manifest, &text).unwrap();
+        let check = testkit::Output::of(
+            testkit::bin(env!("CARGO_BIN_EXE_gate"))
+                .current_dir(fx.repo.path())
+                .arg("check")
+                .arg(&manifest),
+        );
+        let apply = testkit::Output::of(
+            testkit::bin(env!("CARGO_BIN_EXE_gate"))
+                .current_dir(fx.repo.path())
+                .env("TMPDIR", dir)
+                .args(apply_args(&fx, &fx.patch(), &manifest)),
+        );
+        for out in [check, apply] {
+            out.assert_exit(2);
+            let limit = 200 + manifest.display().to_string().len();
+            assert!(
+                out.stderr.len() < limit && out.stderr.lines().count() == 1,
+                "{what}: {} bytes: {}",
+                out.stderr.len(),
+                testkit_clip(&out.stderr)
+            );
+            assert!(
+                out.stderr.contains(":1: "),
+                "{what}: {}",
+                testkit_clip(&out.stderr)
+            );
+        }
+    }
+    // A patch whose path is a megabyte: git refuses it, and its words are cut too.
+    let patch = dir.join("huge.patch");
+    std::fs::write(
+        &patch,
+        format!("diff --git a/{huge} b/{huge}\nnew file mode 100644\n--- /dev/null\n+++ b/{huge}\n@@ -0,0 +1 @@\n+x\n"),
+    )
+    .unwrap();
+    let out = testkit::Output::of(
+        testkit::bin(env!("CARGO_BIN_EXE_gate"))
+            .current_dir(fx.repo.path())
+            .env("TMPDIR", dir)
+            .args(apply_args(&fx, &patch, &fx.manifest())),
+    );
+    out.assert_exit(2);
+    assert!(
+        out.stderr.len() < 600 && out.stderr.lines().count() == 1,
+        "{} bytes: {}",
+        out.stderr.len(),
+        testkit_clip(&out.stderr)
+    );
+}
+
+fn testkit_clip(s: &str) -> String {
+    s.chars().take(600).collect()
+}

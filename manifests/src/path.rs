@@ -95,7 +95,7 @@ pub const PATH_MAX: usize = 4096;
 
 /// The most of a path an error message quotes; a longer one keeps its start and end, with the
 /// number of bytes left out between them.
-const SHOWN_BYTES: usize = 96;
+const SHOWN_BYTES: usize = 60;
 
 /// A path for an error message: escaped the way sha256sum escapes names (so a newline cannot
 /// split the message), every other control character as `\u{..}` and every byte that is not

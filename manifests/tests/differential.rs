@@ -117,8 +117,18 @@ fn hex_variants(right: &Digest) -> Vec<String> {
     ]
 }
 
+/// A fixed pseudo-random choice among `len` for line `turn` and axis `salt` (splitmix64), so
+/// every value of each axis meets every value of the others.
+fn pick(turn: usize, salt: u64, len: usize) -> usize {
+    let mut z = (turn as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ salt.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) % len as u64) as usize
+}
+
 /// Every line of the test: the name's shapes crossed with digest forms, and the blanks, gaps
-/// and endings turning over at co-prime rates so each meets many of the others.
+/// and endings picked for each line apart (see [`pick`]).
 fn lines() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut turn = 0usize;
@@ -131,9 +141,9 @@ fn lines() -> Vec<Vec<u8>> {
                 let (mark, body) = render(name, how);
                 for &shape in SHAPES {
                     turn += 1;
-                    let lead = LEADS[turn % LEADS.len()];
-                    let gap = GAPS[(turn / 3) % GAPS.len()];
-                    let trail = TRAILS[(turn / 7) % TRAILS.len()];
+                    let lead = LEADS[pick(turn, 1, LEADS.len())];
+                    let gap = GAPS[pick(turn, 2, GAPS.len())];
+                    let trail = TRAILS[pick(turn, 3, TRAILS.len())];
                     let mut line = lead.as_bytes().to_vec();
                     if mark {
                         line.push(b'\\');
@@ -156,7 +166,7 @@ fn lines() -> Vec<Vec<u8>> {
                         }
                     }
                     // A trailing blank or a CR only on some, so plain lines stay common.
-                    if turn % 4 == 0 {
+                    if pick(turn, 4, 4) == 0 {
                         line.extend_from_slice(trail.as_bytes());
                     }
                     // A raw newline would split the line in two: a case of its own below.

@@ -194,7 +194,11 @@ fn the_single_space_bsd_reversed_form_is_read_as_sha256sum_reads_it() {
     let text = format!("{hex} name\n{spaced}  name\n");
     fs::write(dir.path().join("m"), &text).unwrap();
     let gnu = sha256sum(dir.path(), &[b"-c", b"--strict", b"m"]);
-    assert!(gnu.status.success(), "{}", String::from_utf8_lossy(&gnu.stderr));
+    assert!(
+        gnu.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gnu.stderr)
+    );
     let ours = parse(text.as_bytes()).unwrap();
     assert_eq!(ours.entries[1].path, b" name");
     assert!(verify(dir.path(), &ours).unwrap().all_ok());
