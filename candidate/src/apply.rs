@@ -107,14 +107,22 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    Ok(read_manifest_hashed(path)?.0)
+    let bytes = report::input::read(path)
+        .with_context(|| format!("manifest {}", report::escape::path(path)))?;
+    parse_manifest(&bytes, &report::escape::path(path))
 }
 
-/// [`read_manifest`], and the sha256 of the bytes it read.
+/// A candidate's manifest and the sha256 of the bytes read. Unlike [`read_manifest`], one of
+/// no entries (only comments, as `pack` writes for a candidate that only deletes files and
+/// moves submodules) is let through here: [`apply`] refuses it once it sees the patch leaves a
+/// file in place.
 fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
     let bytes = report::input::read(path)
         .with_context(|| format!("manifest {}", report::escape::path(path)))?;
-    let manifest = parse_manifest(&bytes, &report::escape::path(path))?;
+    let manifest = match manifests::parse(&bytes) {
+        Err(manifests::ParseError::NoEntries) => Manifest::default(),
+        _ => parse_manifest(&bytes, &report::escape::path(path))?,
+    };
     Ok((manifest, hex(&Sha256::digest(&bytes))))
 }
 
@@ -166,6 +174,28 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         &prepared.base,
     ])?;
     let changed = parse_name_status(&changes);
+    if prepared.manifest.is_empty() {
+        // The rule for a manifest of no lines: sound only when the patch leaves nothing in
+        // place a line could bind (it deletes files, checked gone below, and moves submodules,
+        // which sha256sum cannot express); the tree id binds all of it. Otherwise the manifest
+        // is bad input, as sha256sum would find it.
+        let links = crate::pack::gitlinks(&wt)?;
+        let kept: Vec<&Vec<u8>> = changed
+            .iter()
+            .filter(|(status, path)| *status != b'D' && !links.contains(path))
+            .map(|(_, path)| path)
+            .collect();
+        if let Some(first) = kept.first() {
+            bail!(
+                "{}: {} (the patch leaves {} in place, first {}; a manifest may list none only \
+                 when its candidate just deletes files and moves submodules)",
+                report::escape::path(&prepared.candidate.manifest),
+                manifests::ParseError::NoEntries,
+                report::text::plural(kept.len(), "file"),
+                report::text::elide(&report::escape::bytes(first), 80)
+            );
+        }
+    }
     let deleted: Vec<Deleted> = changed
         .iter()
         .filter(|(status, _)| *status == b'D')

@@ -9,5 +9,6 @@ mod formats;
 mod habits;
 mod inputs;
 mod ownership;
+mod recorded;
 mod run;
 mod trees;
