@@ -204,6 +204,15 @@ fn symlinks_come_back_exactly_as_recorded_after_pack_and_apply() {
             "{link}"
         );
     }
+    // `gate check` follows links as sha256sum does, but never out of the tree: the links
+    // that climb out or are absolute make the check an error naming one, not a read of it.
+    let checked = Output::of(gate().arg("check").arg(&manifest).arg(&wt));
+    checked.assert_exit(2);
+    assert!(
+        checked.stderr.contains("leads out of the tree"),
+        "{checked}"
+    );
+    assert!(!checked.both().contains("not the candidate's"), "{checked}");
     repo.remove_checkout(&wt);
     assert_eq!(
         std::fs::read_to_string(&secret).unwrap(),
