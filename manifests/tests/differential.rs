@@ -379,7 +379,7 @@ fn departures_are_lines_sha256sum_can_never_check_ok() {
     for (line, gnu_reads) in cases {
         // sha256sum's stdin here is empty, so `-` has the empty digest.
         assert_eq!(
-            theirs(root, None, &[line.clone()])[0],
+            theirs(root, None, std::slice::from_ref(&line))[0],
             gnu_reads,
             "{}",
             show(&line)
@@ -390,6 +390,6 @@ fn departures_are_lines_sha256sum_can_never_check_ok() {
     // sha256sum's stdin here is empty, so it finds `-` to have the empty digest; we look for
     // a file named `-` and find none.
     let dash = format!("{}  -", Digest::of(b"").to_hex()).into_bytes();
-    assert_eq!(theirs(root, None, &[dash.clone()])[0], Read::Ok);
+    assert_eq!(theirs(root, None, std::slice::from_ref(&dash))[0], Read::Ok);
     assert_eq!(ours(root, &dash, 0), Ok(Read::Unreadable));
 }
