@@ -84,12 +84,9 @@ impl Applied {
 /// Reads and resolves the candidate's inputs; every error here is bad input.
 pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
     let patch = report::input::read(&candidate.patch)
-        .with_context(|| format!("patch {}", report::escape::path(&candidate.patch)))?;
+        .with_context(|| format!("patch {}", candidate.patch.display()))?;
     if patch.is_empty() {
-        bail!(
-            "patch {}: the file is empty",
-            report::escape::path(&candidate.patch)
-        );
+        bail!("patch {}: the file is empty", candidate.patch.display());
     }
     let (manifest, manifest_sha256) = read_manifest_hashed(&candidate.manifest)?;
     let base = repo.commit_id(&candidate.base).context("base")?;
@@ -107,9 +104,9 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    let bytes = report::input::read(path)
-        .with_context(|| format!("manifest {}", report::escape::path(path)))?;
-    parse_manifest(&bytes, &report::escape::path(path))
+    let bytes =
+        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    parse_manifest(&bytes, &path.display().to_string())
 }
 
 /// A candidate's manifest and the sha256 of the bytes read. Unlike [`read_manifest`], one of
@@ -117,11 +114,11 @@ pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
 /// moves submodules) is let through here: [`apply`] refuses it once it sees the patch leaves a
 /// file in place.
 fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
-    let bytes = report::input::read(path)
-        .with_context(|| format!("manifest {}", report::escape::path(path)))?;
+    let bytes =
+        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     let manifest = match manifests::parse(&bytes) {
         Err(manifests::ParseError::NoEntries) => Manifest::default(),
-        _ => parse_manifest(&bytes, &report::escape::path(path))?,
+        _ => parse_manifest(&bytes, &path.display().to_string())?,
     };
     Ok((manifest, hex(&Sha256::digest(&bytes))))
 }
@@ -158,7 +155,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         };
         bail!(
             "patch {} does not apply to {}: {message}",
-            report::escape::path(&prepared.candidate.patch),
+            prepared.candidate.patch.display(),
             report::text::short_id(&prepared.base)
         );
     }
@@ -189,7 +186,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
             bail!(
                 "{}: {} (the patch leaves {} in place, first {}; a manifest may list none only \
                  when its candidate just deletes files and moves submodules)",
-                report::escape::path(&prepared.candidate.manifest),
+                prepared.candidate.manifest.display(),
                 manifests::ParseError::NoEntries,
                 report::text::plural(kept.len(), "file"),
                 report::text::elide(&report::escape::bytes(first), 80)
