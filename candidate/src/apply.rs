@@ -45,7 +45,7 @@ pub struct Deleted {
 }
 
 /// The inputs as read and resolved, before any worktree exists.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Prepared {
     pub candidate: Candidate,
     pub base: String,

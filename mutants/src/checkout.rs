@@ -19,8 +19,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use candidate::apply::{self, Applied, Candidate, Place};
-use candidate::config::Config;
+use candidate::apply::{self, Applied, Place};
 use candidate::git::Git;
 use candidate::worktree::Worktree;
 
@@ -29,8 +28,12 @@ use candidate::worktree::Worktree;
 pub(crate) enum Source {
     /// DIR's HEAD plus its uncommitted state.
     Dir(DirState),
-    /// A candidate from gate.toml.
-    Candidate { repo: Git, config: Config },
+    /// A candidate from gate.toml, its patch and manifest read once (they may be FIFOs) and
+    /// applied to every copy from those bytes.
+    Candidate {
+        repo: Git,
+        prepared: Box<apply::Prepared>,
+    },
 }
 
 /// DIR's HEAD and the uncommitted state read from it once, applied to every copy.
@@ -225,15 +228,8 @@ fn make_one(source: &Source) -> Result<Checkout> {
             carry(state, worktree.path())?;
             Ok(Checkout::Plain(worktree))
         }
-        Source::Candidate { repo, config } => {
-            let cand = Candidate {
-                base: config.base.clone(),
-                patch: config.patch.clone(),
-                manifest: config.manifest.clone(),
-                head: config.head.clone(),
-            };
-            let prepared = apply::prepare(repo, &cand)?;
-            let applied = apply::apply(repo, prepared, &Place::Run)?;
+        Source::Candidate { repo, prepared } => {
+            let applied = apply::apply(repo, (**prepared).clone(), &Place::Run)?;
             Ok(Checkout::Candidate(Box::new(applied)))
         }
     }

@@ -1,5 +1,5 @@
-//! What identifies the run's input: the git tree id of a working copy's content, a file's
-//! sha256, and `--out` as an absolute path git would print.
+//! What identifies the run's input: the git tree id of a working copy's content and `--out` as
+//! an absolute path git would print (a candidate's files are hashed as read, in `prepare`).
 //!
 //! A report names the one tree its mutants were judged against, so an `--only` rerun or a
 //! merge can refuse rows of another tree.
@@ -10,12 +10,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use candidate::git::Git;
-
-/// A file's sha256, hex.
-pub(crate) fn sha256_of(path: &Path) -> Result<String> {
-    let bytes = report::input::read(path).with_context(|| report::escape::path(path))?;
-    Ok(manifests::Digest::of(&bytes).to_hex())
-}
 
 /// An absolute form of `path` that matches what git prints for the same folder, even before
 /// the folder exists (its parent is canonicalized when the folder cannot be).
