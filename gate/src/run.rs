@@ -392,9 +392,9 @@ fn writable_file(path: &Path) -> Result<()> {
 
 fn load_previous(out: &Path) -> Result<Option<GateReport>> {
     let path = out.join(REPORT_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let report: GateReport = serde_json::from_str(&text).with_context(|| {
+    match report::input::read(&path) {
+        Ok(bytes) => {
+            let report: GateReport = serde_json::from_slice(&bytes).with_context(|| {
                 format!(
                     "{}: not a gate report this version can append to (pass --fresh to start a new summary)",
                     path.display()
@@ -402,7 +402,9 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
             })?;
             Ok(Some(report))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(report::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     }
 }
