@@ -219,3 +219,31 @@ fn symlinks_come_back_exactly_as_recorded_after_pack_and_apply() {
         "not the candidate's\n"
     );
 }
+
+/// The same rule covers a candidate that only deletes: no file is left in place to list, the
+/// deletion is checked gone, and the tree id binds the rest.
+#[test]
+fn a_candidate_that_only_deletes_packs_and_applies() {
+    let repo = Repo::new();
+    repo.write("keep.txt", "kept\n").write("old.txt", "old\n");
+    let base = repo.commit_all("base");
+    repo.git(["checkout", "-q", "-b", "work"]);
+    repo.git(["rm", "-q", "old.txt"]);
+    let out = tempfile::tempdir().unwrap();
+    let packed = pack(&repo, &base, out.path());
+    packed.assert_exit(0);
+    assert!(
+        packed.stdout.contains("0 paths (1 path deleted"),
+        "{packed}"
+    );
+    repo.commit_all("delete");
+    repo.git(["checkout", "-q", "main"]);
+    let manifest = out.path().join("candidate-manifest.sha256");
+    let applied = apply_json(&repo, &base, out.path(), &manifest);
+    applied.assert_exit(0);
+    let v: serde_json::Value = serde_json::from_str(&applied.stdout).unwrap();
+    assert_eq!(v["verdict"], "PASS", "{applied}");
+    let wt = Path::new(v["candidate"]["worktree"].as_str().unwrap()).to_path_buf();
+    assert!(!wt.join("old.txt").exists() && wt.join("keep.txt").exists());
+    repo.remove_checkout(&wt);
+}
