@@ -8,7 +8,6 @@
 //! `base..head` touching a candidate path), and the tree id of the index, which is what an
 //! approval should name: it is the candidate's content, independent of any commit metadata.
 
-use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -50,12 +49,17 @@ pub struct Deleted {
 }
 
 /// The inputs as read and resolved, before any worktree exists.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Prepared {
     pub candidate: Candidate,
     pub base: String,
     pub head: String,
     pub patch_sha256: String,
+    /// The patch's bytes as read once: `git apply` is fed these, not the path, so a patch
+    /// given as a FIFO or `<(...)` is not read twice.
+    pub patch: Vec<u8>,
+    /// The sha256 of the manifest's bytes as read once (the record names it).
+    pub manifest_sha256: String,
     pub manifest: Manifest,
 }
 
@@ -83,12 +87,12 @@ impl Applied {
 
 /// Reads and resolves the candidate's inputs; every error here is bad input.
 pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
-    let patch = fs::read(&candidate.patch)
+    let patch = report::input::read(&candidate.patch)
         .with_context(|| format!("patch {}", candidate.patch.display()))?;
     if patch.is_empty() {
         bail!("patch {}: the file is empty", candidate.patch.display());
     }
-    let manifest = read_manifest(&candidate.manifest)?;
+    let (manifest, manifest_sha256) = read_manifest_hashed(&candidate.manifest)?;
     let base = repo.commit_id(&candidate.base).context("base")?;
     let head = repo.commit_id(&candidate.head).context("head")?;
     Ok(Prepared {
@@ -96,14 +100,31 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
         base,
         head,
         patch_sha256: hex(&Sha256::digest(&patch)),
+        patch,
+        manifest_sha256,
         manifest,
     })
 }
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    let bytes = fs::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes =
+        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     parse_manifest(&bytes, &path.display().to_string())
+}
+
+/// A candidate's manifest and the sha256 of the bytes read. Unlike [`read_manifest`], one of
+/// no entries (only comments, as `pack` writes for a candidate that only deletes files and
+/// moves submodules) is let through here: [`apply`] refuses it once it sees the patch leaves a
+/// file in place.
+fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
+    let bytes =
+        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let manifest = match manifests::parse(&bytes) {
+        Err(manifests::ParseError::NoEntries) => Manifest::default(),
+        _ => parse_manifest(&bytes, &path.display().to_string())?,
+    };
+    Ok((manifest, hex(&Sha256::digest(&bytes))))
 }
 
 /// Parses manifest bytes read from `name` (a file, or `standard input`); errors read
@@ -129,13 +150,9 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let keep = worktree.kept();
     worktree.keep(false);
     let wt = worktree.git();
-    let patch_abs = std::path::absolute(&prepared.candidate.patch)
-        .unwrap_or_else(|_| prepared.candidate.patch.clone());
-    let args = APPLY_ARGS
-        .iter()
-        .map(OsStr::new)
-        .chain([patch_abs.as_os_str()]);
-    if let Err(e) = wt.bytes(args) {
+    // The bytes read once go in on stdin: the patch may have been a FIFO, now drained.
+    let args = APPLY_ARGS.iter().copied().chain(["-"]);
+    if let Err(e) = wt.bytes_with_input(args, Some(&prepared.patch)) {
         // The worktree is dropped (removed) on the way out: nothing is left behind.
         let message = match e {
             crate::git::GitError::Failed { message, .. } => message,
@@ -155,6 +172,28 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     args.push(&prepared.base);
     let changes = wt.bytes(args)?;
     let changed = parse_name_status(&changes);
+    if prepared.manifest.is_empty() {
+        // The rule for a manifest of no lines: sound only when the patch leaves nothing in
+        // place a line could bind (it deletes files, checked gone below, and moves submodules,
+        // which sha256sum cannot express); the tree id binds all of it. Otherwise the manifest
+        // is bad input, as sha256sum would find it.
+        let links = crate::pack::gitlinks(&wt)?;
+        let kept: Vec<&Vec<u8>> = changed
+            .iter()
+            .filter(|(status, path)| *status != b'D' && !links.contains(path))
+            .map(|(_, path)| path)
+            .collect();
+        if let Some(first) = kept.first() {
+            bail!(
+                "{}: {} (the patch leaves {} in place, first {}; a manifest may list none only \
+                 when its candidate just deletes files and moves submodules)",
+                prepared.candidate.manifest.display(),
+                manifests::ParseError::NoEntries,
+                report::text::plural(kept.len(), "file"),
+                report::text::elide(&report::escape::bytes(first), 80)
+            );
+        }
+    }
     let deleted: Vec<Deleted> = changed
         .iter()
         .filter(|(status, _)| *status == b'D')

@@ -97,10 +97,15 @@ impl Config {
 
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let bytes = report::input::read(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: None,
             message: e.to_string(),
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            line: None,
+            message: format!("not UTF-8 text ({e})"),
         })?;
         let config = Config::parse(&text, path)?;
         let folder = path.parent().unwrap_or(Path::new(""));

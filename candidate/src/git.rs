@@ -512,9 +512,12 @@ pub(crate) fn first_line(stderr: &[u8]) -> String {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .map(|l| {
-            l.trim_start_matches("fatal: ")
-                .trim_start_matches("error: ")
-                .to_string()
+            let l = l
+                .trim_start_matches("fatal: ")
+                .trim_start_matches("error: ");
+            // git quotes paths from the patch or the tree whole: a megabyte-long one must not
+            // make the error a megabyte long.
+            report::text::elide(l, 200).into_owned()
         })
         .unwrap_or_else(|| "no message".to_string())
 }

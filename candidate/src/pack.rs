@@ -21,6 +21,10 @@ use report::text::short_id as short;
 pub(crate) const PATCH_FILE: &str = "build.patch";
 pub(crate) const MANIFEST_FILE: &str = "candidate-manifest.sha256";
 
+/// The manifest of a candidate that leaves no file in place: one comment, no lines.
+pub(crate) const NO_LINES: &str = "# no file lines: this candidate only deletes files and moves \
+     submodules, which its tree id binds\n";
+
 /// What `pack` wrote.
 #[derive(Debug)]
 pub struct Packed {
@@ -228,9 +232,12 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     repo.forbid_outputs_in(&mut plan)?;
     plan.check()?;
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    // A candidate that leaves no file in place (it deletes files, moves submodules) has no
+    // line to write: a comment says why, and `apply` lets such a manifest through only for
+    // such a patch (see `apply::apply`).
     let manifest_bytes = match &manifest {
         Some(m) => m.to_bytes(),
-        None => bail!("the candidate only deletes files: a manifest needs at least one path it leaves in place"),
+        None => NO_LINES.as_bytes().to_vec(),
     };
     // An interrupt while the scratch checkout was hashed must not replace an earlier pair.
     if report::interrupt::requested() {

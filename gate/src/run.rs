@@ -65,7 +65,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
     };
     worktree::clean_stale();
     let prepared = apply::prepare(repo, &candidate)?;
-    let manifest_sha256 = file_sha256(&config.manifest)?;
+    let manifest_sha256 = prepared.manifest_sha256.clone();
     let created = !s.out.exists();
     let lock = OutLock::acquire(&s.out)?;
     let gated = report::outputs::own(&s.out)
@@ -491,13 +491,6 @@ fn same_as_summary(summary: &Path, what: &str, ours: &str, theirs: &str) -> Resu
     )
 }
 
-/// The sha256 of a file's bytes, as lowercase hex.
-pub(crate) fn file_sha256(path: &Path) -> Result<String> {
-    use sha2::Digest as _;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(candidate::apply::hex(&sha2::Sha256::digest(&bytes)))
-}
-
 /// Proves `dir` can take files before any work starts: it is made if missing, and a probe file
 /// is created in it and removed.
 fn writable_folder(dir: &Path, what: &str) -> Result<()> {
@@ -525,9 +518,9 @@ fn writable_file(path: &Path) -> Result<()> {
 
 fn load_previous(out: &Path) -> Result<Option<GateReport>> {
     let path = out.join(REPORT_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let report: GateReport = serde_json::from_str(&text).with_context(|| {
+    match report::input::read(&path) {
+        Ok(bytes) => {
+            let report: GateReport = serde_json::from_slice(&bytes).with_context(|| {
                 format!(
                     "{}: not a gate report this version can append to (pass --fresh to start a new summary)",
                     path.display()
@@ -535,7 +528,9 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
             })?;
             Ok(Some(report))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(report::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
     }
 }

@@ -107,6 +107,10 @@ pub enum Form {
     Binary,
     /// `SHA256 (PATH) = HEX`, what `sha256sum --tag FILE` writes.
     Tagged,
+    /// `HEX PATH` with one blank (the BSD `md5 -r` order), which no sha256sum writes but
+    /// `sha256sum -c` reads when a file's first untagged line is so; only ever read, and
+    /// written back as it was read (see `format`).
+    Reversed,
 }
 
 /// One line of a manifest: a relative path (raw bytes) and the digest it must have.

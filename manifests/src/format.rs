@@ -1,24 +1,32 @@
 //! The manifest's bytes: reading and writing GNU `sha256sum` lines.
 //!
-//! What is read is what `sha256sum -c --strict` (coreutils 9.x) reads, checked line by line
-//! against the real binary in `tests/gnu.rs`:
-//! - `HEX  PATH` (text), `HEX *PATH` (binary) and `SHA256 (PATH) = HEX` (`--tag`);
+//! What is read is what `sha256sum -c --strict` (coreutils 9.1) reads, checked line by line
+//! against the real binary in `tests/gnu.rs` and `tests/differential.rs`:
+//! - `HEX  PATH` (text), `HEX *PATH` (binary), `SHA256 (PATH) = HEX` (`--tag`), and `HEX PATH`
+//!   with one blank (the BSD `md5 -r` order, which no sha256sum writes);
 //! - a leading `\` on any of them means the name is escaped: `\\`, `\n` and `\r` stand for a
 //!   backslash, newline and carriage return, and any other escape is malformed. Without the
 //!   leading `\`, a backslash in a name is just a backslash;
-//! - 64 hex digits in either case; leading spaces and tabs before the line are skipped, and
-//!   the gap after the digest may be a space or a tab, as GNU allows;
+//! - 64 hex digits in either case; spaces and tabs before the line are skipped, the gap after
+//!   the digest is one space or tab, and spaces and tabs may surround a tagged line's `=`;
 //! - lines are split on `\n` and then lose one `\r`, so CRLF manifests read the same (a name
 //!   really ending in CR is written escaped, so nothing is lost);
 //! - a line is a comment only when `#` is its first byte; empty lines are skipped; a line of
 //!   only blanks is malformed.
 //!
-//! One deliberate departure: GNU also takes `HEX PATH` with a single space (the BSD `md5 -r`
-//! order) when it is the first line's form. No version of sha256sum writes it, and reading it
-//! would make a name's leading space ambiguous, so here it is malformed.
+//! The one-blank form follows GNU's rule to the letter, because a name's leading blank or `*`
+//! would otherwise be ambiguous: the first untagged line decides the file's order. If it is
+//! `HEX  NAME` or `HEX *NAME` (two marks and a name), every untagged line must be, and a
+//! one-blank line is malformed; if it is a one-blank line (the byte after the gap is neither a
+//! space nor `*`, or is the line's last), then every untagged line is read that way and its
+//! name is everything after the one gap, leading blanks and stars included.
 //!
-//! Every path read is also put through [`crate::check_path`], so an absolute or `..` path is
-//! refused while the line number is still known.
+//! Deliberate departures, all lines whose check could never come out OK (sha256sum takes them
+//! and reports `FAILED open or read`, or checks a different name): an empty name, a name with
+//! a NUL byte (sha256sum silently checks the name cut at the NUL), and a path longer than
+//! Linux's `PATH_MAX` are refused as bad input. Every path read is also put through
+//! [`crate::check_path`], so an absolute or `..` path is refused while the line number is
+//! still known.
 
 use thiserror::Error;
 
@@ -76,13 +84,19 @@ pub fn parse(bytes: &[u8]) -> Result<Manifest, ParseError> {
 /// [`parse`] of the bytes `pieces` hold together, each piece (a run of whole lines) on its own
 /// thread when there are several.
 fn parse_pieces(pieces: &[&[u8]]) -> Result<Manifest, ParseError> {
+    // The first untagged line decides how every other is read, so it is found before the
+    // pieces are read apart; it is nearly always the first line.
+    let order = pieces
+        .iter()
+        .find_map(|piece| first_order(piece))
+        .unwrap_or(Order::Marked);
     let read: Vec<Result<Piece, PieceError>> = if let [one] = pieces {
-        vec![parse_piece(one)]
+        vec![parse_piece(one, order)]
     } else {
         std::thread::scope(|scope| {
             let running: Vec<_> = pieces
                 .iter()
-                .map(|&piece| scope.spawn(move || parse_piece(piece)))
+                .map(|&piece| scope.spawn(move || parse_piece(piece, order)))
                 .collect();
             running
                 .into_iter()
@@ -161,32 +175,44 @@ struct PieceError {
     problem: LineProblem,
 }
 
-/// Reads a run of whole lines (the last may lack its `\n`).
-fn parse_piece(bytes: &[u8]) -> Result<Piece, PieceError> {
-    let mut entries = Vec::with_capacity(bytes.len() / SHORTEST_LINE + 1);
-    let mut lines = 0;
+/// The lines of a run of whole lines (the last may lack its `\n`) that can hold an entry,
+/// each with its 1-based number in the run and without its line ending: comments and empty
+/// lines are counted but not given.
+fn content_lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     let mut split = bytes.split(|&b| b == b'\n').peekable();
-    while let Some(raw) = split.next() {
+    let mut number = 0;
+    std::iter::from_fn(move || loop {
+        let raw = split.next()?;
         // The piece after a final `\n` is not a line.
         if raw.is_empty() && split.peek().is_none() {
-            break;
+            return None;
         }
-        lines += 1;
+        number += 1;
         if raw.first() == Some(&b'#') {
             continue;
         }
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if line.is_empty() {
-            continue;
+        if !line.is_empty() {
+            return Some((number, line));
         }
+    })
+}
+
+/// Reads a run of whole lines (the last may lack its `\n`).
+fn parse_piece(bytes: &[u8], order: Order) -> Result<Piece, PieceError> {
+    let mut entries = Vec::with_capacity(bytes.len() / SHORTEST_LINE + 1);
+    for (number, line) in content_lines(bytes) {
         let problem = |problem| PieceError {
-            line: lines,
+            line: number,
             problem,
         };
-        let entry = parse_line(line).map_err(|m| problem(LineProblem::Malformed(m)))?;
+        let entry = parse_line(line, order).map_err(|m| problem(LineProblem::Malformed(m)))?;
         check_path(&entry.path).map_err(|e| problem(LineProblem::Path(e)))?;
         entries.push(entry);
     }
+    // Every `\n` ends a line, and so does the end of a last line without one.
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count()
+        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
     Ok(Piece { entries, lines })
 }
 
@@ -195,37 +221,90 @@ fn parse_piece(bytes: &[u8]) -> Result<Piece, PieceError> {
 /// dozen times. Room never used costs address space, not memory.
 const SHORTEST_LINE: usize = 68;
 
+/// GNU's `ISWHITE`, a space or a tab: what it skips before a line, takes as the gap after a
+/// digest and around a tagged line's `=` (a vertical tab, form feed or CR is none of them).
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
-/// One non-empty, non-comment line without its line ending.
-fn parse_line(line: &[u8]) -> Result<Entry, &'static str> {
+/// How a file's untagged lines are read; the first untagged line decides (see the module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// `HEX  NAME` and `HEX *NAME`.
+    Marked,
+    /// `HEX NAME`: the name is all that follows the one gap.
+    Reversed,
+}
+
+/// A line without its leading blanks and its escape mark: whether it was escaped and the rest.
+fn head(line: &[u8]) -> (bool, &[u8]) {
     let start = line
         .iter()
         .position(|&b| !is_blank(b))
-        .ok_or("blank line")?;
-    let mut rest = &line[start..];
-    let escaped = rest.first() == Some(&b'\\');
-    if escaped {
-        rest = &rest[1..];
+        .unwrap_or(line.len());
+    let rest = &line[start..];
+    match rest.strip_prefix(b"\\") {
+        Some(rest) => (true, rest),
+        None => (false, rest),
     }
+}
+
+/// An untagged line's digest and what follows the one byte of gap after it, checked as GNU
+/// checks them before it looks at the order: long enough, a gap, 64 hex digits.
+fn digest_and_rest(rest: &[u8]) -> Result<(Digest, &[u8]), &'static str> {
+    // The digest, a gap and at least one more byte.
+    if rest.len() < 66 {
+        return Err("line too short for a SHA256 digest and a file name");
+    }
+    if !is_blank(rest[64]) {
+        return Err("digest is not 64 hex digits followed by a blank");
+    }
+    let digest = Digest::from_hex(&rest[..64]).ok_or("digest is not 64 hex digits")?;
+    Ok((digest, &rest[65..]))
+}
+
+/// Whether what follows an untagged line's gap has the one-blank shape: its first byte is
+/// neither a space nor `*`, or it is the only byte.
+fn is_reversed(after_gap: &[u8]) -> bool {
+    after_gap.len() == 1 || !matches!(after_gap[0], b' ' | b'*')
+}
+
+/// The order the first untagged line of `bytes` sets, if any line does.
+fn first_order(bytes: &[u8]) -> Option<Order> {
+    content_lines(bytes).find_map(|(_, line)| {
+        let (_, rest) = head(line);
+        if rest.starts_with(b"SHA256") {
+            return None;
+        }
+        let (_, after) = digest_and_rest(rest).ok()?;
+        Some(if is_reversed(after) {
+            Order::Reversed
+        } else {
+            Order::Marked
+        })
+    })
+}
+
+/// One non-empty, non-comment line without its line ending, its untagged form read in `order`.
+fn parse_line(line: &[u8], order: Order) -> Result<Entry, &'static str> {
+    if line.iter().all(|&b| is_blank(b)) {
+        return Err("blank line");
+    }
+    let (escaped, rest) = head(line);
     if let Some(tagged) = rest.strip_prefix(b"SHA256") {
         return parse_tagged(tagged, escaped);
     }
-
-    let hex = rest.get(..64).ok_or("line too short for a SHA256 digest")?;
-    let digest = Digest::from_hex(hex).ok_or("digest is not 64 hex digits")?;
-    let rest = &rest[64..];
-    let (&gap, rest) = rest.split_first().ok_or("no file name after the digest")?;
-    if !is_blank(gap) {
-        return Err("digest is not 64 hex digits followed by a space");
-    }
-    let (&marker, name) = rest.split_first().ok_or("no file name after the digest")?;
-    let form = match marker {
-        b' ' => Form::Text,
-        b'*' => Form::Binary,
-        _ => return Err("expected two spaces or ` *` between digest and file name"),
+    let (digest, after) = digest_and_rest(rest)?;
+    let (form, name) = match order {
+        Order::Reversed => (Form::Reversed, after),
+        Order::Marked if is_reversed(after) => {
+            return Err("a `HEX NAME` line (one blank) after `HEX  NAME` lines");
+        }
+        Order::Marked => match after.split_first() {
+            Some((b'*', name)) => (Form::Binary, name),
+            Some((_, name)) => (Form::Text, name),
+            None => return Err("no file name after the digest"),
+        },
     };
     if name.is_empty() {
         return Err("no file name after the digest");
@@ -330,12 +409,12 @@ pub fn write_entry(out: &mut Vec<u8>, entry: &Entry) {
     };
     let hex = entry.digest.to_hex();
     match entry.form {
-        Form::Text | Form::Binary => {
+        Form::Text | Form::Binary | Form::Reversed => {
             out.extend_from_slice(hex.as_bytes());
-            out.extend_from_slice(if entry.form == Form::Text {
-                b"  "
-            } else {
-                b" *"
+            out.extend_from_slice(match entry.form {
+                Form::Text => b"  ",
+                Form::Binary => b" *",
+                _ => b" ",
             });
             out.extend_from_slice(&name);
         }
@@ -481,10 +560,10 @@ mod tests {
     #[test]
     fn every_malformed_shape_is_an_error() {
         let bad = [
-            format!("{HEX} f"),
-            format!("{HEX} name"),                  // BSD reversed, one space
+            format!("{HEX} f"),                     // one blank after marked lines
+            format!("{HEX}\tname"),                 // the same, with a tab
             format!("{HEX}f"),                      // no gap
-            format!("{HEX}  "),                     // no name
+            format!("{HEX}  "),                     // one blank and a name ` `, after marked
             format!("{HEX} "),                      // no name
             HEX.to_string(),                        // digest only
             format!("{}  f", &HEX[..63]),           // short digest
@@ -506,19 +585,59 @@ mod tests {
             format!("\\SHA256 (a\\) = {HEX}"),      // lone backslash, tagged
             "\\".to_string(),                       // marker only
         ];
+        // After a `HEX  NAME` line, so the one-blank lines are out of order too.
         for line in bad {
-            let e = err(format!("{line}\n").as_bytes());
+            let e = err(format!("{HEX}  ok\n{line}\n").as_bytes());
             assert!(
                 matches!(
                     e,
                     ParseError::Line {
-                        line: 1,
+                        line: 2,
                         problem: LineProblem::Malformed(_)
                     }
                 ),
                 "{line:?}: {e:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_first_untagged_line_decides_the_order_of_every_other() {
+        // One blank first: every untagged line's name is all after its one gap.
+        let m = parse(
+            format!("SHA256 (t) = {HEX}\n{HEX} a\n{HEX}  b\n{HEX} *c\n{HEX}\td\n").as_bytes(),
+        )
+        .unwrap();
+        let got: Vec<(&[u8], Form)> = m.iter().map(|e| (e.path.as_slice(), e.form)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (&b"t"[..], Form::Tagged),
+                (b"a", Form::Reversed),
+                (b" b", Form::Reversed),
+                (b"*c", Form::Reversed),
+                (b"d", Form::Reversed),
+            ]
+        );
+        assert_eq!(
+            m.to_bytes(),
+            format!("SHA256 (t) = {HEX}\n{HEX} a\n{HEX}  b\n{HEX} *c\n{HEX} d\n").into_bytes()
+        );
+        // A lone byte after the gap is a one-blank name, even a space.
+        assert_eq!(one(&format!("{HEX}  ")).path, b" ");
+        assert_eq!(one(&format!("\\{HEX} a\\nb")).path, b"a\nb");
+        // Marked first: a one-blank line is malformed.
+        assert_eq!(
+            err(format!("{HEX}  a\n{HEX} b\n").as_bytes()).line(),
+            Some(2)
+        );
+        // Lines that fail before the order is looked at decide nothing.
+        assert_eq!(
+            first_order(
+                format!("# c\nSHA256 (t) = {HEX}\n{}  x\n{HEX} y\n", &HEX[..63]).as_bytes()
+            ),
+            Some(Order::Reversed)
+        );
     }
 
     #[test]
@@ -605,6 +724,8 @@ mod tests {
             String::new(),
             format!("{HEX}  ../out"),
             "not a line".into(),
+            // One blank: it decides the order when it is the first untagged line.
+            format!("{HEX} rev"),
         ]
     }
 
@@ -613,7 +734,7 @@ mod tests {
 
         #[test]
         fn a_manifest_read_in_pieces_reads_as_it_does_whole(
-            picks in proptest::collection::vec(0usize..9, 0..40),
+            picks in proptest::collection::vec(0usize..10, 0..40),
             final_newline: bool,
             least in 1usize..200,
             threads in 2usize..6,

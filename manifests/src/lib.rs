@@ -14,7 +14,9 @@
 //! - Symlinks inside the tree are followed, as sha256sum follows them; a link that leads out
 //!   of the tree (absolute or by `..`, in the last component or any parent) is an error for the
 //!   whole check, never a status: see [`path`](check_path) rules and [`TreeError::Path`].
-//! - The single-space `HEX NAME` form that GNU also reads is refused (see [`parse`]).
+//! - The single-space `HEX NAME` form is read by GNU's rule (the first untagged line decides
+//!   the order of all; see [`parse`]); an empty name, a NUL in a name and a path of
+//!   `PATH_MAX` bytes or more are refused, where sha256sum takes lines that can never check OK.
 //! - A file literally named `-` is written as `-`, which `sha256sum -c` would take for stdin;
 //!   write `./-` in the path list if the manifest must also be checked by sha256sum.
 

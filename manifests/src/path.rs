@@ -42,6 +42,9 @@ pub enum PathProblem {
     Empty,
     /// The path holds a NUL byte, which no Unix file name can.
     Nul,
+    /// The path is [`PATH_MAX`] bytes or longer: the kernel opens no such path, so it could
+    /// only ever be missing, and an error quoting it whole would be a megabyte long.
+    TooLong,
     /// The path starts with `/`.
     Absolute,
     /// The path has a `..` component.
@@ -64,6 +67,10 @@ impl fmt::Display for PathProblem {
         match self {
             PathProblem::Empty => f.write_str("empty path"),
             PathProblem::Nul => f.write_str("holds a NUL byte"),
+            PathProblem::TooLong => write!(
+                f,
+                "is {PATH_MAX} bytes or longer, so no file can be opened by it"
+            ),
             PathProblem::Absolute => {
                 f.write_str("absolute path (manifest paths are relative to the tree)")
             }
@@ -82,11 +89,33 @@ impl fmt::Display for PathProblem {
     }
 }
 
+/// Linux's `PATH_MAX`: a path of this many bytes or more cannot be opened (the count includes
+/// the closing NUL).
+pub const PATH_MAX: usize = 4096;
+
+/// The most of a path an error message quotes; a longer one keeps its start and end, with the
+/// number of bytes left out between them.
+const SHOWN_BYTES: usize = 60;
+
 /// A path for an error message: escaped the way sha256sum escapes names (so a newline cannot
 /// split the message), every other control character as `\u{..}` and every byte that is not
 /// UTF-8 as `\x..` (so an ESC in a name cannot drive the terminal, and two names never print
-/// alike), in quotes.
+/// alike), in quotes. A path longer than [`SHOWN_BYTES`] is shown by its start and end: a name
+/// of a megabyte must not make an error of a megabyte.
 pub(crate) fn show_path(path: &[u8]) -> String {
+    if path.len() > SHOWN_BYTES {
+        let (head, tail) = (
+            &path[..SHOWN_BYTES * 2 / 3],
+            &path[path.len() - SHOWN_BYTES / 3..],
+        );
+        let left_out = path.len() - head.len() - tail.len();
+        let (head, tail) = (show_path(head), show_path(tail));
+        return format!(
+            "{}…[{left_out} bytes]…{}",
+            &head[..head.len() - 1],
+            &tail[1..]
+        );
+    }
     let escaped = escape_name(path);
     let mut out = String::with_capacity(escaped.len() + 2);
     out.push('\'');
@@ -116,6 +145,8 @@ pub(crate) fn show_path(path: &[u8]) -> String {
 pub fn check_path(path: &[u8]) -> Result<(), PathError> {
     let problem = if path.is_empty() {
         Some(PathProblem::Empty)
+    } else if path.len() >= PATH_MAX {
+        Some(PathProblem::TooLong)
     } else if path.contains(&0) {
         Some(PathProblem::Nul)
     } else if path[0] == b'/' {

@@ -183,21 +183,26 @@ fn we_accept_and_refuse_the_same_lines_as_sha256sum_strict() {
     }
 }
 
-/// The one documented departure: GNU takes `HEX NAME` with one space when it is the first
-/// entry line; we refuse it (no sha256sum writes it, and it makes leading blanks ambiguous).
+/// GNU takes `HEX NAME` with one blank when it is the first untagged line, and then reads
+/// every untagged line's name as all that follows its one gap; so do we.
 #[test]
-fn the_single_space_bsd_reversed_form_is_a_deliberate_departure() {
+fn the_single_space_bsd_reversed_form_is_read_as_sha256sum_reads_it() {
     let dir = tempfile::tempdir().unwrap();
-    make_tree(dir.path(), &[b"name".to_vec()]);
-    let hex = manifest_for(dir.path(), &[&b"name"[..]]).unwrap().entries[0]
-        .digest
-        .to_hex();
-    let text = format!("{hex} name\n");
+    make_tree(dir.path(), &[b"name".to_vec(), b" name".to_vec()]);
+    let m = manifest_for(dir.path(), &[&b"name"[..], b" name"]).unwrap();
+    let (hex, spaced) = (m.entries[0].digest.to_hex(), m.entries[1].digest.to_hex());
+    let text = format!("{hex} name\n{spaced}  name\n");
     fs::write(dir.path().join("m"), &text).unwrap();
-    assert!(sha256sum(dir.path(), &[b"-c", b"--strict", b"m"])
-        .status
-        .success());
-    assert_eq!(parse(text.as_bytes()).unwrap_err().line(), Some(1));
+    let gnu = sha256sum(dir.path(), &[b"-c", b"--strict", b"m"]);
+    assert!(
+        gnu.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gnu.stderr)
+    );
+    let ours = parse(text.as_bytes()).unwrap();
+    assert_eq!(ours.entries[1].path, b" name");
+    assert!(verify(dir.path(), &ours).unwrap().all_ok());
+    assert_eq!(ours.to_bytes(), text.as_bytes());
 }
 
 #[test]

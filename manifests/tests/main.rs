@@ -2,6 +2,7 @@
 //! hostile input. One test binary for the crate.
 
 mod common;
+mod differential;
 mod fuzz;
 mod gnu;
 mod props;

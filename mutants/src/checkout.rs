@@ -19,8 +19,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use candidate::apply::{self, Applied, Candidate, Place};
-use candidate::config::Config;
+use candidate::apply::{self, Applied, Place};
 use candidate::git::Git;
 use candidate::pristine::Pristine;
 use candidate::worktree::Worktree;
@@ -30,8 +29,12 @@ use candidate::worktree::Worktree;
 pub(crate) enum Source {
     /// DIR's HEAD plus its uncommitted state.
     Dir(DirState),
-    /// A candidate from gate.toml.
-    Candidate { repo: Git, config: Config },
+    /// A candidate from gate.toml, its patch and manifest read once (they may be FIFOs) and
+    /// applied to every copy from those bytes.
+    Candidate {
+        repo: Git,
+        prepared: Box<apply::Prepared>,
+    },
 }
 
 /// DIR's HEAD and the uncommitted state read from it once, applied to every copy.
@@ -330,15 +333,8 @@ fn make_one(source: &Source) -> Result<Checkout> {
                 pristine,
             })
         }
-        Source::Candidate { repo, config } => {
-            let cand = Candidate {
-                base: config.base.clone(),
-                patch: config.patch.clone(),
-                manifest: config.manifest.clone(),
-                head: config.head.clone(),
-            };
-            let prepared = apply::prepare(repo, &cand)?;
-            let applied = apply::apply(repo, prepared, &Place::Run)?;
+        Source::Candidate { repo, prepared } => {
+            let applied = apply::apply(repo, (**prepared).clone(), &Place::Run)?;
             let pristine =
                 Pristine::for_tree(applied.worktree.path(), &applied.tree, private_index()?)
                     .context("recording the candidate's tree")?;

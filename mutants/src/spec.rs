@@ -125,7 +125,7 @@ pub(crate) struct Spec {
 impl Spec {
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let bytes = std::fs::read(path).map_err(|e| SpecError {
+        let bytes = report::input::read(path).map_err(|e| SpecError {
             file: path.display().to_string(),
             line: None,
             message: e.to_string(),

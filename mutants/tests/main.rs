@@ -12,6 +12,7 @@ mod equivalence;
 mod faults;
 mod formats;
 mod hostile_git;
+mod inputs;
 mod isolation;
 mod liveness;
 mod order;

@@ -89,8 +89,11 @@ fn wait(delay: Option<Duration>) -> bool {
 
 /// Calls `emit` and hands the text on as `s.mode` says.
 pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
-    let text = std::fs::read_to_string(&s.mcp_config)
-        .with_context(|| format!("reading {}", s.mcp_config.display()))?;
+    // Bad input (a folder, a device, a missing file) is a usage error, exit 2; an interrupt
+    // while waiting on a FIFO still ends with 130, as the flag decides that first.
+    let bytes = report::input::read(&s.mcp_config)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", report::escape::path(&s.mcp_config))))?;
+    let text = String::from_utf8_lossy(&bytes);
     let config: Value = serde_json::from_str(&text)
         .map_err(|e| Failure::Usage(format!("{}: not JSON: {e}", s.mcp_config.display())))?;
     let server = first_server(&config).ok_or_else(|| {

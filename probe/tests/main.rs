@@ -7,6 +7,7 @@ mod call;
 mod claims;
 mod faults;
 mod formats;
+mod inputs;
 mod interop;
 mod model;
 mod presets;

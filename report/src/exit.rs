@@ -294,6 +294,10 @@ pub fn sweep_strays(tool: &str) {
     }
 }
 
+/// The most characters an error line quotes; past that its middle is left out (see
+/// [`crate::text::elide`]). Room for a few long paths, not for a megabyte of one.
+const MAX_ERROR_CHARS: usize = 1000;
+
 /// An error and its causes on one line, `: `-separated, without repeats (many errors quote
 /// their source in their own message). Errors quote outside text (a path, git's stderr), so
 /// line breaks and tabs become spaces and every other control character a visible escape
@@ -309,6 +313,8 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
         }
         source = cause.source();
     }
+    // However long what it quotes (a path of a megabyte), an error stays a line one can read.
+    let text = crate::text::elide(&text, MAX_ERROR_CHARS);
     let mut line = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -343,6 +349,20 @@ mod tests {
         let line = one_line(&e);
         assert!(!line.chars().any(crate::escape::is_unsafe), "{line:?}");
         assert_eq!(line, "reading gate.toml: x verdict   PASS\\u{1b}[2J");
+    }
+
+    #[test]
+    fn an_error_quoting_a_megabyte_is_cut_to_a_readable_line() {
+        let name = format!("start{}end", "n".repeat(1 << 20));
+        let e = Outer(std::io::Error::other(name));
+        let line = one_line(&e);
+        assert!(
+            line.chars().count() < MAX_ERROR_CHARS + 40,
+            "{}",
+            line.len()
+        );
+        assert!(line.starts_with("reading gate.toml: startnnn") && line.ends_with("nnnend"));
+        assert!(line.contains("chars]…"), "{line}");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod duration;
 pub mod escape;
 pub mod exit;
 pub mod format;
+pub mod input;
 pub mod interrupt;
 pub mod json;
 pub mod junit;

@@ -18,6 +18,21 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// `s` cut to about `max` characters by leaving out its middle: its start and end stay, with
+/// how many characters went between them (`start…[1048000 chars]…end`). For outside text an
+/// error quotes (a name of a megabyte in a manifest or a patch): the line stays short and its
+/// two ends still say which it was. Never cuts inside a char.
+pub fn elide(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    let count = s.chars().count();
+    if count <= max {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let (head, tail) = (max * 2 / 3, max / 3);
+    let start: String = s.chars().take(head).collect();
+    let end: String = s.chars().skip(count - tail).collect();
+    std::borrow::Cow::Owned(format!("{start}…[{} chars]…{end}", count - head - tail))
+}
+
 /// The first 12 characters of an id (a sha, a tree id) for text meant for people; an id read
 /// from outside may hold anything, so this never cuts inside a char.
 pub fn short_id(id: &str) -> &str {

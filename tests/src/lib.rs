@@ -12,6 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 
 pub mod hostile;
+pub mod inputs;
 mod output;
 mod procs;
 mod python;

@@ -11,7 +11,6 @@ use report::{ColorChoice, Exit, Painter, Timestamp};
 
 use super::finished;
 use crate::record::{CandidateFacts, Verdict};
-use crate::run::file_sha256;
 use candidate::apply::{self, Candidate, Place};
 use candidate::git::Git;
 use candidate::worktree;
@@ -27,7 +26,7 @@ pub(super) fn cmd_apply(
     report::interrupt::cleans_up();
     worktree::clean_stale();
     let prepared = apply::prepare(repo, candidate)?;
-    let manifest_sha256 = file_sha256(&candidate.manifest)?;
+    let manifest_sha256 = prepared.manifest_sha256.clone();
     if report::interrupt::requested() {
         bail!("interrupted");
     }

@@ -1,6 +1,5 @@
 //! `gate cites`: does a review text cite this head (or its tree)?
 
-use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -17,14 +16,11 @@ pub(super) fn cmd_cites(repo: &Git, head: &str, file: Option<&Path>, json: bool)
     let head_sha = repo.commit_id(head).context("head")?;
     let text = match file {
         Some(path) => {
-            let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+            let bytes = report::input::read(path).with_context(|| report::escape::path(path))?;
             String::from_utf8_lossy(&bytes).into_owned()
         }
         None => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .context("reading stdin")?;
+            let buf = report::input::read_stdin().context("reading standard input")?;
             String::from_utf8_lossy(&buf).into_owned()
         }
     };

@@ -1,6 +1,5 @@
 //! `gate check` and `gate hash`: `sha256sum -c` and `sha256sum` with gatekit's path rules.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -63,10 +62,8 @@ pub(super) fn cmd_check(
         Err(e) => return Err(e).with_context(|| format!("{}: the folder to check", esc_path(dir))),
     }
     let parsed = if manifest == Path::new("-") {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("reading the manifest from stdin")?;
+        let bytes =
+            report::input::read_stdin().context("reading the manifest from standard input")?;
         apply::parse_manifest(&bytes, "standard input")?
     } else {
         apply::read_manifest(manifest)?

@@ -1,19 +1,9 @@
-//! What identifies the run's input: a file's sha256, and `--out` as an absolute path git would
-//! print. (The tree id a report names comes from the working copy's
-//! [`candidate::pristine::Pristine`], the same record every mutant is checked against.)
+//! What identifies the run's input: `--out` as an absolute path git would print. (A
+//! candidate's files are hashed as read, in `prepare`; the tree id a report names comes from
+//! the working copy's [`candidate::pristine::Pristine`], the same record every mutant is
+//! checked against.)
 
-use std::fs;
 use std::path::{Path, PathBuf};
-
-use anyhow::{Context, Result};
-
-/// A file's sha256, hex.
-pub(crate) fn sha256_of(path: &Path) -> Result<String> {
-    let file = fs::File::open(path).with_context(|| report::escape::path(path))?;
-    Ok(manifests::hash_reader(file)
-        .with_context(|| report::escape::path(path))?
-        .to_hex())
-}
 
 /// An absolute form of `path` that matches what git prints for the same folder, even before
 /// the folder exists (its parent is canonicalized when the folder cannot be).

@@ -232,18 +232,29 @@ struct Origin {
 impl Origin {
     fn of(repo: &Git, config: Option<Config>, out: &Path) -> Result<Origin> {
         Ok(match config {
-            Some(config) => Origin {
-                commit: repo.commit_id(&config.base).context("candidate base")?,
-                carried: None,
-                files: Some((
-                    identity::sha256_of(&config.patch)?,
-                    identity::sha256_of(&config.manifest)?,
-                )),
-                source: Source::Candidate {
-                    repo: repo.clone(),
-                    config,
-                },
-            },
+            Some(config) => {
+                // Read once: every copy is applied from these bytes, and the report's sha256s
+                // are of the very bytes applied.
+                let candidate = candidate::apply::Candidate {
+                    base: config.base.clone(),
+                    patch: config.patch.clone(),
+                    manifest: config.manifest.clone(),
+                    head: config.head.clone(),
+                };
+                let prepared = candidate::apply::prepare(repo, &candidate)?;
+                Origin {
+                    commit: prepared.base.clone(),
+                    carried: None,
+                    files: Some((
+                        prepared.patch_sha256.clone(),
+                        prepared.manifest_sha256.clone(),
+                    )),
+                    source: Source::Candidate {
+                        repo: repo.clone(),
+                        prepared: Box::new(prepared),
+                    },
+                }
+            }
             None => {
                 let state = DirState::read(repo.clone(), Some(out))?;
                 Origin {

@@ -18,9 +18,11 @@ use report::text::short_id as short;
 /// when there is none yet (then the run starts one).
 pub(crate) fn read(out: &Path) -> Result<Option<RunReport>> {
     let path = out.join("mutants.json");
-    let bytes = match fs::read(&path) {
+    let bytes = match report::input::read(&path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(report::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None)
+        }
         Err(e) => bail!("{}: {e}", report::escape::path(&path)),
     };
     crate::merge::shard::parse(&bytes).map(Some).map_err(|e| {
