@@ -884,17 +884,7 @@ fn big_candidate() -> (Repo, String) {
     let repo = Repo::new();
     repo.write("README", "r\n");
     let base = repo.commit_all("base");
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    for i in 0..16 {
-        let mut data = vec![0u8; 2 << 20];
-        for b in data.iter_mut() {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            *b = seed as u8;
-        }
-        repo.write(format!("big/{i}.bin"), data);
-    }
+    repo.write_noise(16);
     repo.git(["add", "-A"]);
     (repo, base)
 }

@@ -298,17 +298,7 @@ fn an_interrupted_apply_leaves_no_half_made_checkout() {
     // for the SIGINT to land while gate apply is making the checkout. (A slow smudge filter in
     // the user's git config no longer reaches gatekit's git, which ignores that config.)
     let base = f.repo.head();
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    for i in 0..16 {
-        let mut data = vec![0u8; 2 << 20];
-        for b in data.iter_mut() {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            *b = seed as u8;
-        }
-        f.repo.write(format!("big/{i}.bin"), data);
-    }
+    f.repo.write_noise(16);
     f.repo.git(["add", "-A"]);
     fs::remove_file(f.patch()).unwrap();
     fs::remove_file(f.manifest()).unwrap();

@@ -43,6 +43,23 @@ impl Repo {
         self
     }
 
+    /// Writes `files` files of 2 MiB of incompressible bytes each as `big/N.bin`: a candidate
+    /// that takes git and the manifest check long enough for a signal to land mid-way.
+    pub fn write_noise(&self, files: usize) -> &Repo {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in 0..files {
+            let mut data = vec![0u8; 2 << 20];
+            for b in data.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *b = seed as u8;
+            }
+            self.write(format!("big/{i}.bin"), data);
+        }
+        self
+    }
+
     pub fn read(&self, rel: impl AsRef<Path>) -> Vec<u8> {
         fs::read(self.path().join(rel)).expect("read")
     }
