@@ -33,6 +33,8 @@ pub struct RunSettings {
     pub json: bool,
     /// `--canary`: prove the suites read the checkout (see [`crate::canary`]).
     pub canary: bool,
+    /// `--attest FILE [--sign-key KEY]` (written by the command once the run is done).
+    pub attest: Option<crate::attest::Attest>,
 }
 
 /// File names in `gate run`'s output folder.
@@ -469,6 +471,9 @@ fn outputs_plan(
         .folder_in(&s.out, "logs");
     if let Some(path) = junit {
         plan.file("--junit", path);
+    }
+    if let Some(a) = &s.attest {
+        candidate::attest::plan(&mut plan, &a.file, a.key.as_deref());
     }
     Ok(plan)
 }

@@ -30,10 +30,29 @@ pub(super) struct RunOutput {
 pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
+    // gate.toml's digest for the attestation, taken before the run reads it; the key proved
+    // readable before any suite runs.
+    let config_sha256 = match &s.attest {
+        Some(a) => {
+            if let Some(key) = &a.key {
+                candidate::attest::check_key(key)?;
+            }
+            Some(crate::run::file_sha256(&s.config)?)
+        }
+        None => None,
+    };
     let gated = run_gate(repo, s, output.junit.as_deref())?;
     let report = &gated.report;
     // The JUnit copy is written with the other files, under the lock (see `crate::run`).
     let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();
+    // The attestation last, still under the lock: it states the report as written. A failed
+    // run is attested too (`FAILED`), so an earlier PASS at FILE never outlives this run.
+    if let (Some(a), Some(sha)) = (&s.attest, &config_sha256) {
+        let statement = crate::attest::statement(report, &s.config, sha);
+        if let Err(e) = candidate::attest::write(&a.file, &statement, a.key.as_deref()) {
+            write_errors.push(e.context("writing the attestation"));
+        }
+    }
     let printed = match output.format {
         Format::Json => serde_json::to_string_pretty(report)
             .map_err(anyhow::Error::from)
