@@ -4,6 +4,7 @@
 mod apply;
 mod attest;
 mod canary;
+mod cites;
 mod common;
 mod cut_short;
 mod ecosystems;
