@@ -360,3 +360,57 @@ fn an_attestation_onto_an_input_is_refused_before_any_suite_runs() {
     assert_eq!(fs::read(&k.private).unwrap(), key_before);
     assert!(!f.out.path().join("gate-out").join("gate.json").exists());
 }
+
+#[test]
+fn gate_verify_checks_a_mutants_attestation_and_refuses_an_unknown_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = testkit::Repo::new();
+    repo.write("a.txt", "a\n");
+    repo.commit_all("one");
+    let tree = repo.git(["rev-parse", "HEAD^{tree}"]).trim().to_string();
+    let k = key(dir.path(), "reviewer", "reviewer@example.invalid");
+    let subjects = candidate::attest::Subjects {
+        tree: tree.clone(),
+        commit: repo.head().trim().to_string(),
+        patch_sha256: None,
+    };
+    let check = |predicate_type: &str, result: &str| {
+        let s = candidate::attest::Statement::new(
+            &subjects,
+            predicate_type,
+            serde_json::json!({ "result": result }),
+        );
+        let att = dir.path().join("m.json");
+        fs::write(&att, s.to_bytes()).unwrap();
+        // Signed by hand, as a reviewer could: the same format gate writes.
+        assert!(ssh_keygen(dir.path())
+            .args(["-Y", "sign", "-f"])
+            .arg(&k.private)
+            .args(["-n", "gatekit-attestation"])
+            .arg(&att)
+            .output()
+            .unwrap()
+            .status
+            .success());
+        let out = Output::of(
+            gate()
+                .current_dir(repo.path())
+                .arg("verify")
+                .arg(&att)
+                .arg("--allowed-signers")
+                .arg(&k.allowed),
+        );
+        let _ = fs::remove_file(dir.path().join("m.json.sig"));
+        out
+    };
+    let ok = check(candidate::attest::MUTANTS_PREDICATE, "PASSED");
+    ok.assert_exit(0);
+    assert!(ok.stdout.contains("verified   yes"), "{ok}");
+    check(candidate::attest::MUTANTS_PREDICATE, "FAILED").assert_exit(1);
+    let other = check("https://slsa.dev/provenance/v1", "PASSED");
+    other.assert_exit(2);
+    assert!(
+        other.stderr.contains("is not one gatekit writes"),
+        "{other}"
+    );
+}

@@ -85,7 +85,13 @@ fn issue_comment(id: u64, login: &str, body: &str) -> serde_json::Value {
 }
 
 /// A review comment as `GET /repos/{owner}/{repo}/pulls/{n}/comments` lists it.
-fn review_comment(id: u64, login: &str, commit: &str, original: &str, body: &str) -> serde_json::Value {
+fn review_comment(
+    id: u64,
+    login: &str,
+    commit: &str,
+    original: &str,
+    body: &str,
+) -> serde_json::Value {
     json!({
         "id": id,
         "pull_request_review_id": 80,
@@ -110,8 +116,20 @@ fn each_surface_says_which_items_cite_the_head_and_how() {
         json!([
             review(11, "alice", "APPROVED", &pr.head, "Looks good."),
             // Submitted on the older commit, but its text names the head: both are said.
-            review(12, "bob", "APPROVED", &pr.old, &format!("re-gated {} today", &pr.head[..10])),
-            review(13, "carol", "COMMENTED", &pr.old, &format!("saw {}", &pr.old[..8])),
+            review(
+                12,
+                "bob",
+                "APPROVED",
+                &pr.old,
+                &format!("re-gated {} today", &pr.head[..10])
+            ),
+            review(
+                13,
+                "carol",
+                "COMMENTED",
+                &pr.old,
+                &format!("saw {}", &pr.old[..8])
+            ),
         ]),
     );
     let issue = pr.save(
@@ -145,7 +163,10 @@ fn each_surface_says_which_items_cite_the_head_and_how() {
     assert!(s.contains("-      review 13 by carol"), "{out}");
     // Each surface's own positive control.
     assert!(
-        s.contains(&format!("  others  {} (review 13 by carol, line 1)", &pr.old[..8])),
+        s.contains(&format!(
+            "  others  {} (review 13 by carol, line 1)",
+            &pr.old[..8]
+        )),
         "{out}"
     );
     assert!(s.contains("issue comments ("), "{out}");
@@ -160,7 +181,10 @@ fn each_surface_says_which_items_cite_the_head_and_how() {
         s.contains("-      comment 22 by erin"),
         "an approval that names no commit binds nothing: {out}"
     );
-    assert!(s.contains("  others  deadbeef01 (comment 22 by erin, line 1)"), "{out}");
+    assert!(
+        s.contains("  others  deadbeef01 (comment 22 by erin, line 1)"),
+        "{out}"
+    );
     assert!(s.contains("cited   yes: reviews, issue comments"), "{out}");
 
     // Issue comments alone: the tree cited in text is enough.
@@ -173,7 +197,13 @@ fn nothing_citing_the_head_is_exit_1_with_the_controls_shown() {
     let pr = Pr::new();
     let reviews = pr.save(
         "reviews.json",
-        json!([review(11, "alice", "APPROVED", &pr.old, &format!("gated {}", &pr.old[..12]))]),
+        json!([review(
+            11,
+            "alice",
+            "APPROVED",
+            &pr.old,
+            &format!("gated {}", &pr.old[..12])
+        )]),
     );
     let issue = pr.save(
         "issue-comments.json",
@@ -182,7 +212,13 @@ fn nothing_citing_the_head_is_exit_1_with_the_controls_shown() {
     // A comment GitHub moved onto the head was written on the older commit: not a citation.
     let comments = pr.save(
         "review-comments.json",
-        json!([review_comment(31, "frank", &pr.head, &pr.old, "nit: spacing")]),
+        json!([review_comment(
+            31,
+            "frank",
+            &pr.head,
+            &pr.old,
+            "nit: spacing"
+        )]),
     );
     let out = pr.cites(&[
         ("--github-reviews", &reviews),
@@ -191,7 +227,13 @@ fn nothing_citing_the_head_is_exit_1_with_the_controls_shown() {
     ]);
     out.assert_exit(1);
     let s = &out.stdout;
-    assert!(s.contains(&format!("  others  {} (review 11 by alice, line 1)", &pr.old[..12])), "{out}");
+    assert!(
+        s.contains(&format!(
+            "  others  {} (review 11 by alice, line 1)",
+            &pr.old[..12]
+        )),
+        "{out}"
+    );
     assert!(
         s.contains("  others  none: no hex token of 7+ characters that matches nothing"),
         "{out}"
@@ -203,16 +245,28 @@ fn nothing_citing_the_head_is_exit_1_with_the_controls_shown() {
         )),
         "{out}"
     );
-    assert!(s.contains("cited   NO: no surface cites the head or its tree"), "{out}");
+    assert!(
+        s.contains("cited   NO: no surface cites the head or its tree"),
+        "{out}"
+    );
 
     // The same comment written on the head binds it.
     let comments = pr.save(
         "review-comments.json",
-        json!([review_comment(31, "frank", &pr.head, &pr.head, "nit: spacing")]),
+        json!([review_comment(
+            31,
+            "frank",
+            &pr.head,
+            &pr.head,
+            "nit: spacing"
+        )]),
     );
     let out = pr.cites(&[("--github-review-comments", &comments)]);
     out.assert_exit(0);
-    assert!(out.stdout.contains("original_commit_id is the head"), "{out}");
+    assert!(
+        out.stdout.contains("original_commit_id is the head"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -237,11 +291,16 @@ fn paginated_answers_are_read_and_malformed_ones_are_bad_input() {
     let bad = pr.cites(&[("--github-reviews", &path)]);
     bad.assert_exit(2);
     assert!(
-        bad.stderr.contains("reviews.json: expected the JSON array GitHub returns, found an object"),
+        bad.stderr
+            .contains("reviews.json: expected the JSON array GitHub returns, found an object"),
         "{bad}"
     );
     fs::write(&path, r#"[{"id": 1, "body": 5}]"#).unwrap();
     let bad = pr.cites(&[("--github-reviews", &path)]);
     bad.assert_exit(2);
-    assert!(bad.stderr.contains("reviews.json: item 1: body is a number"), "{bad}");
+    assert!(
+        bad.stderr
+            .contains("reviews.json: item 1: body is a number"),
+        "{bad}"
+    );
 }

@@ -29,6 +29,7 @@ use crate::render::{self, progress, Sources};
 use crate::run::{self, BaselineResult, Event, Plan};
 use crate::spec::{Mutant, Spec};
 
+mod attest;
 mod canaries;
 mod identity;
 mod prepare;
@@ -375,6 +376,9 @@ impl Session {
         report.complete = !report.interrupted && report.all_judged();
         report.exit_code = exit.code();
         render::write_all(report, &self.sources, &self.out)?;
+        if let Some(a) = &self.settings.attest {
+            attest::write(a, report)?;
+        }
         render::print(report, self.settings.format, self.settings.color)?;
         report::errln!("mutants: report in {}", report::escape::path(&self.out));
         if exit == Exit::Interrupted {
