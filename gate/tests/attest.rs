@@ -414,3 +414,33 @@ fn gate_verify_checks_a_mutants_attestation_and_refuses_an_unknown_type() {
         "{other}"
     );
 }
+
+#[test]
+fn a_key_that_cannot_sign_is_an_error_that_keeps_the_verdict() {
+    let (f, config) = gated(0);
+    let att = f.out.path().join("attestation.json");
+    // No such key: refused before any suite runs, nothing written.
+    let missing = f.out.path().join("no-such-key");
+    let out = run_attested(
+        &f,
+        &config,
+        &[os("--attest"), att.as_os_str(), os("--sign-key"), missing.as_os_str()],
+    );
+    out.assert_exit(2);
+    assert!(out.stderr.contains("no-such-key: cannot read the --sign-key"), "{out}");
+    assert!(!att.exists() && !f.out.path().join("gate-out").exists());
+
+    // A file ssh-keygen will not sign with: the run's verdict is shown, the failure named,
+    // and a PASS without its attestation is not exit 0.
+    let not_a_key = f.out.path().join("not-a-key");
+    fs::write(&not_a_key, "hello\n").unwrap();
+    let out = run_attested(
+        &f,
+        &config,
+        &[os("--attest"), att.as_os_str(), os("--sign-key"), not_a_key.as_os_str()],
+    );
+    out.assert_exit(2);
+    assert!(out.stdout.contains("verdict   PASS"), "{out}");
+    assert!(out.stderr.contains("ssh-keygen -Y sign failed"), "{out}");
+    assert!(!att.exists(), "no unsigned statement stands in for a signed one");
+}

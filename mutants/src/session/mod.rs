@@ -376,10 +376,12 @@ impl Session {
         report.complete = !report.interrupted && report.all_judged();
         report.exit_code = exit.code();
         render::write_all(report, &self.sources, &self.out)?;
+        render::print(report, self.settings.format, self.settings.color)?;
+        // After the report is shown: a statement that cannot be written or signed is an
+        // error (exit 2), but never hides the verdict.
         if let Some(a) = &self.settings.attest {
             attest::write(a, report)?;
         }
-        render::print(report, self.settings.format, self.settings.color)?;
         report::errln!("mutants: report in {}", report::escape::path(&self.out));
         if exit == Exit::Interrupted {
             report::errln!(
