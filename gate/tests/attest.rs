@@ -424,10 +424,19 @@ fn a_key_that_cannot_sign_is_an_error_that_keeps_the_verdict() {
     let out = run_attested(
         &f,
         &config,
-        &[os("--attest"), att.as_os_str(), os("--sign-key"), missing.as_os_str()],
+        &[
+            os("--attest"),
+            att.as_os_str(),
+            os("--sign-key"),
+            missing.as_os_str(),
+        ],
     );
     out.assert_exit(2);
-    assert!(out.stderr.contains("no-such-key: cannot read the --sign-key"), "{out}");
+    assert!(
+        out.stderr
+            .contains("no-such-key: cannot read the --sign-key"),
+        "{out}"
+    );
     assert!(!att.exists() && !f.out.path().join("gate-out").exists());
 
     // A file ssh-keygen will not sign with: the run's verdict is shown, the failure named,
@@ -437,10 +446,18 @@ fn a_key_that_cannot_sign_is_an_error_that_keeps_the_verdict() {
     let out = run_attested(
         &f,
         &config,
-        &[os("--attest"), att.as_os_str(), os("--sign-key"), not_a_key.as_os_str()],
+        &[
+            os("--attest"),
+            att.as_os_str(),
+            os("--sign-key"),
+            not_a_key.as_os_str(),
+        ],
     );
     out.assert_exit(2);
     assert!(out.stdout.contains("verdict   PASS"), "{out}");
     assert!(out.stderr.contains("ssh-keygen -Y sign failed"), "{out}");
-    assert!(!att.exists(), "no unsigned statement stands in for a signed one");
+    assert!(
+        !att.exists(),
+        "no unsigned statement stands in for a signed one"
+    );
 }
