@@ -84,6 +84,9 @@ pub struct Config {
     pub suites: Vec<SuiteSpec>,
     /// The `[worktree]` table: setup and links for each new checkout.
     pub worktree: crate::setup::WorktreeSetup,
+    /// The sha256 of the file's bytes as read (once: it may have been a FIFO), hex; empty for
+    /// a config parsed from text.
+    pub sha256: String,
 }
 
 impl Config {
@@ -102,12 +105,17 @@ impl Config {
             line: None,
             message: e.to_string(),
         })?;
+        let sha256 = {
+            use sha2::{Digest as _, Sha256};
+            crate::apply::hex(&Sha256::digest(&bytes))
+        };
         let text = String::from_utf8(bytes).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: None,
             message: format!("not UTF-8 text ({e})"),
         })?;
-        let config = Config::parse(&text, path)?;
+        let mut config = Config::parse(&text, path)?;
+        config.sha256 = sha256;
         let folder = path.parent().unwrap_or(Path::new(""));
         for (key, file) in [("patch", &config.patch), ("manifest", &config.manifest)] {
             if let Err(why) = stays_inside(folder, file) {
@@ -230,6 +238,7 @@ impl Config {
                 Some(w) => crate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
                 None => Default::default(),
             },
+            sha256: String::new(),
         })
     }
 }

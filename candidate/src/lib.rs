@@ -5,10 +5,12 @@
 //! runs mutate a candidate's worktree): [`git`] runs the real git, [`worktree`] makes and
 //! cleans up detached worktrees, [`setup`] reads the `[worktree]` table, [`cache`] hands build
 //! outputs between checkouts and keeps them between runs, [`config`] reads gate.toml,
-//! [`apply`] applies a candidate and runs its checks, [`pack`] makes one from staged changes.
+//! [`apply`] applies a candidate and runs its checks, [`pack`] makes one from staged changes,
+//! [`attest`] writes and checks the signed statements that bind a verdict to it.
 //! Nothing here ever writes to the user's checkout.
 
 pub mod apply;
+pub mod attest;
 pub mod cache;
 pub mod canary;
 pub mod config;

@@ -88,6 +88,41 @@ pub(crate) enum Command {
         /// is a failure, one that could not start an error) and one for the candidate's checks.
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
+        /// Also write an in-toto Statement v1 to FILE: the candidate's tree (gitTree), head
+        /// commit (gitCommit) and patch (sha256), with the test-result predicate (PASSED only
+        /// for a complete PASS, gate.toml's digest, the suites passed and failed).
+        #[arg(long, value_name = "FILE")]
+        attest: Option<PathBuf>,
+        /// Sign the --attest statement with this SSH key (`ssh-keygen -Y sign`, namespace
+        /// gatekit-attestation), writing FILE.sig beside it, as git signs commits.
+        #[arg(long, value_name = "KEY", requires = "attest")]
+        sign_key: Option<PathBuf>,
+    },
+    /// Check an attestation: its SSH signature against an allowed_signers file (as git's
+    /// gpg.ssh.allowedSignersFile), that it attests the tree of --head (or --tree), and that
+    /// the run it attests passed. Exit 0 only when all three hold.
+    Verify {
+        /// The statement (`gate run --attest` or `mutants run --attest`); its signature is
+        /// read from ATTESTATION.sig.
+        #[arg(value_name = "ATTESTATION")]
+        attestation: PathBuf,
+        /// Who may sign (ssh-keygen's ALLOWED SIGNERS format). Without it the signature is
+        /// not checked, and the answer is NOT verified (exit 1).
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
+        /// The commit whose tree must be the attested one.
+        #[arg(
+            long,
+            value_name = "REV",
+            default_value = "HEAD",
+            conflicts_with = "tree"
+        )]
+        head: String,
+        /// The full tree id that must be the attested one (instead of --head's tree).
+        #[arg(long, value_name = "ID")]
+        tree: Option<String>,
+        #[arg(long)]
+        json: bool,
     },
     /// Check files against a sha256 manifest (`sha256sum -c` with gatekit's path rules).
     Check {
@@ -128,12 +163,26 @@ pub(crate) enum Command {
         #[arg(long)]
         tag: bool,
     },
-    /// Report whether a review text cites the head commit (any hex prefix of 7+ characters).
+    /// Report whether a review text, or a pull request's reviews and comments as GitHub's REST
+    /// API returns them, cite the head commit or its tree (any hex prefix of 7+ characters, or
+    /// the commit a review was made on).
     Cites {
         #[arg(long, value_name = "REV")]
         head: String,
-        /// The review text (default: stdin).
+        /// The review text (default: stdin, unless a --github-* file is given).
         file: Option<PathBuf>,
+        /// A pull request's reviews (`gh api repos/O/R/pulls/N/reviews`): each binds by its
+        /// `commit_id` and by its text.
+        #[arg(long, value_name = "FILE")]
+        github_reviews: Option<PathBuf>,
+        /// A pull request's issue comments (`gh api repos/O/R/issues/N/comments`): they carry
+        /// no commit, so only their text can bind them.
+        #[arg(long, value_name = "FILE")]
+        github_issue_comments: Option<PathBuf>,
+        /// A pull request's review comments (`gh api repos/O/R/pulls/N/comments`): each binds
+        /// by its `original_commit_id` (the commit its writer saw) and by its text.
+        #[arg(long, value_name = "FILE")]
+        github_review_comments: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },

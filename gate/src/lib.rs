@@ -3,9 +3,11 @@
 //!
 //! The binary is glue over the `candidate` library (git, checkouts of their own, gate.toml,
 //! apply, pack) and `report`: `suite` runs suites, [`record`] is the report and its verdict,
-//! `text`, `markdown` and `junit` render it, `cites` answers "was this head cited?", and
-//! [`commands`] maps each subcommand onto them.
+//! `text`, `markdown` and `junit` render it, `cites` answers "was this head cited?" (of a text,
+//! and of a pull request's GitHub surfaces with `surfaces`), `attest` and `verify` make and
+//! check the signed statement of a run, and [`commands`] maps each subcommand onto them.
 
+pub mod attest;
 mod canary;
 mod cites;
 pub mod cli;
@@ -16,4 +18,6 @@ mod markdown;
 pub mod record;
 pub mod run;
 mod suite;
+mod surfaces;
 mod text;
+mod verify;

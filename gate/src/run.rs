@@ -33,6 +33,8 @@ pub struct RunSettings {
     pub json: bool,
     /// `--canary`: prove the suites read the checkout (see [`crate::canary`]).
     pub canary: bool,
+    /// `--attest FILE [--sign-key KEY]` (written by the command once the run is done).
+    pub attest: Option<crate::attest::Attest>,
 }
 
 /// File names in `gate run`'s output folder.
@@ -44,6 +46,8 @@ pub(crate) const REPORT_FILE: &str = "gate.json";
 pub struct Gated {
     pub report: GateReport,
     pub write_error: Option<anyhow::Error>,
+    /// The sha256 of gate.toml as the run read it (for an attestation's configuration).
+    pub config_sha256: String,
     _lock: OutLock,
 }
 
@@ -81,6 +85,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
     Ok(Gated {
         report,
         write_error,
+        config_sha256: config.sha256.clone(),
         _lock: lock,
     })
 }
@@ -469,6 +474,9 @@ fn outputs_plan(
         .folder_in(&s.out, "logs");
     if let Some(path) = junit {
         plan.file("--junit", path);
+    }
+    if let Some(a) = &s.attest {
+        candidate::attest::plan(&mut plan, &a.file, a.key.as_deref());
     }
     Ok(plan)
 }

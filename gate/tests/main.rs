@@ -2,7 +2,9 @@
 //! module per concern. One test binary for the crate, so the fixtures in `common` are built once.
 
 mod apply;
+mod attest;
 mod canary;
+mod cites;
 mod common;
 mod cut_short;
 mod ecosystems;

@@ -158,6 +158,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
         echo: false,
         json: false,
         canary: false,
+        attest: None,
     };
     let gated = run_gate(&git, &settings, None)?;
     if let Some(e) = gated.write_error {

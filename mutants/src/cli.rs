@@ -136,6 +136,15 @@ pub(crate) struct RunArgs {
     /// What to print on stdout (the files in --out, junit.xml among them, are the same).
     #[command(flatten)]
     pub output: FormatArgs,
+    /// Also write an in-toto Statement v1 to FILE: the tree the mutants ran on (gitTree), its
+    /// commit (gitCommit) and a candidate's patch (sha256), with the spec's digest and every
+    /// verdict (result PASSED only for a complete run where everything held).
+    #[arg(long, value_name = "FILE")]
+    pub attest: Option<PathBuf>,
+    /// Sign the --attest statement with this SSH key (`ssh-keygen -Y sign`, namespace
+    /// gatekit-attestation), writing FILE.sig beside it; `gate verify` checks it.
+    #[arg(long, value_name = "KEY", requires = "attest")]
+    pub sign_key: Option<PathBuf>,
 }
 
 impl RunArgs {

@@ -14,11 +14,12 @@
 //!   and the report, with each `verdict` typed;
 //! - `render` turns the record into every output (text, Markdown, JSON, Stryker, HTML, JUnit,
 //!   progress lines);
-//! - `shard` and `merge` split and join runs.
+//! - `shard` and `merge` split and join runs; `attest` states a run's verdicts for signing.
 //!
 //! Processes run through `report`'s process-group runner, so nothing is left behind.
 
 mod anchor;
+mod attest;
 mod checkout;
 pub mod cli;
 pub mod commands;

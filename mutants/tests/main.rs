@@ -3,6 +3,7 @@
 
 mod common;
 
+mod attest;
 mod build;
 mod cache;
 mod canary;

@@ -1,5 +1,6 @@
 //! Each `gate` subcommand: raw arguments in, library calls, a report out, an [`Exit`] back.
-//! One file per command (`pack`, `apply`, `run`, `manifest` for check and hash, `cites`);
+//! One file per command (`pack`, `apply`, `run`, `manifest` for check and hash, `cites`,
+//! `verify`);
 //! `gate clean` and the dispatch live here.
 //!
 //! Errors (bad input, a patch that does not apply, an unknown revision) are printed once as
@@ -15,6 +16,7 @@ mod cites;
 mod manifest;
 mod pack;
 mod run;
+mod verify;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -73,6 +75,8 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             echo,
             output,
             junit,
+            attest,
+            sign_key,
         } => {
             let format = output.chosen();
             let settings = crate::run::RunSettings {
@@ -84,6 +88,10 @@ fn dispatch(cli: Cli) -> Result<Exit> {
                 echo,
                 json: format == Format::Json,
                 canary,
+                attest: attest.map(|file| crate::attest::Attest {
+                    file,
+                    key: sign_key,
+                }),
             };
             let output = run::RunOutput {
                 format,
@@ -123,8 +131,39 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             manifest::cmd_check(&manifest, &dir, json, show, ignore_missing)
         }
         Command::Hash { paths, tag } => manifest::cmd_hash(&paths, tag),
-        Command::Cites { head, file, json } => {
-            cites::cmd_cites(&repo()?, &head, file.as_deref(), json)
+        Command::Cites {
+            head,
+            file,
+            github_reviews,
+            github_issue_comments,
+            github_review_comments,
+            json,
+        } => {
+            let github = cites::GithubFiles {
+                reviews: github_reviews,
+                issue_comments: github_issue_comments,
+                review_comments: github_review_comments,
+            };
+            cites::cmd_cites(&repo()?, &head, file.as_deref(), &github, json)
+        }
+        Command::Verify {
+            attestation,
+            allowed_signers,
+            head,
+            tree,
+            json,
+        } => {
+            let against = match tree {
+                Some(id) => verify::Against::Tree(id),
+                None => verify::Against::Head(head),
+            };
+            verify::cmd_verify(
+                repo_dir.as_deref(),
+                &attestation,
+                allowed_signers.as_deref(),
+                &against,
+                json,
+            )
         }
         Command::Clean => cmd_clean(),
         Command::Describe(describe) => {

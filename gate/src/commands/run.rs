@@ -30,10 +30,23 @@ pub(super) struct RunOutput {
 pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
+    // The key proved readable before any suite runs; gate.toml's digest is of the bytes the
+    // run read (once: it may be a FIFO).
+    if let Some(key) = s.attest.as_ref().and_then(|a| a.key.as_ref()) {
+        candidate::attest::check_key(key)?;
+    }
     let gated = run_gate(repo, s, output.junit.as_deref())?;
     let report = &gated.report;
     // The JUnit copy is written with the other files, under the lock (see `crate::run`).
     let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();
+    // The attestation last, still under the lock: it states the report as written. A failed
+    // run is attested too (`FAILED`), so an earlier PASS at FILE never outlives this run.
+    if let Some(a) = &s.attest {
+        let statement = crate::attest::statement(report, &s.config, &gated.config_sha256);
+        if let Err(e) = candidate::attest::write(&a.file, &statement, a.key.as_deref()) {
+            write_errors.push(e.context("writing the attestation"));
+        }
+    }
     let printed = match output.format {
         Format::Json => serde_json::to_string_pretty(report)
             .map_err(anyhow::Error::from)

@@ -60,6 +60,11 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         jobserver: !args.no_jobserver,
         format,
         color,
+        attest: args.attest.map(|file| crate::attest::Attest {
+            file,
+            key: args.sign_key,
+            subjects: None,
+        }),
     }
 }
 

@@ -29,6 +29,7 @@ use crate::render::{self, progress, Sources};
 use crate::run::{self, BaselineResult, Event, Plan};
 use crate::spec::{Mutant, Spec};
 
+mod attest;
 mod canaries;
 mod identity;
 mod prepare;
@@ -376,6 +377,11 @@ impl Session {
         report.exit_code = exit.code();
         render::write_all(report, &self.sources, &self.out)?;
         render::print(report, self.settings.format, self.settings.color)?;
+        // After the report is shown: a statement that cannot be written or signed is an
+        // error (exit 2), but never hides the verdict.
+        if let Some(a) = &self.settings.attest {
+            attest::write(a, report)?;
+        }
         report::errln!("mutants: report in {}", report::escape::path(&self.out));
         if exit == Exit::Interrupted {
             report::errln!(

@@ -24,7 +24,7 @@ impl Session {
     /// candidate's manifest checked (`Err(exit)` when it does not hold: nothing is written),
     /// the lock on `--out` taken, and the report started or reopened.
     pub(crate) fn prepare(
-        settings: Settings,
+        mut settings: Settings,
         inherited: Option<jobserver::Client>,
     ) -> Result<Result<Session, Exit>> {
         let (spec, config) = read_input(&settings)?;
@@ -47,11 +47,18 @@ impl Session {
         }
         repo.forbid_outputs_in(&mut plan)?;
         crate::render::plan_outputs(&mut plan, &out);
+        super::attest::plan(settings.attest.as_ref(), &mut plan)?;
         plan.check()?;
+        let head = super::attest::candidate_head(settings.attest.as_ref(), &repo, config.as_ref())?;
         let setup_env = config.as_ref().map(|c| c.env.clone()).unwrap_or_default();
         let origin = Origin::of(&repo, config, &out)?;
         let copies = settings.jobs.min(selected.len()).max(1);
         let checkouts = checkout::make(&origin.source, copies)?;
+        if let Some(a) = settings.attest.as_mut() {
+            let commit = head.as_deref().unwrap_or(&origin.commit);
+            let patch = origin.files.as_ref().map(|(patch, _)| patch.as_str());
+            a.subjects = Some(super::attest::subjects(checkouts[0].tree(), commit, patch));
+        }
         let cores = shared_cores(&settings, copies, inherited);
         let candidate =
             match candidate_facts(settings.candidate.as_deref(), &checkouts, origin.files) {

@@ -38,6 +38,8 @@ pub(crate) struct Settings {
     /// What to print on stdout at the end, and whether it is coloured.
     pub format: Format,
     pub color: ColorChoice,
+    /// `--attest FILE [--sign-key KEY]`: written by [`super::Session::finish`].
+    pub attest: Option<crate::attest::Attest>,
 }
 
 /// Which of the spec's mutants a run judges.
