@@ -78,7 +78,7 @@ impl DirState {
             .filter(|p| !p.is_empty())
             .filter(|p| {
                 let abs = top.join(std::ffi::OsStr::from_bytes(p));
-                skip.as_ref().map_or(true, |s| !abs.starts_with(s))
+                skip.as_ref().is_none_or(|s| !abs.starts_with(s))
             })
             .map(|p| p.strip_suffix(b"/").unwrap_or(p).to_vec())
             .collect::<Vec<_>>();

@@ -459,7 +459,7 @@ impl RunReport {
             && self
                 .candidate
                 .as_ref()
-                .map_or(true, |c| c.manifest_after.is_some_and(ManifestCheck::holds))
+                .is_none_or(|c| c.manifest_after.is_some_and(ManifestCheck::holds))
     }
 
     /// Whether a canary passed: the suites do not read the working copy, nothing was judged.

@@ -131,9 +131,7 @@ fn a_run_killed_with_sigkill_leaves_an_incomplete_report_that_an_only_rerun_comp
     while fs::read_to_string(out.join("mutants.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .map_or(true, |r| {
-            r["mutants"].as_array().map_or(true, |m| m.is_empty())
-        })
+        .is_none_or(|r| r["mutants"].as_array().is_none_or(|m| m.is_empty()))
     {
         assert!(
             Instant::now() < deadline,

@@ -199,7 +199,7 @@ fn agreeing_exactly(obs: &[Observation]) -> Vec<(Unit, u64, Option<u64>)> {
                 };
             }
             // Some limit L has every last inline at most L and every first over above it.
-            hi.map_or(true, |h| lo < h).then_some((unit, lo, hi))
+            hi.is_none_or(|h| lo < h).then_some((unit, lo, hi))
         })
         .collect()
 }
@@ -248,7 +248,7 @@ pub(crate) fn offset_under_round(limit: u64) -> Option<u64> {
         .min()
         .filter(|&gap| gap > 0)
         // A limit that is itself round (in either base) has no wrapper to report.
-        .filter(|_| limit % 1000 != 0 && limit % 1024 != 0)
+        .filter(|_| !limit.is_multiple_of(1000) && !limit.is_multiple_of(1024))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ impl ColorChoice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                terminal && no_color.map_or(true, str::is_empty) && term != Some("dumb")
+                terminal && no_color.is_none_or(str::is_empty) && term != Some("dumb")
             }
         }
     }

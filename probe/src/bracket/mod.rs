@@ -134,7 +134,7 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         );
         return Ok(Exit::Precondition);
     }
-    let held = judged == results.points.len() && results.bisect.as_ref().map_or(true, |b| b.held);
+    let held = judged == results.points.len() && results.bisect.as_ref().is_none_or(|b| b.held);
     Ok(Exit::from_held(held))
 }
 

@@ -66,7 +66,7 @@ pub(crate) fn threshold(points: &[Point], fill: Fill) -> Threshold {
     let first_over = first.map(|p| p.n);
     let last_inline = sorted
         .iter()
-        .filter(|p| p.verdict == Verdict::Inline && first_over.map_or(true, |f| p.n < f))
+        .filter(|p| p.verdict == Verdict::Inline && first_over.is_none_or(|f| p.n < f))
         .map(|p| p.n)
         .max();
     let monotone = !sorted

@@ -53,7 +53,7 @@ fn conversation(request: &Value) -> Conversation<'_> {
         Value::String(text) => text.clone(),
         _ => input
             .iter()
-            .filter(|i| i["role"] == "user" && i.get("type").map_or(true, |t| t == "message"))
+            .filter(|i| i["role"] == "user" && i.get("type").is_none_or(|t| t == "message"))
             .map(|i| text_of(&i["content"]))
             .collect::<Vec<_>>()
             .join("\n"),

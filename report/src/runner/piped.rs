@@ -91,7 +91,7 @@ impl Piped {
 
     /// Whether the run is over: the child ended (or was stopped) and its strays are gone.
     pub fn is_done(&self) -> bool {
-        self.watcher.as_ref().map_or(true, |w| w.is_finished())
+        self.watcher.as_ref().is_none_or(|w| w.is_finished())
     }
 
     /// Closes the child's stdin, gives it `linger` to exit on its own, then stops its whole
