@@ -296,7 +296,7 @@ fn outputs_hold_the_table_the_stryker_report_and_an_escaped_html_page() {
         "Site",
         "What it undoes",
         "Verdict",
-        "5 pass -> 1 failed",
+        "5 pass -> 4 passed, 1 failed",
         "2 mutants: 2 killed",
     ] {
         assert!(txt.contains(needle), "{needle} not in\n{txt}");

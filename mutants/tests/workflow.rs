@@ -191,8 +191,8 @@ fn comparison_suites_show_their_own_verdict_and_failed_tests_become_killed_by() 
     assert_eq!(r["also"][0]["verdict"], "SURVIVED");
     let txt = out.stdout.as_str();
     assert!(txt.contains("pre-existing (comparison)"), "{txt}");
-    assert!(txt.contains("SURVIVED (7 pass -> 7 pass)"), "{txt}");
-    assert!(txt.contains("3 pass -> 1 failed"), "{txt}");
+    assert!(txt.contains("SURVIVED (7 pass -> 7 passed)"), "{txt}");
+    assert!(txt.contains("3 pass -> 2 passed, 1 failed"), "{txt}");
     assert!(txt.contains("add_works"), "{txt}");
     let stryker: Value = serde_json::from_str(
         &std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap(),
