@@ -173,6 +173,8 @@ fn render_rerun(rerun: &Rerun) -> String {
 
 fn suite_table(suites: &[SuiteResult]) -> Table {
     let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    // Within 120 columns: a long suite name (a glob's path) or result wraps in its column.
+    t.wrap(0).wrap(4);
     for s in suites {
         t.row([
             s.name.clone(),
