@@ -50,8 +50,8 @@ impl GateReport {
             facts.push(("run", markdown::escape(&cut)));
         }
         facts.extend([
-            ("base", format!("{} ({})", code(&c.base), code(&c.base_rev))),
-            ("head", format!("{} ({})", code(&c.head), code(&c.head_rev))),
+            ("base", with_typed(&c.base, &c.base_rev)),
+            ("head", with_typed(&c.head, &c.head_rev)),
             (
                 "patch",
                 format!("{} sha256 {}", code(&c.patch), code(&c.patch_sha256)),
@@ -142,4 +142,12 @@ fn suite_table_markdown(suites: &[SuiteResult]) -> Table {
         ]);
     }
     t
+}
+
+/// `` `id` (`rev`) ``, or `` `id` `` alone when the revision typed was the id.
+fn with_typed(id: &str, rev: &str) -> String {
+    match crate::text::as_typed(id, rev) {
+        Some(rev) => format!("{} ({})", code(id), code(rev)),
+        None => code(id),
+    }
 }

@@ -615,3 +615,30 @@ fn the_text_summary_keeps_its_suites_table_within_120_columns_and_markdown_keeps
         "{md}"
     );
 }
+
+#[test]
+fn the_text_summary_prints_backslashes_as_they_are_and_a_full_base_id_once() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    // gate.toml's base is the full id (the fixture writes it so).
+    let config =
+        f.config("[[suite]]\nname = 'win\\tmp\\x41'\nrun = \"echo '2 passed, 0 failed'\"\n");
+    let out_dir = f.out.path().join("gate-out");
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("\nbase      {}\n", f.base)),
+        "{text}"
+    );
+    assert!(text.contains(r"win\tmp\x41  "), "{text}");
+    assert!(!text.contains(r"\\"), "{text}");
+    let md = stdout(
+        &f.run(&config, &out_dir)
+            .args(["--format", "markdown"])
+            .output()
+            .unwrap(),
+    );
+    assert!(md.contains(&format!("| **base** | `{}` |", f.base)), "{md}");
+}
