@@ -55,6 +55,7 @@ impl GateReport {
         out.push('\n');
         out.push_str(&suite_table(&self.suites).render_text());
         out.push_str(&total_line(&self.suites));
+        out.push_str(&why_lines(&self.suites));
         for rerun in &self.reruns {
             out.push('\n');
             out.push_str(&render_rerun(rerun));
@@ -200,6 +201,27 @@ fn suite_table(suites: &[SuiteResult]) -> Table {
         ]);
     }
     t
+}
+
+/// For each suite that did not pass, why, as its log says (the failed tests and the first
+/// error line of each, [`report::counts::why`]), then the log's path; read from the log on
+/// disk, so a summary rendered where the logs are gone has only the path.
+pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
+    let mut out = String::new();
+    for s in suites.iter().filter(|s| !s.passed()) {
+        let _ = writeln!(
+            out,
+            "failed    suite {}: {}",
+            esc(&s.name),
+            esc(&s.result_text())
+        );
+        let log = report::runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
+        for line in report::counts::why(&log) {
+            let _ = writeln!(out, "          {}", esc(&line));
+        }
+        let _ = writeln!(out, "          log {}", report::escape::path(&s.record.log));
+    }
+    out
 }
 
 pub(crate) fn total_line(suites: &[SuiteResult]) -> String {

@@ -642,3 +642,21 @@ fn the_text_summary_prints_backslashes_as_they_are_and_a_full_base_id_once() {
     );
     assert!(md.contains(&format!("| **base** | `{}` |", f.base)), "{md}");
 }
+
+#[test]
+fn a_failed_suite_says_why_under_the_table_then_its_log() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let mut run = String::from("echo '___ test_imports ___'; echo \\\"E   ModuleNotFoundError: No module named 'left_pad'\\\"; ");
+    for i in 0..30 {
+        run.push_str(&format!("echo noise {i}; "));
+    }
+    run.push_str("echo 'FAILED tests/test_x.py::test_imports - ModuleNotFoundError'; echo '1 failed, 3 passed in 0.10s'; exit 1");
+    let config = f.config(&format!("[[suite]]\nname = \"py\"\nrun = \"{run}\"\n"));
+    let out_dir = f.out.path().join("gate-out");
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("\nfailed    suite py: exit 1\n          tests/test_x.py::test_imports: ModuleNotFoundError: No module named 'left_pad'\n          log "), "{text}");
+}

@@ -428,6 +428,143 @@ pub fn failed_tests(log: &str) -> Vec<String> {
     names
 }
 
+/// Why a suite failed, as its log says it: each failed test the runner named (at most
+/// [`WHY_TESTS`]) with the first error line found under it, or, when no test is named, the
+/// first error lines of the whole log. The summary block at a log's end says only how many
+/// failed; the line that says why (`Cannot find package 'x'`, `E   assert 1 == 2`,
+/// `AssertionError: ...`) is further up, and this finds it. Lines are as in the log (colour
+/// removed); callers escape them.
+pub fn why(log: &str) -> Vec<String> {
+    let lines: Vec<String> = tail(log)
+        .lines()
+        .map(|l| strip_ansi(l.trim_end_matches('\r')))
+        .collect();
+    let names = failed_tests(log);
+    let mut out = Vec::new();
+    if names.is_empty() {
+        // No test named: the log's first error lines, each found after the one before.
+        let mut at = 0;
+        while out.len() < 3 {
+            let Some(i) =
+                (at..lines.len()).find(|&i| !error_lines(&lines, i, i + 1, &[]).is_empty())
+            else {
+                break;
+            };
+            out.extend(error_lines(&lines, i, i + 1, &[]));
+            at = i + 1;
+        }
+        return out;
+    }
+    // The short forms each test is mentioned by in the log (`test_fails` of `t.py::test_fails`).
+    let keys: Vec<Vec<String>> = names.iter().map(|n| mention_keys(n)).collect();
+    for (i, name) in names.iter().enumerate().take(WHY_TESTS) {
+        let others: Vec<&str> = keys
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .flat_map(|(_, k)| k.iter().map(String::as_str))
+            .filter(|k| !keys[i].iter().any(|own| own.contains(k)))
+            .collect();
+        let mut found = Vec::new();
+        for (at, line) in lines.iter().enumerate() {
+            if !keys[i].iter().any(|k| line.contains(k.as_str())) {
+                continue;
+            }
+            found = error_lines(&lines, at, (at + 40).min(lines.len()), &others);
+            if !found.is_empty() {
+                break;
+            }
+        }
+        match found.first() {
+            Some(first) => out.push(format!("{name}: {first}")),
+            None => out.push(name.clone()),
+        }
+    }
+    if names.len() > WHY_TESTS {
+        out.push(format!("+{} more failed tests", names.len() - WHY_TESTS));
+    }
+    out
+}
+
+/// How many failed tests [`why`] explains.
+pub const WHY_TESTS: usize = 5;
+
+/// A failed test's full name and its last part, each at least 4 characters long.
+fn mention_keys(name: &str) -> Vec<String> {
+    let mut keys = vec![name.to_string()];
+    // The part after the last separator runners put in a test's full name; a path's dots are
+    // not one (`a.test.mjs`), a Python name's are (`mod.T.test_x`).
+    let seps: &[&str] = if name.contains('/') {
+        &["::", " > ", " › ", " "]
+    } else {
+        &["::", " > ", " › ", " ", "."]
+    };
+    let base = name.split(" (").next().unwrap_or(name);
+    let last = seps
+        .iter()
+        .filter_map(|s| base.rsplit_once(s).map(|(_, l)| l))
+        .min_by_key(|l| l.len())
+        .unwrap_or(base);
+    if last.chars().count() >= 4 && last != name {
+        keys.push(last.to_string());
+    }
+    keys
+}
+
+/// The first error line in `lines[from..to]` (none or one), stopping at a line that mentions another
+/// failed test (`others`) after the first.
+fn error_lines(lines: &[String], from: usize, to: usize, others: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut i = from;
+    while i < to && found.is_empty() {
+        let line = lines[i].trim().trim_start_matches(['#', '|']).trim();
+        if i > from && others.iter().any(|o| line.contains(o)) {
+            break;
+        }
+        if let Some(rest) = line.strip_prefix("E ") {
+            found.push(rest.trim().to_string());
+        } else if line.ends_with("error: |-") || line.ends_with("error: |") {
+            // node's TAP writes the message on the lines under `error: |-`.
+            if let Some(next) = lines[i + 1..to]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+            {
+                found.push(next.to_string());
+            }
+        } else if is_error_line(line) {
+            // Rust's panic says where on its line and what on the next.
+            let next = lines.get(i + 1).map(|l| l.trim()).unwrap_or("");
+            if line.contains("panicked at") && line.ends_with(':') && !next.is_empty() {
+                found.push(format!("{line} {next}"));
+            } else {
+                found.push(line.to_string());
+            }
+        }
+        i += 1;
+    }
+    found
+        .into_iter()
+        .map(|l| crate::text::clip(&l, 200))
+        .collect()
+}
+
+fn is_error_line(line: &str) -> bool {
+    static P: OnceLock<Regex> = OnceLock::new();
+    let re = P.get_or_init(|| {
+        Regex::new(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\b|panicked at|^error(?:\[\w+\])?:|Cannot find|No module named|command not found|[Nn]ot found:")
+            .expect("static pattern")
+    });
+    // An error's type starts its line (`AssertionError: ...`, `Error [ERR_X]: ...`); in the middle
+    // of one it is source code quoted. Stack frames, pytest's source lines (`>`) and the generic `error: 'test failed'` say
+    // where, not why.
+    !line.starts_with("at ")
+        && !line.starts_with('>')
+        && !line.starts_with("File \"")
+        && !line.contains("'test failed'")
+        && re.is_match(line)
+}
+
 /// Removes ANSI colour sequences, which runners add even to logs when forced to.
 fn strip_ansi(line: &str) -> String {
     if line.contains('\x1b') {

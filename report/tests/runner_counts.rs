@@ -201,6 +201,10 @@ test('skipped', { skip: true }, () => {});
 test('later', { todo: true });
 "#;
 
+// A test file whose import fails: the reason is above node's summary, not in it.
+const NODE_MISSING: &str =
+    "import x from 'no-such-package';\nimport test from 'node:test';\ntest('a', () => {});\n";
+
 const JEST: &str = r#"test('a', () => {});
 test('b', () => {});
 test('c', () => {});
@@ -374,6 +378,14 @@ fn cases() -> Vec<Case> {
             args: &["--test", "--test-reporter=spec", "sample.test.mjs"],
             expect: counts(3, 1, 2),
             failed: &["fails"],
+        },
+        Case {
+            name: "node-missing-package",
+            program: node,
+            files: &[("a.test.mjs", NODE_MISSING)],
+            args: &["--test"],
+            expect: counts(0, 1, 0),
+            failed: &["/tmp/sample/a.test.mjs"],
         },
         Case {
             name: "node-tap",
@@ -584,4 +596,42 @@ fn a_scripts_own_tally_never_hides_the_runners_count() {
     assert_eq!(counts::read(log), Some(counts(584, 0, 1)));
     let log = "smoke: 1 passed, 0 failed\n584 passed, 1 skipped in 6.90s\n";
     assert_eq!(counts::read(log), Some(counts(584, 0, 1)));
+}
+
+#[test]
+fn a_failed_suite_says_why_with_each_failed_tests_first_error_lines() {
+    let why = |name: &str| counts::why(&fs::read_to_string(fixture_path(name)).unwrap());
+    assert_eq!(
+        why("node-missing-package"),
+        ["/tmp/sample/a.test.mjs: Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'no-such-package' imported from /tmp/sample/a.test.mjs"]
+    );
+    assert_eq!(
+        why("pytest-default"),
+        [
+            "test_sample.py::test_fails: assert 1 == 2",
+            "test_sample.py::test_error: RuntimeError: fixture",
+        ]
+    );
+    assert_eq!(
+        why("unittest"),
+        [
+            "test_sample.T.test_error: RuntimeError: boom",
+            "test_sample.T.test_fails: AssertionError: 1 != 2",
+        ]
+    );
+    assert_eq!(
+        why("vitest-describe"),
+        [
+            "sample.test.mjs > fails: AssertionError: expected 1 to be 2 // Object.is equality",
+            "sample.test.mjs > math > adds: AssertionError: expected 2 to be 3 // Object.is equality",
+        ]
+    );
+    assert_eq!(
+        why("node-tap"),
+        ["fails: Expected values to be strictly equal:"]
+    );
+    assert_eq!(
+        why("cargo-test"),
+        ["tests::fails: thread 'tests::fails' (10132) panicked at src/lib.rs:6:26: assertion `left == right` failed"]
+    );
 }
