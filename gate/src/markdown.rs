@@ -83,6 +83,14 @@ impl GateReport {
                 let _ = writeln!(out, "- {}: **{}**{detail}", code(&e.path), e.status);
             }
         }
+        for commit in &c.landed {
+            let _ = writeln!(
+                out,
+                "\nThe candidate itself, landed as {} {}: not drift.",
+                code(short(&commit.sha)),
+                markdown::escape(&commit.subject)
+            );
+        }
         if !c.drift.is_empty() {
             out.push_str("\nCommits since the base that touch candidate paths:\n\n");
             for commit in &c.drift {

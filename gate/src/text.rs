@@ -151,6 +151,14 @@ pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
             let _ = writeln!(out, "            touches {}", paths.join(", "));
         }
     }
+    for commit in &c.landed {
+        let _ = writeln!(
+            out,
+            "          the candidate itself, landed as {} {} (not drift)",
+            esc(short(&commit.sha)),
+            esc(&commit.subject)
+        );
+    }
     let _ = writeln!(out, "tree      {}", esc(&c.tree));
     let _ = writeln!(
         out,
@@ -256,6 +264,11 @@ pub(crate) fn drift_text(c: &CandidateFacts) -> String {
     let range = format!("{}..{}", esc(short(&c.base)), esc(short(&c.head)));
     if c.commits_since_base == 0 {
         format!("none: head is the base ({range} holds no commit), nothing to compare")
+    } else if c.drift.is_empty() && !c.landed.is_empty() {
+        format!(
+            "none: the only commits in {range} ({} commits) that touch candidate paths are the candidate itself",
+            c.commits_since_base
+        )
     } else if c.drift.is_empty() {
         format!(
             "none: no commit in {range} ({} commits) touches a candidate path",
