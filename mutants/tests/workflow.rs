@@ -255,3 +255,47 @@ fn a_candidate_runs_its_mutants_under_gate_tomls_env_with_the_suites_own_winning
     out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
 }
+
+#[test]
+fn a_candidate_brings_gate_tomls_worktree_unless_the_spec_has_its_own_and_says_which() {
+    // The suite passes only when gate.toml's [worktree] setup ran in its checkout.
+    let spec = "[suites.double]\nrun = \"[ -f \\\"$PIDS/gate-setup\\\" ] && sh double-test.sh\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
+    let fx = Fixture::new(spec);
+    let (dir, _) = candidate(&fx, true);
+    let gate_toml = dir.path().join("gate.toml");
+    let mut text_toml = std::fs::read_to_string(&gate_toml).unwrap();
+    text_toml.push_str("\n[worktree]\nsetup = \"echo \\\"$PWD\\\" >> \\\"$PIDS/gate-setup\\\"\"\n");
+    std::fs::write(&gate_toml, text_toml).unwrap();
+    let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
+    // A red baseline (exit 4) would mean gate.toml's setup did not run.
+    out.assert_exit(0);
+    assert_eq!(verdicts(&fx.report())[0].1, "killed");
+    assert!(
+        out.stderr.contains(&format!(
+            "mutants: [worktree] from {} (the spec has none)",
+            gate_toml.display()
+        )),
+        "{}",
+        out.stderr
+    );
+
+    // The spec's own [worktree] wins whole, and the output says so.
+    let own = format!("[worktree]\nsetup = \"true\"\n\n{spec}");
+    let fx = Fixture::new(&own);
+    let (dir, _) = candidate(&fx, true);
+    let gate_toml = dir.path().join("gate.toml");
+    let mut text_toml = std::fs::read_to_string(&gate_toml).unwrap();
+    text_toml.push_str("\n[worktree]\nsetup = \"echo \\\"$PWD\\\" >> \\\"$PIDS/gate-setup\\\"\"\n");
+    std::fs::write(&gate_toml, text_toml).unwrap();
+    let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
+    out.assert_exit(4);
+    assert!(
+        out.stderr.contains(&format!(
+            "mutants: [worktree] from mutants.toml; {}'s is not used (the spec's own wins)",
+            gate_toml.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(!fx.pids.path().join("gate-setup").exists());
+}
