@@ -224,6 +224,26 @@ impl Git {
         Ok(Git::at(Path::new(&top)))
     }
 
+    /// The repository `dir` names, or the one the current directory is in; outside any, the
+    /// error says how to name one (`flag`, the tool's option for it: gate's `--repo`).
+    pub fn open_or_hint(dir: Option<&Path>, flag: &str) -> anyhow::Result<Git> {
+        let here;
+        let dir = match dir {
+            Some(d) => d,
+            None => {
+                here = std::env::current_dir()
+                    .map_err(|e| anyhow::anyhow!("current directory: {e}"))?;
+                &here
+            }
+        };
+        Git::open(dir).map_err(|e| match e {
+            GitError::NotARepo { .. } => {
+                anyhow::anyhow!("{e}: run it inside a git repository, or name one with {flag} DIR")
+            }
+            other => other.into(),
+        })
+    }
+
     /// A handle on `dir` as it is, for a worktree we made ourselves.
     pub fn at(dir: &Path) -> Git {
         Git {

@@ -299,3 +299,38 @@ fn a_candidate_brings_gate_tomls_worktree_unless_the_spec_has_its_own_and_says_w
     );
     assert!(!fx.pids.path().join("gate-setup").exists());
 }
+
+#[test]
+fn a_candidates_base_patch_and_manifest_on_the_command_line_win_over_gate_tomls() {
+    let spec = "[suites.double]\nrun = \"sh double-test.sh\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
+    let fx = Fixture::new(spec);
+    let base = fx.repo.head();
+    let (dir, tree) = candidate(&fx, true);
+    // A gate.toml in a folder of its own that names nothing real.
+    let conf = tempfile::tempdir().unwrap();
+    let gate_toml = conf.path().join("gate.toml");
+    std::fs::write(
+        &gate_toml,
+        "base = \"no-such-rev\"\npatch = \"missing.patch\"\nmanifest = \"missing.sha256\"\n",
+    )
+    .unwrap();
+    let patch = dir.path().join("build.patch");
+    let manifest = dir.path().join("candidate-manifest.sha256");
+    let out = fx.run(&[
+        "--candidate",
+        gate_toml.to_str().unwrap(),
+        "--base",
+        &base,
+        "--patch",
+        patch.to_str().unwrap(),
+        "--manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    out.assert_exit(0);
+    let report = fx.report();
+    assert_eq!(report["candidate"]["tree"], tree.as_str());
+    assert_eq!(verdicts(&report)[0].1, "killed");
+    // Without --candidate they mean nothing: a usage error.
+    let out = fx.run(&["--patch", patch.to_str().unwrap()]);
+    out.assert_exit(2);
+}

@@ -46,6 +46,11 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         spec: args.spec,
         dir: args.dir,
         candidate: args.candidate,
+        overrides: candidate::config::Overrides {
+            base: args.base,
+            patch: args.patch,
+            manifest: args.manifest,
+        },
         jobs: usize::from(args.jobs),
         timeout: args.timeout,
         selection: Selection {

@@ -208,7 +208,7 @@ fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::P
     let config = settings
         .candidate
         .as_deref()
-        .map(Config::load)
+        .map(|path| Config::load_with(path, &settings.overrides))
         .transpose()?;
     let mut worktree_file = spec.file.clone();
     if let Some(config) = &config {
