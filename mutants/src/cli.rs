@@ -45,7 +45,7 @@ pub(crate) enum Command {
         json: bool,
     },
     /// Run the baseline, then every mutant, in private worktrees; write the report.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Join the outputs of `run --shard K/N` into one report, as a single run would write it.
     Merge {
         /// The output folders of the shards.
