@@ -183,7 +183,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let touching = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
     let tree = wt.text(["write-tree"])?;
-    let (landed, drift) = split_landed(repo, &prepared, &tree, &paths, touching)?;
+    let (landed, drift) = split_landed(repo, &wt, &prepared, &tree, &paths, touching)?;
     if report::interrupt::requested() {
         // Interrupted while it was being made: the handle goes, and the checkout with it,
         // even one asked to be kept (a half-judged checkout is nobody's to review).
@@ -205,9 +205,11 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
 /// Splits the commits of `base..head` that touch candidate paths into the candidate itself,
 /// landed on the head (a commit whose `git patch-id --stable` is the patch's, or that leaves
 /// every candidate path exactly as the candidate does, so as its manifest says), and drift:
-/// the rest. A candidate that has landed is not drift against itself.
+/// the rest. A candidate that has landed is not drift against itself. Trees are compared in
+/// the checkout (`wt`), which holds the candidate's tree and sees the repository's commits.
 fn split_landed(
     repo: &Git,
+    wt: &Git,
     prepared: &Prepared,
     tree: &str,
     paths: &[Vec<u8>],
@@ -226,7 +228,7 @@ fn split_landed(
             && own.is_some()
             && repo.patch_id(&repo.commit_diff(&commit.sha)?)? == own;
         let same_paths = same_change
-            || !repo
+            || !wt
                 .changed_paths(&commit.sha, tree)?
                 .iter()
                 .any(|p| ours.contains(p.as_slice()));
