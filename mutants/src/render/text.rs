@@ -86,8 +86,10 @@ fn table(report: &RunReport) -> Table {
     let (headers, rows) = cells(report);
     let comparisons = comparison_suites(report).len();
     let failed_column = headers.len() - 1;
+    // The status (`not started (build timed out after ...)`) is before Strays and Failed tests.
+    let exit_column = headers.len() - 3;
     let mut t = Table::new(headers);
-    t.wrap(0).wrap(1).wrap(2);
+    t.wrap(0).wrap(1).wrap(2).wrap(exit_column);
     for i in VERDICT_COLUMN + 1..VERDICT_COLUMN + 2 + comparisons {
         t.below(i);
     }
