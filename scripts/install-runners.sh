@@ -18,7 +18,7 @@ mkdir -p "$dir"
 if ! command -v go >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     (apt-get install -y -q golang-go >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q golang-go >/dev/null 2>&1; }) || echo "go: not installed"
 fi
-python3 -m pip install --quiet --disable-pip-version-check "pytest==${PYTEST_VERSION:-8.3.4}" || echo "pytest: not installed"
+python3 -m pip install --quiet --disable-pip-version-check "pytest==${PYTEST_VERSION:-9.2.0}" || echo "pytest: not installed"
 for pkg in "jest@${JEST_VERSION:-29.7.0}" "vitest@${VITEST_VERSION:-3.2.4}" "mocha@${MOCHA_VERSION:-11.1.0}"; do
     npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$pkg" || echo "$pkg: not installed"
 done

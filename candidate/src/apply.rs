@@ -71,6 +71,9 @@ pub struct Applied {
     pub verification: Verification,
     pub deleted: Vec<Deleted>,
     pub drift: Vec<Commit>,
+    /// Commits of `base..head` that are the candidate itself, landed on the head (same
+    /// patch-id, or the candidate's paths exactly as it leaves them): not drift.
+    pub landed: Vec<Commit>,
     /// How many commits `base..head` holds (drift is the subset touching candidate paths).
     pub commits_since_base: usize,
     /// `git write-tree` of the worktree's index after the patch.
@@ -216,9 +219,10 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
             paths.push(p.clone());
         }
     }
-    let drift = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
+    let touching = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
     let tree = wt.text(["write-tree"])?;
+    let (landed, drift) = split_landed(repo, &wt, &prepared, &tree, &paths, touching)?;
     if report::interrupt::requested() {
         // Interrupted while it was being made: the handle goes, and the checkout with it,
         // even one asked to be kept (a half-judged checkout is nobody's to review).
@@ -231,9 +235,49 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         verification,
         deleted,
         drift,
+        landed,
         commits_since_base,
         tree,
     })
+}
+
+/// Splits the commits of `base..head` that touch candidate paths into the candidate itself,
+/// landed on the head (a commit whose `git patch-id --stable` is the patch's, or that leaves
+/// every candidate path exactly as the candidate does, so as its manifest says), and drift:
+/// the rest. A candidate that has landed is not drift against itself. Trees are compared in
+/// the checkout (`wt`), which holds the candidate's tree and sees the repository's commits.
+fn split_landed(
+    repo: &Git,
+    wt: &Git,
+    prepared: &Prepared,
+    tree: &str,
+    paths: &[Vec<u8>],
+    touching: Vec<Commit>,
+) -> Result<(Vec<Commit>, Vec<Commit>)> {
+    if touching.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let patch = fs::read(&prepared.candidate.patch)
+        .with_context(|| format!("patch {}", prepared.candidate.patch.display()))?;
+    let own = repo.patch_id(&patch)?;
+    let ours: std::collections::HashSet<&[u8]> = paths.iter().map(Vec::as_slice).collect();
+    let (mut landed, mut drift) = (Vec::new(), Vec::new());
+    for commit in touching {
+        let same_change = !commit.merge
+            && own.is_some()
+            && repo.patch_id(&repo.commit_diff(&commit.sha)?)? == own;
+        let same_paths = same_change
+            || !wt
+                .changed_paths(&commit.sha, tree)?
+                .iter()
+                .any(|p| ours.contains(p.as_slice()));
+        if same_paths {
+            landed.push(commit);
+        } else {
+            drift.push(commit);
+        }
+    }
+    Ok((landed, drift))
 }
 
 /// Whether a file the patch deletes is gone: nothing is there, or a folder is (a candidate that

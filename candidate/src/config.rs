@@ -5,9 +5,10 @@
 //! for half an hour. Paths are relative to the file's own folder, so a gate.toml can sit beside
 //! its patch and be run from anywhere.
 //!
-//! gate.toml is outside input, so its path rules are the manifest's: `patch` and `manifest`
-//! are relative, never climb out with `..`, and (checked by [`Config::load`] before either is
-//! opened) never reach through a link to a file outside the gate.toml's folder. No string may
+//! `patch` and `manifest` may be anywhere (absolute, or climbing out with `..`): they are only
+//! read, and every output is refused if it would land on one (`report::outputs`), so one
+//! gate.toml serves many candidates; the command line may name them instead ([`Overrides`]).
+//! A suite's `glob` matches files of the candidate's tree, so it stays relative. No string may
 //! hold a NUL byte (the kernel cannot pass one in an argument or environment), an `[env]` name
 //! is a valid variable name, and a `timeout` is at most [`MAX_TIMEOUT`].
 
@@ -89,6 +90,15 @@ pub struct Config {
     pub sha256: String,
 }
 
+/// What the command line names instead of gate.toml's `base`, `patch` and `manifest`
+/// (`--base`, `--patch`, `--manifest`); paths as typed, relative to the current directory.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub base: Option<String>,
+    pub patch: Option<PathBuf>,
+    pub manifest: Option<PathBuf>,
+}
+
 impl Config {
     /// Puts the files a run reads from this gate.toml (itself, its patch and manifest) on
     /// `plan` as inputs no output may land on.
@@ -116,15 +126,21 @@ impl Config {
         })?;
         let mut config = Config::parse(&text, path)?;
         config.sha256 = sha256;
-        let folder = path.parent().unwrap_or(Path::new(""));
-        for (key, file) in [("patch", &config.patch), ("manifest", &config.manifest)] {
-            if let Err(why) = stays_inside(folder, file) {
-                return Err(ConfigError {
-                    file: path.display().to_string(),
-                    line: key_line(&text, key),
-                    message: format!("`{key}` {why}"),
-                });
-            }
+        Ok(config)
+    }
+
+    /// Reads and validates `path`, then puts what the command line names in place of its
+    /// `base`, `patch` and `manifest`: one gate.toml, many candidates.
+    pub fn load_with(path: &Path, overrides: &Overrides) -> Result<Config, ConfigError> {
+        let mut config = Config::load(path)?;
+        if let Some(base) = &overrides.base {
+            config.base = base.clone();
+        }
+        if let Some(patch) = &overrides.patch {
+            config.patch = patch.clone();
+        }
+        if let Some(manifest) = &overrides.manifest {
+            config.manifest = manifest.clone();
         }
         Ok(config)
     }
@@ -164,15 +180,11 @@ impl Config {
                 Ok(s.get_ref().clone())
             }
         };
-        let relative = |s: &Spanned<String>, key: &str| {
-            let p = nonempty(s, key)?;
-            relative_path(&p)
-                .map(|p| folder.join(p))
-                .map_err(|why| at(Some(s.span()), format!("`{key}` {why}")))
-        };
+        // Relative to the gate.toml's folder; an absolute path stays as it is.
+        let input = |s: &Spanned<String>, key: &str| Ok(folder.join(nonempty(s, key)?));
         let base = nonempty(&raw.base, "base")?;
-        let patch = relative(&raw.patch, "patch")?;
-        let manifest = relative(&raw.manifest, "manifest")?;
+        let patch = input(&raw.patch, "patch")?;
+        let manifest = input(&raw.manifest, "manifest")?;
         let head = match &raw.head {
             Some(h) => nonempty(h, "head")?,
             None => "HEAD".to_string(),
@@ -291,8 +303,7 @@ pub fn timeout(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-/// `p` as a path relative to gate.toml's folder: not absolute, no `..`. (Links are checked
-/// once the folder can be looked at: [`stays_inside`].)
+/// `p` as a path relative to the candidate's tree (a suite's `glob`): not absolute, no `..`.
 pub(crate) fn relative_path(p: &str) -> Result<PathBuf, String> {
     use std::path::Component;
     let path = Path::new(p);
@@ -301,53 +312,17 @@ pub(crate) fn relative_path(p: &str) -> Result<PathBuf, String> {
             Component::Normal(_) | Component::CurDir => {}
             Component::ParentDir => {
                 return Err(format!(
-                    "{p:?} climbs out of the gate.toml's folder with `..`"
+                    "{p:?} climbs out of the candidate's tree with `..`"
                 ))
             }
             Component::RootDir | Component::Prefix(_) => {
                 return Err(format!(
-                    "{p:?} is absolute: paths are relative to the gate.toml's folder"
+                    "{p:?} is absolute: a glob matches files of the candidate's tree"
                 ))
             }
         }
     }
     Ok(path.to_path_buf())
-}
-
-/// `Ok` unless `file` (inside `folder`) resolves, through a link anywhere on its way, to a
-/// place outside `folder`. A path that does not exist yet is left to the open that follows.
-pub(crate) fn stays_inside(folder: &Path, file: &Path) -> Result<(), String> {
-    let folder = if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    };
-    let Ok(real_folder) = folder.canonicalize() else {
-        return Ok(());
-    };
-    match file.canonicalize() {
-        Ok(real) if real.starts_with(&real_folder) => Ok(()),
-        Ok(_) => Err(format!(
-            "{} is a link to a file outside the gate.toml's folder",
-            report::escape::path(file)
-        )),
-        Err(_) if std::fs::symlink_metadata(file).is_ok() => Err(format!(
-            "{} is a link that leads nowhere inside the gate.toml's folder",
-            report::escape::path(file)
-        )),
-        Err(_) => Ok(()),
-    }
-}
-
-/// The line of the top-level `key = ...` in `text`, for an error found after parsing.
-fn key_line(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| {
-            l.trim_start()
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with('='))
-        })
-        .map(|i| i + 1)
 }
 
 #[cfg(test)]
@@ -460,46 +435,34 @@ glob = "scripts/test-*.sh"
     }
 
     #[test]
-    fn paths_must_stay_in_the_files_folder() {
-        for (path, why) in [
-            ("../build.patch", "climbs out"),
-            ("sub/../../x", "climbs out"),
-            ("/tmp/build.patch", "absolute"),
-        ] {
-            let bad = GOOD.replace("\"build.patch\"", &format!("{path:?}"));
-            let e = parse(&bad).unwrap_err();
-            assert_eq!(e.line, Some(3), "{e}");
-            assert!(e.message.contains(why), "{path}: {e}");
+    fn the_patch_and_manifest_may_be_anywhere_and_the_command_line_wins() {
+        // They are only read: absolute, climbing out with `..`, or a link out are all fine.
+        for path in ["../build.patch", "sub/../../x", "/tmp/build.patch"] {
+            let c = parse(&GOOD.replace("\"build.patch\"", &format!("{path:?}"))).unwrap();
+            assert_eq!(c.patch, Path::new("cand").join(path), "{path}");
         }
-        assert!(parse(&GOOD.replace("\"build.patch\"", "\"./in/build.patch\"")).is_ok());
+        let tmp = tempfile::tempdir().unwrap();
+        let toml = tmp.path().join("gate.toml");
+        std::fs::write(&toml, GOOD).unwrap();
+        let c = Config::load_with(
+            &toml,
+            &Overrides {
+                base: Some("v2".into()),
+                patch: Some("/elsewhere/p.patch".into()),
+                manifest: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(c.base, "v2");
+        assert_eq!(c.patch, Path::new("/elsewhere/p.patch"));
+        assert_eq!(c.manifest, tmp.path().join("candidate-manifest.sha256"));
+        // A glob matches files of the candidate's tree, so it stays inside it.
         for glob in ["../scripts/*.sh", "/tmp/*.sh"] {
             let bad = GOOD.replace("\"scripts/test-*.sh\"", &format!("{glob:?}"));
             let e = parse(&bad).unwrap_err();
             assert_eq!(e.line, Some(15), "{e}");
             assert!(e.message.starts_with("`glob`"), "{e}");
         }
-    }
-
-    #[test]
-    fn a_link_out_of_the_folder_is_refused_before_it_is_opened() {
-        let tmp = tempfile::tempdir().unwrap();
-        let cand = tmp.path().join("cand");
-        std::fs::create_dir(&cand).unwrap();
-        let outside = tmp.path().join("outside.patch");
-        std::fs::write(&outside, "secret").unwrap();
-        std::os::unix::fs::symlink(&outside, cand.join("build.patch")).unwrap();
-        std::fs::write(cand.join("inside.sha256"), "x").unwrap();
-        std::os::unix::fs::symlink("inside.sha256", cand.join("candidate-manifest.sha256"))
-            .unwrap();
-        let toml = cand.join("gate.toml");
-        std::fs::write(&toml, GOOD).unwrap();
-        let e = Config::load(&toml).unwrap_err();
-        assert_eq!(e.line, Some(3), "{e}");
-        assert!(e.message.contains("outside"), "{e}");
-        // A link that stays inside the folder is fine.
-        std::fs::remove_file(cand.join("build.patch")).unwrap();
-        std::fs::write(cand.join("build.patch"), "p").unwrap();
-        Config::load(&toml).unwrap();
     }
 
     #[test]

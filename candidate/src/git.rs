@@ -224,6 +224,26 @@ impl Git {
         Ok(Git::at(Path::new(&top)))
     }
 
+    /// The repository `dir` names, or the one the current directory is in; outside any, the
+    /// error says how to name one (`flag`, the tool's option for it: gate's `--repo`).
+    pub fn open_or_hint(dir: Option<&Path>, flag: &str) -> anyhow::Result<Git> {
+        let here;
+        let dir = match dir {
+            Some(d) => d,
+            None => {
+                here = std::env::current_dir()
+                    .map_err(|e| anyhow::anyhow!("current directory: {e}"))?;
+                &here
+            }
+        };
+        Git::open(dir).map_err(|e| match e {
+            GitError::NotARepo { .. } => {
+                anyhow::anyhow!("{e}: run it inside a git repository, or name one with {flag} DIR")
+            }
+            other => other.into(),
+        })
+    }
+
     /// A handle on `dir` as it is, for a worktree we made ourselves.
     pub fn at(dir: &Path) -> Git {
         Git {
@@ -457,6 +477,43 @@ impl Git {
     }
 
     /// How many commits `base..head` holds.
+    /// `git patch-id --stable` of a diff: the same for two diffs that make the same change,
+    /// whatever their line numbers or whitespace; `None` for a diff with no change in it.
+    pub(crate) fn patch_id(&self, diff: &[u8]) -> Result<Option<String>, GitError> {
+        let out = self.bytes_with_input(["patch-id", "--stable"], Some(diff))?;
+        let text = String::from_utf8_lossy(&out);
+        Ok(text.split_whitespace().next().map(str::to_string))
+    }
+
+    /// The diff commit `sha` makes against its first parent, as `git patch-id` reads it.
+    pub(crate) fn commit_diff(&self, sha: &str) -> Result<Vec<u8>, GitError> {
+        let mut args = vec![
+            "diff-tree",
+            "-p",
+            "--binary",
+            "--full-index",
+            "--no-color",
+            "-r",
+        ];
+        args.extend(DIFF_OPTIONS.iter().filter(|o| **o != "-z"));
+        args.push("--root");
+        args.push(sha);
+        self.bytes(args)
+    }
+
+    /// The paths that differ between two trees (or commits).
+    pub(crate) fn changed_paths(&self, a: &str, b: &str) -> Result<Vec<Vec<u8>>, GitError> {
+        let mut args = vec!["diff-tree", "-r", "--name-only"];
+        args.extend(DIFF_OPTIONS);
+        args.extend([a, b]);
+        let out = self.bytes(args)?;
+        Ok(out
+            .split(|c| *c == 0)
+            .filter(|p| !p.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+
     pub(crate) fn count_commits(&self, base: &str, head: &str) -> Result<usize, GitError> {
         let n = self.text(["rev-list", "--count", &format!("{base}..{head}")])?;
         Ok(n.parse().unwrap_or(0))

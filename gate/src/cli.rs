@@ -59,6 +59,15 @@ pub(crate) enum Command {
     Run {
         #[arg(long, value_name = "FILE", default_value = "gate.toml")]
         config: PathBuf,
+        /// The candidate's base, in place of gate.toml's `base`.
+        #[arg(long, value_name = "REV", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+        base: Option<String>,
+        /// The patch, in place of gate.toml's `patch` (only read: it may be anywhere).
+        #[arg(long, value_name = "FILE")]
+        patch: Option<PathBuf>,
+        /// The manifest, in place of gate.toml's `manifest` (only read: it may be anywhere).
+        #[arg(long, value_name = "FILE")]
+        manifest: Option<PathBuf>,
         /// Where gate-summary.txt, gate.json and the suite logs go.
         #[arg(long, value_name = "DIR", default_value = "gate-out")]
         out: PathBuf,

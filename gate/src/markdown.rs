@@ -50,8 +50,8 @@ impl GateReport {
             facts.push(("run", markdown::escape(&cut)));
         }
         facts.extend([
-            ("base", format!("{} ({})", code(&c.base), code(&c.base_rev))),
-            ("head", format!("{} ({})", code(&c.head), code(&c.head_rev))),
+            ("base", with_typed(&c.base, &c.base_rev)),
+            ("head", with_typed(&c.head, &c.head_rev)),
             (
                 "patch",
                 format!("{} sha256 {}", code(&c.patch), code(&c.patch_sha256)),
@@ -82,6 +82,14 @@ impl GateReport {
                     .unwrap_or_default();
                 let _ = writeln!(out, "- {}: **{}**{detail}", code(&e.path), e.status);
             }
+        }
+        for commit in &c.landed {
+            let _ = writeln!(
+                out,
+                "\nThe candidate itself, landed as {} {}: not drift.",
+                code(short(&commit.sha)),
+                markdown::escape(&commit.subject)
+            );
         }
         if !c.drift.is_empty() {
             out.push_str("\nCommits since the base that touch candidate paths:\n\n");
@@ -142,4 +150,12 @@ fn suite_table_markdown(suites: &[SuiteResult]) -> Table {
         ]);
     }
     t
+}
+
+/// `` `id` (`rev`) ``, or `` `id` `` alone when the revision typed was the id.
+fn with_typed(id: &str, rev: &str) -> String {
+    match crate::text::as_typed(id, rev) {
+        Some(rev) => format!("{} ({})", code(id), code(rev)),
+        None => code(id),
+    }
 }

@@ -77,6 +77,12 @@ pub(crate) struct CandidateFacts {
     pub manifest: ManifestFacts,
     pub deleted: Vec<DeletedFact>,
     pub drift: Vec<Commit>,
+    /// Commits since base that are the candidate itself, landed on the head (same patch-id,
+    /// or its paths exactly as its manifest says): reported, never a finding. In the summaries
+    /// of the run that found them; not (yet) a field of gate.json, whose schema is committed.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub landed: Vec<Commit>,
     pub commits_since_base: usize,
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
@@ -108,6 +114,7 @@ impl CandidateFacts {
                 })
                 .collect(),
             drift: a.drift.clone(),
+            landed: a.landed.clone(),
             commits_since_base: a.commits_since_base,
             tree: a.tree.clone(),
             worktree: a.worktree.path().display().to_string(),
@@ -502,6 +509,7 @@ pub(crate) mod fixtures {
             },
             deleted: Vec::new(),
             drift: Vec::new(),
+            landed: Vec::new(),
             commits_since_base: 0,
             tree: "a".repeat(40),
             worktree: "wt".into(),

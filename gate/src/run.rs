@@ -24,6 +24,8 @@ use candidate::worktree;
 #[derive(Debug, Clone)]
 pub struct RunSettings {
     pub config: PathBuf,
+    /// `--base`, `--patch`, `--manifest`: in place of gate.toml's.
+    pub overrides: candidate::config::Overrides,
     pub out: PathBuf,
     pub only: Vec<String>,
     /// With `only`: start a new summary instead of appending to the one in `out`.
@@ -56,7 +58,7 @@ pub struct Gated {
 /// this run alone and proved writable, and (for `--only`) the candidate is proved to be the
 /// summary's own; a refusal leaves an existing summary byte for byte as it was.
 pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
-    let config = Config::load(&s.config)?;
+    let config = Config::load_with(&s.config, &s.overrides)?;
     config.require_suites()?;
     candidate::setup::require_ignored(&config.worktree, repo, &config.file)
         .map_err(anyhow::Error::msg)?;

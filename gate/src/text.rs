@@ -55,6 +55,7 @@ impl GateReport {
         out.push('\n');
         out.push_str(&suite_table(&self.suites).render_text());
         out.push_str(&total_line(&self.suites));
+        out.push_str(&why_lines(&self.suites));
         for rerun in &self.reruns {
             out.push('\n');
             out.push_str(&render_rerun(rerun));
@@ -101,8 +102,16 @@ impl GateReport {
 /// value is outside text (revisions as typed, paths, subjects) and is escaped.
 pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "base      {}  ({})", esc(&c.base), esc(&c.base_rev));
-    let _ = writeln!(out, "head      {}  ({})", esc(&c.head), esc(&c.head_rev));
+    for (label, id, rev) in [
+        ("base", &c.base, &c.base_rev),
+        ("head", &c.head, &c.head_rev),
+    ] {
+        match as_typed(id, rev) {
+            Some(rev) => writeln!(out, "{label:<10}{}  ({})", esc(id), esc(rev)),
+            None => writeln!(out, "{label:<10}{}", esc(id)),
+        }
+        .ok();
+    }
     let _ = writeln!(
         out,
         "patch     {}  sha256 {}",
@@ -142,6 +151,14 @@ pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
             let _ = writeln!(out, "            touches {}", paths.join(", "));
         }
     }
+    for commit in &c.landed {
+        let _ = writeln!(
+            out,
+            "          the candidate itself, landed as {} {} (not drift)",
+            esc(short(&commit.sha)),
+            esc(&commit.subject)
+        );
+    }
     let _ = writeln!(out, "tree      {}", esc(&c.tree));
     let _ = writeln!(
         out,
@@ -156,6 +173,12 @@ pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
         }
     );
     out
+}
+
+/// The revision as the user typed it, beside the commit id it resolved to; `None` when it was
+/// that id already, so a full id is printed once.
+pub(crate) fn as_typed<'a>(id: &str, rev: &'a str) -> Option<&'a str> {
+    (!rev.eq_ignore_ascii_case(id)).then_some(rev)
 }
 
 /// The rerun section: a header with the manifest and tree at that moment, then the suites.
@@ -173,6 +196,8 @@ fn render_rerun(rerun: &Rerun) -> String {
 
 fn suite_table(suites: &[SuiteResult]) -> Table {
     let mut t = Table::new(["suite", "start", "end", "time", "result", "counts"]);
+    // Within 120 columns: a long suite name (a glob's path) or result wraps in its column.
+    t.wrap(0).wrap(4);
     for s in suites {
         t.row([
             s.name.clone(),
@@ -184,6 +209,27 @@ fn suite_table(suites: &[SuiteResult]) -> Table {
         ]);
     }
     t
+}
+
+/// For each suite that did not pass, why, as its log says (the failed tests and the first
+/// error line of each, [`report::counts::why`]), then the log's path; read from the log on
+/// disk, so a summary rendered where the logs are gone has only the path.
+pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
+    let mut out = String::new();
+    for s in suites.iter().filter(|s| !s.passed()) {
+        let _ = writeln!(
+            out,
+            "failed    suite {}: {}",
+            esc(&s.name),
+            esc(&s.result_text())
+        );
+        let log = report::runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
+        for line in report::counts::why(&log) {
+            let _ = writeln!(out, "          {}", esc(&line));
+        }
+        let _ = writeln!(out, "          log {}", report::escape::path(&s.record.log));
+    }
+    out
 }
 
 pub(crate) fn total_line(suites: &[SuiteResult]) -> String {
@@ -218,6 +264,11 @@ pub(crate) fn drift_text(c: &CandidateFacts) -> String {
     let range = format!("{}..{}", esc(short(&c.base)), esc(short(&c.head)));
     if c.commits_since_base == 0 {
         format!("none: head is the base ({range} holds no commit), nothing to compare")
+    } else if c.drift.is_empty() && !c.landed.is_empty() {
+        format!(
+            "none: the only commits in {range} ({} commits) that touch candidate paths are the candidate itself",
+            c.commits_since_base
+        )
     } else if c.drift.is_empty() {
         format!(
             "none: no commit in {range} ({} commits) touches a candidate path",
@@ -251,20 +302,25 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
-        /// Whatever a name holds, every rendering has exactly the lines of a plain name's, no
-        /// control character but the line breaks gatekit writes, and one verdict line.
+        /// Whatever a name holds, no rendering has a line starting at the first column that a
+        /// plain name's has not (Markdown has exactly its lines; in text, the pieces of a cell
+        /// wrapped to keep a table narrow start indented), no control character but the line
+        /// breaks gatekit writes, and one verdict line.
         #[test]
         fn no_outside_text_can_add_a_line_or_a_control_to_any_rendering(
             name in "(\\PC|[\n\r\t\u{1b}\u{7f}\u{85}\u{9b}\u{2028}\u{202e}])*"
         ) {
             let plain = hostile("plain");
             let evil = hostile(&name);
+            let md = (plain.render_markdown(), evil.render_markdown());
+            proptest::prop_assert_eq!(md.0.lines().count(), md.1.lines().count(), "{}", md.1);
             for (ours, theirs) in [
                 (plain.render(), evil.render()),
-                (plain.render_markdown(), evil.render_markdown()),
+                md,
                 (render_candidate(&plain.candidate), render_candidate(&evil.candidate)),
             ] {
-                proptest::prop_assert_eq!(ours.lines().count(), theirs.lines().count(), "{}", theirs);
+                let own = |t: &str| t.lines().filter(|l| !l.starts_with(' ')).count();
+                proptest::prop_assert!(own(&theirs) <= own(&ours), "{}", theirs);
                 proptest::prop_assert!(
                     !theirs.chars().any(|c| c != '\n' && report::escape::is_unsafe(c)),
                     "{:?}", theirs

@@ -402,3 +402,49 @@ fn a_deleted_path_that_still_opens_fails_apply_and_run() {
     assert!(text.contains("gate FAIL"), "{text}");
     assert!(text.contains("1/1 suites passed"), "{text}");
 }
+
+#[test]
+fn the_candidate_landed_on_the_head_is_named_and_is_not_drift() {
+    let f = Fixture::new();
+    f.pack();
+    // The candidate committed on `work` as it is: the same patch-id.
+    let landed = f.repo.commit_all("land the candidate");
+    f.repo.git(["checkout", "-q", "main"]);
+    let out = f.apply().args(["--head", "work"]).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("drift     none: the only commits in"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "the candidate itself, landed as {} land the candidate",
+            &landed[..12]
+        )),
+        "{text}"
+    );
+
+    // Landed with an unrelated file in the same commit (another patch-id, the candidate's
+    // paths exactly as its manifest says), then a real drift commit after it.
+    f.repo.git(["checkout", "-q", "-b", "work2", &f.base]);
+    f.repo.git(["checkout", "-q", "work", "--", "."]);
+    f.repo.git(["rm", "-q", "--ignore-unmatch", "docs/old.md"]);
+    f.repo.write("unrelated.txt", "x\n");
+    let with_more = f.repo.commit_all("land it with more");
+    f.repo.write("src/lib.txt", "changed again\n");
+    let drifted = f.repo.commit_all("change lib after landing");
+    f.repo.git(["checkout", "-q", "main"]);
+    let out = f.apply().args(["--head", "work2"]).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    assert!(
+        text.contains(&format!("landed as {} land it with more", &with_more[..12])),
+        "{text}"
+    );
+    assert!(text.contains("1 of 2 commits"), "{text}");
+    assert!(
+        text.contains(&format!("{} change lib after landing", &drifted[..12])),
+        "{text}"
+    );
+}

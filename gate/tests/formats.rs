@@ -565,3 +565,98 @@ fn invocations_are_found_with_their_flags_and_heredocs_are_skipped() {
         ]
     );
 }
+
+#[test]
+fn the_text_summary_keeps_its_suites_table_within_120_columns_and_markdown_keeps_every_cell() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let long = "tests/integration/persisted_output/a_long_head_is_truncated_and_saved_beside_its_preview.sh";
+    let config = f.config(&format!(
+        "[[suite]]\nname = \"{long}\"\nrun = \"echo '41 passed, 1 failed, 2 skipped'; exit 1\"\n"
+    ));
+    let out_dir = f.out.path().join("gate-out");
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("suite "))
+        .take_while(|l| !l.starts_with("total "))
+        .collect();
+    assert!(table.len() >= 3, "{text}");
+    for l in &table {
+        assert!(
+            l.chars().count() <= 120,
+            "{} columns: {l}\n{text}",
+            l.chars().count()
+        );
+    }
+    let flat = table
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(flat.contains("41 passed, 1 failed, 2 skipped"), "{text}");
+    // The name, read down its column, is whole.
+    let name: String = table[2..]
+        .iter()
+        .map(|l| l.trim_start().split("  ").next().unwrap_or(""))
+        .collect();
+    assert_eq!(name, long, "{text}");
+    let md = stdout(
+        &f.run(&config, &out_dir)
+            .args(["--format", "markdown"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        md.contains(&report::markdown::escape(long).to_string()),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_text_summary_prints_backslashes_as_they_are_and_a_full_base_id_once() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    // gate.toml's base is the full id (the fixture writes it so).
+    let config =
+        f.config("[[suite]]\nname = 'win\\tmp\\x41'\nrun = \"echo '2 passed, 0 failed'\"\n");
+    let out_dir = f.out.path().join("gate-out");
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("\nbase      {}\n", f.base)),
+        "{text}"
+    );
+    assert!(text.contains(r"win\tmp\x41  "), "{text}");
+    assert!(!text.contains(r"\\"), "{text}");
+    let md = stdout(
+        &f.run(&config, &out_dir)
+            .args(["--format", "markdown"])
+            .output()
+            .unwrap(),
+    );
+    assert!(md.contains(&format!("| **base** | `{}` |", f.base)), "{md}");
+}
+
+#[test]
+fn a_failed_suite_says_why_under_the_table_then_its_log() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let mut run = String::from("echo '___ test_imports ___'; echo \\\"E   ModuleNotFoundError: No module named 'left_pad'\\\"; ");
+    for i in 0..30 {
+        run.push_str(&format!("echo noise {i}; "));
+    }
+    run.push_str("echo 'FAILED tests/test_x.py::test_imports - ModuleNotFoundError'; echo '1 failed, 3 passed in 0.10s'; exit 1");
+    let config = f.config(&format!("[[suite]]\nname = \"py\"\nrun = \"{run}\"\n"));
+    let out_dir = f.out.path().join("gate-out");
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("\nfailed    suite py: exit 1\n          tests/test_x.py::test_imports: ModuleNotFoundError: No module named 'left_pad'\n          log "), "{text}");
+}

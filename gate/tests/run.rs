@@ -3,7 +3,7 @@
 use std::fs;
 use std::time::{Duration, Instant};
 
-use crate::common::{stderr, stdout, Fixture};
+use crate::common::{gate, stderr, stdout, Fixture};
 
 #[test]
 fn suites_run_in_order_with_env_timeout_and_counts_and_the_summary_reads_well() {
@@ -358,4 +358,99 @@ fn a_glob_star_stays_within_one_folder() {
     assert!(text.contains("scripts/test-a.sh"), "{text}");
     assert!(!text.contains("deep.sh"), "{text}");
     assert!(text.contains("1/1 suites passed"), "{text}");
+}
+
+#[test]
+fn one_gate_toml_serves_many_candidates_through_base_patch_and_manifest_flags() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    // The candidate's files in a folder of their own; gate.toml elsewhere names files that do
+    // not exist, and the command line names the real ones (one relative with `..`, one absolute).
+    let cands = tempfile::tempdir().unwrap();
+    let one = cands.path().join("one");
+    std::fs::create_dir(&one).unwrap();
+    std::fs::copy(f.patch(), one.join("build.patch")).unwrap();
+    std::fs::copy(f.manifest(), one.join("candidate-manifest.sha256")).unwrap();
+    let conf_dir = cands.path().join("conf");
+    std::fs::create_dir(&conf_dir).unwrap();
+    let config = conf_dir.join("gate.toml");
+    std::fs::write(
+        &config,
+        "base = \"no-such-rev\"\npatch = \"missing.patch\"\nmanifest = \"missing.sha256\"\n\n[[suite]]\nname = \"ok\"\nrun = \"echo '2 passed, 0 failed'\"\n",
+    )
+    .unwrap();
+    let out_dir = cands.path().join("gate-out");
+    let out = gate()
+        .current_dir(f.repo.path())
+        .env("TMPDIR", f.out.path())
+        .args(["run", "--base", &f.base, "--patch"])
+        .arg(one.join("build.patch"))
+        .arg("--manifest")
+        .arg(conf_dir.join("../one/candidate-manifest.sha256"))
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(stdout(&out).contains("6/6 OK"), "{}", stdout(&out));
+
+    // gate.toml itself may name them with `..` or absolutely: they are only read.
+    std::fs::write(
+        &config,
+        format!(
+            "base = \"{}\"\npatch = \"../one/build.patch\"\nmanifest = \"{}\"\n\n[[suite]]\nname = \"ok\"\nrun = \"true\"\n",
+            f.base,
+            one.join("candidate-manifest.sha256").display()
+        ),
+    )
+    .unwrap();
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+
+    // Outputs keep every guard: a report written over the patch it reads is refused.
+    let out = f
+        .run(&config, &out_dir)
+        .arg("--junit")
+        .arg(one.join("build.patch"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(one.join("build.patch")).unwrap(),
+        std::fs::read(f.patch()).unwrap()
+    );
+}
+
+#[test]
+fn outside_a_repository_the_error_suggests_repo() {
+    let f = Fixture::new();
+    f.pack();
+    let nowhere = tempfile::tempdir().unwrap();
+    let out = gate()
+        .current_dir(nowhere.path())
+        .env("GIT_CEILING_DIRECTORIES", nowhere.path().parent().unwrap())
+        .args(["run", "--config"])
+        .arg(f.config("[[suite]]\nname = \"ok\"\nrun = \"true\"\n"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("not a git repository"), "{err}");
+    assert!(err.contains("name one with --repo DIR"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

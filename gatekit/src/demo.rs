@@ -151,6 +151,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     report::outln!("== gate run --config {}", out.join("gate.toml").display())?;
     let settings = RunSettings {
         config: out.join("gate.toml"),
+        overrides: Default::default(),
         out: out.join("gate-out"),
         only: Vec::new(),
         fresh: false,

@@ -25,7 +25,7 @@ fn the_demo_gates_its_sample_and_passes() {
         text.contains("manifest before: 3/3 OK, after: 3/3 OK"),
         "{text}"
     );
-    assert!(text.contains("SURVIVED (3 pass -> 3 pass)"), "{text}");
+    assert!(text.contains("SURVIVED (3 pass -> 3 passed)"), "{text}");
     assert!(
         text.contains("slug ' padded '"),
         "failed test names: {text}"

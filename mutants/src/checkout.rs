@@ -296,11 +296,7 @@ impl Prep {
 
 /// Opens the repository a run or a check works in: DIR, or the current directory.
 pub(crate) fn open_repo(dir: Option<std::path::PathBuf>) -> Result<Git> {
-    let dir = match dir {
-        Some(d) => d,
-        None => std::env::current_dir().context("current directory")?,
-    };
-    Ok(Git::open(&dir)?)
+    Git::open_or_hint(dir.as_deref(), "--dir")
 }
 
 /// Makes `n` working copies from `source`, in parallel (each is a checkout in a repository of

@@ -45,7 +45,7 @@ pub(crate) enum Command {
         json: bool,
     },
     /// Run the baseline, then every mutant, in private worktrees; write the report.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Join the outputs of `run --shard K/N` into one report, as a single run would write it.
     Merge {
         /// The output folders of the shards.
@@ -97,6 +97,15 @@ pub(crate) struct RunArgs {
     /// manifest), and check its manifest before the first mutant and after the last.
     #[arg(long, value_name = "GATE_TOML")]
     pub candidate: Option<PathBuf>,
+    /// With --candidate: the base, in place of gate.toml's `base`.
+    #[arg(long, value_name = "REV", requires = "candidate", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub base: Option<String>,
+    /// With --candidate: the patch, in place of gate.toml's `patch` (only read).
+    #[arg(long, value_name = "FILE", requires = "candidate")]
+    pub patch: Option<PathBuf>,
+    /// With --candidate: the manifest, in place of gate.toml's `manifest` (only read).
+    #[arg(long, value_name = "FILE", requires = "candidate")]
+    pub manifest: Option<PathBuf>,
     /// Run N mutants at once, each in its own worktree.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: u16,

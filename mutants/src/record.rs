@@ -48,11 +48,11 @@ pub(crate) struct SuiteRun {
 }
 
 impl SuiteRun {
-    /// `196 pass -> 8 failed`, or empty when the runner printed no counts.
+    /// `196 pass -> 188 passed, 8 failed`: the baseline's passes, then every count the runner
+    /// gave with the mutant (what passed beside what failed), or `unknown`.
     pub fn counts_text(&self) -> String {
         let after = match self.counts {
-            Some(c) if c.failed > 0 => format!("{} failed", c.failed),
-            Some(c) => format!("{} pass", c.passed),
+            Some(c) => c.to_string(),
             // No runner summary could be read: unknown, never a number that hides the suite.
             None => return "unknown".to_string(),
         };

@@ -681,3 +681,62 @@ fn mutants_html_renders_in_headless_chromium_with_its_table_diffs_and_a_working_
     let findings = chromium(&format!("{url}#findings"), None).unwrap();
     assert!(findings.contains("showing 4 of 7"), "{findings}");
 }
+
+#[test]
+fn mutants_txt_keeps_within_120_columns_with_long_names_claims_and_failed_tests() {
+    // A name and a claim of the length the project's own seeds have, and a suite that names
+    // long failed tests the way pytest does.
+    let name = "persisted output keeps its preview short and names the saved file";
+    let claim = "a short preview beside a save note is `saved` (Claude Code's persisted-output), a long head `truncated+saved`";
+    let spec = format!(
+        "{SUITE}[[mutant]]\nname = \"{name}\"\nsite = \"lib\"\nfile = \"lib.sh\"\n\
+         anchor = '''$1 + $2'''\nreplace = '''$1 - $2'''\nundoes = \"{claim}\"\nsuite = \"unit\"\n"
+    );
+    let fx = Fixture::new(&spec);
+    let mut test = String::from(
+        ". ./lib.sh\nif [ \"$(add 2 3)\" = 5 ]; then echo '42 passed in 0.10s'; exit 0; fi\n",
+    );
+    for i in 0..3 {
+        test.push_str(&format!(
+            "echo 'FAILED tests/test_persisted_output_preview.py::TestPreviewOfSavedOutput::test_a_long_head_is_truncated_and_saved_{i} - assert False'\n"
+        ));
+    }
+    test.push_str("echo '3 failed, 39 passed in 0.10s'\nexit 1\n");
+    fx.repo.write("test.sh", &test);
+    fx.repo.commit_all("long names");
+    let out = fx.run(&[]);
+    out.assert_exit(0);
+    let txt = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    for l in txt.lines() {
+        assert!(
+            l.chars().count() <= 120,
+            "{} columns: {l}\n{txt}",
+            l.chars().count()
+        );
+    }
+    let flat = txt.split_whitespace().collect::<Vec<_>>().join(" ");
+    // The counts and failed tests follow under the table, on the mutant's line.
+    assert!(
+        flat.contains(&format!("{name} Counts: 42 pass -> 39 passed, 3 failed; Failed tests: tests/test_persisted_output_preview.py::TestPreviewOfSavedOutput::test_a_long_head_is_truncated_and_saved_0")),
+        "{txt}"
+    );
+    for word in claim.split(' ') {
+        assert!(flat.contains(word), "{word} missing:\n{txt}");
+    }
+    // Markdown and HTML keep every column.
+    let md = fx.run(&["--format", "markdown"]).stdout;
+    assert!(
+        md.contains("| Counts | Time | Exit | Strays | Failed tests |"),
+        "{md}"
+    );
+    assert!(md.contains(r"| 42 pass -\> 39 passed, 3 failed |"), "{md}");
+    assert!(
+        md.contains(r"test\_a\_long\_head\_is\_truncated\_and\_saved\_2 |"),
+        "{md}"
+    );
+    let html = fs::read_to_string(fx.out().join("mutants.html")).unwrap();
+    assert!(
+        html.contains("test_a_long_head_is_truncated_and_saved_2"),
+        "no failed test in the HTML"
+    );
+}

@@ -296,7 +296,7 @@ fn outputs_hold_the_table_the_stryker_report_and_an_escaped_html_page() {
         "Site",
         "What it undoes",
         "Verdict",
-        "5 pass -> 1 failed",
+        "5 pass -> 4 passed, 1 failed",
         "2 mutants: 2 killed",
     ] {
         assert!(txt.contains(needle), "{needle} not in\n{txt}");
@@ -506,4 +506,36 @@ fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
         assert!(d.contains("/gatekit-") && d.contains("/tmp-"), "{d}");
         assert!(!std::path::Path::new(d).exists(), "{d} outlived its suite");
     }
+}
+
+#[test]
+fn a_red_baseline_says_why_with_the_failed_tests_first_error_line_and_then_its_log() {
+    let spec = format!(
+        "{SUITE}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", "")
+    );
+    let fx = Fixture::new(&spec);
+    // pytest's shape: the reason far above the closing lines, which say only how many failed.
+    let mut test = String::from(
+        "echo '___ test_imports ___'\necho \"E   ModuleNotFoundError: No module named 'left_pad'\"\n",
+    );
+    for i in 0..30 {
+        test.push_str(&format!("echo 'noise line {i}'\n"));
+    }
+    test.push_str("echo 'FAILED tests/test_x.py::test_imports - ModuleNotFoundError'\necho '1 failed, 3 passed in 0.10s'\nexit 1\n");
+    fx.repo.write("test.sh", &test);
+    fx.repo.commit_all("red baseline");
+    let out = fx.run(&[]);
+    out.assert_exit(4);
+    let err = out.stderr.as_str();
+    let why = err
+        .find("  tests/test_x.py::test_imports: ModuleNotFoundError: No module named 'left_pad'\n")
+        .unwrap_or_else(|| panic!("no reason: {err}"));
+    let log = err
+        .find(&format!(
+            "  log {}",
+            fx.out().join("logs/baseline.unit.log").display()
+        ))
+        .unwrap_or_else(|| panic!("no log: {err}"));
+    assert!(why < log, "{err}");
 }

@@ -191,8 +191,8 @@ fn comparison_suites_show_their_own_verdict_and_failed_tests_become_killed_by() 
     assert_eq!(r["also"][0]["verdict"], "SURVIVED");
     let txt = out.stdout.as_str();
     assert!(txt.contains("pre-existing (comparison)"), "{txt}");
-    assert!(txt.contains("SURVIVED (7 pass -> 7 pass)"), "{txt}");
-    assert!(txt.contains("3 pass -> 1 failed"), "{txt}");
+    assert!(txt.contains("SURVIVED (7 pass -> 7 passed)"), "{txt}");
+    assert!(txt.contains("3 pass -> 2 passed, 1 failed"), "{txt}");
     assert!(txt.contains("add_works"), "{txt}");
     let stryker: Value = serde_json::from_str(
         &std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap(),
@@ -254,4 +254,83 @@ fn a_candidate_runs_its_mutants_under_gate_tomls_env_with_the_suites_own_winning
     // A red baseline (exit 4) would mean the env did not arrive.
     out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
+}
+
+#[test]
+fn a_candidate_brings_gate_tomls_worktree_unless_the_spec_has_its_own_and_says_which() {
+    // The suite passes only when gate.toml's [worktree] setup ran in its checkout.
+    let spec = "[suites.double]\nrun = \"[ -f \\\"$PIDS/gate-setup\\\" ] && sh double-test.sh\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
+    let fx = Fixture::new(spec);
+    let (dir, _) = candidate(&fx, true);
+    let gate_toml = dir.path().join("gate.toml");
+    let mut text_toml = std::fs::read_to_string(&gate_toml).unwrap();
+    text_toml.push_str("\n[worktree]\nsetup = \"echo \\\"$PWD\\\" >> \\\"$PIDS/gate-setup\\\"\"\n");
+    std::fs::write(&gate_toml, text_toml).unwrap();
+    let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
+    // A red baseline (exit 4) would mean gate.toml's setup did not run.
+    out.assert_exit(0);
+    assert_eq!(verdicts(&fx.report())[0].1, "killed");
+    assert!(
+        out.stderr.contains(&format!(
+            "mutants: [worktree] from {} (the spec has none)",
+            gate_toml.display()
+        )),
+        "{}",
+        out.stderr
+    );
+
+    // The spec's own [worktree] wins whole, and the output says so.
+    let own = format!("[worktree]\nsetup = \"true\"\n\n{spec}");
+    let fx = Fixture::new(&own);
+    let (dir, _) = candidate(&fx, true);
+    let gate_toml = dir.path().join("gate.toml");
+    let mut text_toml = std::fs::read_to_string(&gate_toml).unwrap();
+    text_toml.push_str("\n[worktree]\nsetup = \"echo \\\"$PWD\\\" >> \\\"$PIDS/gate-setup\\\"\"\n");
+    std::fs::write(&gate_toml, text_toml).unwrap();
+    let out = fx.run(&["--candidate", gate_toml.to_str().unwrap()]);
+    out.assert_exit(4);
+    assert!(
+        out.stderr.contains(&format!(
+            "mutants: [worktree] from mutants.toml; {}'s is not used (the spec's own wins)",
+            gate_toml.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(!fx.pids.path().join("gate-setup").exists());
+}
+
+#[test]
+fn a_candidates_base_patch_and_manifest_on_the_command_line_win_over_gate_tomls() {
+    let spec = "[suites.double]\nrun = \"sh double-test.sh\"\n\n[[mutant]]\nname = \"times three\"\nfile = \"lib.sh\"\nanchor = \"$(( $1 * 2 ))\"\nreplace = \"$(( $1 * 3 ))\"\nsuite = \"double\"\n";
+    let fx = Fixture::new(spec);
+    let base = fx.repo.head();
+    let (dir, tree) = candidate(&fx, true);
+    // A gate.toml in a folder of its own that names nothing real.
+    let conf = tempfile::tempdir().unwrap();
+    let gate_toml = conf.path().join("gate.toml");
+    std::fs::write(
+        &gate_toml,
+        "base = \"no-such-rev\"\npatch = \"missing.patch\"\nmanifest = \"missing.sha256\"\n",
+    )
+    .unwrap();
+    let patch = dir.path().join("build.patch");
+    let manifest = dir.path().join("candidate-manifest.sha256");
+    let out = fx.run(&[
+        "--candidate",
+        gate_toml.to_str().unwrap(),
+        "--base",
+        &base,
+        "--patch",
+        patch.to_str().unwrap(),
+        "--manifest",
+        manifest.to_str().unwrap(),
+    ]);
+    out.assert_exit(0);
+    let report = fx.report();
+    assert_eq!(report["candidate"]["tree"], tree.as_str());
+    assert_eq!(verdicts(&report)[0].1, "killed");
+    // Without --candidate they mean nothing: a usage error.
+    let out = fx.run(&["--patch", patch.to_str().unwrap()]);
+    out.assert_exit(2);
 }

@@ -1,6 +1,6 @@
 //! Pass/fail/skip counts and failed test names, read from a test runner's closing lines.
 //!
-//! A suite is judged by its exit code; the counts are for the reader ("140 pass -> 1 failed"),
+//! A suite is judged by its exit code; the counts are for the reader ("140 pass -> 139 passed, 1 failed"),
 //! so a runner we do not recognise simply yields no counts (shown as unknown) rather than a
 //! guess. Each runner's summary is matched precisely: cargo test, nextest, node's test runner
 //! (spec, TAP, and dot, whose marks cannot tell a skip from a pass), pytest (`-q` and default;
@@ -86,8 +86,9 @@ fn patterns() -> &'static Patterns {
             nextest: re(r"^\s*Summary \[[^\]]*\]\s+\d+ tests? run: (.*)$"),
             node: re(r"^(?:#|ℹ) (pass|fail|skipped|todo|cancelled) (\d+)\s*$"),
             // Default form inside `=` rules, or `-q`'s bare line; every item a known word.
-            pytest: re(r"^(?:=+ )?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+) in [\d.]+s(?: \([^)]*\))?(?: =+)?\s*$"),
-            pytest_item: re(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)"),
+            // pytest 9 adds `N subtests passed` (and xfailed, skipped) beside the tests' counts.
+            pytest: re(r"^(?:=+ )?((?:\d+ (?:subtests )?(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+) in [\d.]+s(?: \([^)]*\))?(?: =+)?\s*$"),
+            pytest_item: re(r"(\d+) (subtests )?(passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)"),
             unittest_ran: re(r"^Ran (\d+) tests? in [\d.]+s\s*$"),
             unittest_end: re(r"^(OK|FAILED)(?: \((.*)\))?\s*$"),
             go: re(r"^\s*--- (PASS|FAIL|SKIP): "),
@@ -96,7 +97,7 @@ fn patterns() -> &'static Patterns {
             mocha: re(r"^\s+(\d+) (passing|failing|pending)\b"),
             plain: re(r"^(?:[\w-]+:\s*)?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$"),
             num_word: re(r"(\d+) (\w+)"),
-            pytest_marks: re(r"^[.FEsxX]+\s+\[\s*\d+%\]\s*$"),
+            pytest_marks: re(r"^[.FEsxXuy-]+\s+\[\s*\d+%\]\s*$"),
             node_dots: re(r"^[.X]+$"),
             deno: re(r"^(?:ok|FAILED) \| (\d+ passed.*?)(?: \(\d+(?:\.\d+)?m?s\))?\s*$"),
             bun_item: re(r"^\s*(\d+) (pass|fail|skip|todo)\s*$"),
@@ -133,6 +134,8 @@ pub fn read(log: &str) -> Option<Counts> {
     // dot reporter, plain lines; and Bun's items, which count once its `Ran N tests` line is seen.
     let mut marks = Counts::default();
     let mut marks_found = false;
+    // pytest marks a subtest `u` whether it passed or failed: marks holding one cannot be counted.
+    let mut marks_unsure = false;
     let mut dots = Counts::default();
     let mut dots_found = false;
     let mut plain = Counts::default();
@@ -165,8 +168,14 @@ pub fn read(log: &str) -> Option<Counts> {
         } else if let Some(c) = p.pytest.captures(line) {
             let mut counts = Counts::default();
             for item in p.pytest_item.captures_iter(&c[1]) {
+                // Subtests are counted apart by pytest (`740 subtests passed`), and only at some
+                // verbosities; the tests' own counts are the ones it always prints, and a failed
+                // subtest is already among them (`SUBFAILED` counts as failed).
+                if item.get(2).is_some() {
+                    continue;
+                }
                 let n = num(&item[1]);
-                match &item[2] {
+                match &item[3] {
                     "passed" | "xpassed" => counts.passed += n,
                     "failed" | "error" | "errors" => counts.failed += n,
                     "skipped" | "xfailed" => counts.skipped += n,
@@ -252,6 +261,7 @@ pub fn read(log: &str) -> Option<Counts> {
                     '.' | 'X' => marks.passed += 1,
                     'F' | 'E' => marks.failed += 1,
                     's' | 'x' => marks.skipped += 1,
+                    'u' | 'y' | '-' => marks_unsure = true,
                     _ => {}
                 }
             }
@@ -283,7 +293,7 @@ pub fn read(log: &str) -> Option<Counts> {
     if !found {
         // No runner's own summary: the weaker evidence, in order of how much it says.
         for (counts, seen) in [
-            (marks, marks_found),
+            (marks, marks_found && !marks_unsure),
             (dots, dots_found),
             (plain, plain_found),
         ] {
@@ -316,10 +326,14 @@ struct NamePatterns {
     tap: Regex,
     node_spec: Regex,
     pytest: Regex,
+    pytest_sub: Regex,
     unittest: Regex,
     go: Regex,
     jest: Regex,
     vitest: Regex,
+    vitest_mark: Regex,
+    deno: Regex,
+    bun: Regex,
 }
 
 fn name_patterns() -> &'static NamePatterns {
@@ -332,10 +346,16 @@ fn name_patterns() -> &'static NamePatterns {
             tap: re(r"^\s*not ok \d+ - (.+?)(?:\s+#\s.*)?\s*$"),
             node_spec: re(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$"),
             pytest: re(r"^(?:FAILED|ERROR) (\S+)(?: - .*)?\s*$"),
-            unittest: re(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)"),
+            // pytest 9: `SUBFAILED[msg] (i=2) path::test - message`, the description first.
+            pytest_sub: re(r"^SUBFAILED(.*?) (\S+::\S+)(?: - .*)?\s*$"),
+            // A subtest adds its parameters after the name: `FAIL: test_x (m.T.test_x) (i=2)`.
+            unittest: re(r"^(?:FAIL|ERROR): (\S+) \(([^)]+)\)(?: (.+?))?\s*$"),
             go: re(r"^\s*--- FAIL: (\S+)"),
             jest: re(r"^\s*● (.+?)\s*$"),
-            vitest: re(r"^\s*(?:FAIL|×)\s+(.+? > .+?)(?:\s+\d+m?s)?\s*$"),
+            vitest: re(r"^\s*FAIL\s+(.+? > .+?)\s*$"),
+            vitest_mark: re(r"^\s+[×x] (.+?) \d+m?s\s*$"),
+            deno: re(r"^(.+?) \.\.\. FAILED \(\d+(?:\.\d+)?m?s\)\s*$"),
+            bun: re(r"^\(fail\) (.+?)(?: \[[\d.]+m?s\])?\s*$"),
         }
     })
 }
@@ -344,6 +364,8 @@ fn name_patterns() -> &'static NamePatterns {
 pub fn failed_tests(log: &str) -> Vec<String> {
     let p = name_patterns();
     let mut names: Vec<String> = Vec::new();
+    let mut vitest_failed = false;
+    let mut vitest_marked: Vec<String> = Vec::new();
     let mut push = |name: String| {
         if !name.is_empty() && !names.contains(&name) {
             names.push(name);
@@ -365,13 +387,21 @@ pub fn failed_tests(log: &str) -> Vec<String> {
             push(c[1].to_string());
         } else if let Some(c) = p.pytest.captures(line) {
             push(c[1].to_string());
+        } else if let Some(c) = p.pytest_sub.captures(line) {
+            // Named as pytest heads its failure: `path::test [msg] (i=2)`.
+            push(format!("{} {}", &c[2], c[1].trim()).trim_end().to_string());
         } else if let Some(c) = p.unittest.captures(line) {
             // Python 3.11+ writes `test_x (mod.Class.test_x)`, older ones `test_x (mod.Class)`.
             let (method, owner) = (&c[1], &c[2]);
-            if owner.ends_with(&format!(".{method}")) {
-                push(owner.to_string());
+            let test = if owner.ends_with(&format!(".{method}")) {
+                owner.to_string()
             } else {
-                push(format!("{owner}.{method}"));
+                format!("{owner}.{method}")
+            };
+            // A subtest is named with its parameters: which of its cases failed.
+            match c.get(3) {
+                Some(sub) => push(format!("{test} {}", sub.as_str())),
+                None => push(test),
             }
         } else if let Some(c) = p.go.captures(line) {
             push(c[1].to_string());
@@ -380,10 +410,159 @@ pub fn failed_tests(log: &str) -> Vec<String> {
                 push(c[1].to_string());
             }
         } else if let Some(c) = p.vitest.captures(line) {
+            vitest_failed = true;
+            push(c[1].to_string());
+        } else if let Some(c) = p.vitest_mark.captures(line) {
+            vitest_marked.push(c[1].to_string());
+        } else if let Some(c) = p.deno.captures(line).or_else(|| p.bun.captures(line)) {
             push(c[1].to_string());
         }
     }
+    // vitest names a failed test twice: `× math > adds` in the tree and `FAIL  file > math > adds`
+    // below it. The second, with its file, is the name; the marks count only when it is absent.
+    if !vitest_failed {
+        for name in vitest_marked {
+            push(name);
+        }
+    }
     names
+}
+
+/// Why a suite failed, as its log says it: each failed test the runner named (at most
+/// [`WHY_TESTS`]) with the first error line found under it, or, when no test is named, the
+/// first error lines of the whole log. The summary block at a log's end says only how many
+/// failed; the line that says why (`Cannot find package 'x'`, `E   assert 1 == 2`,
+/// `AssertionError: ...`) is further up, and this finds it. Lines are as in the log (colour
+/// removed); callers escape them.
+pub fn why(log: &str) -> Vec<String> {
+    let lines: Vec<String> = tail(log)
+        .lines()
+        .map(|l| strip_ansi(l.trim_end_matches('\r')))
+        .collect();
+    let names = failed_tests(log);
+    let mut out = Vec::new();
+    if names.is_empty() {
+        // No test named: the log's first error lines, each found after the one before.
+        let mut at = 0;
+        while out.len() < 3 {
+            let Some(i) =
+                (at..lines.len()).find(|&i| !error_lines(&lines, i, i + 1, &[]).is_empty())
+            else {
+                break;
+            };
+            out.extend(error_lines(&lines, i, i + 1, &[]));
+            at = i + 1;
+        }
+        return out;
+    }
+    // The short forms each test is mentioned by in the log (`test_fails` of `t.py::test_fails`).
+    let keys: Vec<Vec<String>> = names.iter().map(|n| mention_keys(n)).collect();
+    for (i, name) in names.iter().enumerate().take(WHY_TESTS) {
+        let others: Vec<&str> = keys
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .flat_map(|(_, k)| k.iter().map(String::as_str))
+            .filter(|k| !keys[i].iter().any(|own| own.contains(k)))
+            .collect();
+        let mut found = Vec::new();
+        for (at, line) in lines.iter().enumerate() {
+            if !keys[i].iter().any(|k| line.contains(k.as_str())) {
+                continue;
+            }
+            found = error_lines(&lines, at, (at + 40).min(lines.len()), &others);
+            if !found.is_empty() {
+                break;
+            }
+        }
+        match found.first() {
+            Some(first) => out.push(format!("{name}: {first}")),
+            None => out.push(name.clone()),
+        }
+    }
+    if names.len() > WHY_TESTS {
+        out.push(format!("+{} more failed tests", names.len() - WHY_TESTS));
+    }
+    out
+}
+
+/// How many failed tests [`why`] explains.
+pub const WHY_TESTS: usize = 5;
+
+/// A failed test's full name and its last part, each at least 4 characters long.
+fn mention_keys(name: &str) -> Vec<String> {
+    let mut keys = vec![name.to_string()];
+    // The part after the last separator runners put in a test's full name; a path's dots are
+    // not one (`a.test.mjs`), a Python name's are (`mod.T.test_x`).
+    let seps: &[&str] = if name.contains('/') {
+        &["::", " > ", " › ", " "]
+    } else {
+        &["::", " > ", " › ", " ", "."]
+    };
+    let base = name.split(" (").next().unwrap_or(name);
+    let last = seps
+        .iter()
+        .filter_map(|s| base.rsplit_once(s).map(|(_, l)| l))
+        .min_by_key(|l| l.len())
+        .unwrap_or(base);
+    if last.chars().count() >= 4 && last != name {
+        keys.push(last.to_string());
+    }
+    keys
+}
+
+/// The first error line in `lines[from..to]` (none or one), stopping at a line that mentions another
+/// failed test (`others`) after the first.
+fn error_lines(lines: &[String], from: usize, to: usize, others: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut i = from;
+    while i < to && found.is_empty() {
+        let line = lines[i].trim().trim_start_matches(['#', '|']).trim();
+        if i > from && others.iter().any(|o| line.contains(o)) {
+            break;
+        }
+        if let Some(rest) = line.strip_prefix("E ") {
+            found.push(rest.trim().to_string());
+        } else if line.ends_with("error: |-") || line.ends_with("error: |") {
+            // node's TAP writes the message on the lines under `error: |-`.
+            if let Some(next) = lines[i + 1..to]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+            {
+                found.push(next.to_string());
+            }
+        } else if is_error_line(line) {
+            // Rust's panic says where on its line and what on the next.
+            let next = lines.get(i + 1).map(|l| l.trim()).unwrap_or("");
+            if line.contains("panicked at") && line.ends_with(':') && !next.is_empty() {
+                found.push(format!("{line} {next}"));
+            } else {
+                found.push(line.to_string());
+            }
+        }
+        i += 1;
+    }
+    found
+        .into_iter()
+        .map(|l| crate::text::clip(&l, 200))
+        .collect()
+}
+
+fn is_error_line(line: &str) -> bool {
+    static P: OnceLock<Regex> = OnceLock::new();
+    let re = P.get_or_init(|| {
+        Regex::new(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\b|panicked at|^error(?:\[\w+\])?:|Cannot find|No module named|command not found|[Nn]ot found:")
+            .expect("static pattern")
+    });
+    // An error's type starts its line (`AssertionError: ...`, `Error [ERR_X]: ...`); in the middle
+    // of one it is source code quoted. Stack frames, pytest's source lines (`>`) and the generic `error: 'test failed'` say
+    // where, not why.
+    !line.starts_with("at ")
+        && !line.starts_with('>')
+        && !line.starts_with("File \"")
+        && !line.contains("'test failed'")
+        && re.is_match(line)
 }
 
 /// Removes ANSI colour sequences, which runners add even to logs when forced to.
@@ -449,6 +628,30 @@ mod tests {
             read("============ 12 passed in 1.01s ============\n"),
             c(12, 0, 0)
         );
+    }
+
+    #[test]
+    fn pytest_9_subtests_keep_the_tests_counts_and_name_each_failed_subtest() {
+        // The closing line with subtests, as pytest 9 printed it for a real suite.
+        let log = "..uF\nSUBFAILED[item] (i=2) t.py::test_s - assert 2 != 2\n\
+            FAILED t.py::test_s - contains 1 failed subtest\n\
+            4 failed, 16 passed, 740 subtests passed in 1.60s\n";
+        assert_eq!(read(log), c(16, 4, 0));
+        assert_eq!(
+            failed_tests(log),
+            ["t.py::test_s [item] (i=2)", "t.py::test_s"]
+        );
+        // `-qq` prints only marks, where `u` is a subtest that passed or failed: no guess.
+        assert_eq!(read("..uuF.  [100%]\n"), None);
+        assert_eq!(read("..sF.  [100%]\n"), c(3, 1, 1));
+    }
+
+    #[test]
+    fn vitest_names_a_failed_test_once() {
+        let log = "   × math > adds 1ms\n FAIL  a.test.mjs > math > adds\n";
+        assert_eq!(failed_tests(log), ["a.test.mjs > math > adds"]);
+        // Without the FAIL block, the tree's marks name them.
+        assert_eq!(failed_tests("   × adds 1ms\n   ✓ subs 0ms\n"), ["adds"]);
     }
 
     #[test]

@@ -6,6 +6,12 @@
 //! each cell through [`crate::escape`]: a cell can never break its row into a second line that
 //! reads like one gatekit wrote (`verdict   PASS`), nor reach a terminal as an escape sequence.
 //!
+//! Plain text keeps within [`TEXT_WIDTH`] columns, so a pasted table never wraps in a review:
+//! columns the caller marks [`Table::wrap`] (names, claims) wrap inside their column when the
+//! table would be wider, each continuation indented so it never starts a line of its own; and
+//! columns marked [`Table::below`] (failed tests, counts: cells of any length) leave the grid
+//! and follow under it, one line per row. TSV, Markdown and HTML keep every column.
+//!
 //! A cell may carry a [`Style`], which the caller takes from the value's kind (a verdict's
 //! `style()`), never from its word: the text renderer pads every cell first and paints after,
 //! so colour never skews a column and a plain rendering is the same text without it.
@@ -59,11 +65,19 @@ impl From<std::borrow::Cow<'_, str>> for Cell {
     }
 }
 
+/// The widest a text table is made, in characters.
+pub const TEXT_WIDTH: usize = 120;
+
+/// The narrowest a wrapped column is made, in characters.
+const MIN_WRAP: usize = 12;
+
 /// A header row and data rows of cells.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table {
     headers: Vec<String>,
     rows: Vec<Vec<Cell>>,
+    wrap: Vec<usize>,
+    below: Vec<usize>,
 }
 
 impl Table {
@@ -75,7 +89,23 @@ impl Table {
         Table {
             headers: headers.into_iter().map(Into::into).collect(),
             rows: Vec::new(),
+            wrap: Vec::new(),
+            below: Vec::new(),
         }
+    }
+
+    /// Lets column `i` wrap inside itself in plain text, when the table would be wider than
+    /// [`TEXT_WIDTH`].
+    pub fn wrap(&mut self, i: usize) -> &mut Table {
+        self.wrap.push(i);
+        self
+    }
+
+    /// Moves column `i` under the table in plain text: `FIRST-CELL  HEADER: VALUE; ...`, one
+    /// line per row that has a value there.
+    pub fn below(&mut self, i: usize) -> &mut Table {
+        self.below.push(i);
+        self
     }
 
     /// Adds a row; missing cells are blank, extra cells widen the table.
@@ -113,9 +143,10 @@ impl Table {
         self.rows.get(row)?.get(i)?.style
     }
 
-    /// Columns padded to their widest cell, two spaces apart, with a rule under the header.
+    /// Columns padded to their widest cell, two spaces apart, with a rule under the header,
+    /// within [`TEXT_WIDTH`] (see the module doc), then the [`Table::below`] columns.
     /// Every cell is [`crate::escape::text`]: line breaks, tabs and other controls are shown
-    /// as `\n`, `\t`, `\u{1b}`, so one row stays one line.
+    /// as `\n`, `\t`, `\u{1b}`, so a cell never makes a line of its own.
     pub fn render_text(&self) -> String {
         self.render_painted(Painter::plain())
     }
@@ -124,18 +155,36 @@ impl Table {
     pub fn render_painted(&self, paint: Painter) -> String {
         let n = self.columns();
         let clean = |s: &str| crate::escape::text(s).into_owned();
-        let header: Vec<String> = (0..n)
-            .map(|i| clean(Self::cell(&self.headers, i)))
+        let shown: Vec<usize> = (0..n).filter(|i| !self.below.contains(i)).collect();
+        let header: Vec<String> = shown
+            .iter()
+            .map(|&i| clean(Self::cell(&self.headers, i)))
             .collect();
         let rows: Vec<Vec<String>> = self
             .rows
             .iter()
-            .map(|r| (0..n).map(|i| clean(Self::data(r, i))).collect())
+            .map(|r| shown.iter().map(|&i| clean(Self::data(r, i))).collect())
             .collect();
-        let mut widths = vec![0usize; n];
+        let mut widths = vec![0usize; shown.len()];
         for r in std::iter::once(&header).chain(rows.iter()) {
             for (w, c) in widths.iter_mut().zip(r) {
                 *w = (*w).max(c.chars().count());
+            }
+        }
+        // Narrow the widest wrapping column, one character at a time, until the table fits or
+        // every wrapping column is as narrow as its header and MIN_WRAP allow.
+        let floor: Vec<usize> = header
+            .iter()
+            .map(|h| h.chars().count().max(MIN_WRAP))
+            .collect();
+        let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+        while total(&widths) > TEXT_WIDTH {
+            let widest = (0..shown.len())
+                .filter(|&j| self.wrap.contains(&shown[j]) && widths[j] > floor[j])
+                .max_by_key(|&j| (widths[j], std::cmp::Reverse(j)));
+            match widest {
+                Some(j) => widths[j] -= 1,
+                None => break,
             }
         }
         let mut out = String::new();
@@ -146,13 +195,13 @@ impl Table {
                 .rposition(|c| !c.is_empty())
                 .map_or(0, |i| i + 1);
             let mut s = String::new();
-            for (i, c) in cells.iter().enumerate().take(last) {
-                match row.and_then(|r| self.style(r, i)) {
-                    Some(style) => s.push_str(&paint.paint(c, style)),
-                    None => s.push_str(c),
+            for (j, c) in cells.iter().enumerate().take(last) {
+                match row.and_then(|r| self.style(r, shown[j])) {
+                    Some(style) if !c.is_empty() => s.push_str(&paint.paint(c, style)),
+                    _ => s.push_str(c),
                 }
-                if i + 1 < last {
-                    let pad = widths[i] - c.chars().count();
+                if j + 1 < last {
+                    let pad = widths[j].saturating_sub(c.chars().count());
                     let _ = write!(s, "{}  ", " ".repeat(pad));
                 }
             }
@@ -163,9 +212,59 @@ impl Table {
         let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
         line(&rule, None, &mut out);
         for (r, cells) in rows.iter().enumerate() {
-            line(cells, Some(r), &mut out);
+            let parts: Vec<Vec<String>> = cells
+                .iter()
+                .zip(&widths)
+                .map(|(c, &w)| wrap_cell(c, w))
+                .collect();
+            let height = parts.iter().map(Vec::len).max().unwrap_or(1);
+            for k in 0..height {
+                let cells: Vec<String> = parts
+                    .iter()
+                    .map(|p| p.get(k).cloned().unwrap_or_default())
+                    .collect();
+                line(&cells, Some(r), &mut out);
+            }
+        }
+        let below = self.below_lines();
+        if !below.is_empty() {
+            out.push('\n');
+            for l in below {
+                for (k, part) in wrap_cell(&l, TEXT_WIDTH).into_iter().enumerate() {
+                    // Continuations indented further, under the row's first cell.
+                    if k > 0 {
+                        out.push_str("  ");
+                    }
+                    out.push_str(part.trim_end());
+                    out.push('\n');
+                }
+            }
         }
         out
+    }
+
+    /// The [`Table::below`] columns, one line per row that has a value in any of them.
+    fn below_lines(&self) -> Vec<String> {
+        let clean = |s: &str| crate::escape::text(s).into_owned();
+        let mut lines = Vec::new();
+        for r in &self.rows {
+            let parts: Vec<String> = self
+                .below
+                .iter()
+                .filter(|&&i| !Self::data(r, i).is_empty())
+                .map(|&i| {
+                    format!(
+                        "{}: {}",
+                        clean(Self::cell(&self.headers, i)),
+                        clean(Self::data(r, i))
+                    )
+                })
+                .collect();
+            if !parts.is_empty() {
+                lines.push(format!("{}  {}", clean(Self::data(r, 0)), parts.join("; ")));
+            }
+        }
+        lines
     }
 
     /// Tab-separated values with the header first; every cell is [`crate::escape::text`], so
@@ -214,6 +313,36 @@ impl Table {
     }
 }
 
+/// `cell` cut into pieces of at most `width` characters, at a space or after a `/` where one
+/// is, each piece
+/// after the first indented by two spaces; one piece when it fits.
+fn wrap_cell(cell: &str, width: usize) -> Vec<String> {
+    let width = width.max(4);
+    let mut out = Vec::new();
+    let mut rest: Vec<char> = cell.chars().collect();
+    let mut room = width;
+    while rest.len() > room {
+        // The last space, or the end of a path's folder, that leaves something on this
+        // line; else a hard cut.
+        let cut = (1..=room)
+            .rev()
+            .find(|&i| rest[i] == ' ' || rest[i - 1] == '/')
+            .unwrap_or(room);
+        let piece: String = rest[..cut].iter().collect();
+        out.push(piece.trim_end().to_string());
+        let skip = rest[cut..].iter().take_while(|&&c| c == ' ').count();
+        rest.drain(..cut + skip);
+        room = width - 2;
+    }
+    if out.is_empty() || !rest.is_empty() {
+        out.push(rest.iter().collect());
+    }
+    out.iter()
+        .enumerate()
+        .map(|(k, p)| if k == 0 { p.clone() } else { format!("  {p}") })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +388,82 @@ mod tests {
         // The header and the rule are never painted; nor is any cell of a plain painter.
         assert!(!plain.contains('\x1b'));
         assert!(painted.lines().take(2).all(|l| !l.contains('\x1b')));
+    }
+
+    #[test]
+    fn a_wide_table_keeps_within_the_width_and_every_column_survives_in_markdown() {
+        let claim = "a short preview beside a save note is `saved` (Claude Code's persisted-output), a long head `truncated+saved`";
+        let name = "persisted output keeps its preview short and names the saved file";
+        let failed = (0..30)
+            .map(|i| format!("tests/test_preview.py::test_case_{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut t = Table::new([
+            "Mutant",
+            "What it undoes",
+            "Verdict",
+            "Counts",
+            "Failed tests",
+        ]);
+        t.wrap(0).wrap(1).below(3).below(4);
+        t.row([
+            name,
+            claim,
+            "killed",
+            "42 pass -> 41 passed, 1 failed",
+            failed.as_str(),
+        ]);
+        t.row(["short", "", "SURVIVED", "42 pass -> 42 passed", ""]);
+        let text = t.render_text();
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= TEXT_WIDTH,
+                "{} wide: {l}\n{text}",
+                l.chars().count()
+            );
+        }
+        // Every word of the long cells is there, and the moved cells follow, one line per row.
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for w in claim.split(' ').chain(name.split(' ')) {
+            assert!(flat.contains(w), "{w} missing:\n{text}");
+        }
+        assert!(
+            text.contains("\nshort  Counts: 42 pass -> 42 passed\n"),
+            "{text}"
+        );
+        assert!(
+            flat.contains("names the saved file Counts: 42 pass -> 41 passed, 1 failed; Failed tests: tests/test_preview.py::test_case_0,"),
+            "{text}"
+        );
+        assert!(flat.contains("test_case_29"), "{text}");
+        // No continuation starts at the first column, where gatekit's own lines start.
+        let below_start = text.find("\n\n").unwrap();
+        for l in text[..below_start].lines().skip(2) {
+            assert!(
+                l.starts_with(name.split(' ').next().unwrap())
+                    || l.starts_with("short")
+                    || l.starts_with(' '),
+                "{l}"
+            );
+        }
+        // Markdown and TSV keep every column whole.
+        let md = t.render_markdown();
+        assert!(
+            md.contains(claim) && md.contains(&failed) && md.contains("| Failed tests |"),
+            "{md}"
+        );
+        assert!(t.render_tsv().contains(&failed));
+    }
+
+    #[test]
+    fn a_table_that_fits_is_left_as_it_is() {
+        let mut t = Table::new(["a", "b"]);
+        t.wrap(0).wrap(1);
+        t.row(["one two three", "x"]);
+        assert_eq!(
+            t.render_text(),
+            "a              b\n-------------  -\none two three  x\n"
+        );
     }
 
     #[test]

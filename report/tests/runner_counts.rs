@@ -26,6 +26,8 @@ struct Case {
     /// Arguments after the program.
     args: &'static [&'static str],
     expect: Counts,
+    /// The failed tests' names gatekit must read, each once.
+    failed: &'static [&'static str],
 }
 
 const fn counts(passed: u64, failed: u64, skipped: u64) -> Counts {
@@ -69,6 +71,24 @@ fn on_path_arg(name: &str, arg: &str) -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     ok.then(|| PathBuf::from(name))
+}
+
+/// pytest 9 or later, which has subtests built in.
+fn pytest9() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .ok()?;
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let major: u32 = text
+        .split_whitespace()
+        .nth(1)?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()?;
+    (out.status.success() && major >= 9).then(|| PathBuf::from("python3"))
 }
 
 fn python() -> Option<PathBuf> {
@@ -129,6 +149,48 @@ class T(unittest.TestCase):
     def test_error(self): raise RuntimeError("boom")
 "#;
 
+// pytest 9's subtests: a failed subtest is `SUBFAILED`, its test then fails too.
+const PYTEST_SUBTESTS: &str = r#"import unittest
+
+def test_a(): pass
+def test_b(): pass
+
+def test_subs(subtests):
+    for i in range(4):
+        with subtests.test(msg="item", i=i):
+            assert i != 2
+
+def test_subs_ok(subtests):
+    for i in range(3):
+        with subtests.test(i=i):
+            assert True
+
+def test_fails(): assert 1 == 2
+
+class T(unittest.TestCase):
+    def test_u(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertNotEqual(i, 1)
+"#;
+
+const UNITTEST_SUBTESTS: &str = r#"import unittest
+
+class T(unittest.TestCase):
+    def test_a(self): pass
+    def test_b(self): pass
+    def test_sub_fails(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertNotEqual(i, 1)
+    def test_sub_errors(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                if i == 2:
+                    raise RuntimeError("boom")
+    def test_error(self): raise ValueError("bad")
+"#;
+
 const NODE: &str = r#"import test from 'node:test';
 import assert from 'node:assert';
 test('a', () => {});
@@ -138,6 +200,10 @@ test('fails', () => { assert.strictEqual(1, 2); });
 test('skipped', { skip: true }, () => {});
 test('later', { todo: true });
 "#;
+
+// A test file whose import fails: the reason is above node's summary, not in it.
+const NODE_MISSING: &str =
+    "import x from 'no-such-package';\nimport test from 'node:test';\ntest('a', () => {});\n";
 
 const JEST: &str = r#"test('a', () => {});
 test('b', () => {});
@@ -152,6 +218,19 @@ test('a', () => {});
 test('b', () => {});
 test('c', () => {});
 test('fails', () => { expect(1).toBe(2); });
+test.skip('skipped', () => {});
+test.todo('later');
+"#;
+
+// A failed test inside a `describe`: vitest names it in its tree and again under FAIL.
+const VITEST_DESCRIBE: &str = r#"import { test, expect, describe } from 'vitest';
+test('a', () => {});
+test('b', () => {});
+test('fails', () => { expect(1).toBe(2); });
+describe('math', () => {
+  test('adds', () => { expect(1 + 1).toBe(3); });
+  test('subs', () => {});
+});
 test.skip('skipped', () => {});
 test.todo('later');
 "#;
@@ -223,6 +302,7 @@ fn cases() -> Vec<Case> {
                 "not deselected",
             ],
             expect: PYTEST_COUNTS,
+            failed: &["test_sample.py::test_fails", "test_sample.py::test_error"],
         },
         Case {
             name: "pytest-qq",
@@ -238,6 +318,7 @@ fn cases() -> Vec<Case> {
                 "not deselected",
             ],
             expect: PYTEST_COUNTS,
+            failed: &["test_sample.py::test_fails", "test_sample.py::test_error"],
         },
         Case {
             name: "pytest-default",
@@ -252,6 +333,7 @@ fn cases() -> Vec<Case> {
                 "not deselected",
             ],
             expect: PYTEST_COUNTS,
+            failed: &["test_sample.py::test_fails", "test_sample.py::test_error"],
         },
         Case {
             name: "unittest",
@@ -260,6 +342,34 @@ fn cases() -> Vec<Case> {
             args: &["-m", "unittest", "-v", "test_sample"],
             // 7 ran: failures=1, errors=1, skipped=1, expected failures=1.
             expect: counts(3, 2, 2),
+            failed: &["test_sample.T.test_error", "test_sample.T.test_fails"],
+        },
+        Case {
+            name: "pytest-subtests",
+            program: pytest9,
+            files: &[("test_sample.py", PYTEST_SUBTESTS)],
+            args: &["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+            // pytest: `4 failed, 4 passed, 8 subtests passed`; two of the failed are subtests.
+            expect: counts(4, 4, 0),
+            failed: &[
+                "test_sample.py::test_subs [item] (i=2)",
+                "test_sample.py::test_subs",
+                "test_sample.py::test_fails",
+                "test_sample.py::T::test_u (i=1)",
+            ],
+        },
+        Case {
+            name: "unittest-subtests",
+            program: python,
+            files: &[("test_sample.py", UNITTEST_SUBTESTS)],
+            args: &["-m", "unittest", "-v", "test_sample"],
+            // 5 ran: failures=1, errors=2 (one of them in a subtest).
+            expect: counts(2, 3, 0),
+            failed: &[
+                "test_sample.T.test_error",
+                "test_sample.T.test_sub_errors (i=2)",
+                "test_sample.T.test_sub_fails (i=1)",
+            ],
         },
         Case {
             name: "node-spec",
@@ -267,6 +377,15 @@ fn cases() -> Vec<Case> {
             files: &[("sample.test.mjs", NODE)],
             args: &["--test", "--test-reporter=spec", "sample.test.mjs"],
             expect: counts(3, 1, 2),
+            failed: &["fails"],
+        },
+        Case {
+            name: "node-missing-package",
+            program: node,
+            files: &[("a.test.mjs", NODE_MISSING)],
+            args: &["--test"],
+            expect: counts(0, 1, 0),
+            failed: &["/tmp/sample/a.test.mjs"],
         },
         Case {
             name: "node-tap",
@@ -274,6 +393,7 @@ fn cases() -> Vec<Case> {
             files: &[("sample.test.mjs", NODE)],
             args: &["--test", "--test-reporter=tap", "sample.test.mjs"],
             expect: counts(3, 1, 2),
+            failed: &["fails"],
         },
         Case {
             name: "node-dot",
@@ -282,6 +402,7 @@ fn cases() -> Vec<Case> {
             args: &["--test", "--test-reporter=dot", "sample.test.mjs"],
             // The dot reporter marks a skip and a todo as it marks a pass.
             expect: counts(5, 1, 0),
+            failed: &["fails"],
         },
         Case {
             name: "jest",
@@ -289,6 +410,7 @@ fn cases() -> Vec<Case> {
             files: &[("sample.test.js", JEST), ("package.json", "{}\n")],
             args: &["--ci", "--colors=false"],
             expect: counts(3, 1, 2),
+            failed: &["fails"],
         },
         Case {
             name: "vitest",
@@ -296,6 +418,15 @@ fn cases() -> Vec<Case> {
             files: &[("sample.test.mjs", VITEST)],
             args: &["run", "--color=false"],
             expect: counts(3, 1, 2),
+            failed: &["sample.test.mjs > fails"],
+        },
+        Case {
+            name: "vitest-describe",
+            program: || npm_bin("vitest"),
+            files: &[("sample.test.mjs", VITEST_DESCRIBE)],
+            args: &["run", "--color=false"],
+            expect: counts(3, 2, 2),
+            failed: &["sample.test.mjs > fails", "sample.test.mjs > math > adds"],
         },
         Case {
             name: "mocha",
@@ -303,6 +434,8 @@ fn cases() -> Vec<Case> {
             files: &[("test/sample.test.js", MOCHA)],
             args: &["--no-color"],
             expect: counts(3, 1, 1),
+            // mocha names a failure across two lines (`1) sample` / `fails:`): not read yet.
+            failed: &[],
         },
         Case {
             name: "deno",
@@ -310,6 +443,7 @@ fn cases() -> Vec<Case> {
             files: &[("sample_test.ts", DENO)],
             args: &["test", "--no-check", "sample_test.ts"],
             expect: counts(3, 1, 1),
+            failed: &["fails"],
         },
         Case {
             name: "bun",
@@ -317,6 +451,7 @@ fn cases() -> Vec<Case> {
             files: &[("sample.test.ts", BUN)],
             args: &["test"],
             expect: counts(3, 1, 2),
+            failed: &["fails"],
         },
         Case {
             name: "go-test",
@@ -324,6 +459,7 @@ fn cases() -> Vec<Case> {
             files: &[("go.mod", GO_MOD), ("sample_test.go", GO_TEST)],
             args: &["test", "-v", "./..."],
             expect: counts(3, 1, 1),
+            failed: &["TestFails"],
         },
         Case {
             name: "cargo-test",
@@ -331,6 +467,7 @@ fn cases() -> Vec<Case> {
             files: &[("Cargo.toml", CARGO_TOML), ("src/lib.rs", CARGO_LIB)],
             args: &["test", "--offline", "--color", "never"],
             expect: counts(3, 1, 1),
+            failed: &["tests::fails"],
         },
         Case {
             name: "nextest",
@@ -351,6 +488,7 @@ fn cases() -> Vec<Case> {
                 "--no-fail-fast",
             ],
             expect: counts(3, 1, 1),
+            failed: &["sample tests::fails"],
         },
     ]
 }
@@ -377,6 +515,13 @@ fn checked_in_fixtures_give_their_counts() {
             case.name,
             path.display()
         );
+        assert_eq!(
+            counts::failed_tests(&log),
+            case.failed,
+            "{}: the failed tests named in {}",
+            case.name,
+            path.display()
+        );
     }
     // Every runner the machine had when they were captured left a fixture; those it lacked
     // are named in the README. Deno and Bun may be absent where their npm packages cannot be
@@ -388,7 +533,10 @@ fn checked_in_fixtures_give_their_counts() {
 
 #[test]
 fn live_runners_give_the_same_counts() {
-    let capture = std::env::var_os("GATEKIT_CAPTURE").is_some();
+    // `GATEKIT_CAPTURE=1` rewrites every fixture; `GATEKIT_CAPTURE=pytest-q,vitest` only those.
+    let capture_list = std::env::var("GATEKIT_CAPTURE").unwrap_or_default();
+    let capture =
+        |name: &str| capture_list == "1" || capture_list.split(',').any(|n| n.trim() == name);
     let mut skipped = Vec::new();
     let mut wrong = Vec::new();
     for case in cases() {
@@ -420,16 +568,17 @@ fn live_runners_give_the_same_counts() {
         log.push_str(&String::from_utf8_lossy(&out.stderr));
         // Make the fixture independent of where it ran.
         let log = log.replace(&dir.path().display().to_string(), "/tmp/sample");
-        if capture {
+        if capture(case.name) {
             let path = fixture_path(case.name);
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(&path, &log).unwrap();
         }
         let got = counts::read(&log);
-        if got != Some(case.expect) {
+        let names = counts::failed_tests(&log);
+        if got != Some(case.expect) || names != case.failed {
             wrong.push(format!(
-                "{}: read {got:?}, expected {:?}; {program:?} {:?} printed:\n{log}",
-                case.name, case.expect, case.args
+                "{}: read {got:?} {names:?}, expected {:?} {:?}; {program:?} {:?} printed:\n{log}",
+                case.name, case.expect, case.failed, case.args
             ));
         }
     }
@@ -447,4 +596,42 @@ fn a_scripts_own_tally_never_hides_the_runners_count() {
     assert_eq!(counts::read(log), Some(counts(584, 0, 1)));
     let log = "smoke: 1 passed, 0 failed\n584 passed, 1 skipped in 6.90s\n";
     assert_eq!(counts::read(log), Some(counts(584, 0, 1)));
+}
+
+#[test]
+fn a_failed_suite_says_why_with_each_failed_tests_first_error_lines() {
+    let why = |name: &str| counts::why(&fs::read_to_string(fixture_path(name)).unwrap());
+    assert_eq!(
+        why("node-missing-package"),
+        ["/tmp/sample/a.test.mjs: Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'no-such-package' imported from /tmp/sample/a.test.mjs"]
+    );
+    assert_eq!(
+        why("pytest-default"),
+        [
+            "test_sample.py::test_fails: assert 1 == 2",
+            "test_sample.py::test_error: RuntimeError: fixture",
+        ]
+    );
+    assert_eq!(
+        why("unittest"),
+        [
+            "test_sample.T.test_error: RuntimeError: boom",
+            "test_sample.T.test_fails: AssertionError: 1 != 2",
+        ]
+    );
+    assert_eq!(
+        why("vitest-describe"),
+        [
+            "sample.test.mjs > fails: AssertionError: expected 1 to be 2 // Object.is equality",
+            "sample.test.mjs > math > adds: AssertionError: expected 2 to be 3 // Object.is equality",
+        ]
+    );
+    assert_eq!(
+        why("node-tap"),
+        ["fails: Expected values to be strictly equal:"]
+    );
+    assert_eq!(
+        why("cargo-test"),
+        ["tests::fails: thread 'tests::fails' (10132) panicked at src/lib.rs:6:26: assertion `left == right` failed"]
+    );
 }

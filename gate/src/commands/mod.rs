@@ -21,7 +21,7 @@ mod verify;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use report::outln;
 use report::text::plural;
@@ -40,13 +40,7 @@ pub fn run(cli: Cli) -> Exit {
 fn dispatch(cli: Cli) -> Result<Exit> {
     let repo_dir = cli.repo.clone();
     let color = cli.color.color;
-    let repo = || -> Result<Git> {
-        let dir = match &repo_dir {
-            Some(d) => d.clone(),
-            None => std::env::current_dir().context("current directory")?,
-        };
-        Ok(Git::open(&dir)?)
-    };
+    let repo = || -> Result<Git> { Git::open_or_hint(repo_dir.as_deref(), "--repo") };
     match cli.command {
         Command::Pack { base, out, paths } => pack::cmd_pack(&repo()?, &base, &out, &paths),
         Command::Apply {
@@ -67,6 +61,9 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         }
         Command::Run {
             config,
+            base,
+            patch,
+            manifest,
             out,
             only,
             fresh,
@@ -81,6 +78,11 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             let format = output.chosen();
             let settings = crate::run::RunSettings {
                 config,
+                overrides: candidate::config::Overrides {
+                    base,
+                    patch,
+                    manifest,
+                },
                 out,
                 only,
                 fresh,

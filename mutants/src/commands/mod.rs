@@ -27,7 +27,7 @@ fn dispatch(cli: Cli) -> Result<Exit> {
     match cli.command {
         Command::Check { target, json } => check::check(&target.spec, target.dir, json),
         Command::List { target, json } => check::list(&target.spec, target.dir, json),
-        Command::Run(args) => session::run(settings(args, color)),
+        Command::Run(args) => session::run(settings(*args, color)),
         Command::Merge { dirs, out, output } => {
             crate::merge::merge(&dirs, &out, output.chosen(), color)
         }
@@ -46,6 +46,11 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         spec: args.spec,
         dir: args.dir,
         candidate: args.candidate,
+        overrides: candidate::config::Overrides {
+            base: args.base,
+            patch: args.patch,
+            manifest: args.manifest,
+        },
         jobs: usize::from(args.jobs),
         timeout: args.timeout,
         selection: Selection {

@@ -30,7 +30,7 @@ pub(crate) fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Inst
     s
 }
 
-/// `[3/12] killed          after inclusive (0.31s, 12 pass -> 1 failed)`
+/// `[3/12] killed          after inclusive (0.31s, 12 pass -> 11 passed, 1 failed)`
 pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter) -> String {
     let detail = match &row.run {
         Some(run) => {

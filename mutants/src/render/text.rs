@@ -79,10 +79,21 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
 pub(crate) const VERDICT_COLUMN: usize = 3;
 
 /// The verdict table, one row per mutant: the part a reviewer pastes. The verdict cell carries
-/// its verdict's style, for a painted rendering.
+/// its verdict's style, for a painted rendering. In text the names, sites and claims wrap to
+/// keep it within 120 columns, and the counts (the mutant's and the comparison suites') and
+/// the failed tests, cells of any length, follow under it, one line per mutant.
 fn table(report: &RunReport) -> Table {
     let (headers, rows) = cells(report);
+    let comparisons = comparison_suites(report).len();
+    let failed_column = headers.len() - 1;
+    // The status (`not started (build timed out after ...)`) is before Strays and Failed tests.
+    let exit_column = headers.len() - 3;
     let mut t = Table::new(headers);
+    t.wrap(0).wrap(1).wrap(2).wrap(exit_column);
+    for i in VERDICT_COLUMN + 1..VERDICT_COLUMN + 2 + comparisons {
+        t.below(i);
+    }
+    t.below(failed_column);
     for (row, mutant) in rows.into_iter().zip(&report.mutants) {
         t.row(row.into_iter().enumerate().map(|(i, text)| {
             if i == VERDICT_COLUMN {

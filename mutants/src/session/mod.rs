@@ -235,18 +235,26 @@ impl Session {
             self.report.baseline_failed = true;
             for b in self.report.baseline.iter().filter(|b| !b.passed) {
                 report::errln!(
-                    "mutants: baseline failed: suite {:?} {} without any mutant (log {}); no mutant judged",
+                    "mutants: baseline failed: suite {:?} {} without any mutant; no mutant judged",
                     b.suite,
                     report::escape::text(&b.status),
-                    report::escape::path(&self.out.join(&b.log))
                 );
-                // The log's last lines, so the cause (`Cannot find package ...`) is on screen.
-                let tail =
-                    report::runner::read_tail(&self.out.join(&b.log), 4096).unwrap_or_default();
-                let lines: Vec<&str> = tail.lines().collect();
-                for line in &lines[lines.len().saturating_sub(12)..] {
-                    report::errln!("  | {}", report::escape::terminal_line(line));
+                // Why, as the log says it: the failed tests and the first error line of each
+                // (`Cannot find package ...` is above a runner's summary block, not in it);
+                // the log's last lines when it names no test and no error.
+                let log = self.out.join(&b.log);
+                let text = report::runner::read_tail(&log, 1 << 20).unwrap_or_default();
+                let why = report::counts::why(&text);
+                if why.is_empty() {
+                    let lines: Vec<&str> = text.lines().collect();
+                    for line in &lines[lines.len().saturating_sub(12)..] {
+                        report::errln!("  | {}", report::escape::terminal_line(line));
+                    }
                 }
+                for line in why {
+                    report::errln!("  {}", report::escape::text(&line));
+                }
+                report::errln!("  log {}", report::escape::path(&log));
             }
             return Ok(Err(Exit::Precondition));
         }

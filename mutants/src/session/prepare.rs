@@ -27,10 +27,10 @@ impl Session {
         mut settings: Settings,
         inherited: Option<jobserver::Client>,
     ) -> Result<Result<Session, Exit>> {
-        let (spec, config) = read_input(&settings)?;
+        let (spec, config, worktree_file) = read_input(&settings)?;
         let selected = settings.selection.select(&spec)?;
         let repo = checkout::open_repo(settings.dir.clone())?;
-        candidate::setup::require_ignored(&spec.worktree, &repo, &spec.file)
+        candidate::setup::require_ignored(&spec.worktree, &repo, &worktree_file)
             .map_err(anyhow::Error::msg)?;
         let outputs = candidate::cache::paths_for(&spec.worktree, &repo);
         let store = (!settings.no_cache && !outputs.is_empty())
@@ -205,24 +205,43 @@ fn shared_cores(
 }
 
 /// The spec and gate.toml, each read once (the candidate's checkouts are built from this
-/// reading). With a candidate, gate.toml's `[env]` reaches every suite as it reaches gate's (a
-/// suite's own `env` wins), so the mutants run under the environment the candidate was gated
-/// in.
-fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>)> {
+/// reading), and the file whose `[worktree]` applies. With a candidate, gate.toml's checkout
+/// settings reach the run as they reach gate's, so the mutants run in the checkout the
+/// candidate was gated in: its `[env]` reaches every suite (a suite's own `env` wins), and its
+/// `[worktree]` (setup, links, cache) applies unless the spec has a `[worktree]` of its own,
+/// which then wins whole. Which one applies is said on stderr.
+fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::PathBuf)> {
     let mut spec = Spec::load(&settings.spec)?;
     let config = settings
         .candidate
         .as_deref()
-        .map(Config::load)
+        .map(|path| Config::load_with(path, &settings.overrides))
         .transpose()?;
+    let mut worktree_file = spec.file.clone();
     if let Some(config) = &config {
         for suite in spec.suites.values_mut() {
             for (k, v) in &config.env {
                 suite.env.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
+        let theirs = report::escape::path(&config.file);
+        let ours = report::escape::path(&spec.file);
+        // A table that says anything, a cache alone included.
+        let says = |w: &candidate::setup::WorktreeSetup| !w.is_empty() || w.cache.is_some();
+        match (!says(&spec.worktree), !says(&config.worktree)) {
+            (true, false) => {
+                spec.worktree = config.worktree.clone();
+                worktree_file = config.file.clone();
+                report::errln!("mutants: [worktree] from {theirs} (the spec has none)");
+            }
+            (false, false) => report::errln!(
+                "mutants: [worktree] from {ours}; {theirs}'s is not used (the spec's own wins)"
+            ),
+            (false, true) => report::errln!("mutants: [worktree] from {ours}"),
+            (true, true) => {}
+        }
     }
-    Ok((spec, config))
+    Ok((spec, config, worktree_file))
 }
 
 /// Where the working copies come from, and what the report says about it.

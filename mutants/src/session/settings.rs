@@ -21,6 +21,8 @@ pub(crate) struct Settings {
     pub dir: Option<PathBuf>,
     /// A gate.toml to build the worktrees from instead.
     pub candidate: Option<PathBuf>,
+    /// `--base`, `--patch`, `--manifest`: in place of the gate.toml's.
+    pub overrides: candidate::config::Overrides,
     /// How many mutants run at once, each in its own worktree (at least 1).
     pub jobs: usize,
     /// The operator's timeout for every suite run, over the spec's and the derived one.
