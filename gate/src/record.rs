@@ -216,6 +216,10 @@ pub struct GateReport {
     /// The `[worktree]` setup step, run once in the checkout before the first suite.
     #[serde(default)]
     pub(crate) setup: Option<SetupFact>,
+    /// What the run reused instead of building (build outputs restored from the cache), one
+    /// line each; empty: everything was built in the checkout.
+    #[serde(default)]
+    pub(crate) reused: Vec<String>,
     /// `--canary`: each source path made unloadable and the suites run until one noticed;
     /// `None` when not asked.
     #[serde(default)]
@@ -259,6 +263,7 @@ impl GateReport {
             exit_code: unfinished_exit(),
             findings: Vec::new(),
             setup: None,
+            reused: Vec::new(),
             canaries: None,
         };
         r.judge();

@@ -236,7 +236,10 @@ fn locked_run(
     // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
     // judged once per candidate should not fill the cache folder unasked): restored before
     // the setup, saved after the suites. Cargo still decides what is fresh.
-    let cache = cache_for(repo, config, applied.worktree.path());
+    let (cache, reused) = cache_for(repo, config, applied.worktree.path());
+    if first_run {
+        report.reused = reused;
+    }
     let setup = prepare_checkout(
         repo,
         config,
@@ -426,23 +429,36 @@ fn prepare_checkout(
 
 /// gate.toml's `[worktree] cache` restored into `checkout` (said on stderr); the store and
 /// paths to save back at the end, or `None` when gate.toml names no cache.
+/// The cache of the run's checkout, when gate.toml names `cache`: restored now, saved after
+/// the suites. The second value says what the run reused, for the record (a 4-second PASS on
+/// restored outputs must not read like a cold one).
 fn cache_for(
     repo: &Git,
     config: &Config,
     checkout: &Path,
-) -> Option<(candidate::cache::Store, Vec<String>)> {
-    let paths = config.worktree.cache.clone().filter(|p| !p.is_empty())?;
+) -> (Option<(candidate::cache::Store, Vec<String>)>, Vec<String>) {
+    let Some(paths) = config.worktree.cache.clone().filter(|p| !p.is_empty()) else {
+        return (None, Vec::new());
+    };
     let store = candidate::cache::Store::for_repo(repo.dir());
+    let mut reused = Vec::new();
     match store.restore(&paths, checkout) {
-        candidate::cache::Restored::Restored { .. } => {
-            report::errln!("gate: cache: {} restored", paths.join(", "))
+        candidate::cache::Restored::Restored { handed, .. } => {
+            let said = format!(
+                "{} restored from the cache in {} ({} unchanged source file(s) keep their build)",
+                paths.join(", "),
+                store.dir().display(),
+                handed.stamped
+            );
+            report::errln!("gate: cache: {}", report::escape::text(&said));
+            reused.push(said);
         }
         candidate::cache::Restored::Discarded(why) => {
             report::errln!("gate: cache: discarded ({why}); building cold")
         }
         candidate::cache::Restored::Nothing => {}
     }
-    Some((store, paths))
+    (Some((store, paths)), reused)
 }
 
 /// Suite `i`'s log name in `logs/` (`{prefix}NN-name.log`).

@@ -52,6 +52,9 @@ impl GateReport {
                 );
             }
         }
+        for r in &self.reused {
+            let _ = writeln!(out, "reused    {}", esc(r));
+        }
         out.push('\n');
         out.push_str(&suite_table(&self.suites).render_text());
         out.push_str(&total_line(&self.suites));

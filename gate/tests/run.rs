@@ -454,3 +454,41 @@ fn outside_a_repository_the_error_suggests_repo() {
     assert!(err.contains("name one with --repo DIR"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_run_on_build_outputs_restored_from_the_cache_says_so_on_the_record() {
+    let f = Fixture::new();
+    f.repo.write(".gitignore", "build/\n");
+    f.repo.git(["add", ".gitignore"]);
+    f.pack();
+    f.settle();
+    let config = f.config(
+        "[worktree]\ncache = [\"build\"]\n\n[[suite]]\nname = \"builds\"\nrun = \"mkdir -p build && echo made > build/out\"\n",
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let run = |out: &str| {
+        let out_dir = f.out.path().join(out);
+        let output = f
+            .run(&config, &out_dir)
+            .env("GATEKIT_CACHE_DIR", cache.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(out_dir.join("gate.json")).unwrap()).unwrap();
+        (json, stdout(&output))
+    };
+    let (cold, _) = run("cold");
+    assert_eq!(
+        cold["reused"],
+        serde_json::json!([]),
+        "a cold run reused nothing"
+    );
+    let (warm, summary) = run("warm");
+    let said = warm["reused"][0].as_str().unwrap_or_default().to_string();
+    assert!(said.starts_with("build restored from the cache"), "{warm}");
+    assert!(
+        summary.contains("reused    build restored from the cache"),
+        "{summary}"
+    );
+}

@@ -407,6 +407,10 @@ pub(crate) struct RunReport {
     /// The `[worktree]` table's setup as it ran in each working copy, before its baseline.
     #[serde(default)]
     pub setup: Option<SetupFacts>,
+    /// What the run reused instead of building: build outputs restored from the cache into the
+    /// first copy, and handed from it to the others; one line each.
+    #[serde(default)]
+    pub reused: Vec<String>,
     pub baseline: Vec<Baseline>,
     /// A suite failed or hung unmutated: no verdicts were given.
     pub baseline_failed: bool,

@@ -149,6 +149,13 @@ fn the_second_copy_gets_the_firsts_build_and_a_repeat_run_restores_it_from_the_c
     assert!(first.stderr.contains("cache: none yet"), "{first}");
     assert!(first.stderr.contains("saved in"), "{first}");
     assert!(c.store().join("slot-0/meta.json").is_file());
+    // What was reused is on the record, not only on stderr.
+    let reused = report_in(&c.out())["reused"].clone();
+    assert_eq!(
+        reused,
+        serde_json::json!(["target handed from the first working copy to the other 1"]),
+        "{first}"
+    );
 
     let second = c.run(&[]);
     second.assert_exit(0);
@@ -159,6 +166,19 @@ fn the_second_copy_gets_the_firsts_build_and_a_repeat_run_restores_it_from_the_c
         "the repeat run's baseline builds nothing:\n{log0}"
     );
     assert_eq!(verdicts(&report_in(&c.out())), expected(), "{second}");
+    let reused = report_in(&c.out())["reused"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reused.starts_with("target restored from the cache"),
+        "{reused}"
+    );
+    let text = std::fs::read_to_string(c.out().join("mutants.txt")).unwrap();
+    assert!(
+        text.contains("reused: target restored from the cache"),
+        "{text}"
+    );
     // The user's checkout never holds a build.
     assert!(!c.repo.path().join("target").exists());
 }

@@ -216,6 +216,9 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
             }
         ));
     }
+    for r in &report.reused {
+        s.push_str(&format!("reused: {}\n", esc(r)));
+    }
     for b in &report.baseline {
         s.push_str(&format!(
             "baseline: {} {} in {}{}; mutant timeout {} ({})\n",

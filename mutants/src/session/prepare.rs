@@ -93,6 +93,7 @@ impl Session {
             baseline_failed: false,
             canaries: Vec::new(),
             canaries_skipped: settings.no_canary,
+            reused: Vec::new(),
             interrupted: false,
             // Incomplete, with the code of a run cut short, until `finish` says otherwise: a
             // run killed at any point leaves a report that says so.

@@ -40,6 +40,12 @@ impl Session {
                 );
                 self.floors = timings;
                 self.restored = true;
+                self.report.reused.push(format!(
+                    "{} restored from the cache in {} ({} unchanged source file(s) keep their build)",
+                    self.outputs.join(", "),
+                    store.dir().display(),
+                    handed.stamped
+                ));
             }
             Restored::Discarded(why) => report::errln!(
                 "mutants: cache: discarded ({}); building cold",
@@ -60,6 +66,7 @@ impl Session {
             match Snapshot::take(&first, &self.outputs, store.staging()) {
                 Ok(snap) => {
                     say_refused(snap.refused());
+                    self.note_handed(snap.refused());
                     self.snapshot = Some(snap);
                 }
                 Err(e) => report::errln!(
@@ -68,17 +75,22 @@ impl Session {
             }
             return;
         }
+        let mut refused = None;
         for (j, co) in self.checkouts.iter().enumerate().skip(1) {
             match cache::hand_over(&first, co.path(), &self.outputs) {
                 Ok(handed) => {
                     if j == 1 {
                         say_refused(&handed.refused);
+                        refused = Some(handed.refused);
                     }
                 }
                 Err(e) => report::errln!(
                     "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
                 ),
             }
+        }
+        if let Some(refused) = refused {
+            self.note_handed(&refused);
         }
     }
 
@@ -99,6 +111,25 @@ impl Session {
                 report::escape::path(store.dir())
             ),
             Err(e) => report::errln!("mutants: cache: not saved ({e})"),
+        }
+    }
+}
+
+impl Session {
+    /// The record of what the other copies get from the first, when there are others.
+    fn note_handed(&mut self, refused: &[(String, String)]) {
+        let handed: Vec<&str> = self
+            .outputs
+            .iter()
+            .filter(|o| !refused.iter().any(|(r, _)| r == *o))
+            .map(String::as_str)
+            .collect();
+        if self.checkouts.len() > 1 && !handed.is_empty() {
+            self.report.reused.push(format!(
+                "{} handed from the first working copy to the other {}",
+                handed.join(", "),
+                self.checkouts.len() - 1
+            ));
         }
     }
 }
