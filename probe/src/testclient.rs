@@ -6,7 +6,10 @@
 //! finds 50000, exactly as it does for Claude Code. Its default mode is a client that never
 //! truncates: a result over the limit is saved to a file and replaced by a message naming it.
 //! The other modes are the clients the driver must judge rightly too: one that cuts the text at
-//! its limit, one that answers without calling the tool, one that hangs.
+//! its limit, one that keeps head and tail with a note where the middle was, one that substitutes
+//! text of the same length, one that repeats a chunk in place of another (the last two leave the
+//! length exact, so only a comparison finds them), one that answers without calling the tool,
+//! one that hangs.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -17,6 +20,7 @@ use serde_json::{json, Value};
 use report::Exit;
 
 use crate::client::{self, CallSettings, Implementation};
+use crate::emit::utf16_len;
 use crate::Failure;
 
 /// How the test client hands a result on.
@@ -27,6 +31,14 @@ pub(crate) enum Mode {
     Spill,
     /// The first LIMIT UTF-16 units of the text, whatever its size (a client that truncates).
     Cut,
+    /// Over LIMIT units: the first and last LIMIT/2 units with a note where the middle was
+    /// (`... N tokens truncated ...`), as one real agent client does.
+    CutMiddle,
+    /// Over LIMIT units: 100 units from LIMIT/2 replaced by `?`s, the length unchanged.
+    Substitute,
+    /// Over LIMIT units: the 100 units from LIMIT/2 written again in place of the next 100, the
+    /// length unchanged.
+    Repeat,
     /// Answers without calling the tool: prints a line and exits 0.
     Never,
     /// Hangs without calling the tool, until it is killed or interrupted.
@@ -71,6 +83,41 @@ fn cut(text: &str, limit: u64) -> &str {
     text
 }
 
+/// The byte where UTF-16 unit `units` of `text` begins, moved one unit back if it falls inside
+/// a surrogate pair.
+fn at_unit(text: &str, units: u64) -> usize {
+    cut(text, units).len()
+}
+
+/// What the changing modes hand on for a `text` over `limit`; `None` for the other modes.
+fn change(mode: Mode, text: &str, limit: u64) -> Option<String> {
+    let half = limit / 2;
+    let total = utf16_len(text);
+    match mode {
+        Mode::CutMiddle => {
+            let head = &text[..at_unit(text, half)];
+            let tail_from = at_unit(text, total - half);
+            let removed = total - utf16_len(head) - utf16_len(&text[tail_from..]);
+            Some(format!(
+                "{head}\n\n... {} tokens truncated ...\n\n{}",
+                removed.div_ceil(4),
+                &text[tail_from..]
+            ))
+        }
+        Mode::Substitute => {
+            let (i, j) = (at_unit(text, half), at_unit(text, half + 100));
+            let same = "?".repeat(utf16_len(&text[i..j]) as usize);
+            Some(format!("{}{same}{}", &text[..i], &text[j..]))
+        }
+        Mode::Repeat => {
+            let (i, j) = (at_unit(text, half), at_unit(text, half + 100));
+            let k = at_unit(text, half + 100 + utf16_len(&text[i..j]));
+            Some(format!("{}{}{}", &text[..j], &text[i..j], &text[k..]))
+        }
+        Mode::Spill | Mode::Cut | Mode::Never | Mode::Hang => None,
+    }
+}
+
 /// Waits `delay` (`None`: for ever), or until an interrupt; `false` when interrupted.
 fn wait(delay: Option<Duration>) -> bool {
     let until = delay.and_then(|d| Instant::now().checked_add(d));
@@ -111,7 +158,7 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
             wait(None);
             return Ok(Exit::Interrupted);
         }
-        Mode::Spill | Mode::Cut => {}
+        Mode::Spill | Mode::Cut | Mode::CutMiddle | Mode::Substitute | Mode::Repeat => {}
     }
     let report = client::call(&CallSettings {
         tool: "emit".into(),
@@ -126,6 +173,12 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     if s.mode == Mode::Cut {
         report::outln!("{}", cut(&text, s.limit))?;
         return Ok(Exit::Ok);
+    }
+    if report.text.units > s.limit {
+        if let Some(changed) = change(s.mode, &text, s.limit) {
+            report::outln!("{changed}")?;
+            return Ok(Exit::Ok);
+        }
     }
     if report.text.units <= s.limit {
         report::outln!("{text}")?;

@@ -14,6 +14,7 @@
 //! points (a list, N-S, N and N+S around a point, or a bisection). `probe check` is built from the same parts
 //! and ends the same way ([`conclude`], [`publish`]).
 
+mod compare;
 mod driver;
 mod fills;
 mod judge;

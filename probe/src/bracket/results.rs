@@ -27,6 +27,9 @@ pub(crate) struct Point {
     pub message: Option<String>,
     /// The file the client said holds the full text, when it named one.
     pub saved_path: Option<String>,
+    /// How what came back differs from what was sent: where, what took its place, how much came
+    /// back, the client's note (none when it came back exactly, or nothing was judged).
+    pub shape: Option<super::compare::Shape>,
     /// UTF-16 units of what the client handed on (the stand-in's view; presets only).
     pub received_units: Option<u64>,
     /// How many times the client asked the token counter (presets only).
@@ -295,6 +298,7 @@ mod tests {
             verdict,
             message: None,
             saved_path: None,
+            shape: None,
             received_units: None,
             count_tokens_calls: None,
             nonce: None,
