@@ -76,6 +76,87 @@ impl fmt::Display for Unit {
     }
 }
 
+/// A unit a cap is set in, or a limit counted in: the units a client counts text in, and
+/// tokens, estimated as the clients estimate them before they ask a counter (one token per four
+/// UTF-16 units, rounded up: [`crate::model::tokens_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Measure {
+    Utf16,
+    Bytes,
+    Codepoints,
+    Lines,
+    Tokens,
+}
+
+impl Measure {
+    pub(crate) const ALL: [Measure; 5] = [
+        Measure::Utf16,
+        Measure::Bytes,
+        Measure::Codepoints,
+        Measure::Lines,
+        Measure::Tokens,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Measure::Tokens => "tokens",
+            other => other.unit().map_or("tokens", Unit::name),
+        }
+    }
+
+    /// What a person reads after a number: `units` for UTF-16 units, as probe always said.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            Measure::Utf16 => "units",
+            Measure::Bytes => "bytes",
+            Measure::Codepoints => "code points",
+            Measure::Lines => "lines",
+            Measure::Tokens => "tokens (estimated)",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Measure> {
+        Measure::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The unit of text this is, for all but tokens.
+    pub(crate) fn unit(self) -> Option<Unit> {
+        match self {
+            Measure::Utf16 => Some(Unit::Utf16),
+            Measure::Bytes => Some(Unit::Bytes),
+            Measure::Codepoints => Some(Unit::Codepoints),
+            Measure::Lines => Some(Unit::Lines),
+            Measure::Tokens => None,
+        }
+    }
+
+    /// How long `text` is in this measure.
+    pub(crate) fn measure(self, text: &str) -> u64 {
+        match self.unit() {
+            Some(unit) => unit.measure(text),
+            None => crate::model::tokens_for(crate::emit::utf16_len(text)),
+        }
+    }
+}
+
+impl From<Unit> for Measure {
+    fn from(unit: Unit) -> Measure {
+        match unit {
+            Unit::Utf16 => Measure::Utf16,
+            Unit::Bytes => Measure::Bytes,
+            Unit::Codepoints => Measure::Codepoints,
+            Unit::Lines => Measure::Lines,
+        }
+    }
+}
+
+impl fmt::Display for Measure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// `emit`'s text for n under `fill`, measured in `unit`.
 pub(crate) fn size_of(n: u64, fill: Fill, unit: Unit) -> u64 {
     if unit == Unit::Utf16 {

@@ -128,9 +128,10 @@ struct CallArgs {
     /// Fill for `emit`: ascii, astral or lines.
     #[arg(long, default_value = "ascii", value_parser = fill_parser())]
     fill: Fill,
-    /// Exit 1 when the reply's text is over N UTF-16 units.
-    #[arg(long, value_name = "N", value_parser = cap_parser)]
-    cap: Option<u64>,
+    /// Exit 1 when the reply's text is over N UTF-16 units, or N of another unit: 51200bytes,
+    /// 2000lines, 12000codepoints, 25000tokens (estimated, one per four units).
+    #[arg(long, value_name = "N[UNIT]", value_parser = cap_parser)]
+    cap: Option<crate::client::Cap>,
     /// Give up on the server after this long (e.g. 30s, 2m; at most 30d).
     #[arg(long, default_value = "30s", value_parser = timeout_parser)]
     timeout: Duration,

@@ -2,9 +2,10 @@
 //! overflow, durations, percentages, point lists and ranges, the client, regexes and JSON. Each
 //! parser returns the typed value, so no code after clap reads a flag's text.
 
+use crate::client::Cap;
 use crate::clients::Preset;
 use crate::emit::{Fill, MAX_N};
-use crate::units::Unit;
+use crate::units::{Measure, Unit};
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -78,8 +79,25 @@ pub(crate) fn tokens_parser(text: &str) -> Result<u64, String> {
     whole(text, MAX_TOKENS)
 }
 
-pub(crate) fn cap_parser(text: &str) -> Result<u64, String> {
-    whole(text, MAX_CAP)
+/// `--cap N[unit]`: a size in UTF-16 units (`40000`), or in another unit a client counts
+/// (`51200bytes`, `2000lines`, `12000codepoints`, `25000tokens`).
+pub(crate) fn cap_parser(text: &str) -> Result<Cap, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let unit = match unit {
+        "" => Measure::Utf16,
+        u => Measure::parse(u).ok_or_else(|| {
+            format!(
+                "unknown unit `{u}` (one of {})",
+                Measure::ALL.map(Measure::name).join(", ")
+            )
+        })?,
+    };
+    Ok(Cap {
+        n: whole(number, MAX_CAP)?,
+        unit,
+    })
 }
 
 pub(crate) use report::cli::{percent as margin_parser, timeout as timeout_parser};
