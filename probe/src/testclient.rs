@@ -21,6 +21,7 @@ use report::Exit;
 
 use crate::client::{self, CallSettings, Implementation};
 use crate::emit::utf16_len;
+use crate::units::Measure;
 use crate::Failure;
 
 /// How the test client hands a result on.
@@ -51,6 +52,11 @@ pub(crate) struct TestClientSettings {
     pub mcp_config: PathBuf,
     pub n: u64,
     pub limit: u64,
+    /// What the limit counts: UTF-16 units, or bytes, code points, lines, estimated tokens. The
+    /// spill mode decides in it; the changing modes decide in it and cut at LIMIT UTF-16 units.
+    pub limit_unit: Measure,
+    /// The fill asked for.
+    pub fill: crate::emit::Fill,
     pub saved_dir: Option<PathBuf>,
     pub mode: Mode,
     /// The line printed for a saved result, instead of the default that names the file.
@@ -162,7 +168,7 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     }
     let report = client::call(&CallSettings {
         tool: "emit".into(),
-        arguments: json!({ "n": s.n }),
+        arguments: json!({ "n": s.n, "fill": s.fill.to_string() }),
         cap: None,
         timeout: Duration::from_secs(60),
         json: false,
@@ -174,13 +180,14 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         report::outln!("{}", cut(&text, s.limit))?;
         return Ok(Exit::Ok);
     }
-    if report.text.units > s.limit {
+    let over = report.text.get(s.limit_unit) > s.limit;
+    if over {
         if let Some(changed) = change(s.mode, &text, s.limit) {
             report::outln!("{changed}")?;
             return Ok(Exit::Ok);
         }
     }
-    if report.text.units <= s.limit {
+    if !over {
         report::outln!("{text}")?;
         return Ok(Exit::Ok);
     }
@@ -196,8 +203,9 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     match &s.spill_message {
         Some(message) => report::outln!("{message}")?,
         None => report::outln!(
-            "Error: result ({} UTF-16 units) exceeds this client's limit of {}. Output has been saved to {}",
-            report.text.units,
+            "Error: result ({} {}) exceeds this client's limit of {}. Output has been saved to {}",
+            report.text.get(s.limit_unit),
+            s.limit_unit.words(),
             s.limit,
             path.display()
         )?,

@@ -43,10 +43,6 @@ impl Unit {
         }
     }
 
-    pub(crate) fn parse(name: &str) -> Option<Unit> {
-        Unit::ALL.into_iter().find(|u| u.name() == name)
-    }
-
     /// How long `text` is in this unit.
     pub(crate) fn measure(self, text: &str) -> u64 {
         match self {
@@ -57,15 +53,6 @@ impl Unit {
                 let breaks = text.matches('\n').count() as u64;
                 breaks + u64::from(!text.is_empty() && !text.ends_with('\n'))
             }
-        }
-    }
-
-    /// The fill that measures n's size in this unit most directly: `lines` for lines, `ascii`
-    /// (one of each a character) for the rest.
-    pub(crate) fn fill(self) -> Fill {
-        match self {
-            Unit::Lines => Fill::Lines,
-            _ => Fill::Ascii,
         }
     }
 }
@@ -131,6 +118,15 @@ impl Measure {
         }
     }
 
+    /// The fill that measures n's size in this measure most directly: `lines` for lines,
+    /// `ascii` for the rest.
+    pub(crate) fn fill(self) -> Fill {
+        match self {
+            Measure::Lines => Fill::Lines,
+            _ => Fill::Ascii,
+        }
+    }
+
     /// How long `text` is in this measure.
     pub(crate) fn measure(self, text: &str) -> u64 {
         match self.unit() {
@@ -158,17 +154,21 @@ impl fmt::Display for Measure {
 }
 
 /// `emit`'s text for n under `fill`, measured in `unit`.
-pub(crate) fn size_of(n: u64, fill: Fill, unit: Unit) -> u64 {
-    if unit == Unit::Utf16 {
-        return n;
+pub(crate) fn size_of(n: u64, fill: Fill, unit: impl Into<Measure>) -> u64 {
+    match unit.into() {
+        Measure::Utf16 => n,
+        Measure::Tokens => crate::model::tokens_for(n),
+        unit => {
+            // The nonce's digits do not change any measure: every nonce is eight ASCII
+            // characters.
+            let e = emit_with_nonce(EmitArgs { n, fill, blocks: 1 }, "00000000");
+            unit.measure(&e.blocks.concat())
+        }
     }
-    // The nonce's digits do not change any measure: every nonce is eight ASCII characters.
-    let e = emit_with_nonce(EmitArgs { n, fill, blocks: 1 }, "00000000");
-    unit.measure(&e.blocks.concat())
 }
 
 /// The largest n whose text under `fill` is at most `size` in `unit` (sizes only grow with n).
-pub(crate) fn n_for(size: u64, fill: Fill, unit: Unit) -> u64 {
+pub(crate) fn n_for(size: u64, fill: Fill, unit: impl Into<Measure> + Copy) -> u64 {
     let (mut lo, mut hi) = (0u64, MAX_N);
     if size_of(hi, fill, unit) <= size {
         return hi;
@@ -439,8 +439,11 @@ mod tests {
         assert!(bytes > 1800 && points < 600, "{bytes} {points}");
         assert_eq!(size_of(8000, Fill::Lines, Unit::Lines), 100);
         assert_eq!(n_for(50_000, Fill::Ascii, Unit::Bytes), 50_000);
-        assert_eq!(Unit::parse("bytes"), Some(Unit::Bytes));
-        assert_eq!(Unit::parse("tokens"), None);
+        assert_eq!(Measure::parse("bytes"), Some(Measure::Bytes));
+        assert_eq!(Measure::parse("tokens"), Some(Measure::Tokens));
+        assert_eq!(Measure::parse("words"), None);
+        assert_eq!(size_of(8001, Fill::Ascii, Measure::Tokens), 2001);
+        assert_eq!(n_for(25_000, Fill::Ascii, Measure::Tokens), 100_000);
     }
 
     #[test]

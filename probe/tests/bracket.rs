@@ -312,6 +312,37 @@ fn check_holds_at_the_known_limit_and_suggests_a_cap() {
     assert_eq!(r["check"]["suggested_cap"], 400);
 }
 
+/// A limit in tokens or in lines is checked in its unit: `--expect 500tokens` runs the n whose
+/// text is 500 estimated tokens (one per four units) and the n one token over.
+#[test]
+fn check_takes_a_limit_in_tokens_or_lines() {
+    let f = Fixture::new();
+    let tokens = format!("{} --limit-unit tokens", f.client("spill", 500));
+    let (code, text, r) = f.probe(&["check", "--expect", "500tokens", "--client", &tokens]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["check"]["unit"], "tokens");
+    assert_eq!(r["check"]["measured"], 500);
+    assert!(text.contains("suggested cap: 400 tokens"), "{text}");
+    let ns: Vec<u64> = verdicts(&r).iter().map(|(n, _)| *n).collect();
+    assert_eq!(ns, [2000, 2001], "500 tokens are 2000 units");
+    // Expected one token lower, the client's limit is found where it moved to.
+    let (code, text, r) = f.probe(&["check", "--expect", "499tokens", "--client", &tokens]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(r["check"]["measured"], 500, "{text}");
+
+    let lines = format!("{} --limit-unit lines", f.client("spill", 30));
+    let (code, text, r) = f.probe(&["check", "--expect", "30lines", "--client", &lines]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["check"]["measured"], 30);
+    assert!(r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["fill"] == "lines"));
+    let (code, _, _) = f.probe(&["check", "--expect", "31lines", "--client", &lines]);
+    assert_eq!(code, 1);
+}
+
 #[test]
 fn check_exits_1_when_the_threshold_moved_and_finds_where() {
     let f = Fixture::new();

@@ -215,9 +215,9 @@ pub(crate) fn write_results(out: &Path, r: &Results, text: &str) -> anyhow::Resu
 pub(crate) struct CheckRecord {
     /// The threshold expected, in `unit` (UTF-16 units without one).
     pub expect: u64,
-    /// The unit expected (`--expect 51200bytes`), or none.
-    pub unit: Option<crate::units::Unit>,
-    /// Whether the astral fill agreed with the unit (`None`: no unit, or `lines`).
+    /// The unit expected (`--expect 51200bytes`, `25000tokens`), or none.
+    pub unit: Option<crate::units::Measure>,
+    /// Whether the astral fill agreed with the unit (`None`: no unit, `lines` or `tokens`).
     pub unit_held: Option<bool>,
     /// N came back inline and N+1 saved or truncated.
     pub held: bool,
