@@ -22,6 +22,9 @@ mod render;
 mod results;
 mod search;
 
+#[cfg(test)]
+pub(crate) use compare::compare as compare_for_test;
+pub(crate) use compare::Shape;
 pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;
