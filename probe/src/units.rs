@@ -447,8 +447,27 @@ mod tests {
     }
 
     #[test]
+    fn codex_judged_exactly_counts_12000_bytes_with_a_36_byte_wrapper() {
+        // Codex CLI 0.171.0 under the exact judge (`probe clients`): every fill agrees.
+        let obs = |fill, last_inline: u64| Observation {
+            fill,
+            last_inline,
+            first_over: Some(last_inline + 1),
+        };
+        let i = infer(&[
+            obs(Fill::Ascii, 11_964),
+            obs(Fill::Astral, 6018),
+            obs(Fill::Lines, 11_964),
+        ])
+        .unwrap();
+        assert_eq!((i.unit, i.limit, i.exact), (Unit::Bytes, 11_964, true));
+        assert_eq!(i.offset, Some(36));
+    }
+
+    #[test]
     fn fills_that_miss_by_under_one_percent_in_one_unit_give_it_as_an_estimate() {
-        // Codex CLI 0.171.0: ascii inline up to 11984 bytes, astral up to 12001 bytes.
+        // Codex CLI 0.171.0 as a count of units judged it (before the exact judge, which found
+        // the note it puts in the middle): ascii inline up to 11984 bytes, astral up to 12001.
         let i = infer(&[
             Observation {
                 fill: Fill::Ascii,

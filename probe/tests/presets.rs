@@ -217,7 +217,8 @@ fn qwen_code_saves_a_reply_over_28000_units_and_shows_a_preview() {
         bin: "qwen",
         limit: 28_000,
         above: "saved",
-        place: None,
+        // A 2000-unit preview of the head beside the note.
+        place: Some("end"),
     });
 }
 
@@ -228,7 +229,8 @@ fn opencode_saves_a_reply_over_51200_bytes() {
         bin: "opencode",
         limit: 51_200,
         above: "saved",
-        place: None,
+        // No preview: a note naming the file.
+        place: Some("whole"),
     });
 }
 
