@@ -9,7 +9,7 @@ use crate::bracket::{
     Verdict,
 };
 use crate::emit::{Fill, MAX_N};
-use crate::units::{n_for, size_of, Unit};
+use crate::units::{n_for, size_of, Measure, Unit};
 use report::{Exit, Timestamp};
 
 /// What `check` takes.
@@ -17,8 +17,9 @@ use report::{Exit, Timestamp};
 pub(crate) struct CheckSettings {
     /// The threshold expected, in `unit` (UTF-16 units, as `emit`'s n, when none is given).
     pub expect: u64,
-    /// The unit the client is expected to count in; checked with a second fill.
-    pub unit: Option<Unit>,
+    /// The unit the client is expected to count in; a unit of text is checked with a second
+    /// fill, tokens are the estimate (one per four units).
+    pub unit: Option<Measure>,
     /// The fraction under the threshold the suggested cap keeps (0.2 for 20%).
     pub margin: f64,
     pub client: ClientSettings,
@@ -36,7 +37,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
     // The n (as emit counts) whose text is the expected size in the unit, with the fill that
     // measures that unit directly.
-    let fill = settings.unit.map_or(settings.client.fill, Unit::fill);
+    let fill = settings.unit.map_or(settings.client.fill, Measure::fill);
     let n = match settings.unit {
         Some(unit) => n_for(settings.expect, fill, unit).min(MAX_N - 1),
         None => settings.expect,
@@ -97,7 +98,11 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         }
         // The unit: the same size under the astral fill (two UTF-16 units, four bytes, one
         // code point a character) must also be inline, and one character more over.
-        if let Some(unit) = settings.unit.filter(|u| *u != Unit::Lines) {
+        if let Some(unit) = settings
+            .unit
+            .and_then(Measure::unit)
+            .filter(|u| *u != Unit::Lines)
+        {
             let a = n_for(settings.expect, Fill::Astral, unit).min(MAX_N - 1);
             driver.set_fill(Fill::Astral);
             let at = run(&mut driver, a, &mut progress)?;

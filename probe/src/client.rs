@@ -1,14 +1,17 @@
 //! `probe call`: a minimal stdio MCP client that calls one tool and sizes the reply.
 //!
-//! Sizes are given three ways because each limit counts differently: JavaScript clients compare
-//! UTF-16 units (`.length`), a Rust or Go client may count chars or bytes, and the transport
-//! carries the JSON as sent (escapes and all), which is larger than the text it holds.
+//! Sizes are given every way a limit counts: JavaScript clients compare UTF-16 units
+//! (`.length`), a Rust or Go client may count chars or bytes, some limit lines, some tokens (an
+//! estimate, one per four units, as the clients make before asking a counter), and the transport
+//! carries the JSON as sent (escapes and all), which is larger than the text it holds. A cap is
+//! judged in the unit it names.
 //!
 //! The server runs through the runner's piped mode: its own process group, the run tag, a
 //! timeout and the interrupt check, and the group and its strays killed when the call is done,
 //! so a server that forks helpers (or daemonizes them) leaves nothing behind.
 
 use crate::protocol::{self, Incoming};
+use crate::units::Measure;
 use crate::Failure;
 use report::exit::PreconditionFailed;
 use report::runner::{self, Job, Piped, Program};
@@ -27,12 +30,19 @@ use std::time::{Duration, Instant};
 pub(crate) struct CallSettings {
     pub tool: String,
     pub arguments: Value,
-    pub cap: Option<u64>,
+    pub cap: Option<Cap>,
     pub timeout: Duration,
     pub json: bool,
     pub server: Vec<String>,
     /// Who the client says it is in `initialize` (MCP's `clientInfo`).
     pub client_info: Implementation,
+}
+
+/// A cap on a reply's text: n in a unit a client counts (tokens estimated, one per four units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cap {
+    pub n: u64,
+    pub unit: Measure,
 }
 
 /// A name and version, as MCP's `clientInfo` and `serverInfo` carry them.
@@ -52,31 +62,40 @@ impl Default for Implementation {
     }
 }
 
-/// The size of a piece of text, counted the three ways clients count.
+/// The size of a piece of text, counted every way a client counts a limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub(crate) struct Size {
     /// UTF-16 code units: JavaScript's `.length`.
     pub units: u64,
-    /// Unicode scalar values.
+    /// Unicode scalar values (code points).
     pub chars: u64,
     /// UTF-8 bytes.
     pub bytes: u64,
+    /// Lines (a last line without a newline counts).
+    pub lines: u64,
+    /// Tokens, estimated as the clients estimate before asking a counter: one per four units.
+    pub tokens: u64,
 }
 
 impl Size {
     pub(crate) fn of(text: &str) -> Size {
         Size {
-            units: crate::emit::utf16_len(text),
-            chars: text.chars().count() as u64,
-            bytes: text.len() as u64,
+            units: Measure::Utf16.measure(text),
+            chars: Measure::Codepoints.measure(text),
+            bytes: Measure::Bytes.measure(text),
+            lines: Measure::Lines.measure(text),
+            tokens: Measure::Tokens.measure(text),
         }
     }
 
-    fn add(self, other: Size) -> Size {
-        Size {
-            units: self.units + other.units,
-            chars: self.chars + other.chars,
-            bytes: self.bytes + other.bytes,
+    /// The size in one measure.
+    pub(crate) fn get(&self, m: Measure) -> u64 {
+        match m {
+            Measure::Utf16 => self.units,
+            Measure::Codepoints => self.chars,
+            Measure::Bytes => self.bytes,
+            Measure::Lines => self.lines,
+            Measure::Tokens => self.tokens,
         }
     }
 }
@@ -103,8 +122,11 @@ pub(crate) struct CallReport {
     pub call_secs: f64,
     /// From starting the server to reading the reply.
     pub total_secs: f64,
+    /// The cap, in `cap_unit`.
     pub cap: Option<u64>,
-    /// Whether the text fits under the cap (`None` without one).
+    /// The unit the cap counts in (`utf16` unless `--cap` named another).
+    pub cap_unit: Option<Measure>,
+    /// Whether the text fits under the cap, measured in its unit (`None` without one).
     pub fits: Option<bool>,
     pub started: report::Timestamp,
     /// The text blocks themselves (not in the JSON report, which gives their sizes).
@@ -299,9 +321,9 @@ pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             .filter(|b| b["type"] == "text")
             .filter_map(|b| b["text"].as_str())
             .collect();
-        let text = texts
-            .iter()
-            .fold(Size::of(""), |acc, t| acc.add(Size::of(t)));
+        // Sized as the client sees it: the blocks one after another (a line that runs over a
+        // block boundary is one line, and tokens are estimated on the whole).
+        let text = Size::of(&texts.concat());
         let raw_text = String::from_utf8_lossy(&raw);
         let compact = serde_json::from_slice::<Value>(&raw)
             .map(|v| v.to_string())
@@ -319,8 +341,9 @@ pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             reply_compact: Size::of(&compact),
             call_secs,
             total_secs,
-            cap: settings.cap,
-            fits: settings.cap.map(|cap| text.units <= cap),
+            cap: settings.cap.map(|c| c.n),
+            cap_unit: settings.cap.map(|c| c.unit),
+            fits: settings.cap.map(|c| text.get(c.unit) <= c.n),
             started,
             texts: texts.iter().map(|t| t.to_string()).collect(),
         })
@@ -347,10 +370,13 @@ pub(crate) fn render(r: &CallReport) -> String {
         out.push_str("result: isError (the tool refused the call)\n");
     }
     out.push_str(&format!(
-        "text: {} UTF-16 units, {} chars, {} bytes in {} block{}\n",
+        "text: {} UTF-16 units, {} chars, {} bytes, {} line{}, ~{} tokens in {} block{}\n",
         r.text.units,
         r.text.chars,
         r.text.bytes,
+        r.text.lines,
+        if r.text.lines == 1 { "" } else { "s" },
+        r.text.tokens,
         r.blocks,
         if r.blocks == 1 { "" } else { "s" }
     ));
@@ -362,18 +388,18 @@ pub(crate) fn render(r: &CallReport) -> String {
         "time: {:.3}s for the call, {:.3}s in all\n",
         r.call_secs, r.total_secs
     ));
-    if let (Some(cap), Some(fits)) = (r.cap, r.fits) {
+    if let (Some(cap), Some(unit), Some(fits)) = (r.cap, r.cap_unit, r.fits) {
+        let size = r.text.get(unit);
+        let words = unit.words();
         if fits {
             out.push_str(&format!(
-                "cap: fits, {} units under the cap of {cap} ({} to spare)\n",
-                r.text.units,
-                cap - r.text.units
+                "cap: fits, {size} {words} under the cap of {cap} ({} to spare)\n",
+                cap - size
             ));
         } else {
             out.push_str(&format!(
-                "cap: OVER, {} units is {} over the cap of {cap}\n",
-                r.text.units,
-                r.text.units - cap
+                "cap: OVER, {size} {words} is {} over the cap of {cap}\n",
+                size - cap
             ));
         }
     }

@@ -5,9 +5,11 @@
 //! counts 1, whatever its UTF-8 byte length. A threshold "at 50,000 characters" means 50,000 of
 //! those.
 //!
-//! The text is `<<probe n=N nonce=X start>>`, then fill, then `<<probe n=N nonce=X end>>`. A
-//! driver that finds the end marker (with the nonce the server logged) knows the whole text
-//! arrived; one that finds only the start marker knows it was cut. When n is too small for both
+//! The text is `<<probe n=N nonce=X start>>`, then fill, then `<<probe n=N nonce=X end>>`. The
+//! whole text is a function of (n, fill, blocks, nonce), so a driver that has the server's log
+//! rebuilds exactly what was sent and compares it with what came back, unit by unit: the fill
+//! carries position stamps derived from the nonce, so no cut, insertion, repeat or substitution
+//! can leave text that still matches. When n is too small for both
 //! markers, the text keeps only the end marker (right-aligned, so it is still the last thing
 //! delivered); when n is too small even for that, it is fill alone and carries no marker.
 
@@ -26,14 +28,15 @@ pub(crate) const MAX_BLOCKS: u64 = 10_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Fill {
-    /// `x` repeated: one unit, one char, one byte each.
+    /// `x`s with a position stamp every 64 units (`@OFFSET:CC`): one unit, one char, one byte
+    /// each.
     Ascii,
     /// Emoji outside the Basic Multilingual Plane: two units (a surrogate pair), one char, four
     /// bytes each. With an odd number of units to fill, the fill ends with one `x`, so the total
     /// is still exact.
     Astral,
-    /// Lines of 80 units: an 8-digit line number, a space, `x`s, and `\n`. The last line is cut
-    /// to fit.
+    /// Lines of 80 units: an 8-digit line number, two hex digits of check, `x`s, and `\n`. The
+    /// last line is cut to fit.
     Lines,
 }
 
@@ -220,7 +223,8 @@ pub(crate) fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
     if with_end {
         marks += end.len();
     }
-    push_fill(&mut text, args.fill, n - marks);
+    let at = text.len();
+    push_fill(&mut text, args.fill, n - marks, at, nonce);
     if with_end {
         text.push_str(&end);
     }
@@ -233,15 +237,59 @@ pub(crate) fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
     }
 }
 
-/// Appends exactly `units` UTF-16 units of fill.
-fn push_fill(text: &mut String, fill: Fill, units: usize) {
+/// Every how many units the `ascii` fill carries a position stamp.
+pub(crate) const STAMP_EVERY: usize = 64;
+
+/// A byte derived from the nonce and a position: the check a stamp carries, and the choice of
+/// each `astral` character. It makes the fill of one reply unlike the fill of any other, so text
+/// from an earlier run, or a chunk of this one moved elsewhere, cannot pass for it.
+fn stamp_check(nonce: &str, position: u64) -> u8 {
+    // FNV-1a over the nonce, then splitmix64's finaliser with the position mixed in.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in nonce.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    let mut x = h ^ position.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (x ^ (x >> 31)) as u8
+}
+
+/// Appends exactly `units` UTF-16 units of fill, starting `at` units into the text.
+///
+/// Every fill proves itself: it is a function of the nonce and of each position, never a run of
+/// one repeated piece, so a cut, an inserted note, a repeated chunk or a substitution of the same
+/// length anywhere leaves text that differs from what was sent, and the judge, which rebuilds
+/// the text from the nonce, finds where. The unit counts stay exact.
+fn push_fill(text: &mut String, fill: Fill, units: usize, at: usize, nonce: &str) {
     match fill {
-        Fill::Ascii => text.push_str(&"x".repeat(units)),
+        Fill::Ascii => {
+            // `x`s with a stamp every STAMP_EVERY units: `@` and the stamp's own unit offset in
+            // the text, `:` and two hex digits of check, so a human reading a cut sees where each
+            // piece came from. A stamp that would not fit whole is left out (`x`s instead).
+            let mut done = 0;
+            while done < units {
+                let period = (units - done).min(STAMP_EVERY);
+                let pos = at + done;
+                let stamp = format!("@{pos}:{:02x}", stamp_check(nonce, pos as u64));
+                let stamp = if stamp.len() < period {
+                    stamp.as_str()
+                } else {
+                    ""
+                };
+                text.push_str(stamp);
+                for _ in stamp.len()..period {
+                    text.push('x');
+                }
+                done += period;
+            }
+        }
         Fill::Astral => {
-            // Cycle through U+1F600..U+1F64F so the text is not one repeated code point (a client
-            // that dedupes or compresses runs would otherwise look better than it is).
+            // Emoji from U+1F600..U+1F64F, each chosen by the nonce and its position: every
+            // character is its own stamp.
             for i in 0..units / 2 {
-                let c = char::from_u32(0x1F600 + (i % 80) as u32).expect("emoji range is valid");
+                let k = u32::from(stamp_check(nonce, (at + 2 * i) as u64)) % 80;
+                let c = char::from_u32(0x1F600 + k).expect("emoji range is valid");
                 text.push(c);
             }
             if units % 2 == 1 {
@@ -249,12 +297,21 @@ fn push_fill(text: &mut String, fill: Fill, units: usize) {
             }
         }
         Fill::Lines => {
+            // Lines of 80 units: an 8-digit line number and two hex digits of check, then `x`s
+            // and `\n`. The last line is cut to fit.
             const WIDTH: usize = 80;
             let mut left = units;
             let mut line_no = 1u64;
+            let mut line = String::with_capacity(WIDTH);
             while left > 0 {
-                let mut line = format!("{line_no:08} ");
-                line.push_str(&"x".repeat(WIDTH - 1 - line.len()));
+                line.clear();
+                line.push_str(&format!(
+                    "{line_no:08} {:02x} ",
+                    stamp_check(nonce, line_no)
+                ));
+                while line.len() < WIDTH - 1 {
+                    line.push('x');
+                }
                 line.push('\n');
                 let take = left.min(WIDTH);
                 text.push_str(&line[..take]);
@@ -352,7 +409,46 @@ mod tests {
         assert!(e.blocks[0].ends_with("end>>"));
         let e = emit_with_nonce(args(end - 1, Fill::Ascii, 1), "abcd1234");
         assert!(!e.start_marker && !e.end_marker);
-        assert_eq!(e.blocks[0], "x".repeat(end as usize - 1));
+        assert_eq!(utf16_len(&e.blocks[0]), end - 1);
+        assert!(e.blocks[0].starts_with("@0:"), "{}", e.blocks[0]);
+        // Too short for a stamp: `x`s alone.
+        let e = emit_with_nonce(args(4, Fill::Ascii, 1), "abcd1234");
+        assert_eq!(e.blocks[0], "xxxx");
+    }
+
+    #[test]
+    fn every_fill_is_a_function_of_the_nonce_and_stamps_carry_their_offset() {
+        for fill in [Fill::Ascii, Fill::Astral, Fill::Lines] {
+            let a = emit_with_nonce(args(5000, fill, 1), "abcd1234")
+                .blocks
+                .concat();
+            let b = emit_with_nonce(args(5000, fill, 1), "abcd1235")
+                .blocks
+                .concat();
+            let again = emit_with_nonce(args(5000, fill, 1), "abcd1234")
+                .blocks
+                .concat();
+            assert_eq!(a, again, "{fill}");
+            // Past the markers the fills differ, and not only in one place.
+            let differ = a.chars().zip(b.chars()).filter(|(x, y)| x != y).count();
+            assert!(differ > 40, "{fill}: {differ}");
+        }
+        let a = emit_with_nonce(args(5000, Fill::Ascii, 1), "abcd1234")
+            .blocks
+            .concat();
+        let stamps: Vec<usize> = a.match_indices('@').map(|(i, _)| i).collect();
+        assert!(stamps.len() >= 5000 / STAMP_EVERY - 2);
+        for i in stamps {
+            let digits: String = a[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            assert_eq!(digits, i.to_string());
+        }
+        let lines = emit_with_nonce(args(5000, Fill::Lines, 1), "abcd1234")
+            .blocks
+            .concat();
+        assert!(lines.contains("\n00000002 "));
     }
 
     #[test]
@@ -361,7 +457,11 @@ mod tests {
         let fill_units =
             101 - start_marker(101, "abcd1234").len() - end_marker(101, "abcd1234").len();
         assert_eq!(fill_units % 2, 1);
-        assert!(e.blocks[0].contains("\u{1F600}"));
+        let body = e.blocks[0].trim_start_matches(|c: char| c.is_ascii());
+        assert!(body
+            .chars()
+            .take_while(|c| !c.is_ascii())
+            .all(|c| ('\u{1F600}'..='\u{1F64F}').contains(&c)));
         assert!(e.blocks[0].contains("x<<probe"));
     }
 

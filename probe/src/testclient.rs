@@ -6,7 +6,10 @@
 //! finds 50000, exactly as it does for Claude Code. Its default mode is a client that never
 //! truncates: a result over the limit is saved to a file and replaced by a message naming it.
 //! The other modes are the clients the driver must judge rightly too: one that cuts the text at
-//! its limit, one that answers without calling the tool, one that hangs.
+//! its limit, one that keeps head and tail with a note where the middle was, one that substitutes
+//! text of the same length, one that repeats a chunk in place of another (the last two leave the
+//! length exact, so only a comparison finds them), one that answers without calling the tool,
+//! one that hangs.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -17,6 +20,8 @@ use serde_json::{json, Value};
 use report::Exit;
 
 use crate::client::{self, CallSettings, Implementation};
+use crate::emit::utf16_len;
+use crate::units::Measure;
 use crate::Failure;
 
 /// How the test client hands a result on.
@@ -27,6 +32,14 @@ pub(crate) enum Mode {
     Spill,
     /// The first LIMIT UTF-16 units of the text, whatever its size (a client that truncates).
     Cut,
+    /// Over LIMIT units: the first and last LIMIT/2 units with a note where the middle was
+    /// (`... N tokens truncated ...`), as one real agent client does.
+    CutMiddle,
+    /// Over LIMIT units: 100 units from LIMIT/2 replaced by `?`s, the length unchanged.
+    Substitute,
+    /// Over LIMIT units: the 100 units from LIMIT/2 written again in place of the next 100, the
+    /// length unchanged.
+    Repeat,
     /// Answers without calling the tool: prints a line and exits 0.
     Never,
     /// Hangs without calling the tool, until it is killed or interrupted.
@@ -39,6 +52,11 @@ pub(crate) struct TestClientSettings {
     pub mcp_config: PathBuf,
     pub n: u64,
     pub limit: u64,
+    /// What the limit counts: UTF-16 units, or bytes, code points, lines, estimated tokens. The
+    /// spill mode decides in it; the changing modes decide in it and cut at LIMIT UTF-16 units.
+    pub limit_unit: Measure,
+    /// The fill asked for.
+    pub fill: crate::emit::Fill,
     pub saved_dir: Option<PathBuf>,
     pub mode: Mode,
     /// The line printed for a saved result, instead of the default that names the file.
@@ -69,6 +87,41 @@ fn cut(text: &str, limit: u64) -> &str {
         }
     }
     text
+}
+
+/// The byte where UTF-16 unit `units` of `text` begins, moved one unit back if it falls inside
+/// a surrogate pair.
+fn at_unit(text: &str, units: u64) -> usize {
+    cut(text, units).len()
+}
+
+/// What the changing modes hand on for a `text` over `limit`; `None` for the other modes.
+fn change(mode: Mode, text: &str, limit: u64) -> Option<String> {
+    let half = limit / 2;
+    let total = utf16_len(text);
+    match mode {
+        Mode::CutMiddle => {
+            let head = &text[..at_unit(text, half)];
+            let tail_from = at_unit(text, total - half);
+            let removed = total - utf16_len(head) - utf16_len(&text[tail_from..]);
+            Some(format!(
+                "{head}\n\n... {} tokens truncated ...\n\n{}",
+                removed.div_ceil(4),
+                &text[tail_from..]
+            ))
+        }
+        Mode::Substitute => {
+            let (i, j) = (at_unit(text, half), at_unit(text, half + 100));
+            let same = "?".repeat(utf16_len(&text[i..j]) as usize);
+            Some(format!("{}{same}{}", &text[..i], &text[j..]))
+        }
+        Mode::Repeat => {
+            let (i, j) = (at_unit(text, half), at_unit(text, half + 100));
+            let k = at_unit(text, half + 100 + utf16_len(&text[i..j]));
+            Some(format!("{}{}{}", &text[..j], &text[i..j], &text[k..]))
+        }
+        Mode::Spill | Mode::Cut | Mode::Never | Mode::Hang => None,
+    }
 }
 
 /// Waits `delay` (`None`: for ever), or until an interrupt; `false` when interrupted.
@@ -114,11 +167,11 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
             wait(None);
             return Ok(Exit::Interrupted);
         }
-        Mode::Spill | Mode::Cut => {}
+        Mode::Spill | Mode::Cut | Mode::CutMiddle | Mode::Substitute | Mode::Repeat => {}
     }
     let report = client::call(&CallSettings {
         tool: "emit".into(),
-        arguments: json!({ "n": s.n }),
+        arguments: json!({ "n": s.n, "fill": s.fill.to_string() }),
         cap: None,
         timeout: Duration::from_secs(60),
         json: false,
@@ -130,7 +183,14 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         report::outln!("{}", cut(&text, s.limit))?;
         return Ok(Exit::Ok);
     }
-    if report.text.units <= s.limit {
+    let over = report.text.get(s.limit_unit) > s.limit;
+    if over {
+        if let Some(changed) = change(s.mode, &text, s.limit) {
+            report::outln!("{changed}")?;
+            return Ok(Exit::Ok);
+        }
+    }
+    if !over {
         report::outln!("{text}")?;
         return Ok(Exit::Ok);
     }
@@ -146,8 +206,9 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     match &s.spill_message {
         Some(message) => report::outln!("{message}")?,
         None => report::outln!(
-            "Error: result ({} UTF-16 units) exceeds this client's limit of {}. Output has been saved to {}",
-            report.text.units,
+            "Error: result ({} {}) exceeds this client's limit of {}. Output has been saved to {}",
+            report.text.get(s.limit_unit),
+            s.limit_unit.words(),
             s.limit,
             path.display()
         )?,

@@ -43,10 +43,6 @@ impl Unit {
         }
     }
 
-    pub(crate) fn parse(name: &str) -> Option<Unit> {
-        Unit::ALL.into_iter().find(|u| u.name() == name)
-    }
-
     /// How long `text` is in this unit.
     pub(crate) fn measure(self, text: &str) -> u64 {
         match self {
@@ -59,15 +55,6 @@ impl Unit {
             }
         }
     }
-
-    /// The fill that measures n's size in this unit most directly: `lines` for lines, `ascii`
-    /// (one of each a character) for the rest.
-    pub(crate) fn fill(self) -> Fill {
-        match self {
-            Unit::Lines => Fill::Lines,
-            _ => Fill::Ascii,
-        }
-    }
 }
 
 impl fmt::Display for Unit {
@@ -76,18 +63,112 @@ impl fmt::Display for Unit {
     }
 }
 
-/// `emit`'s text for n under `fill`, measured in `unit`.
-pub(crate) fn size_of(n: u64, fill: Fill, unit: Unit) -> u64 {
-    if unit == Unit::Utf16 {
-        return n;
+/// A unit a cap is set in, or a limit counted in: the units a client counts text in, and
+/// tokens, estimated as the clients estimate them before they ask a counter (one token per four
+/// UTF-16 units, rounded up: [`crate::model::tokens_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Measure {
+    Utf16,
+    Bytes,
+    Codepoints,
+    Lines,
+    Tokens,
+}
+
+impl Measure {
+    pub(crate) const ALL: [Measure; 5] = [
+        Measure::Utf16,
+        Measure::Bytes,
+        Measure::Codepoints,
+        Measure::Lines,
+        Measure::Tokens,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Measure::Tokens => "tokens",
+            other => other.unit().map_or("tokens", Unit::name),
+        }
     }
-    // The nonce's digits do not change any measure: every nonce is eight ASCII characters.
-    let e = emit_with_nonce(EmitArgs { n, fill, blocks: 1 }, "00000000");
-    unit.measure(&e.blocks.concat())
+
+    /// What a person reads after a number: `units` for UTF-16 units, as probe always said.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            Measure::Utf16 => "units",
+            Measure::Bytes => "bytes",
+            Measure::Codepoints => "code points",
+            Measure::Lines => "lines",
+            Measure::Tokens => "tokens (estimated)",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Measure> {
+        Measure::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The unit of text this is, for all but tokens.
+    pub(crate) fn unit(self) -> Option<Unit> {
+        match self {
+            Measure::Utf16 => Some(Unit::Utf16),
+            Measure::Bytes => Some(Unit::Bytes),
+            Measure::Codepoints => Some(Unit::Codepoints),
+            Measure::Lines => Some(Unit::Lines),
+            Measure::Tokens => None,
+        }
+    }
+
+    /// The fill that measures n's size in this measure most directly: `lines` for lines,
+    /// `ascii` for the rest.
+    pub(crate) fn fill(self) -> Fill {
+        match self {
+            Measure::Lines => Fill::Lines,
+            _ => Fill::Ascii,
+        }
+    }
+
+    /// How long `text` is in this measure.
+    pub(crate) fn measure(self, text: &str) -> u64 {
+        match self.unit() {
+            Some(unit) => unit.measure(text),
+            None => crate::model::tokens_for(crate::emit::utf16_len(text)),
+        }
+    }
+}
+
+impl From<Unit> for Measure {
+    fn from(unit: Unit) -> Measure {
+        match unit {
+            Unit::Utf16 => Measure::Utf16,
+            Unit::Bytes => Measure::Bytes,
+            Unit::Codepoints => Measure::Codepoints,
+            Unit::Lines => Measure::Lines,
+        }
+    }
+}
+
+impl fmt::Display for Measure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `emit`'s text for n under `fill`, measured in `unit`.
+pub(crate) fn size_of(n: u64, fill: Fill, unit: impl Into<Measure>) -> u64 {
+    match unit.into() {
+        Measure::Utf16 => n,
+        Measure::Tokens => crate::model::tokens_for(n),
+        unit => {
+            // The nonce's digits do not change any measure: every nonce is eight ASCII
+            // characters.
+            let e = emit_with_nonce(EmitArgs { n, fill, blocks: 1 }, "00000000");
+            unit.measure(&e.blocks.concat())
+        }
+    }
 }
 
 /// The largest n whose text under `fill` is at most `size` in `unit` (sizes only grow with n).
-pub(crate) fn n_for(size: u64, fill: Fill, unit: Unit) -> u64 {
+pub(crate) fn n_for(size: u64, fill: Fill, unit: impl Into<Measure> + Copy) -> u64 {
     let (mut lo, mut hi) = (0u64, MAX_N);
     if size_of(hi, fill, unit) <= size {
         return hi;
@@ -358,13 +439,35 @@ mod tests {
         assert!(bytes > 1800 && points < 600, "{bytes} {points}");
         assert_eq!(size_of(8000, Fill::Lines, Unit::Lines), 100);
         assert_eq!(n_for(50_000, Fill::Ascii, Unit::Bytes), 50_000);
-        assert_eq!(Unit::parse("bytes"), Some(Unit::Bytes));
-        assert_eq!(Unit::parse("tokens"), None);
+        assert_eq!(Measure::parse("bytes"), Some(Measure::Bytes));
+        assert_eq!(Measure::parse("tokens"), Some(Measure::Tokens));
+        assert_eq!(Measure::parse("words"), None);
+        assert_eq!(size_of(8001, Fill::Ascii, Measure::Tokens), 2001);
+        assert_eq!(n_for(25_000, Fill::Ascii, Measure::Tokens), 100_000);
+    }
+
+    #[test]
+    fn codex_judged_exactly_counts_12000_bytes_with_a_36_byte_wrapper() {
+        // Codex CLI 0.171.0 under the exact judge (`probe clients`): every fill agrees.
+        let obs = |fill, last_inline: u64| Observation {
+            fill,
+            last_inline,
+            first_over: Some(last_inline + 1),
+        };
+        let i = infer(&[
+            obs(Fill::Ascii, 11_964),
+            obs(Fill::Astral, 6018),
+            obs(Fill::Lines, 11_964),
+        ])
+        .unwrap();
+        assert_eq!((i.unit, i.limit, i.exact), (Unit::Bytes, 11_964, true));
+        assert_eq!(i.offset, Some(36));
     }
 
     #[test]
     fn fills_that_miss_by_under_one_percent_in_one_unit_give_it_as_an_estimate() {
-        // Codex CLI 0.171.0: ascii inline up to 11984 bytes, astral up to 12001 bytes.
+        // Codex CLI 0.171.0 as a count of units judged it (before the exact judge, which found
+        // the note it puts in the middle): ascii inline up to 11984 bytes, astral up to 12001.
         let i = infer(&[
             Observation {
                 fill: Fill::Ascii,

@@ -180,6 +180,68 @@ fn bisect_pins_the_exact_threshold_in_about_log2_runs() {
     assert!(runs <= 15, "{runs} runs");
 }
 
+/// Each way a client can change a result over its limit, at a limit the test does not tell
+/// probe: `--bisect` finds the limit to the unit and the point above it names the shape. The
+/// substitution and the repeat keep the length exact, so only a comparison can find them.
+#[test]
+fn bisect_finds_each_hidden_limit_and_names_the_shape() {
+    let cases = [
+        ("cut-middle", 2345, "cut", "middle", "removed"),
+        ("cut", 1789, "truncated", "end", "removed"),
+        ("substitute", 3001, "cut", "middle", "substituted"),
+        ("repeat", 2222, "cut", "middle", "repeated"),
+        ("spill", 1234, "saved", "whole", "removed"),
+    ];
+    for (mode, limit, verdict, place, change) in cases {
+        let f = Fixture::new();
+        let (code, text, r) = f.probe(&[
+            "bracket",
+            "--client",
+            &f.client(mode, limit),
+            "--bisect",
+            "1000..4000",
+        ]);
+        assert_eq!(code, 0, "{mode}: {text}");
+        assert_eq!(
+            r["threshold"]["text"],
+            format!("inline up to {limit}, {verdict} from {}", limit + 1),
+            "{mode}"
+        );
+        let points = r["points"].as_array().unwrap();
+        let over = points.iter().find(|p| p["n"] == limit + 1).unwrap();
+        let shape = &over["shape"];
+        assert_eq!(shape["where"], place, "{mode}: {over}");
+        assert_eq!(shape["change"], change, "{mode}: {over}");
+        for p in points {
+            let inline = p["verdict"] == "inline";
+            assert_eq!(inline, p["n"].as_u64().unwrap() <= limit, "{mode}: {p}");
+            assert_eq!(inline, p["shape"].is_null(), "{mode}: {p}");
+        }
+        if mode == "cut-middle" {
+            // The client's own note, quoted, and where the middle went.
+            assert_eq!(shape["note"], "\"... 1 tokens truncated ...\"", "{over}");
+            assert_eq!(shape["head_units"], limit / 2);
+            assert_eq!(shape["tail_units"], limit / 2);
+            let message = over["message"].as_str().unwrap();
+            assert!(message.contains("cut in the middle"), "{message}");
+        }
+        // Where it first differs: the substitution at LIMIT/2, the repeat 100 units on (a run
+        // of `x`s between stamps may match a little further).
+        let changed_at = match mode {
+            "substitute" => Some(limit / 2),
+            "repeat" => Some(limit / 2 + 100),
+            _ => None,
+        };
+        if let Some(at) = changed_at {
+            let first = shape["first_difference"].as_u64().unwrap();
+            assert!(
+                (at..at + 64).contains(&first),
+                "{mode}: {first} not at {at}"
+            );
+        }
+    }
+}
+
 #[test]
 fn bisect_says_when_the_threshold_is_outside_the_range() {
     let f = Fixture::new();
@@ -248,6 +310,37 @@ fn check_holds_at_the_known_limit_and_suggests_a_cap() {
     assert!(text.contains("suggested cap: 400 units"), "{text}");
     assert_eq!(r["check"]["held"], true);
     assert_eq!(r["check"]["suggested_cap"], 400);
+}
+
+/// A limit in tokens or in lines is checked in its unit: `--expect 500tokens` runs the n whose
+/// text is 500 estimated tokens (one per four units) and the n one token over.
+#[test]
+fn check_takes_a_limit_in_tokens_or_lines() {
+    let f = Fixture::new();
+    let tokens = format!("{} --limit-unit tokens", f.client("spill", 500));
+    let (code, text, r) = f.probe(&["check", "--expect", "500tokens", "--client", &tokens]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["check"]["unit"], "tokens");
+    assert_eq!(r["check"]["measured"], 500);
+    assert!(text.contains("suggested cap: 400 tokens"), "{text}");
+    let ns: Vec<u64> = verdicts(&r).iter().map(|(n, _)| *n).collect();
+    assert_eq!(ns, [2000, 2001], "500 tokens are 2000 units");
+    // Expected one token lower, the client's limit is found where it moved to.
+    let (code, text, r) = f.probe(&["check", "--expect", "499tokens", "--client", &tokens]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(r["check"]["measured"], 500, "{text}");
+
+    let lines = format!("{} --limit-unit lines", f.client("spill", 30));
+    let (code, text, r) = f.probe(&["check", "--expect", "30lines", "--client", &lines]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(r["check"]["measured"], 30);
+    assert!(r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["fill"] == "lines"));
+    let (code, _, _) = f.probe(&["check", "--expect", "31lines", "--client", &lines]);
+    assert_eq!(code, 1);
 }
 
 #[test]

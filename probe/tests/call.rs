@@ -17,7 +17,9 @@ fn a_reply_under_the_cap_fits_and_exits_0() {
     let (code, out, _) = call_probe(&["--n", "11210", "--cap", "40000", "--", PROBE, "serve"]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("text: 11210 UTF-16 units, 11210 chars, 11210 bytes in 1 block"),
+        out.contains(
+            "text: 11210 UTF-16 units, 11210 chars, 11210 bytes, 1 line, ~2803 tokens in 1 block"
+        ),
         "{out}"
     );
     assert!(
@@ -36,6 +38,71 @@ fn a_reply_over_the_cap_exits_1() {
     );
     let (code, _, _) = call_probe(&["--n", "50000", "--cap", "50000", "--", PROBE, "serve"]);
     assert_eq!(code, 0, "exactly at the cap fits");
+}
+
+/// A cap in each unit a client counts is judged in that unit, and the reply is sized in all.
+#[test]
+fn a_cap_is_judged_in_the_unit_it_names() {
+    // 1001 units of astral fill: about 500 emoji of four bytes each, so about 2000 bytes.
+    let astral = r#"{"n":1001,"fill":"astral"}"#;
+    let (code, out, _) = call_probe(&["--args", astral, "--cap", "1001", "--", PROBE, "serve"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) =
+        call_probe(&["--args", astral, "--cap", "1001bytes", "--", PROBE, "serve"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("bytes is") && out.contains("over the cap of 1001"),
+        "{out}"
+    );
+    let (code, out, _) = call_probe(&[
+        "--args",
+        astral,
+        "--cap",
+        "1001codepoints",
+        "--",
+        PROBE,
+        "serve",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("code points under the cap of 1001"), "{out}");
+    // 8000 units of lines are 100 lines of 80.
+    let lines = r#"{"n":8000,"fill":"lines"}"#;
+    let (code, out, _) = call_probe(&["--args", lines, "--cap", "100lines", "--", PROBE, "serve"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("cap: fits, 100 lines under the cap of 100 (0 to spare)"),
+        "{out}"
+    );
+    let (code, _, _) = call_probe(&["--args", lines, "--cap", "99lines", "--", PROBE, "serve"]);
+    assert_eq!(code, 1);
+    // 8000 units estimate to 2000 tokens.
+    let (code, out, _) =
+        call_probe(&["--args", lines, "--cap", "1999tokens", "--", PROBE, "serve"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("OVER, 2000 tokens (estimated) is 1 over the cap of 1999"),
+        "{out}"
+    );
+    let (code, out, _) = call_probe(&[
+        "--json",
+        "--args",
+        lines,
+        "--cap",
+        "2000tokens",
+        "--",
+        PROBE,
+        "serve",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["cap"], 2000);
+    assert_eq!(r["cap_unit"], "tokens");
+    assert_eq!(r["fits"], true);
+    assert_eq!(r["text"]["lines"], 100);
+    assert_eq!(r["text"]["tokens"], 2000);
+    let (code, _, err) = call_probe(&["--cap", "5parsecs", "--", PROBE, "serve"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown unit `parsecs`"), "{err}");
 }
 
 #[test]

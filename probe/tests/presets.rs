@@ -71,6 +71,14 @@ struct Expected {
     /// The last n inline; n + 1 comes back `above`.
     limit: u64,
     above: &'static str,
+    /// Where the text that came back at LIMIT+1 first differs (end, middle, start, whole), when
+    /// measured.
+    place: Option<&'static str>,
+}
+
+/// The shapes of points that came back exactly: none.
+fn inline_shape(points: &[Value]) -> Vec<Value> {
+    points.iter().map(|p| p["shape"].clone()).collect()
 }
 
 /// Runs the preset at 1000, LIMIT and LIMIT+1 and checks what came back.
@@ -143,6 +151,14 @@ fn measures(e: Expected) {
         assert!(inline["received_units"].as_u64().unwrap() >= inline["n"].as_u64().unwrap());
     }
     assert_eq!(p[2]["verdict"], e.above, "{context}");
+    assert_eq!(
+        inline_shape(&p[..2]),
+        [Value::Null, Value::Null],
+        "{context}"
+    );
+    if let Some(place) = e.place {
+        assert_eq!(p[2]["shape"]["where"], place, "{context}");
+    }
     assert_eq!(r["threshold"]["monotone"], true, "{context}");
     assert_eq!(r["threshold"]["exact"], true, "{context}");
     assert_eq!(r["threshold"]["last_inline"], e.limit, "{context}");
@@ -162,16 +178,22 @@ fn claude_code_keeps_50000_utf16_units_inline_and_saves_50001() {
         bin: "claude",
         limit: 50_000,
         above: "saved",
+        // A preview of the head, and the path of the file.
+        place: Some("end"),
     });
 }
 
 #[test]
 fn codex_cli_keeps_the_head_and_tail_of_a_reply_over_about_12000_bytes() {
+    // Over its limit codex keeps head and tail and puts `…N tokens truncated…` where the middle
+    // was; from 11965 to 11984 that note is as long as what it replaced or longer, so a count
+    // of units called those points inline (and the limit 11984).
     measures(Expected {
         name: "codex",
         bin: "codex",
-        limit: 11_984,
+        limit: 11_964,
         above: "cut",
+        place: Some("middle"),
     });
 }
 
@@ -180,8 +202,11 @@ fn gemini_cli_cuts_and_saves_a_reply_over_40000_units_less_its_wrapper() {
     measures(Expected {
         name: "gemini",
         bin: "gemini",
-        limit: 39_994,
+        // 40,000 units with its 41-unit wrapper; over it, `... [N characters omitted] ...` in
+        // the middle, which a count of units took for the text up to 39,994.
+        limit: 39_959,
         above: "cut+saved",
+        place: Some("middle"),
     });
 }
 
@@ -192,6 +217,8 @@ fn qwen_code_saves_a_reply_over_28000_units_and_shows_a_preview() {
         bin: "qwen",
         limit: 28_000,
         above: "saved",
+        // A 2000-unit preview of the head beside the note.
+        place: Some("end"),
     });
 }
 
@@ -202,6 +229,8 @@ fn opencode_saves_a_reply_over_51200_bytes() {
         bin: "opencode",
         limit: 51_200,
         above: "saved",
+        // No preview: a note naming the file.
+        place: Some("whole"),
     });
 }
 
@@ -212,5 +241,6 @@ fn cline_keeps_head_and_tail_of_a_reply_whose_json_envelope_is_over_8000_units()
         bin: "cline",
         limit: 7945,
         above: "cut",
+        place: None,
     });
 }

@@ -184,7 +184,18 @@ fn each_fill_gives_exactly_n_units_with_markers_at_both_ends() {
             let whole = check_exact(&r[i * ns.len() + j], n, 1);
             let body = &whole[whole.find("start>>").unwrap() + 7..whole.rfind("<<probe").unwrap()];
             match *fill {
-                "ascii" => assert!(body.bytes().all(|b| b == b'x')),
+                "ascii" => {
+                    // `x`s and a stamp `@OFFSET:CC` every 64 units, OFFSET being where it is.
+                    assert!(body
+                        .bytes()
+                        .all(|b| b == b'x' || b == b'@' || b == b':' || b.is_ascii_hexdigit()));
+                    for (i, _) in whole.match_indices('@') {
+                        let stamp = &whole[i + 1..];
+                        let digits: String =
+                            stamp.chars().take_while(char::is_ascii_digit).collect();
+                        assert_eq!(digits, i.to_string(), "n={n}");
+                    }
+                }
                 "astral" => {
                     // Every character is a surrogate pair, except one final 'x' when the fill is odd.
                     let odd = js_length(body) % 2 == 1;
@@ -240,7 +251,10 @@ fn small_n_degrades_to_the_end_marker_then_to_plain_fill() {
         &call(3, r#"{"n":50}"#),
     ]);
     assert_eq!(texts(&r[0]), vec![String::new()]);
-    assert_eq!(texts(&r[1]), vec!["x".repeat(10)]);
+    // Plain fill: a position stamp, then `x`s.
+    let t = &texts(&r[1])[0];
+    assert_eq!(js_length(t), 10);
+    assert!(t.starts_with("@0:") && t.ends_with("xxxxx"), "{t}");
     let t = &texts(&r[2])[0];
     assert_eq!(js_length(t), 50);
     assert!(t.ends_with(" end>>") && !t.contains("start>>"), "{t}");

@@ -288,6 +288,7 @@ impl Driver {
             verdict: judgment.verdict,
             message: judgment.message.map(|m| clip(&m, 300)),
             saved_path: judgment.saved_path,
+            shape: judgment.shape,
             received_units: received,
             count_tokens_calls: count_calls,
             nonce: calls.last().map(|c| c.nonce.clone()),

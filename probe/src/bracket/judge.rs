@@ -1,12 +1,14 @@
 //! Judging one point: what the server sent (its log) against what the client handed on (its
 //! output, or what the model stand-in received) gives the point's [`Verdict`].
 //!
-//! Only the end marker with the logged nonce proves a full delivery: a nonce from an earlier
-//! run, or the marker of another n, proves nothing. A spill message proves a save; the start
-//! marker without the end marker is a cut. A run that hung or could not start gives no verdict
-//! at all (`error`), whatever its output says.
+//! Only the exact text proves a full delivery: the server's log names n, fill, blocks and nonce,
+//! the text is rebuilt from them and compared unit by unit ([`super::compare`]), so a count of
+//! what lies between the markers never stands in for the text. A difference is named by where it
+//! is (end, middle, start) and what took its place; a spill message proves a save. A run that
+//! hung or could not start gives no verdict at all (`error`), whatever its output says.
 
-use crate::emit::{end_marker, start_marker, utf16_len};
+use super::compare::{compare, Shape, Where};
+use crate::emit::{emit_with_nonce, EmitArgs};
 use crate::model::{text_of, ModelEvent};
 use crate::server::LoggedCall;
 use regex::Regex;
@@ -18,7 +20,7 @@ use std::fmt;
 /// What happened to one point's tool result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) enum Verdict {
-    /// The whole text came back: both markers (with the logged nonce) and everything between.
+    /// The whole text came back exactly as sent (rebuilt from the logged nonce and compared).
     #[serde(rename = "inline")]
     Inline,
     /// Replaced by a note or a short preview; the client says the full text is in a file.
@@ -76,7 +78,6 @@ impl Verdict {
     /// client says it stored the whole in a file.
     fn of(kept: Kept, saved: bool) -> Verdict {
         match (kept, saved) {
-            (Kept::Whole, _) => Verdict::Inline,
             (Kept::HeadAndTail, false) => Verdict::Cut,
             (Kept::HeadAndTail, true) => Verdict::CutSaved,
             (Kept::Head, false) => Verdict::Truncated,
@@ -104,18 +105,16 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// How much of the emitted text came back, read from its markers.
+/// How much of the emitted text came back, when not all of it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kept {
-    /// Both markers and at least the units sent between them.
-    Whole,
-    /// Both markers (or the end marker alone), fewer units between: the middle went.
+    /// Head and tail, the middle changed.
     HeadAndTail,
-    /// The start marker and at least half of what was sent, or more than a preview holds.
+    /// One end: at least half of what was sent, or more than a preview holds.
     Head,
-    /// The start marker and a little after it: a preview beside a note.
+    /// The head, a little of it: a preview beside a note.
     Preview,
-    /// No marker.
+    /// Nothing of it.
     Nothing,
 }
 
@@ -123,38 +122,28 @@ enum Kept {
 /// sent, is a preview beside a save note (Claude Code's is 2 KB), not a truncation.
 const PREVIEW_MAX: u64 = 16 * 1024;
 
-/// How much of `call`'s text `text` holds.
-fn kept(call: &LoggedCall, text: &str) -> Kept {
-    let start = call
-        .start_marker
-        .then(|| text.find(&start_marker(call.n, &call.nonce)))
-        .flatten();
-    let end_text = end_marker(call.n, &call.nonce);
-    let end = call
-        .end_marker
-        .then(|| text.rfind(&end_text).map(|i| i + end_text.len()))
-        .flatten();
-    match (start, end) {
-        (Some(s), Some(e)) if e > s => {
-            if utf16_len(&text[s..e]) >= call.units {
-                Kept::Whole
-            } else {
-                Kept::HeadAndTail
-            }
+/// How much of the sent text came back, read from the comparison's shape.
+fn kept(shape: &Shape, units: u64) -> Kept {
+    match shape.place {
+        Where::Middle => Kept::HeadAndTail,
+        Where::End if shape.head_units <= PREVIEW_MAX && shape.head_units * 2 < units => {
+            Kept::Preview
         }
-        // Sent without a start marker (n too small for both): the end marker is the whole.
-        (None, Some(_)) if !call.start_marker => Kept::Whole,
-        (None, Some(_)) | (Some(_), Some(_)) => Kept::HeadAndTail,
-        (Some(s), None) => {
-            let head = utf16_len(&text[s..]);
-            if head <= PREVIEW_MAX && head * 2 < call.units {
-                Kept::Preview
-            } else {
-                Kept::Head
-            }
-        }
-        (None, None) => Kept::Nothing,
+        // A kept tail is a truncation like a kept head; the shape says which end went.
+        Where::End | Where::Start => Kept::Head,
+        Where::Whole => Kept::Nothing,
     }
+}
+
+/// The text the server sent for `call`, rebuilt from its log: the fills are a function of
+/// (n, fill, blocks, nonce), so this is byte for byte what the client was given.
+pub(crate) fn sent_blocks(call: &LoggedCall) -> Vec<String> {
+    let args = EmitArgs {
+        n: call.n,
+        fill: call.fill,
+        blocks: call.blocks.max(1),
+    };
+    emit_with_nonce(args, &call.nonce).blocks
 }
 
 /// The file a client says it saved the full text to, when it names one: the first absolute
@@ -201,6 +190,8 @@ pub(crate) struct Judgment {
     pub message: Option<String>,
     /// The file the client says holds the full text, when it names one.
     pub saved_path: Option<String>,
+    /// How what came back differs from what was sent (none when it came back exactly).
+    pub shape: Option<Shape>,
 }
 
 impl Judgment {
@@ -209,6 +200,7 @@ impl Judgment {
             verdict,
             message,
             saved_path: None,
+            shape: None,
         }
     }
 }
@@ -236,46 +228,48 @@ pub(crate) fn judge_output(
     judge_text(call, output, record, spill)
 }
 
-/// Judges what came back (`text`) against what the server sent (`call`).
+/// Judges what came back (`text`) against what the server sent (`call`): `inline` only when
+/// the sent text is in it exactly; otherwise the shape of the difference names the verdict.
 pub(crate) fn judge_text(
     call: &LoggedCall,
     text: &str,
     record: &RunRecord,
     spill: &[Regex],
 ) -> Judgment {
-    let kept = kept(call, text);
+    let Some(shape) = compare(&sent_blocks(call), text) else {
+        return Judgment::of(Verdict::Inline, None);
+    };
+    let kept = kept(&shape, call.units);
     let line = spill_line(text, spill);
     let path = saved_path(text);
-    let saved = line.is_some() || (path.is_some() && kept != Kept::Whole);
+    let saved = line.is_some() || path.is_some();
     let verdict = Verdict::of(kept, saved);
-    let message = match (verdict, kept) {
-        (Verdict::Inline, _) => None,
-        (_, Kept::Nothing) if !saved && !call.end_marker => {
-            // Too small for markers: nothing to tell a cut by, and nothing was spilled.
-            return Judgment::of(
-                Verdict::Inline,
-                Some("n too small for markers; no spill message".into()),
-            );
+    let message = match kept {
+        Kept::Nothing if !saved && record.outcome() != Outcome::Passed => {
+            return Judgment {
+                shape: Some(shape),
+                ..Judgment::of(
+                    Verdict::Error,
+                    Some(format!("{} after calling the tool", record.status_text())),
+                )
+            };
         }
-        (_, Kept::Nothing) if !saved && record.outcome() != Outcome::Passed => {
-            return Judgment::of(
-                Verdict::Error,
-                Some(format!("{} after calling the tool", record.status_text())),
-            );
-        }
-        (_, Kept::Nothing) if !saved => {
-            Some("the tool was called, but neither its text nor a spill message came back".into())
-        }
+        Kept::Nothing if !saved => Some(format!(
+            "the tool was called, but neither its text nor a spill message came back{}",
+            shape
+                .note
+                .as_deref()
+                .map(|n| format!(": {n}"))
+                .unwrap_or_default()
+        )),
         _ if saved => line.or_else(|| path.clone().map(|p| format!("saved to {p}"))),
-        (_, Kept::HeadAndTail) => {
-            Some("both markers came back with less between them than was sent".into())
-        }
-        _ => Some("the start marker came back, the end marker did not".into()),
+        _ => Some(shape.describe(call.units)),
     };
     Judgment {
         verdict,
         message,
         saved_path: if saved { path } else { None },
+        shape: Some(shape),
     }
 }
 
@@ -356,7 +350,7 @@ pub(crate) fn judge_stand_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::Fill;
+    use crate::emit::{end_marker, start_marker, utf16_len, Fill};
     use std::path::PathBuf;
 
     fn record(exit: i32) -> RunRecord {
@@ -432,11 +426,39 @@ mod tests {
     }
 
     #[test]
-    fn without_markers_and_without_a_spill_the_text_counts_as_inline() {
+    fn a_text_too_short_for_markers_is_inline_only_when_it_came_back_exactly() {
         let j = judge_text(&call(5, false), "xxxxx", &record(0), &spill());
-        let (v, m) = (j.verdict, j.message);
-        assert_eq!(v, Verdict::Inline);
-        assert!(m.is_some());
+        assert_eq!((j.verdict, j.message), (Verdict::Inline, None));
+        let j = judge_text(&call(5, false), "xxx", &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::Truncated, "{:?}", j.message);
+    }
+
+    #[test]
+    fn both_markers_and_more_units_than_were_sent_is_a_cut_with_the_clients_note() {
+        // What a counting judge called inline: the head and the tail kept, and a note longer
+        // than what it replaced, so more units lie between the markers than were sent.
+        let c = call(50_000, true);
+        let whole = sent(50_000, Fill::Ascii);
+        let note = format!("...{} tokens truncated...", "9".repeat(40_000));
+        let got = format!("{}{note}{}", &whole[..20_000], &whole[30_000..]);
+        assert!(utf16_len(&got) > 50_000);
+        let j = judge_text(&c, &got, &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::Cut, "{:?}", j.message);
+        let shape = j.shape.unwrap();
+        assert_eq!(shape.place, Where::Middle);
+        assert_eq!((shape.head_units, shape.tail_units), (20_000, 20_000));
+        let quoted = shape.note.unwrap();
+        assert!(
+            quoted.starts_with("\"...") && quoted.chars().count() <= 203,
+            "{quoted}"
+        );
+        // One unit changed anywhere is no longer inline either.
+        let mut one = whole.clone().into_bytes();
+        one[33_333] = b'y';
+        let one = String::from_utf8(one).unwrap();
+        let j = judge_text(&c, &one, &record(0), &spill());
+        assert_eq!(j.verdict, Verdict::Cut);
+        assert!(j.message.unwrap().contains("33333..33334"));
     }
 
     #[test]
@@ -484,7 +506,11 @@ mod tests {
         // Escaping only lengthens the text, so a JSON-escaped whole is still whole.
         let lines = sent(5000, Fill::Lines);
         let escaped = serde_json::to_string(&lines).unwrap();
-        let j = judge_text(&call(5000, true), &escaped, &record(0), &spill());
+        let lines_call = LoggedCall {
+            fill: Fill::Lines,
+            ..call(5000, true)
+        };
+        let j = judge_text(&lines_call, &escaped, &record(0), &spill());
         assert_eq!(j.verdict, Verdict::Inline);
     }
 

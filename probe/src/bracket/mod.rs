@@ -14,6 +14,7 @@
 //! points (a list, N-S, N and N+S around a point, or a bisection). `probe check` is built from the same parts
 //! and ends the same way ([`conclude`], [`publish`]).
 
+mod compare;
 mod driver;
 mod fills;
 mod judge;
@@ -21,6 +22,9 @@ mod render;
 mod results;
 mod search;
 
+#[cfg(test)]
+pub(crate) use compare::compare as compare_for_test;
+pub(crate) use compare::Shape;
 pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;

@@ -121,7 +121,7 @@ fn check_lines(r: &Results, c: &CheckRecord, paint: Painter) -> String {
 
 /// The unit `check`'s numbers are in: the one expected, or "units" (UTF-16, as emit counts).
 fn unit_word(c: &CheckRecord) -> &'static str {
-    c.unit.map_or("units", crate::units::Unit::name)
+    c.unit.map_or("units", crate::units::Measure::name)
 }
 
 /// The client's version as the report shows it: what `--version` said, or the MCP clientInfo.

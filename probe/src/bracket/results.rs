@@ -27,6 +27,9 @@ pub(crate) struct Point {
     pub message: Option<String>,
     /// The file the client said holds the full text, when it named one.
     pub saved_path: Option<String>,
+    /// How what came back differs from what was sent: where, what took its place, how much came
+    /// back, the client's note (none when it came back exactly, or nothing was judged).
+    pub shape: Option<super::compare::Shape>,
     /// UTF-16 units of what the client handed on (the stand-in's view; presets only).
     pub received_units: Option<u64>,
     /// How many times the client asked the token counter (presets only).
@@ -212,9 +215,9 @@ pub(crate) fn write_results(out: &Path, r: &Results, text: &str) -> anyhow::Resu
 pub(crate) struct CheckRecord {
     /// The threshold expected, in `unit` (UTF-16 units without one).
     pub expect: u64,
-    /// The unit expected (`--expect 51200bytes`), or none.
-    pub unit: Option<crate::units::Unit>,
-    /// Whether the astral fill agreed with the unit (`None`: no unit, or `lines`).
+    /// The unit expected (`--expect 51200bytes`, `25000tokens`), or none.
+    pub unit: Option<crate::units::Measure>,
+    /// Whether the astral fill agreed with the unit (`None`: no unit, `lines` or `tokens`).
     pub unit_held: Option<bool>,
     /// N came back inline and N+1 saved or truncated.
     pub held: bool,
@@ -295,6 +298,7 @@ mod tests {
             verdict,
             message: None,
             saved_path: None,
+            shape: None,
             received_units: None,
             count_tokens_calls: None,
             nonce: None,

@@ -91,9 +91,16 @@ struct TestClientArgs {
     /// How many UTF-16 units to ask `emit` for.
     #[arg(long, value_parser = units_parser)]
     n: u64,
-    /// The most UTF-16 units this client passes on inline.
+    /// The most this client passes on inline, in --limit-unit.
     #[arg(long, default_value = "50000", value_parser = units_parser)]
     limit: u64,
+    /// The fill to ask `emit` for (default: $PROBE_FILL, which bracket and check set, else
+    /// ascii).
+    #[arg(long, value_parser = fill_parser())]
+    fill: Option<Fill>,
+    /// What --limit counts: utf16, bytes, codepoints, lines or tokens (one per four units).
+    #[arg(long, default_value = "utf16", value_parser = measure_parser)]
+    limit_unit: crate::units::Measure,
     /// How the result is handed on: spill, cut, never or hang.
     #[arg(long, value_enum, default_value = "spill")]
     mode: crate::testclient::Mode,
@@ -128,9 +135,10 @@ struct CallArgs {
     /// Fill for `emit`: ascii, astral or lines.
     #[arg(long, default_value = "ascii", value_parser = fill_parser())]
     fill: Fill,
-    /// Exit 1 when the reply's text is over N UTF-16 units.
-    #[arg(long, value_name = "N", value_parser = cap_parser)]
-    cap: Option<u64>,
+    /// Exit 1 when the reply's text is over N UTF-16 units, or N of another unit: 51200bytes,
+    /// 2000lines, 12000codepoints, 25000tokens (estimated, one per four units).
+    #[arg(long, value_name = "N[UNIT]", value_parser = cap_parser)]
+    cap: Option<crate::client::Cap>,
     /// Give up on the server after this long (e.g. 30s, 2m; at most 30d).
     #[arg(long, default_value = "30s", value_parser = timeout_parser)]
     timeout: Duration,
@@ -263,6 +271,15 @@ impl Cli {
                 mcp_config: a.mcp_config,
                 n: a.n,
                 limit: a.limit,
+                limit_unit: a.limit_unit,
+                fill: a
+                    .fill
+                    .or_else(|| {
+                        std::env::var("PROBE_FILL")
+                            .ok()
+                            .and_then(|f| Fill::parse(&f))
+                    })
+                    .unwrap_or(Fill::Ascii),
                 saved_dir: a.saved_dir,
                 mode: a.mode,
                 spill_message: a.spill_message,

@@ -2,9 +2,10 @@
 //! overflow, durations, percentages, point lists and ranges, the client, regexes and JSON. Each
 //! parser returns the typed value, so no code after clap reads a flag's text.
 
+use crate::client::Cap;
 use crate::clients::Preset;
 use crate::emit::{Fill, MAX_N};
-use crate::units::Unit;
+use crate::units::Measure;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -47,11 +48,12 @@ pub(crate) fn step_parser(text: &str) -> Result<u64, String> {
 }
 
 /// `--expect N[unit]`: a threshold, in the unit the client counts (`50000`, `51200bytes`,
-/// `2000lines`); no unit leaves the unit unchecked (n as `emit` counts it, UTF-16 units).
+/// `2000lines`, `25000tokens`); no unit leaves the unit unchecked (n as `emit` counts it,
+/// UTF-16 units).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Expect {
     pub n: u64,
-    pub unit: Option<Unit>,
+    pub unit: Option<Measure>,
 }
 
 pub(crate) fn expect_parser(text: &str) -> Result<Expect, String> {
@@ -60,10 +62,10 @@ pub(crate) fn expect_parser(text: &str) -> Result<Expect, String> {
     let (number, unit) = t.split_at(split);
     let unit = match unit {
         "" => None,
-        u => Some(Unit::parse(u).ok_or_else(|| {
+        u => Some(Measure::parse(u).ok_or_else(|| {
             format!(
                 "unknown unit `{u}` (one of {})",
-                Unit::ALL.map(Unit::name).join(", ")
+                Measure::ALL.map(Measure::name).join(", ")
             )
         })?),
     };
@@ -74,12 +76,39 @@ pub(crate) fn expect_parser(text: &str) -> Result<Expect, String> {
     })
 }
 
+/// A unit a limit counts in: utf16, bytes, codepoints, lines or tokens.
+pub(crate) fn measure_parser(text: &str) -> Result<Measure, String> {
+    Measure::parse(text.trim()).ok_or_else(|| {
+        format!(
+            "unknown unit `{text}` (one of {})",
+            Measure::ALL.map(Measure::name).join(", ")
+        )
+    })
+}
+
 pub(crate) fn tokens_parser(text: &str) -> Result<u64, String> {
     whole(text, MAX_TOKENS)
 }
 
-pub(crate) fn cap_parser(text: &str) -> Result<u64, String> {
-    whole(text, MAX_CAP)
+/// `--cap N[unit]`: a size in UTF-16 units (`40000`), or in another unit a client counts
+/// (`51200bytes`, `2000lines`, `12000codepoints`, `25000tokens`).
+pub(crate) fn cap_parser(text: &str) -> Result<Cap, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let unit = match unit {
+        "" => Measure::Utf16,
+        u => Measure::parse(u).ok_or_else(|| {
+            format!(
+                "unknown unit `{u}` (one of {})",
+                Measure::ALL.map(Measure::name).join(", ")
+            )
+        })?,
+    };
+    Ok(Cap {
+        n: whole(number, MAX_CAP)?,
+        unit,
+    })
 }
 
 pub(crate) use report::cli::{percent as margin_parser, timeout as timeout_parser};
@@ -235,12 +264,27 @@ mod tests {
     fn an_expected_threshold_takes_a_unit_and_refuses_unknown_ones() {
         let e = |n, unit| Ok(Expect { n, unit });
         assert_eq!(expect_parser("50000"), e(50_000, None));
-        assert_eq!(expect_parser("51_200bytes"), e(51_200, Some(Unit::Bytes)));
-        assert_eq!(expect_parser("2000lines"), e(2000, Some(Unit::Lines)));
-        assert_eq!(expect_parser("50000utf16"), e(50_000, Some(Unit::Utf16)));
-        assert!(expect_parser("50000tokens")
+        assert_eq!(
+            expect_parser("51_200bytes"),
+            e(51_200, Some(Measure::Bytes))
+        );
+        assert_eq!(expect_parser("2000lines"), e(2000, Some(Measure::Lines)));
+        assert_eq!(expect_parser("50000utf16"), e(50_000, Some(Measure::Utf16)));
+        assert_eq!(
+            expect_parser("25000tokens"),
+            e(25_000, Some(Measure::Tokens))
+        );
+        assert!(expect_parser("50000words")
             .unwrap_err()
             .contains("unknown unit"));
+        assert_eq!(
+            cap_parser("51200bytes"),
+            Ok(crate::client::Cap {
+                n: 51_200,
+                unit: Measure::Bytes
+            })
+        );
+        assert!(cap_parser("5parsecs").is_err());
         assert!(expect_parser("bytes").is_err());
         assert!(
             expect_parser("10000000").is_err(),

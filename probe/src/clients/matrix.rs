@@ -10,6 +10,7 @@
 use super::Preset;
 use crate::bracket::{bracket_units, conclude, save_results, Client, ClientSettings, Driver};
 use crate::check::suggested_cap;
+use crate::emit::Fill;
 use crate::units::Unit;
 use anyhow::Context;
 use report::color::Style;
@@ -90,6 +91,9 @@ pub(crate) struct Row {
     pub estimate: bool,
     /// How the first reply over the limit came back (ascii fill).
     pub above: Option<crate::bracket::Verdict>,
+    /// What the client did to that reply, in its own words: where the text first differs, what
+    /// took its place, and the note it put there (quoted, escaped, capped).
+    pub above_shape: Option<crate::bracket::Shape>,
     /// A reply cap `margin` under the limit, in `unit`.
     pub suggested_cap: Option<u64>,
     /// Why the row is not measured, or what to know about it.
@@ -218,6 +222,7 @@ fn measure(
         tokens_estimate: None,
         estimate: false,
         above: None,
+        above_shape: None,
         suggested_cap: None,
         note: None,
         dir: dir.display().to_string(),
@@ -262,6 +267,11 @@ fn measure(
     results.units = record.clone();
     save_results(&driver, &results)?;
     row.above = results.threshold.over_verdict;
+    row.above_shape = results
+        .points
+        .iter()
+        .find(|p| Some(p.n) == results.threshold.first_over && p.fill == Fill::Ascii)
+        .and_then(|p| p.shape.clone());
     match record.and_then(|r| r.inference) {
         Some(i) => {
             row.status = if i.first_over.is_some() {
@@ -318,6 +328,26 @@ fn measure(
     Ok(row)
 }
 
+/// What happens above the limit, in a few words: the verdict, where the text was changed, and
+/// the start of the client's own note.
+fn above(v: crate::bracket::Verdict, shape: Option<&crate::bracket::Shape>) -> String {
+    match shape {
+        Some(s) => {
+            let place = serde_json::to_value(s.place)
+                .ok()
+                .and_then(|p| p.as_str().map(String::from))
+                .unwrap_or_default();
+            let note = s
+                .note
+                .as_deref()
+                .map(|n| format!(" {}", report::text::clip(n, 60)))
+                .unwrap_or_default();
+            format!("{v} ({place}){note}")
+        }
+        None => v.to_string(),
+    }
+}
+
 /// The table a person reads: one row per client, the status and the behaviour above coloured
 /// by their kind.
 fn table(m: &Matrix) -> Table {
@@ -342,7 +372,7 @@ fn table(m: &Matrix) -> Table {
             Cell::from(limit.unwrap_or_else(dash)),
             Cell::from(unit.unwrap_or_else(dash)),
             match r.above {
-                Some(v) => Cell::styled(v.to_string(), v.style()),
+                Some(v) => Cell::styled(above(v, r.above_shape.as_ref()), v.style()),
                 None => Cell::from(dash()),
             },
             Cell::from(r.suggested_cap.map(|c| c.to_string()).unwrap_or_else(dash)),
@@ -356,6 +386,28 @@ fn table(m: &Matrix) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_happens_above_is_the_verdict_where_and_the_clients_note() {
+        use crate::bracket::Verdict;
+        let blocks = crate::emit::emit_with_nonce(
+            crate::emit::EmitArgs {
+                n: 20_000,
+                fill: Fill::Ascii,
+                blocks: 1,
+            },
+            "0badcafe",
+        )
+        .blocks;
+        let w = &blocks[0];
+        let got = format!("{}\n…9000 tokens truncated…\n{}", &w[..1000], &w[19_000..]);
+        let shape = crate::bracket::compare_for_test(&blocks, &got).unwrap();
+        assert_eq!(
+            above(Verdict::Cut, Some(&shape)),
+            "cut (middle) \"…9000 tokens truncated…\""
+        );
+        assert_eq!(above(Verdict::Saved, None), "saved");
+    }
 
     #[test]
     fn the_committed_schema_is_the_one_the_record_types_generate() {

@@ -29,6 +29,7 @@ mod tokens;
 mod turn;
 
 pub use events::{ContentKind, ModelEvent};
+pub(crate) use tokens::tokens_for;
 pub use turn::text_of;
 
 use std::io::{self, Write};

@@ -23,7 +23,7 @@ pub(crate) fn tool_description() -> Value {
                 "n": {"type": "integer", "minimum": 0, "maximum": MAX_N,
                       "description": "total length in UTF-16 code units"},
                 "fill": {"type": "string", "enum": Fill::NAMES, "default": "ascii",
-                         "description": "ascii: 'x'; astral: surrogate pairs; lines: 80-unit lines"},
+                         "description": "ascii: 'x' with position stamps; astral: surrogate pairs; lines: numbered 80-unit lines"},
                 "blocks": {"type": "integer", "minimum": 1, "maximum": MAX_BLOCKS, "default": 1,
                            "description": "number of text blocks the total is split over"}
             },
