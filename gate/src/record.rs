@@ -78,10 +78,8 @@ pub(crate) struct CandidateFacts {
     pub deleted: Vec<DeletedFact>,
     pub drift: Vec<Commit>,
     /// Commits since base that are the candidate itself, landed on the head (same patch-id,
-    /// or its paths exactly as its manifest says): reported, never a finding. In the summaries
-    /// of the run that found them; not (yet) a field of gate.json, whose schema is committed.
-    #[serde(skip)]
-    #[schemars(skip)]
+    /// or its paths exactly as its manifest says): reported, never a finding.
+    #[serde(default)]
     pub landed: Vec<Commit>,
     pub commits_since_base: usize,
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]

@@ -424,6 +424,14 @@ fn the_candidate_landed_on_the_head_is_named_and_is_not_drift() {
         )),
         "{text}"
     );
+    // And on the record.
+    let json = f
+        .apply()
+        .args(["--head", "work", "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["candidate"]["landed"][0]["sha"], landed.as_str(), "{json}");
 
     // Landed with an unrelated file in the same commit (another patch-id, the candidate's
     // paths exactly as its manifest says), then a real drift commit after it.
