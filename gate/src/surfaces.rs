@@ -152,7 +152,7 @@ fn objects(bytes: &[u8]) -> Result<Vec<Value>, String> {
         let Value::Array(list) = value else {
             return Err(format!(
                 "expected the JSON array GitHub returns, found {}",
-                kind_of(&value)
+                report::json::kind_of(&value)
             ));
         };
         for v in list {
@@ -161,12 +161,20 @@ fn objects(bytes: &[u8]) -> Result<Vec<Value>, String> {
                 Value::Array(inner) => {
                     for o in inner {
                         if !o.is_object() {
-                            return Err(format!("expected objects, found {}", kind_of(&o)));
+                            return Err(format!(
+                                "expected objects, found {}",
+                                report::json::kind_of(&o)
+                            ));
                         }
                         all.push(o);
                     }
                 }
-                other => return Err(format!("expected objects, found {}", kind_of(&other))),
+                other => {
+                    return Err(format!(
+                        "expected objects, found {}",
+                        report::json::kind_of(&other)
+                    ))
+                }
             }
         }
     }
@@ -176,23 +184,15 @@ fn objects(bytes: &[u8]) -> Result<Vec<Value>, String> {
     Ok(all)
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn item(kind: Kind, o: &Value, head: &str, tree: &str) -> Result<Item, String> {
     let text = |key: &str| -> Result<Option<String>, String> {
         match o.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(format!("{key} is {}, not a string", kind_of(other))),
+            Some(other) => Err(format!(
+                "{key} is {}, not a string",
+                report::json::kind_of(other)
+            )),
         }
     };
     let is_head = |c: &Option<String>| c.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(head));

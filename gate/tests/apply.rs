@@ -431,7 +431,11 @@ fn the_candidate_landed_on_the_head_is_named_and_is_not_drift() {
         .output()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(json["candidate"]["landed"][0]["sha"], landed.as_str(), "{json}");
+    assert_eq!(
+        json["candidate"]["landed"][0]["sha"],
+        landed.as_str(),
+        "{json}"
+    );
 
     // Landed with an unrelated file in the same commit (another patch-id, the candidate's
     // paths exactly as its manifest says), then a real drift commit after it.

@@ -151,19 +151,8 @@ fn whole_number(name: &str, v: &Value) -> Result<u64, ArgError> {
         }
         other => Err(ArgError(format!(
             "{name} must be an integer, got {}",
-            kind(other)
+            report::json::kind_of(other)
         ))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -78,6 +78,19 @@ fn temp_beside(path: &Path) -> io::Result<PathBuf> {
     Ok(dir.join(tmp_name))
 }
 
+/// What a JSON value is, in words for an error ("a string where a number is wanted").
+pub fn kind_of(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
