@@ -1,9 +1,9 @@
-//! A candidate (base, patch, manifest, head) applied to a fresh detached worktree of its base,
-//! and the checks that bind it to what was reviewed.
+//! A candidate (base, patch, manifest, head) applied to a fresh checkout of its base (a repository
+//! of its own), and the checks that bind it to what was reviewed.
 //!
-//! The order matters: everything that can be judged without a worktree (the patch exists, the
+//! The order matters: everything that can be judged without a checkout (the patch exists, the
 //! manifest parses and obeys the path rules, both revisions exist) is checked first, so bad
-//! input leaves nothing behind. Then: `git apply --index` in the new worktree, the manifest
+//! input leaves nothing behind. Then: `git apply --index` in the new checkout, the manifest
 //! against its files, the paths the patch deletes verified gone, drift (every commit in
 //! `base..head` touching a candidate path), and the tree id of the index, which is what an
 //! approval should name: it is the candidate's content, independent of any commit metadata.
@@ -16,12 +16,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use manifests::{Manifest, Verification};
 use sha2::{Digest as _, Sha256};
 
+use crate::checkout::Checkout;
 use crate::git::{Commit, Git};
-use crate::worktree::Worktree;
-
-/// `git apply` of a candidate's patch, to the index and the files of a checkout: exactly as
-/// the patch says (whitespace neither fixed nor matched loosely, whatever config says).
-pub(crate) const APPLY_ARGS: &[&str] = &["apply", "--index", "--whitespace=nowarn"];
+use crate::hex::hex;
+use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
 
 /// What the reviewer was handed.
 #[derive(Clone, Debug)]
@@ -32,23 +30,23 @@ pub struct Candidate {
     pub head: String,
 }
 
-/// Where the worktree goes.
+/// Where the checkout goes.
 #[derive(Clone, Debug)]
 pub enum Place {
-    /// A temp worktree that is removed when the run ends.
+    /// A temp checkout that is removed when the run ends.
     Run,
-    /// A worktree at this path (or a new temp folder), left for the reviewer.
+    /// A checkout at this path (or a new temp folder), left for the reviewer.
     Keep(Option<PathBuf>),
 }
 
-/// A path the patch deletes, and whether it is gone from the worktree.
+/// A path the patch deletes, and whether it is gone from the checkout.
 #[derive(Clone, Debug)]
 pub struct Deleted {
     pub path: Vec<u8>,
     pub gone: bool,
 }
 
-/// The inputs as read and resolved, before any worktree exists.
+/// The inputs as read and resolved, before any checkout exists.
 #[derive(Clone, Debug)]
 pub struct Prepared {
     pub candidate: Candidate,
@@ -66,7 +64,7 @@ pub struct Prepared {
 /// The candidate applied and checked.
 #[derive(Debug)]
 pub struct Applied {
-    pub worktree: Worktree,
+    pub checkout: Checkout,
     pub prepared: Prepared,
     pub verification: Verification,
     pub deleted: Vec<Deleted>,
@@ -76,14 +74,14 @@ pub struct Applied {
     pub landed: Vec<Commit>,
     /// How many commits `base..head` holds (drift is the subset touching candidate paths).
     pub commits_since_base: usize,
-    /// `git write-tree` of the worktree's index after the patch.
+    /// `git write-tree` of the checkout's index after the patch.
     pub tree: String,
 }
 
 impl Applied {
-    /// The manifest checked again now, against the worktree as it is.
+    /// The manifest checked again now, against the checkout as it is.
     pub fn recheck(&self) -> Result<Verification> {
-        manifests::verify_as_recorded(self.worktree.path(), &self.prepared.manifest)
+        manifests::verify_as_recorded(self.checkout.path(), &self.prepared.manifest)
             .with_context(|| format!("{}", self.prepared.candidate.manifest.display()))
     }
 }
@@ -139,24 +137,24 @@ pub fn parse_manifest(bytes: &[u8], name: &str) -> Result<Manifest> {
     })
 }
 
-/// Applies a prepared candidate in a new worktree and runs every check.
+/// Applies a prepared candidate in a new checkout and runs every check.
 pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
-    let worktree = match place {
-        Place::Run => Worktree::for_run(repo, &prepared.base),
-        Place::Keep(Some(path)) => Worktree::at_path(repo, &prepared.base, path),
-        Place::Keep(None) => Worktree::kept_in_temp(repo, &prepared.base),
+    let checkout = match place {
+        Place::Run => Checkout::for_run(repo, &prepared.base),
+        Place::Keep(Some(path)) => Checkout::at_path(repo, &prepared.base, path),
+        Place::Keep(None) => Checkout::kept_in_temp(repo, &prepared.base),
     }
-    .context("creating the worktree")?;
-    // Until every check has run, any error removes the worktree, even one asked to be kept:
+    .context("creating the checkout")?;
+    // Until every check has run, any error removes the checkout, even one asked to be kept:
     // bad input leaves nothing behind.
-    let mut worktree = worktree;
-    let keep = worktree.kept();
-    worktree.keep(false);
-    let wt = worktree.git();
+    let mut checkout = checkout;
+    let keep = checkout.kept();
+    checkout.keep(false);
+    let wt = checkout.git();
     // The bytes read once go in on stdin: the patch may have been a FIFO, now drained.
     let args = APPLY_ARGS.iter().copied().chain(["-"]);
     if let Err(e) = wt.bytes_with_input(args, Some(&prepared.patch)) {
-        // The worktree is dropped (removed) on the way out: nothing is left behind.
+        // The checkout is dropped (removed) on the way out: nothing is left behind.
         let message = match e {
             crate::git::GitError::Failed { message, .. } => message,
             other => other.to_string(),
@@ -167,7 +165,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
             report::text::short_id(&prepared.base)
         );
     }
-    let verification = manifests::verify_as_recorded(worktree.path(), &prepared.manifest)
+    let verification = manifests::verify_as_recorded(checkout.path(), &prepared.manifest)
         .with_context(|| format!("{}", prepared.candidate.manifest.display()))?;
 
     let mut args = vec!["diff-index", "--cached", "--name-status"];
@@ -180,7 +178,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         // place a line could bind (it deletes files, checked gone below, and moves submodules,
         // which sha256sum cannot express); the tree id binds all of it. Otherwise the manifest
         // is bad input, as sha256sum would find it.
-        let links = crate::pack::gitlinks(&wt)?;
+        let links = gitlinks(&wt)?;
         let kept: Vec<&Vec<u8>> = changed
             .iter()
             .filter(|(status, path)| *status != b'D' && !links.contains(path))
@@ -201,7 +199,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         .iter()
         .filter(|(status, _)| *status == b'D')
         .map(|(_, path)| Deleted {
-            gone: is_gone(&worktree.path().join(std::ffi::OsStr::from_bytes(path))),
+            gone: is_gone(&checkout.path().join(std::ffi::OsStr::from_bytes(path))),
             path: path.clone(),
         })
         .collect();
@@ -228,9 +226,9 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         // even one asked to be kept (a half-judged checkout is nobody's to review).
         return Err(report::exit::Interrupted.into());
     }
-    worktree.keep(keep);
+    checkout.keep(keep);
     Ok(Applied {
-        worktree,
+        checkout,
         prepared,
         verification,
         deleted,
@@ -287,40 +285,5 @@ fn is_gone(path: &std::path::Path) -> bool {
     match fs::symlink_metadata(path) {
         Err(_) => true,
         Ok(meta) => meta.is_dir(),
-    }
-}
-
-/// `git diff --name-status -z` output as (status letter, path) pairs.
-pub(crate) fn parse_name_status(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
-    let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
-    let mut changes = Vec::new();
-    while let Some(status) = fields.next() {
-        let Some(path) = fields.next() else { break };
-        changes.push((status[0], path.to_vec()));
-    }
-    changes
-}
-
-/// Lower-case hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn name_status_pairs_survive_odd_names() {
-        let out = b"M\0a b.txt\0D\0dir/new\nline\0A\0x\\y\0";
-        let got = parse_name_status(out);
-        assert_eq!(
-            got,
-            vec![
-                (b'M', b"a b.txt".to_vec()),
-                (b'D', b"dir/new\nline".to_vec()),
-                (b'A', b"x\\y".to_vec())
-            ]
-        );
     }
 }

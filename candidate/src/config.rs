@@ -117,7 +117,7 @@ impl Config {
         })?;
         let sha256 = {
             use sha2::{Digest as _, Sha256};
-            crate::apply::hex(&Sha256::digest(&bytes))
+            crate::hex::hex(&Sha256::digest(&bytes))
         };
         let text = String::from_utf8(bytes).map_err(|e| ConfigError {
             file: path.display().to_string(),

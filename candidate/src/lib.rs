@@ -2,10 +2,11 @@
 //! leaves in place; and everything needed to rebuild it somewhere safe and check it.
 //!
 //! Shared by `gate` (which applies and gates candidates) and `mutants` (whose `--candidate`
-//! runs mutate a candidate's worktree): [`git`] runs the real git, [`worktree`] makes and
-//! cleans up detached worktrees, [`setup`] reads the `[worktree]` table, [`cache`] hands build
-//! outputs between checkouts and keeps them between runs, [`config`] reads gate.toml,
-//! [`apply`] applies a candidate and runs its checks, [`pack`] makes one from staged changes,
+//! runs mutate a candidate's checkout): [`git`] runs the real git, [`checkout`] makes and
+//! cleans up the checkouts (each a repository of its own), [`setup`] reads the `[worktree]`
+//! table, [`cache`] hands build outputs between checkouts and keeps them between runs,
+//! [`config`] reads gate.toml, [`apply`] applies a candidate and runs its checks, [`pack`]
+//! makes one from staged changes (both over `patch`: what a patch did to an index),
 //! [`attest`] writes and checks the signed statements that bind a verdict to it.
 //! Nothing here ever writes to the user's checkout.
 
@@ -13,12 +14,14 @@ pub mod apply;
 pub mod attest;
 pub mod cache;
 pub mod canary;
+pub mod checkout;
 pub mod config;
 pub mod git;
+pub mod hex;
 pub mod installs;
 pub mod pack;
+mod patch;
 pub mod pristine;
 pub mod setup;
-pub mod worktree;
 
 pub use apply::{Applied, Candidate, Place, Prepared};

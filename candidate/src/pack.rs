@@ -2,7 +2,7 @@
 //! base and the sha256 manifest of what it leaves in place.
 //!
 //! The manifest is not hashed from the user's working files (which may hold unstaged edits) but
-//! from a scratch worktree of the base with the patch applied, exactly as `gate apply` will
+//! from a scratch checkout of the base with the patch applied, exactly as `gate apply` will
 //! rebuild it. So a pack that succeeds has already proved that its patch applies and that its
 //! manifest describes the result.
 
@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest as _, Sha256};
 
-use crate::apply::{hex, parse_name_status};
+use crate::checkout::Checkout;
 use crate::git::Git;
-use crate::worktree::Worktree;
+use crate::hex::hex;
+use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
 use report::text::short_id as short;
 
 /// File names inside the output folder.
@@ -62,7 +63,7 @@ pub struct LeftOut {
 /// `git write-tree` in the user's repository would take their `index.lock` (and fail while
 /// they hold it) and write tree objects into their repository; so it runs on a copy of the
 /// index, with the scratch checkout's store (which borrows the user's) as its object store.
-fn staged_tree(repo: &Git, scratch: &Worktree) -> Result<String> {
+fn staged_tree(repo: &Git, scratch: &Checkout) -> Result<String> {
     let index = repo.text(["rev-parse", "--path-format=absolute", "--git-path", "index"])?;
     let copy = scratch.path().join(".git").join("gatekit-staged-index");
     // No index at all is an empty one to git: the copy's absence says the same.
@@ -160,7 +161,7 @@ fn outputs_staged(
 pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Packed> {
     let base_sha = repo.commit_id(base).context("base")?;
     // Every diff runs in the scratch checkout, against the tree the user staged.
-    let scratch = Worktree::for_run(repo, &base_sha).context("creating a scratch worktree")?;
+    let scratch = Checkout::for_run(repo, &base_sha).context("creating a scratch checkout")?;
     let wt = scratch.git();
     let tree = staged_tree(repo, &scratch)?;
     let left_out = outputs_staged(repo, &wt, &base_sha, &tree, out)?;
@@ -208,7 +209,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     let deleted = changes.len() - kept.len();
 
     // Rebuild the candidate the way `apply` will, and hash that.
-    wt.bytes_with_input(crate::apply::APPLY_ARGS.iter().chain(&["-"]), Some(&patch))
+    wt.bytes_with_input(APPLY_ARGS.iter().chain(&["-"]), Some(&patch))
         .context("the staged diff does not apply to its own base")?;
     // A submodule bump is a commit id in the index, not a file: sha256sum has no way to say
     // it, so it gets no line (like a deletion) and is bound by the tree id instead.
@@ -261,18 +262,4 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         submodules,
         left_out,
     })
-}
-
-/// The paths the index of `repo` records as submodules (gitlinks, mode 160000).
-pub(crate) fn gitlinks(repo: &Git) -> Result<std::collections::HashSet<Vec<u8>>> {
-    let list = repo.bytes(["ls-files", "--stage", "-z"])?;
-    Ok(list
-        .split(|b| *b == 0)
-        .filter(|e| e.starts_with(b"160000 "))
-        .filter_map(|e| {
-            e.iter()
-                .position(|b| *b == b'\t')
-                .map(|i| e[i + 1..].to_vec())
-        })
-        .collect())
 }

@@ -77,7 +77,7 @@ pub(crate) fn run(
     quiet: bool,
     echo: bool,
 ) -> Result<(Vec<CanaryRun>, bool)> {
-    let dir = applied.worktree.path();
+    let dir = applied.checkout.path();
     let index = report::scratch::session()
         .context("making the session folder")?
         .join("canary.index");

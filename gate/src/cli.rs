@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use report::cli::{ColorArg, Describe, FormatArgs};
 
-/// Prove a candidate is what was reviewed: apply its patch to a fresh detached worktree of its
+/// Prove a candidate is what was reviewed: apply its patch to a fresh checkout of its
 /// base, check its sha256 manifest and drift, and run its suites.
 #[derive(Debug, Parser)]
 #[command(name = "gate", version, max_term_width = 100)]
@@ -36,7 +36,7 @@ pub(crate) enum Command {
         /// Limit the candidate to these paths (git pathspecs).
         paths: Vec<String>,
     },
-    /// Apply a patch to a fresh detached worktree of its base and check it.
+    /// Apply a patch to a fresh checkout of its base and check it.
     Apply {
         #[arg(long, value_name = "REV")]
         base: String,
@@ -47,7 +47,7 @@ pub(crate) enum Command {
         /// The tip whose commits since the base are checked for drift.
         #[arg(long, value_name = "REV", default_value = "HEAD")]
         head: String,
-        /// Where to make the worktree (default: a new folder in the temp dir). It is left in
+        /// Where to make the checkout (default: a new folder in the temp dir). It is left in
         /// place for you either way.
         #[arg(long, value_name = "DIR")]
         worktree: Option<PathBuf>,
@@ -79,7 +79,7 @@ pub(crate) enum Command {
         /// Suites not run are findings, so the verdict is not PASS until all have passed.
         #[arg(long, requires = "only")]
         fresh: bool,
-        /// Keep the worktree after the run.
+        /// Keep the checkout after the run.
         #[arg(long)]
         keep: bool,
         /// After the suites pass, make each source path of the candidate unloadable in turn and

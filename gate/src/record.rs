@@ -115,8 +115,8 @@ impl CandidateFacts {
             landed: a.landed.clone(),
             commits_since_base: a.commits_since_base,
             tree: a.tree.clone(),
-            worktree: a.worktree.path().display().to_string(),
-            worktree_kept: a.worktree.kept(),
+            worktree: a.checkout.path().display().to_string(),
+            worktree_kept: a.checkout.kept(),
             worktree_removed: false,
         }
     }

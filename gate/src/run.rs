@@ -18,7 +18,7 @@ use crate::suite::{self, SuiteResult};
 use candidate::apply::{self, Candidate, Place};
 use candidate::config::Config;
 use candidate::git::Git;
-use candidate::worktree;
+use candidate::checkout;
 
 /// `gate run`'s options.
 #[derive(Debug, Clone)]
@@ -69,7 +69,7 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
         manifest: config.manifest.clone(),
         head: config.head.clone(),
     };
-    worktree::clean_stale();
+    checkout::clean_stale();
     let prepared = apply::prepare(repo, &candidate)?;
     let manifest_sha256 = prepared.manifest_sha256.clone();
     let created = !s.out.exists();
@@ -135,7 +135,7 @@ fn locked_run(
     }
     let started = Timestamp::now();
     let mut applied = apply::apply(repo, prepared, &Place::Run)?;
-    applied.worktree.keep(s.keep);
+    applied.checkout.keep(s.keep);
     if let Some(prev) = &previous {
         if applied.tree != prev.candidate.tree {
             bail!(
@@ -147,7 +147,7 @@ fn locked_run(
             );
         }
     }
-    let mut planned = suite::expand(&config.suites, applied.worktree.path())?;
+    let mut planned = suite::expand(&config.suites, applied.checkout.path())?;
     let mut names: Vec<String> = previous
         .as_ref()
         .map(|p| p.planned.clone())
@@ -179,7 +179,7 @@ fn locked_run(
     // inside the checkout under test, no log onto a file no run recorded. Still before any
     // suite (or the setup) runs.
     let mut plan = outputs_plan(repo, s, junit, config)?;
-    plan.forbid("the checkout under test", applied.worktree.path());
+    plan.forbid("the checkout under test", applied.checkout.path());
     plan.file_in(&s.out, &setup_log_name(previous.as_ref()));
     for (i, p) in planned.iter().enumerate() {
         plan.file_in(&s.out, &format!("logs/{}", log_name(&prefix, i, &p.name)));
@@ -236,14 +236,14 @@ fn locked_run(
     // `[worktree] cache`, when gate.toml names it (no ecosystem default here: one checkout
     // judged once per candidate should not fill the cache folder unasked): restored before
     // the setup, saved after the suites. Cargo still decides what is fresh.
-    let (cache, reused) = cache_for(repo, config, applied.worktree.path());
+    let (cache, reused) = cache_for(repo, config, applied.checkout.path());
     if first_run {
         report.reused = reused;
     }
     let setup = prepare_checkout(
         repo,
         config,
-        applied.worktree.path(),
+        applied.checkout.path(),
         &s.out,
         // This rerun's number (its Rerun is already in the report), or 0 for a first run.
         if first_run { 0 } else { report.reruns.len() },
@@ -253,7 +253,7 @@ fn locked_run(
     }
     let interrupted = run_suites(
         &planned,
-        applied.worktree.path(),
+        applied.checkout.path(),
         config,
         &logs,
         &prefix,
@@ -266,7 +266,7 @@ fn locked_run(
     )?;
 
     if !first_run {
-        // The manifest as it stands now, after these suites ran in the worktree.
+        // The manifest as it stands now, after these suites ran in the checkout.
         let now = applied.recheck()?;
         if let Some(rerun) = report.reruns.last_mut() {
             rerun.manifest = now.summary();
@@ -286,15 +286,15 @@ fn locked_run(
     report.judge();
     if let Some((store, paths)) = cache.filter(|_| !report::interrupt::requested()) {
         let saved =
-            candidate::cache::Snapshot::take(applied.worktree.path(), &paths, store.staging())
+            candidate::cache::Snapshot::take(applied.checkout.path(), &paths, store.staging())
                 .and_then(|snap| store.commit(snap));
         if let Err(e) = saved {
             report::errln!("gate: cache: not saved ({e})");
         }
     }
     // Removed before the report is written, so "(removed)" is said only of what is gone.
-    let kept = applied.worktree.kept();
-    let removed = !kept && applied.worktree.remove().is_ok();
+    let kept = applied.checkout.kept();
+    let removed = !kept && applied.checkout.remove().is_ok();
     if first_run {
         report.candidate.worktree_removed = removed;
     }

@@ -1,5 +1,5 @@
 //! The suites of a gate.toml: expanded (a `glob` becomes one suite per file), then run in order
-//! in the candidate's worktree through the `report` runner.
+//! in the candidate's checkout through the `report` runner.
 //!
 //! Each suite gets a scratch `TMPDIR` of its own, removed afterwards, so one suite cannot see
 //! (or be broken by) another's temp files, and a suite that litters /tmp leaves nothing.
@@ -95,7 +95,7 @@ impl SuiteResult {
     }
 }
 
-/// Expands globs against the worktree; `run` suites pass through.
+/// Expands globs against the checkout; `run` suites pass through.
 pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
     let mut planned = Vec::new();
     for spec in specs {

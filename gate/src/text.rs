@@ -165,7 +165,7 @@ pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
     let _ = writeln!(out, "tree      {}", esc(&c.tree));
     let _ = writeln!(
         out,
-        "worktree  {}{}",
+        "checkout  {}{}",
         esc(&c.worktree),
         if c.worktree_kept {
             " (kept)"

@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::record::RunReport;
 
 /// `--attest FILE [--sign-key KEY]`, and what the statement is about (known once the
-/// working copies are made).
+/// checkouts are made).
 #[derive(Clone, Debug)]
 pub(crate) struct Attest {
     pub file: PathBuf,

@@ -1,7 +1,8 @@
-//! The private working copies mutants are swapped into: never DIR itself.
+//! The private checkouts mutants are swapped into: never DIR itself.
 //!
-//! Each copy is a detached `git worktree` of DIR's HEAD (cheap: it shares the object store) with
-//! DIR's uncommitted state carried over, so the run judges what the reviewer sees, while DIR's
+//! Each checkout is a repository of its own at DIR's HEAD (made by [`candidate::checkout`]:
+//! cheap, it borrows DIR's object store, and nothing a suite does there reaches DIR's `.git`)
+//! with DIR's uncommitted state carried over, so the run judges what the reviewer sees, while DIR's
 //! files, index and status stay untouched even if the tool is killed mid-swap. What is carried:
 //! every change to tracked files, staged or not (`git diff --binary HEAD`, applied with
 //! `git apply`), and every untracked file git does not ignore (copied, mode and symlinks kept),
@@ -9,9 +10,9 @@
 //! does not show are carried too: a tracked file marked assume-unchanged or skip-worktree is
 //! copied as it is in DIR (git hides its edits, the suite would not), and an untracked nested
 //! repository is copied as a folder of files (its own `.git` left out). Ignored files (build
-//! output, `node_modules`) are not carried; the suite builds them in the worktree as CI would.
+//! output, `node_modules`) are not carried; the suite builds them in the checkout as CI would.
 //!
-//! With `--candidate gate.toml` a copy is built the way `gate apply` builds it instead.
+//! With `--candidate gate.toml` a checkout is built the way `gate apply` builds it instead.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -22,22 +23,22 @@ use anyhow::{bail, Context, Result};
 use candidate::apply::{self, Applied, Place};
 use candidate::git::Git;
 use candidate::pristine::Pristine;
-use candidate::worktree::Worktree;
+use candidate::checkout;
 
-/// Where the copies come from.
+/// Where the checkouts come from.
 #[derive(Debug)]
 pub(crate) enum Source {
     /// DIR's HEAD plus its uncommitted state.
     Dir(DirState),
     /// A candidate from gate.toml, its patch and manifest read once (they may be FIFOs) and
-    /// applied to every copy from those bytes.
+    /// applied to every checkout from those bytes.
     Candidate {
         repo: Git,
         prepared: Box<apply::Prepared>,
     },
 }
 
-/// DIR's HEAD and the uncommitted state read from it once, applied to every copy.
+/// DIR's HEAD and the uncommitted state read from it once, applied to every checkout.
 #[derive(Debug)]
 pub(crate) struct DirState {
     pub repo: Git,
@@ -134,7 +135,7 @@ impl DirState {
     }
 }
 
-/// One working copy, and the proof of what it must hold.
+/// One checkout, and the proof of what it must hold.
 #[derive(Debug)]
 pub(crate) struct Checkout {
     kind: Kind,
@@ -145,7 +146,7 @@ pub(crate) struct Checkout {
 
 #[derive(Debug)]
 enum Kind {
-    Plain(Worktree),
+    Plain(checkout::Checkout),
     Candidate(Box<Applied>),
 }
 
@@ -153,18 +154,18 @@ impl Checkout {
     pub fn path(&self) -> &Path {
         match &self.kind {
             Kind::Plain(w) => w.path(),
-            Kind::Candidate(a) => a.worktree.path(),
+            Kind::Candidate(a) => a.checkout.path(),
         }
     }
 
     pub fn keep(&mut self, keep: bool) {
         match &mut self.kind {
             Kind::Plain(w) => w.keep(keep),
-            Kind::Candidate(a) => a.worktree.keep(keep),
+            Kind::Candidate(a) => a.checkout.keep(keep),
         }
     }
 
-    /// The applied candidate, for a candidate copy.
+    /// The applied candidate, for a candidate checkout.
     pub fn applied(&self) -> Option<&Applied> {
         match &self.kind {
             Kind::Plain(_) => None,
@@ -172,26 +173,26 @@ impl Checkout {
         }
     }
 
-    /// The tree id every mutant in this copy must start from.
+    /// The tree id every mutant in this checkout must start from.
     pub fn tree(&self) -> &str {
         self.pristine.tree()
     }
 
-    /// Proves the copy holds the tree under review, restoring it when a suite (or a setup, a
+    /// Proves the checkout holds the tree under review, restoring it when a suite (or a setup, a
     /// baseline) changed it: `Ok(None)` when it was whole, `Ok(Some(what))` when it was put
-    /// back, `Err` when it could not be (the caller makes a fresh copy).
+    /// back, `Err` when it could not be (the caller makes a fresh checkout).
     pub fn make_whole(&self) -> Result<Option<String>> {
         let found = self
             .pristine
             .differences()
-            .context("comparing the working copy with the tree under review")?;
+            .context("comparing the checkout with the tree under review")?;
         if found.is_empty() {
             return Ok(None);
         }
         let what = found.describe();
         self.pristine
             .restore(&found)
-            .with_context(|| format!("restoring the working copy ({what})"))?;
+            .with_context(|| format!("restoring the checkout ({what})"))?;
         Ok(Some(what))
     }
 
@@ -202,7 +203,7 @@ impl Checkout {
         let found = self
             .pristine
             .settle_setup()
-            .context("settling the working copy after its setup")?;
+            .context("settling the checkout after its setup")?;
         if found.is_empty() {
             return Ok(None);
         }
@@ -227,7 +228,7 @@ impl Checkout {
         Ok(Some(said.join("; ")))
     }
 
-    /// The candidate's manifest checked now (`12/12 OK`), for a candidate copy.
+    /// The candidate's manifest checked now (`12/12 OK`), for a candidate checkout.
     pub fn recheck(&self) -> Result<Option<manifests::Verification>> {
         match &self.kind {
             Kind::Plain(_) => Ok(None),
@@ -236,7 +237,7 @@ impl Checkout {
     }
 }
 
-/// A file for a copy's private index, in this run's session folder (outside every checkout).
+/// A file for a checkout's private index, in this run's session folder (outside every checkout).
 fn private_index() -> Result<std::path::PathBuf> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static SEQ: AtomicU32 = AtomicU32::new(0);
@@ -247,7 +248,7 @@ fn private_index() -> Result<std::path::PathBuf> {
     )))
 }
 
-/// What a new working copy needs before its baseline: the `[worktree]` table, the folder its
+/// What a new checkout needs before its baseline: the `[worktree]` table, the folder its
 /// links come from, the environment of its setup, and where setup logs go.
 #[derive(Debug)]
 pub(crate) struct Prep {
@@ -264,7 +265,7 @@ impl Prep {
         let secs = self.link_and_set_up(co, log_name)?;
         if let Some(what) = co.settle_setup()? {
             report::errln!(
-                "mutants: {}: the setup changed the working copy: {}",
+                "mutants: {}: the setup changed the checkout: {}",
                 report::escape::path(co.path()),
                 report::escape::text(&what)
             );
@@ -299,7 +300,7 @@ pub(crate) fn open_repo(dir: Option<std::path::PathBuf>) -> Result<Git> {
     Git::open_or_hint(dir.as_deref(), "--dir")
 }
 
-/// Makes `n` working copies from `source`, in parallel (each is a checkout in a repository of
+/// Makes `n` checkouts from `source`, in parallel (each is a checkout in a repository of
 /// its own and, for a candidate, a `git apply`; they do not depend on each other).
 pub(crate) fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {
     let results: Vec<Result<Checkout>> = std::thread::scope(|s| {
@@ -308,31 +309,31 @@ pub(crate) fn make(source: &Source, n: usize) -> Result<Vec<Checkout>> {
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| bail!("making a worktree panicked"))
+                    .unwrap_or_else(|_| bail!("making a checkout panicked"))
             })
             .collect()
     });
-    // On an error the copies already made are dropped here, which removes them.
+    // On an error the checkouts already made are dropped here, which removes them.
     results.into_iter().collect()
 }
 
 fn make_one(source: &Source) -> Result<Checkout> {
     match source {
         Source::Dir(state) => {
-            let worktree =
-                Worktree::for_run(&state.repo, &state.commit).context("creating a worktree")?;
-            carry(state, worktree.path())?;
-            let pristine = Pristine::of_checkout(worktree.path(), private_index()?)
-                .context("recording the working copy's tree")?;
+            let made = checkout::Checkout::for_run(&state.repo, &state.commit)
+                .context("creating a checkout")?;
+            carry(state, made.path())?;
+            let pristine = Pristine::of_checkout(made.path(), private_index()?)
+                .context("recording the checkout's tree")?;
             Ok(Checkout {
-                kind: Kind::Plain(worktree),
+                kind: Kind::Plain(made),
                 pristine,
             })
         }
         Source::Candidate { repo, prepared } => {
             let applied = apply::apply(repo, (**prepared).clone(), &Place::Run)?;
             let pristine =
-                Pristine::for_tree(applied.worktree.path(), &applied.tree, private_index()?)
+                Pristine::for_tree(applied.checkout.path(), &applied.tree, private_index()?)
                     .context("recording the candidate's tree")?;
             Ok(Checkout {
                 kind: Kind::Candidate(Box::new(applied)),
@@ -342,7 +343,7 @@ fn make_one(source: &Source) -> Result<Checkout> {
     }
 }
 
-/// Applies DIR's uncommitted state to a fresh worktree.
+/// Applies DIR's uncommitted state to a fresh checkout.
 fn carry(state: &DirState, root: &Path) -> Result<()> {
     if !state.diff.is_empty() {
         Git::at(root)
@@ -350,7 +351,7 @@ fn carry(state: &DirState, root: &Path) -> Result<()> {
                 ["apply", "--binary", "--whitespace=nowarn", "-"],
                 Some(&state.diff),
             )
-            .context("carrying DIR's uncommitted changes into the worktree (git apply)")?;
+            .context("carrying DIR's uncommitted changes into the checkout (git apply)")?;
     }
     let from_root = state.repo.dir();
     for rel in state.untracked.iter().chain(&state.hidden) {
@@ -360,7 +361,7 @@ fn carry(state: &DirState, root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Copies one file, link or (a nested repository) folder from DIR into a copy, replacing what
+/// Copies one file, link or (a nested repository) folder from DIR into a checkout, replacing what
 /// is there; a nested repository's own `.git` is left out. Links are copied as links.
 fn copy_entry(from: &Path, to: &Path) -> Result<()> {
     let meta = match fs::symlink_metadata(from) {

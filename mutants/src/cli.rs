@@ -44,7 +44,7 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run the baseline, then every mutant, in private worktrees; write the report.
+    /// Run the baseline, then every mutant, in private checkouts; write the report.
     Run(Box<RunArgs>),
     /// Join the outputs of `run --shard K/N` into one report, as a single run would write it.
     Merge {
@@ -89,11 +89,11 @@ pub(crate) struct RunArgs {
     /// The spec.
     #[arg(default_value = "mutants.toml")]
     pub spec: PathBuf,
-    /// The git repository to mutate a worktree of (HEAD plus uncommitted changes)
+    /// The git repository to mutate a checkout of (HEAD plus uncommitted changes)
     /// [default: the current directory].
     #[arg(long, conflicts_with = "candidate")]
     pub dir: Option<PathBuf>,
-    /// Build the worktree from a candidate as `gate apply` does (gate.toml: base, patch,
+    /// Build the checkout from a candidate as `gate apply` does (gate.toml: base, patch,
     /// manifest), and check its manifest before the first mutant and after the last.
     #[arg(long, value_name = "GATE_TOML")]
     pub candidate: Option<PathBuf>,
@@ -106,7 +106,7 @@ pub(crate) struct RunArgs {
     /// With --candidate: the manifest, in place of gate.toml's `manifest` (only read).
     #[arg(long, value_name = "FILE", requires = "candidate")]
     pub manifest: Option<PathBuf>,
-    /// Run N mutants at once, each in its own worktree.
+    /// Run N mutants at once, each in its own checkout.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: u16,
     /// Timeout for every mutant's suite run (e.g. 90s, 5m); overrides the spec's and the
@@ -125,15 +125,15 @@ pub(crate) struct RunArgs {
     /// Where the report and logs go.
     #[arg(long, default_value = "mutants-out")]
     pub out: PathBuf,
-    /// Leave the worktrees in place (their paths are printed).
+    /// Leave the checkouts in place (their paths are printed).
     #[arg(long)]
     pub keep: bool,
     /// Neither use nor save the build outputs kept between runs (`[worktree] cache`); the
-    /// working copies still get the first copy's build.
+    /// checkouts still get the first checkout's build.
     #[arg(long)]
     pub no_cache: bool,
     /// Skip the canaries: by default, before the first mutant of each mutated file, that file
-    /// is made unloadable and its suites must fail (proof they read the working copy, not
+    /// is made unloadable and its suites must fail (proof they read the checkout, not
     /// your checkout or an install of it). The report says when they were skipped.
     #[arg(long)]
     pub no_canary: bool,

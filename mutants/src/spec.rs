@@ -1,9 +1,9 @@
 //! `mutants.toml`: the suites and the hand-written mutants, validated before anything runs.
 //!
-//! Every problem is one line, `mutants.toml:LINE: what is wrong`, and exit 2, before a worktree
+//! Every problem is one line, `mutants.toml:LINE: what is wrong`, and exit 2, before a checkout
 //! exists: a typo in a key or a suite name must not surface after the baseline has run for ten
 //! minutes. The one thing a newcomer must know: `file` is relative to the repository root (the
-//! worktree's root at run time), never to the spec's folder, and it may not leave the tree.
+//! checkout's root at run time), never to the spec's folder, and it may not leave the tree.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -53,7 +53,7 @@ struct RawMutant {
     expect: Option<Spanned<String>>,
 }
 
-/// A suite: a shell command run with `sh -c` in the worktree's root.
+/// A suite: a shell command run with `sh -c` in the checkout's root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Suite {
     pub name: String,
@@ -118,7 +118,7 @@ pub(crate) struct Spec {
     pub sha256: String,
     pub suites: BTreeMap<String, Suite>,
     pub mutants: Vec<Mutant>,
-    /// The `[worktree]` table: setup and links for each new working copy.
+    /// The `[worktree]` table: setup and links for each new checkout.
     pub worktree: candidate::setup::WorktreeSetup,
 }
 
@@ -359,7 +359,7 @@ fn bad_env(key: &str, value: &str) -> Option<&'static str> {
 }
 
 /// A `file` value as a clean relative path, or why it is refused: absolute, climbing out with
-/// `..`, or empty. (A symlink leading out is caught against the worktree at run time.)
+/// `..`, or empty. (A symlink leading out is caught against the checkout at run time.)
 pub(crate) fn check_file(file: &str) -> Result<String, &'static str> {
     if file.trim().is_empty() {
         return Err("is empty");

@@ -1,13 +1,13 @@
 //! The mutated file on disk: found under one path rule, read, written and restored without ever
 //! following a link.
 //!
-//! A suite runs arbitrary code in the worktree. It may replace the mutated file by a symlink to
+//! A suite runs arbitrary code in the checkout. It may replace the mutated file by a symlink to
 //! somewhere else, by a folder, by another file, or delete it; a restore that wrote the original
 //! bytes to the path blindly would then write through the link into a file outside the tree. So
 //! the file is remembered by what it *is* (device and inode, a regular file) when the mutant is
 //! written, and before every write that identity is checked again: a file that is no longer the
 //! same regular file is never written to. The caller reports such a mutant as an `error` and
-//! discards the working copy.
+//! discards the checkout.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -95,7 +95,7 @@ pub(crate) fn file_in(root: &Path, rel: &str) -> Result<PathBuf> {
     let real = root
         .join(rel)
         .canonicalize()
-        .with_context(|| format!("file {rel:?} is not in the worktree"))?;
+        .with_context(|| format!("file {rel:?} is not in the checkout"))?;
     if !real.starts_with(&root) {
         bail!("file {rel:?} leads outside the tree (through a symlink)");
     }

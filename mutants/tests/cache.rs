@@ -153,7 +153,7 @@ fn the_second_copy_gets_the_firsts_build_and_a_repeat_run_restores_it_from_the_c
     let reused = report_in(&c.out())["reused"].clone();
     assert_eq!(
         reused,
-        serde_json::json!(["target handed from the first working copy to the other 1"]),
+        serde_json::json!(["target handed from the first checkout to the other 1"]),
         "{first}"
     );
 

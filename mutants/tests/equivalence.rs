@@ -120,7 +120,7 @@ fn a_configure_once_build_that_writes_absolute_paths_gets_one_verdict_every_way(
     // must never happen is the hand-over itself.
     assert!(
         p.said.borrow().contains(
-            "build is not handed to the other copies nor kept: config.sh names the checkout it was built in"
+            "build is not handed to the other checkouts nor kept: config.sh names the checkout it was built in"
         ),
         "{}",
         p.said.borrow()

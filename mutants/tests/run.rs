@@ -367,7 +367,7 @@ fn bad_specs_exit_2_naming_file_and_line_and_write_nothing() {
                 "{SUITE}{}",
                 mutant("a", "x", "y", "").replace("lib.sh", "gone.sh")
             ),
-            "mutants.toml:5: file \"gone.sh\" is not in the worktree",
+            "mutants.toml:5: file \"gone.sh\" is not in the checkout",
         ),
         ("[suites.unit\n".to_string(), "mutants.toml:1:"),
     ];

@@ -76,7 +76,7 @@ fn a_setup_that_rewrites_a_tracked_file_is_undone_before_the_baseline() {
     out.assert_exit(0);
     assert!(
         out.stderr
-            .contains("the setup changed the working copy: 1 changed (golden.txt): restored"),
+            .contains("the setup changed the checkout: 1 changed (golden.txt): restored"),
         "{out}"
     );
 }

@@ -315,7 +315,7 @@ impl Store {
         use sha2::{Digest as _, Sha256};
         use std::os::unix::ffi::OsStrExt;
         let top = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
-        let key = crate::apply::hex(&Sha256::digest(top.as_os_str().as_bytes())[..8]);
+        let key = crate::hex::hex(&Sha256::digest(top.as_os_str().as_bytes())[..8]);
         let dir = report::scratch::cache_dir().join("worktrees").join(key);
         let _ = fs::create_dir_all(&dir);
         // For a human looking in the folder: which repository this is.

@@ -128,7 +128,7 @@ fn sha256_of(path: &Path) -> io::Result<String> {
     let mut file = File::open(path)?;
     let mut hasher = Sha256::new();
     io::copy(&mut file, &mut hasher)?;
-    Ok(crate::apply::hex(&hasher.finalize()))
+    Ok(crate::hex::hex(&hasher.finalize()))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::finished;
 use crate::record::{CandidateFacts, Verdict};
 use candidate::apply::{self, Candidate, Place};
 use candidate::git::Git;
-use candidate::worktree;
+use candidate::checkout;
 
 pub(super) fn cmd_apply(
     repo: &Git,
@@ -24,7 +24,7 @@ pub(super) fn cmd_apply(
 ) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
-    worktree::clean_stale();
+    checkout::clean_stale();
     let prepared = apply::prepare(repo, candidate)?;
     let manifest_sha256 = prepared.manifest_sha256.clone();
     if report::interrupt::requested() {
@@ -33,10 +33,10 @@ pub(super) fn cmd_apply(
     let place = Place::Keep(at);
     let mut applied = apply::apply(repo, prepared, &place)?;
     if report::interrupt::requested() {
-        // Nothing half-made is left behind: the worktree the user would keep goes too (a kept
+        // Nothing half-made is left behind: the checkout the user would keep goes too (a kept
         // one is only removed once it is no longer marked to be kept).
-        applied.worktree.keep(false);
-        let _ = applied.worktree.remove();
+        applied.checkout.keep(false);
+        let _ = applied.checkout.remove();
         let _ = writeln!(std::io::stderr(), "gate: interrupted");
         return Ok(Exit::Interrupted);
     }

@@ -30,7 +30,7 @@ use report::{Exit, Format};
 use crate::cli::{Cli, Command};
 use candidate::apply::Candidate;
 use candidate::git::Git;
-use candidate::worktree;
+use candidate::checkout;
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
@@ -175,20 +175,20 @@ fn dispatch(cli: Cli) -> Result<Exit> {
     }
 }
 
-/// `gate clean`: what [`worktree::clean_stale`] removes at every start, and the kept
+/// `gate clean`: what [`checkout::clean_stale`] removes at every start, and the kept
 /// checkouts, each only when its owner marker still says it is gatekit's.
 fn cmd_clean() -> Result<Exit> {
-    let stale = worktree::clean_stale();
+    let stale = checkout::clean_stale();
     outln!("removed {} of killed runs", plural(stale, "checkout"))?;
     let mut failed = false;
-    for kept in worktree::clean_kept() {
+    for kept in checkout::clean_kept() {
         let path = report::escape::path(&kept.path);
         match kept.result {
-            Ok(worktree::Fate::Removed) => outln!("removed   {path} (kept)")?,
-            Ok(worktree::Fate::NotOurs) => {
+            Ok(checkout::Fate::Removed) => outln!("removed   {path} (kept)")?,
+            Ok(checkout::Fate::NotOurs) => {
                 outln!("left      {path}: no longer a gatekit checkout (forgotten)")?
             }
-            Ok(worktree::Fate::InUse(pid)) => {
+            Ok(checkout::Fate::InUse(pid)) => {
                 outln!("left      {path}: its run is still running (pid {pid})")?
             }
             Err(e) => {

@@ -11,12 +11,12 @@ use report::text::plural;
 use report::Exit;
 
 use candidate::git::Git;
-use candidate::{pack, worktree};
+use candidate::{checkout, pack};
 
 pub(super) fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     report::interrupt::cleans_up();
-    worktree::clean_stale();
+    checkout::clean_stale();
     let packed = pack::pack(repo, base, out, paths)?;
     if report::interrupt::requested() {
         // pack never writes after an interrupt (it checks before its one write of the pair);

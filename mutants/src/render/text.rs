@@ -110,7 +110,7 @@ fn table(report: &RunReport) -> Table {
 fn canary_lines(report: &RunReport) -> String {
     use report::escape::text as esc;
     if report.canaries_skipped {
-        return "canary: skipped (--no-canary): nothing proved the suites read the working copy\n"
+        return "canary: skipped (--no-canary): nothing proved the suites read the checkout\n"
             .to_string();
     }
     let mut s = String::new();
@@ -127,7 +127,7 @@ fn canary_lines(report: &RunReport) -> String {
     s
 }
 
-/// One line per working copy put back to the tree under review, under the table: which mutant,
+/// One line per checkout put back to the tree under review, under the table: which mutant,
 /// and what was not the tree (found before it started, or changed by its suite).
 fn restored_lines(report: &RunReport) -> String {
     use report::escape::text as esc;
@@ -198,7 +198,7 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
         let linked: Vec<String> = setup.linked.iter().map(|l| esc(l).into_owned()).collect();
         let times: Vec<String> = setup.secs.iter().map(|t| secs_text(*t)).collect();
         s.push_str(&format!(
-            "setup: {}{} in each working copy{}\n",
+            "setup: {}{} in each checkout{}\n",
             if setup.command.is_empty() {
                 "none".to_string()
             } else {
@@ -248,7 +248,7 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
     }
     if report.canary_survived() {
         s.push_str(&paint.paint(&RunVerdict::CanarySurvived.to_string(), Style::Bad));
-        s.push_str(": a suite passed with a mutated file made unloadable, so it does not read the working copy under review; no mutant was judged (exit 4).\n");
+        s.push_str(": a suite passed with a mutated file made unloadable, so it does not read the checkout under review; no mutant was judged (exit 4).\n");
         return s;
     }
     s.push_str(&table(report).render_painted(paint));

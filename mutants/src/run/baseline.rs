@@ -1,4 +1,4 @@
-//! The baseline: every suite the selected mutants use, run unmutated in every working copy
+//! The baseline: every suite the selected mutants use, run unmutated in every checkout
 //! before any mutant. A red or hung baseline would make every mutant look killed, so it stops
 //! the run; a green one sets each suite's mutant timeout.
 
@@ -31,9 +31,9 @@ pub(crate) struct BaselineResult {
     pub counts: BTreeMap<String, Option<Counts>>,
 }
 
-/// Runs every suite unmutated in the given working copies, in parallel (the session hands it
-/// the first copy only: the others get its build and run their own baseline as they join, see
-/// [`super::ready`]). The first copy's records are the ones reported.
+/// Runs every suite unmutated in the given checkouts, in parallel (the session hands it
+/// the first checkout only: the others get its build and run their own baseline as they join, see
+/// [`super::ready`]). The first checkout's records are the ones reported.
 ///
 /// `floors` are the slowest cold times kept with a restored cache (`run:SUITE`,
 /// `build:SUITE`, seconds): a baseline that was fast because its build was restored must not
@@ -84,7 +84,7 @@ pub(crate) fn baseline(
         counts: BTreeMap::new(),
     };
     for (i, suite) in suites.iter().enumerate() {
-        // The slowest copy sets the timeout; a failure in any copy fails the baseline.
+        // The slowest checkout sets the timeout; a failure in any checkout fails the baseline.
         let rans: Vec<&Ran> = per_copy.iter().filter_map(|r| r.get(i)).collect();
         let records: Vec<&RunRecord> = rans.iter().map(|r| &r.record).collect();
         let Some(first) = records.first() else {
@@ -137,7 +137,7 @@ pub(crate) fn baseline(
             log: relative(out, &worst.log),
         });
     }
-    // A copy that stopped early (its first suite failed) left the later suites unrun.
+    // A checkout that stopped early (its first suite failed) left the later suites unrun.
     if result.baselines.len() < suites.len() {
         result.passed = false;
     }

@@ -1,4 +1,4 @@
-//! Canaries: the proof that a suite reads the files of the working copy it runs in.
+//! Canaries: the proof that a suite reads the files of the checkout it runs in.
 //!
 //! Every verdict assumes the suite loads the checkout under review. A suite that imports the
 //! user's own checkout instead (an editable install in a linked virtualenv, an absolute path
@@ -42,7 +42,7 @@ pub(crate) fn planned(mutants: &[&Mutant]) -> Vec<(String, String)> {
     pairs
 }
 
-/// Runs one canary in `co`: `file` made unloadable, `suite` run, the file restored and the copy
+/// Runs one canary in `co`: `file` made unloadable, `suite` run, the file restored and the checkout
 /// proved whole. `Ok(None)` when an interrupt arrived during it.
 pub(crate) fn run_canary(
     plan: &Plan,
@@ -73,7 +73,7 @@ pub(crate) fn run_canary(
         plan.cores,
     );
     // Put back whatever the suite did, before anything else can go wrong: a file the suite
-    // replaced is not ours to write (the copy is then made whole from the tree below).
+    // replaced is not ours to write (the checkout is then made whole from the tree below).
     match swap::write_in_place(&path, id, &original) {
         Ok(()) | Err(WriteError::Changed(_)) => {}
         Err(WriteError::Io(e)) => {
@@ -83,7 +83,7 @@ pub(crate) fn run_canary(
         }
     }
     co.make_whole()
-        .context("restoring the working copy after a canary")?;
+        .context("restoring the checkout after a canary")?;
     let ran = ran?;
     let record = ran.record;
     let verdict = match record.outcome() {
@@ -106,7 +106,7 @@ pub(crate) fn run_canary(
 /// The line a run that stops on a canary prints: the file, the suite, and the usual causes.
 pub(crate) fn survived_message(c: &Canary, dir: &Path) -> String {
     format!(
-        "canary SURVIVED: suite {:?} passed with {} made unloadable in the working copy {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: {}. Log: {}",
+        "canary SURVIVED: suite {:?} passed with {} made unloadable in the checkout {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: {}. Log: {}",
         c.suite,
         report::escape::text(&c.file),
         report::escape::path(dir),

@@ -10,15 +10,15 @@
 //! tool's scheduling must never decide. As make does, each running command
 //! holds one token implicitly and takes the others from the pool; the pool holds the cores
 //! less one per job (at least none), so all jobs together run as many processes as there are
-//! cores. The one thing a newcomer must know: the first copy runs its baseline *alone* (the
+//! cores. The one thing a newcomer must know: the first checkout runs its baseline *alone* (the
 //! others join once its build can be handed to them, see `session::warm`), so the tokens of
-//! the copies not started yet are lent to it, and each copy takes its token back as it joins.
+//! the checkouts not started yet are lent to it, and each checkout takes its token back as it joins.
 //! Taking it back never waits: a helper thread reads it from the pool as soon as a command
 //! releases one, so a token a killed compiler never gave back costs parallelism, never a hang.
-//! A copy that stops taking mutants (none left, or its baseline failed) gives its share back,
-//! so the last copies still judging build with the cores the finished ones no longer use.
+//! A checkout that stops taking mutants (none left, or its baseline failed) gives its share back,
+//! so the last checkouts still judging build with the cores the finished ones no longer use.
 //! Run under `make -jN` or cargo, the tool uses that jobserver instead of a pool of its own,
-//! as any jobserver client does, and takes one token from it for each copy after the first;
+//! as any jobserver client does, and takes one token from it for each checkout after the first;
 //! the caller's own `MAKEFLAGS` reach the commands untouched, as they did before.
 //!
 //! **The build slot.** A build that does not speak the jobserver (`npm run build`, `pip
@@ -57,29 +57,29 @@ pub(crate) enum Jobserver {
 struct Pool {
     client: Client,
     origin: Jobserver,
-    /// Tokens taken back for copies that joined, held until each copy leaves.
+    /// Tokens taken back for checkouts that joined, held until each checkout leaves.
     taker: Mutex<Option<HelperThread>>,
     held: Arc<Mutex<Held>>,
     /// How many tokens are still to be taken back (one per copy that has not joined).
     owed: Mutex<usize>,
 }
 
-/// The tokens taken back from the pool for the copies running.
+/// The tokens taken back from the pool for the checkouts running.
 #[derive(Debug, Default)]
 struct Held {
     tokens: Vec<Acquired>,
-    /// Tokens asked for by copies that left before theirs arrived: each goes straight back.
+    /// Tokens asked for by checkouts that left before theirs arrived: each goes straight back.
     unwanted: usize,
 }
 
-/// What one copy holds of the cores, given back by [`Cores::leave`] when it stops.
+/// What one checkout holds of the cores, given back by [`Cores::leave`] when it stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Share {
-    /// The first copy: its command's implicit token, which the pool never held.
+    /// The first checkout: its command's implicit token, which the pool never held.
     First,
-    /// A copy that took a token back from the pool when it joined.
+    /// A checkout that took a token back from the pool when it joined.
     Token,
-    /// A copy beyond the cores: the pool had no token for it.
+    /// A checkout beyond the cores: the pool had no token for it.
     Nothing,
 }
 
@@ -131,7 +131,7 @@ impl Cores {
         self.pool.as_ref().map(|p| &p.client)
     }
 
-    /// A copy after the first starts: its token is taken back from the pool (by a helper
+    /// A checkout after the first starts: its token is taken back from the pool (by a helper
     /// thread, without waiting; see the module's note).
     pub(crate) fn join(&self) -> Share {
         match &self.pool {
@@ -140,8 +140,8 @@ impl Cores {
         }
     }
 
-    /// A copy stops taking mutants: what it held goes back to the pool, for the copies still
-    /// running. The first copy's implicit token becomes one more in a pool of the tool's own;
+    /// A checkout stops taking mutants: what it held goes back to the pool, for the checkouts still
+    /// running. The first checkout's implicit token becomes one more in a pool of the tool's own;
     /// a caller's jobserver gets back only tokens taken from it, never one more.
     pub(crate) fn leave(&self, share: Share) {
         let Some(pool) = &self.pool else {
@@ -394,7 +394,7 @@ mod tests {
         assert_eq!(client.available().unwrap(), 1);
         cores.leave(Share::Token);
         assert_eq!(client.available().unwrap(), 2, "the token stays held");
-        // The first copy leaving too: its implicit token joins the pool of the tool's own.
+        // The first checkout leaving too: its implicit token joins the pool of the tool's own.
         cores.leave(Share::First);
         assert_eq!(client.available().unwrap(), 3);
     }
@@ -432,12 +432,12 @@ mod tests {
     fn a_copy_that_stops_before_its_token_came_gives_it_back_when_it_comes() {
         let cores = Cores::new(2, 2, true, None).unwrap();
         let client = cores.client().unwrap().clone();
-        // The one token is busy with a command: the joining copy's request waits for it.
+        // The one token is busy with a command: the joining checkout's request waits for it.
         let busy = client.acquire().unwrap();
         assert_eq!(cores.join(), Share::Token);
         cores.leave(Share::Token);
         drop(busy);
-        // The helper reads the token and, the copy gone, puts it straight back.
+        // The helper reads the token and, the checkout gone, puts it straight back.
         let pool = cores.pool.as_ref().unwrap();
         wait_until("the token never came", || lock(&pool.held).unwanted == 0);
         assert!(lock(&pool.held).tokens.is_empty(), "the token was kept");

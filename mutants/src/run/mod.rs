@@ -3,7 +3,7 @@
 //! The engine produces values (a [`BaselineResult`], then [`Event`]s carrying [`Row`]s) and
 //! formats nothing; the session records them and the renderers show them. The one thing a
 //! newcomer must know: a mutant's file is restored by a guard, and the restore is *proved* by
-//! reading the bytes back, before the next mutant may start in that worktree. A suite that
+//! reading the bytes back, before the next mutant may start in that checkout. A suite that
 //! rewrote the file itself, a full disk, a panic: all end the run rather than let the next
 //! mutant be judged against a tree that is not the reviewed one.
 
@@ -27,7 +27,7 @@ mod suite;
 mod timeout;
 
 // The parts of the engine: `baseline` runs the suites unmutated, `mutant` judges one mutant in
-// one copy, `suite` runs one suite through the shared runner, `timeout` says how long each may
+// one checkout, `suite` runs one suite through the shared runner, `timeout` says how long each may
 // take, `cores` shares the machine between the jobs (a jobserver and a build slot).
 pub(crate) use baseline::{baseline, timings, BaselineResult};
 pub(crate) use cores::Cores;
@@ -51,14 +51,14 @@ const TICK: Duration = Duration::from_secs(1);
 #[derive(Debug)]
 pub(crate) struct Plan<'a> {
     pub spec: &'a Spec,
-    /// Where a fresh working copy comes from, when a suite spoiled one, and what it needs.
+    /// Where a fresh checkout comes from, when a suite spoiled one, and what it needs.
     pub source: &'a Source,
     pub prep: &'a checkout::Prep,
     /// In the order they are taken (longest first when a previous run timed them).
     pub mutants: Vec<&'a Mutant>,
     pub baseline: &'a BaselineResult,
     pub out: PathBuf,
-    /// How the copies after the first join: the first copy's build outputs to fill them from
+    /// How the checkouts after the first join: the first checkout's build outputs to fill them from
     /// (none when there is nothing to hand over, or it was handed over already), and the
     /// suites each runs unmutated before its first mutant.
     pub warm: Warm<'a>,
@@ -66,7 +66,7 @@ pub(crate) struct Plan<'a> {
     pub cores: &'a Cores,
 }
 
-/// What a copy after the first needs before it takes a mutant.
+/// What a checkout after the first needs before it takes a mutant.
 #[derive(Debug)]
 pub(crate) struct Warm<'a> {
     pub snapshot: Option<&'a candidate::cache::Snapshot>,
@@ -74,11 +74,11 @@ pub(crate) struct Warm<'a> {
     pub cli_timeout: Option<Duration>,
 }
 
-/// Runs the planned mutants, one worker per working copy, each taking the next mutant in spec
+/// Runs the planned mutants, one worker per checkout, each taking the next mutant in spec
 /// order; `on_event` is called on this thread for every event. Stops taking mutants once an
 /// interrupt arrives (the runner has already killed the suites in flight).
 ///
-/// A working copy whose suite replaced or deleted the mutated file is discarded and a fresh one
+/// A checkout whose suite replaced or deleted the mutated file is discarded and a fresh one
 /// made in its place (in `checkouts`) before that worker takes its next mutant: nothing in a
 /// tree a suite has rearranged can be trusted, and the next mutant must be judged against the
 /// reviewed tree.
@@ -110,7 +110,7 @@ pub(crate) fn run_mutants(
                         }),
                     };
                     // Done with mutants, by any way out: its share of the cores goes to the
-                    // copies still judging.
+                    // checkouts still judging.
                     plan.cores.leave(share);
                     if result.is_err() {
                         failed.store(true, Ordering::SeqCst);
@@ -144,7 +144,7 @@ pub(crate) fn run_mutants(
     }
 }
 
-/// One worker: takes mutants until none is left, rebuilding its copy when a suite spoiled it.
+/// One worker: takes mutants until none is left, rebuilding its checkout when a suite spoiled it.
 fn work(
     plan: &Plan,
     co: &mut Checkout,
@@ -171,7 +171,7 @@ fn work(
             Err(e) => {
                 renew(plan, co, m.index)?;
                 Some(format!(
-                    "the working copy could not be restored ({e:#}); a fresh copy was made"
+                    "the checkout could not be restored ({e:#}); a fresh checkout was made"
                 ))
             }
         };
@@ -188,31 +188,31 @@ fn work(
     }
 }
 
-/// Replaces a copy that cannot be trusted any more by a fresh one, set up and warmed like the
-/// first (the old copy is dropped here, which removes it; its links are removed, never
+/// Replaces a checkout that cannot be trusted any more by a fresh one, set up and warmed like the
+/// first (the old checkout is dropped here, which removes it; its links are removed, never
 /// followed).
 fn renew(plan: &Plan, co: &mut Checkout, index: usize) -> Result<()> {
     *co = checkout::make(plan.source, 1)
-        .context("making a fresh working copy after a suite spoiled one")?
+        .context("making a fresh checkout after a suite spoiled one")?
         .pop()
-        .context("no working copy was made")?;
+        .context("no checkout was made")?;
     plan.prep
         .apply(co, &format!("setup.rebuilt-{}.log", index + 1))?;
     if let Some(snap) = plan.warm.snapshot {
-        // Best effort: without the outputs the copy only builds cold.
+        // Best effort: without the outputs the checkout only builds cold.
         let _ = snap.fill(co.path());
     }
     Ok(())
 }
 
-/// Copy `j` (after the first) made ready while the first copy already judges: filled with the
-/// first copy's build outputs, then every suite run unmutated there. `false` when it is not
+/// Copy `j` (after the first) made ready while the first checkout already judges: filled with the
+/// first checkout's build outputs, then every suite run unmutated there. `false` when it is not
 /// green (said on stderr): it takes no mutant, and the others judge them all.
 fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
     if let Some(snap) = plan.warm.snapshot {
         if let Err(e) = snap.fill(co.path()) {
             report::errln!(
-                "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
+                "mutants: checkout {j} builds cold: its build outputs could not be copied ({e})"
             );
         }
     }
@@ -224,7 +224,7 @@ fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
         }
         if ran.record.outcome() != report::Outcome::Passed {
             report::errln!(
-                "mutants: copy {j}: suite {:?} {} unmutated (log {}); that copy judges no mutant",
+                "mutants: checkout {j}: suite {:?} {} unmutated (log {}); that checkout judges no mutant",
                 suite.name,
                 report::escape::text(&ran.record.status_text()),
                 report::escape::path(&ran.record.log)

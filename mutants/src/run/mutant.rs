@@ -1,5 +1,5 @@
-//! One mutant in one working copy: swapped in, its suites run, judged, and the file restored
-//! and the restore proved before the copy takes another mutant.
+//! One mutant in one checkout: swapped in, its suites run, judged, and the file restored
+//! and the restore proved before the checkout takes another mutant.
 
 use std::path::Path;
 use std::time::Duration;
@@ -59,16 +59,16 @@ impl Drop for Restore<'_> {
 }
 
 /// What one mutant left: its row (`None` when the run was interrupted during it), and whether
-/// its working copy is spoiled and must be made again.
+/// its checkout is spoiled and must be made again.
 pub(super) struct Done {
     pub(super) row: Option<Row>,
     pub(super) spoiled: bool,
 }
 
-/// One mutant in one working copy.
+/// One mutant in one checkout.
 ///
-/// `restored_before` says what of the copy had to be put back before this mutant (see
-/// [`Checkout::make_whole`]); after the mutant's suites, the copy is proved whole again, and
+/// `restored_before` says what of the checkout had to be put back before this mutant (see
+/// [`Checkout::make_whole`]); after the mutant's suites, the checkout is proved whole again, and
 /// what the suites changed besides the mutated file is put back and said in the row.
 pub(super) fn run_one(
     plan: &Plan,
@@ -185,7 +185,7 @@ pub(super) fn run_one(
             true
         }
         None => match guard.restore()? {
-            // The mutated file is back; now the rest of the copy: a suite that rewrote a
+            // The mutated file is back; now the rest of the checkout: a suite that rewrote a
             // golden file or left a new module must not decide the next mutant's verdict.
             Ok(()) => match co.make_whole() {
                 Ok(None) => false,
@@ -195,7 +195,7 @@ pub(super) fn run_one(
                 }
                 Err(e) => {
                     row.restored_after = Some(format!(
-                        "its suite changed the working copy and it could not be restored ({e:#}); a fresh copy was made"
+                        "its suite changed the checkout and it could not be restored ({e:#}); a fresh checkout was made"
                     ));
                     true
                 }
@@ -213,7 +213,7 @@ pub(super) fn run_one(
     };
     let mut runs = runs.into_iter();
     let main = runs.next().expect("a mutant has its own suite");
-    // A copy spoiled only by what the suite did besides the mutated file (it was judged on the
+    // A checkout spoiled only by what the suite did besides the mutated file (it was judged on the
     // whole tree) keeps its verdict; one whose mutated file was replaced proves nothing.
     row.verdict = if changed_file {
         Verdict::Error

@@ -25,7 +25,7 @@ pub(super) fn plan(attest: Option<&Attest>, plan: &mut report::outputs::Plan) ->
 
 /// The head commit a candidate was checked against (gate.toml's `head`), resolved before the
 /// candidate's reading is handed on; `None` without a candidate (the subject is then the
-/// commit the copies start at).
+/// commit the checkouts start at).
 pub(super) fn candidate_head(
     attest: Option<&Attest>,
     repo: &Git,

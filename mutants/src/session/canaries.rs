@@ -1,5 +1,5 @@
 //! The canary phase, between the baseline and the first mutant: each mutated file made
-//! unloadable in the first copy, each of its suites run once, and the run stopped (exit 4)
+//! unloadable in the first checkout, each of its suites run once, and the run stopped (exit 4)
 //! when one still passes (see [`crate::run::canary`]).
 
 use anyhow::Result;
@@ -13,12 +13,12 @@ use crate::render;
 use crate::run::{self, canary, BaselineResult, Plan};
 
 impl Session {
-    /// Runs every planned canary in the first copy, each written to the report as it ends.
+    /// Runs every planned canary in the first checkout, each written to the report as it ends.
     /// `Err(exit)` when the run must stop: a canary survived (exit 4) or an interrupt came.
     pub(crate) fn canaries(&mut self, baseline: &BaselineResult) -> Result<Result<(), Exit>> {
         if self.settings.no_canary {
             report::errln!(
-                "mutants: canaries skipped (--no-canary): nothing proves the suites read the working copy"
+                "mutants: canaries skipped (--no-canary): nothing proves the suites read the checkout"
             );
             return Ok(Ok(()));
         }

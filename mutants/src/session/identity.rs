@@ -1,6 +1,6 @@
 //! What identifies the run's input: `--out` as an absolute path git would print. (A
 //! candidate's files are hashed as read, in `prepare`; the tree id a report names comes from
-//! the working copy's [`candidate::pristine::Pristine`], the same record every mutant is
+//! the checkout's [`candidate::pristine::Pristine`], the same record every mutant is
 //! checked against.)
 
 use std::path::{Path, PathBuf};

@@ -1,12 +1,12 @@
 //! One `mutants run`, start to end, as a [`Session`]: the state a run owns (the spec, the
-//! working copies, the lock on `--out`, the report so far) and a method per phase.
+//! checkouts, the lock on `--out`, the report so far) and a method per phase.
 //!
 //! The phases, in order: [`Session::prepare`] (read the spec and gate.toml, make the working
 //! copies, take the lock, start or reopen the report), [`Session::set_up`] (the `[worktree]`
-//! links and setup in every copy), [`Session::baseline`] (every suite unmutated: a red one
+//! links and setup in every checkout), [`Session::baseline`] (every suite unmutated: a red one
 //! stops the run with exit 4), [`Session::judge`] (each mutant through the engine, the report
 //! rewritten after each), [`Session::recheck`] (a candidate's manifest again: proof every
-//! mutant was restored), and [`Session::finish`] (worktrees removed, the final report written
+//! mutant was restored), and [`Session::finish`] (checkouts removed, the final report written
 //! and printed). The engine ([`crate::run`]) does the work; the session records and shows it.
 //!
 //! Errors before the lock (a bad spec, an unknown `--only` name, a DIR that is not a
@@ -85,7 +85,7 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
 /// Why [`Session::judge`] stopped before the last mutant.
 #[derive(Debug)]
 pub(crate) enum Stopped {
-    /// The engine failed (a restore that could not be proved, a copy that could not be made):
+    /// The engine failed (a restore that could not be proved, a checkout that could not be made):
     /// the session still writes what it finished.
     Engine(anyhow::Error),
     /// The report could not be written after a mutant: nothing more can be recorded.
@@ -115,11 +115,11 @@ pub(crate) struct Session {
     outputs: Vec<String>,
     /// The repository's cache, unless `--no-cache` (or nothing to cache).
     store: Option<candidate::cache::Store>,
-    /// The first copy's build outputs after its baseline, for the other copies and the cache.
+    /// The first checkout's build outputs after its baseline, for the other checkouts and the cache.
     snapshot: Option<candidate::cache::Snapshot>,
     /// The slowest cold times kept with a restored cache (see [`run::baseline`]).
     floors: BTreeMap<String, f64>,
-    /// Whether the first copy's outputs came from the cache.
+    /// Whether the first checkout's outputs came from the cache.
     restored: bool,
     /// The order mutants are taken in: indices into `spec.mutants`, longest first when a
     /// previous report in `--out` timed them (the report's rows stay in spec order).
@@ -139,7 +139,7 @@ impl Session {
             .collect()
     }
 
-    /// `[worktree]`: links and the setup in every working copy, side by side, before its
+    /// `[worktree]`: links and the setup in every checkout, side by side, before its
     /// baseline; their times go in the report.
     pub(crate) fn set_up(&mut self) -> Result<()> {
         if self.prep.worktree.is_empty() {
@@ -188,14 +188,14 @@ impl Session {
         Ok(())
     }
 
-    /// Every suite the selected mutants use, unmutated, in every copy. `Err(exit)` when the run
+    /// Every suite the selected mutants use, unmutated, in every checkout. `Err(exit)` when the run
     /// must stop there: interrupted, or a suite failed or hung (exit 4: a red baseline would
     /// make every mutant look killed). A green baseline is written to the report at once.
     pub(crate) fn baseline(&mut self) -> Result<Result<BaselineResult, Exit>> {
         let suites = self.spec.suites_used(self.mutants());
         self.say_cores(&suites);
         report::errln!(
-            "mutants: baseline: {} suite(s) in {} worktree(s)",
+            "mutants: baseline: {} suite(s) in {} checkout(s)",
             suites.len(),
             self.checkouts.len()
         );
@@ -205,7 +205,7 @@ impl Session {
             .collect();
         let mut live = Progress::new(1, false);
         let label = format!("baseline: {} running unmutated", names.join(", "));
-        // The first copy's baseline, under the live line (run again cold below if needed).
+        // The first checkout's baseline, under the live line (run again cold below if needed).
         let mut first_baseline = |me: &Self| {
             live.during(&label, || {
                 run::baseline(
@@ -343,8 +343,8 @@ impl Session {
         }
     }
 
-    /// A candidate's manifest checked again in every copy after the last mutant: the proof
-    /// that every mutant was restored (the worst copy's check is the one recorded).
+    /// A candidate's manifest checked again in every checkout after the last mutant: the proof
+    /// that every mutant was restored (the worst checkout's check is the one recorded).
     pub(crate) fn recheck(&mut self) -> Result<()> {
         if self.report.candidate.is_none() || report::interrupt::requested() {
             return Ok(());
@@ -364,16 +364,16 @@ impl Session {
         Ok(())
     }
 
-    /// Removes (or keeps) the worktrees, writes the final report and prints it.
+    /// Removes (or keeps) the checkouts, writes the final report and prints it.
     pub(crate) fn finish(mut self, exit: Exit) -> Result<Exit> {
         let mut checkouts = std::mem::take(&mut self.checkouts);
         if self.settings.keep {
             for co in &mut checkouts {
                 co.keep(true);
-                report::errln!("mutants: kept worktree {}", report::escape::path(co.path()));
+                report::errln!("mutants: kept checkout {}", report::escape::path(co.path()));
             }
         }
-        // Worktrees go first, so an interrupted run has cleaned up before it reports.
+        // Checkouts go first, so an interrupted run has cleaned up before it reports.
         drop(checkouts);
         let report = &mut self.report;
         report.interrupted |= exit == Exit::Interrupted;
@@ -393,7 +393,7 @@ impl Session {
         report::errln!("mutants: report in {}", report::escape::path(&self.out));
         if exit == Exit::Interrupted {
             report::errln!(
-                "mutants: interrupted after {} of {} mutants; worktrees removed",
+                "mutants: interrupted after {} of {} mutants; checkouts removed",
                 report.mutants.len(),
                 report.planned
             );

@@ -20,7 +20,7 @@ use crate::render::Sources;
 use crate::spec::Spec;
 
 impl Session {
-    /// The spec and gate.toml read, the mutants selected, the working copies made, a
+    /// The spec and gate.toml read, the mutants selected, the checkouts made, a
     /// candidate's manifest checked (`Err(exit)` when it does not hold: nothing is written),
     /// the lock on `--out` taken, and the report started or reopened.
     pub(crate) fn prepare(
@@ -35,8 +35,8 @@ impl Session {
         let outputs = candidate::cache::paths_for(&spec.worktree, &repo);
         let store = (!settings.no_cache && !outputs.is_empty())
             .then(|| candidate::cache::Store::for_repo(repo.dir()));
-        // A run killed with SIGKILL could not remove its worktrees; the next run does.
-        candidate::worktree::clean_stale();
+        // A run killed with SIGKILL could not remove its checkouts; the next run does.
+        candidate::checkout::clean_stale();
         let out = identity::absolute(&settings.out);
         // Every path this run reads and writes, refused now (exit 2) if one would land on
         // another, on an input, in `.git` or through a link: see `report::outputs`.
@@ -245,10 +245,10 @@ fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::P
     Ok((spec, config, worktree_file))
 }
 
-/// Where the working copies come from, and what the report says about it.
+/// Where the checkouts come from, and what the report says about it.
 struct Origin {
     source: Source,
-    /// The commit the copies start at: DIR's HEAD, or the candidate's base.
+    /// The commit the checkouts start at: DIR's HEAD, or the candidate's base.
     commit: String,
     /// What of DIR's uncommitted state is carried (none for a candidate).
     carried: Option<String>,
@@ -260,7 +260,7 @@ impl Origin {
     fn of(repo: &Git, config: Option<Config>, out: &Path) -> Result<Origin> {
         Ok(match config {
             Some(config) => {
-                // Read once: every copy is applied from these bytes, and the report's sha256s
+                // Read once: every checkout is applied from these bytes, and the report's sha256s
                 // are of the very bytes applied.
                 let candidate = candidate::apply::Candidate {
                     base: config.base.clone(),
@@ -295,7 +295,7 @@ impl Origin {
     }
 }
 
-/// A candidate's facts for the report, its manifest checked in every copy first: `Err` (exit 4)
+/// A candidate's facts for the report, its manifest checked in every checkout first: `Err` (exit 4)
 /// when any copy does not hold, `Ok(None)` without a candidate.
 fn candidate_facts(
     config: Option<&Path>,

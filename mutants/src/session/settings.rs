@@ -17,19 +17,19 @@ use crate::spec::Spec;
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub spec: PathBuf,
-    /// The repository to mutate a worktree of; `None` is the current directory.
+    /// The repository to mutate a checkout of; `None` is the current directory.
     pub dir: Option<PathBuf>,
-    /// A gate.toml to build the worktrees from instead.
+    /// A gate.toml to build the checkouts from instead.
     pub candidate: Option<PathBuf>,
     /// `--base`, `--patch`, `--manifest`: in place of the gate.toml's.
     pub overrides: candidate::config::Overrides,
-    /// How many mutants run at once, each in its own worktree (at least 1).
+    /// How many mutants run at once, each in its own checkout (at least 1).
     pub jobs: usize,
     /// The operator's timeout for every suite run, over the spec's and the derived one.
     pub timeout: Option<Duration>,
     pub selection: Selection,
     pub out: PathBuf,
-    /// Leave the worktrees in place.
+    /// Leave the checkouts in place.
     pub keep: bool,
     /// Neither restore nor save the build outputs kept between runs.
     pub no_cache: bool,

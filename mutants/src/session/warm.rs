@@ -1,11 +1,11 @@
-//! The build outputs of a run's working copies: restored from the cache into the first copy
-//! before its baseline, handed from the first copy to the others after it, and saved back at
+//! The build outputs of a run's checkouts: restored from the cache into the first checkout
+//! before its baseline, handed from the first checkout to the others after it, and saved back at
 //! the end (the mechanics are `candidate::cache`'s; this is when each happens, and what is
 //! said about it).
 //!
-//! Only the first copy builds cold: N copies building at once would fight for the cores and
+//! Only the first checkout builds cold: N checkouts building at once would fight for the cores and
 //! all finish late, while one build copied N-1 times is paid once. The snapshot saved is the
-//! first copy's right after its green baseline (the unmutated tree, built), not a copy's state
+//! first checkout's right after its green baseline (the unmutated tree, built), not a checkout's state
 //! at the end, which holds the last mutant's build.
 
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ use candidate::cache::{self, Restored, Snapshot};
 use super::Session;
 
 impl Session {
-    /// Restores the cache into the first copy (before its setup and baseline), with a note.
+    /// Restores the cache into the first checkout (before its setup and baseline), with a note.
     pub(super) fn restore_cache(&mut self) {
         let Some(store) = &self.store else {
             return;
@@ -54,8 +54,8 @@ impl Session {
         }
     }
 
-    /// After the first copy's green baseline: its build outputs made ready for the others
-    /// (a snapshot they fill themselves from while the first copy judges, and the cache saves
+    /// After the first checkout's green baseline: its build outputs made ready for the others
+    /// (a snapshot they fill themselves from while the first checkout judges, and the cache saves
     /// at the end; or, with no cache, handed to each now).
     pub(super) fn warm_copies(&mut self) {
         if self.outputs.is_empty() {
@@ -70,7 +70,7 @@ impl Session {
                     self.snapshot = Some(snap);
                 }
                 Err(e) => report::errln!(
-                    "mutants: cache: the build outputs could not be kept ({e}); the other copies build cold"
+                    "mutants: cache: the build outputs could not be kept ({e}); the other checkouts build cold"
                 ),
             }
             return;
@@ -85,7 +85,7 @@ impl Session {
                     }
                 }
                 Err(e) => report::errln!(
-                    "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
+                    "mutants: checkout {j} builds cold: its build outputs could not be copied ({e})"
                 ),
             }
         }
@@ -116,7 +116,7 @@ impl Session {
 }
 
 impl Session {
-    /// The record of what the other copies get from the first, when there are others.
+    /// The record of what the other checkouts get from the first, when there are others.
     fn note_handed(&mut self, refused: &[(String, String)]) {
         let handed: Vec<&str> = self
             .outputs
@@ -126,7 +126,7 @@ impl Session {
             .collect();
         if self.checkouts.len() > 1 && !handed.is_empty() {
             self.report.reused.push(format!(
-                "{} handed from the first working copy to the other {}",
+                "{} handed from the first checkout to the other {}",
                 handed.join(", "),
                 self.checkouts.len() - 1
             ));
@@ -134,11 +134,11 @@ impl Session {
     }
 }
 
-/// Each build folder that is not handed over or kept, and why (each copy builds it cold).
+/// Each build folder that is not handed over or kept, and why (each checkout builds it cold).
 fn say_refused(refused: &[(String, String)]) {
     for (rel, why) in refused {
         report::errln!(
-            "mutants: {} is not handed to the other copies nor kept: {}; each copy builds it itself",
+            "mutants: {} is not handed to the other checkouts nor kept: {}; each checkout builds it itself",
             report::escape::text(rel),
             why
         );

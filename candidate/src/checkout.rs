@@ -39,7 +39,7 @@ const MARKER: &str = "gatekit-owner";
 
 /// A checkout of one commit in a repository of its own.
 #[derive(Debug)]
-pub struct Worktree {
+pub struct Checkout {
     path: PathBuf,
     keep: bool,
     /// The folder existed (empty) before we made the checkout in it: removing the checkout
@@ -55,10 +55,10 @@ fn failed(command: &str, message: impl std::fmt::Display) -> GitError {
     }
 }
 
-impl Worktree {
+impl Checkout {
     /// Makes a checkout of `commit` for this run, in the temp folder; removed on drop unless
-    /// [`Worktree::keep`] is set.
-    pub fn for_run(repo: &Git, commit: &str) -> Result<Worktree, GitError> {
+    /// [`Checkout::keep`] is set.
+    pub fn for_run(repo: &Git, commit: &str) -> Result<Checkout, GitError> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let me = RunId::current();
         let name = format!(
@@ -68,21 +68,21 @@ impl Worktree {
         );
         let path = std::env::temp_dir().join(name);
         fs::create_dir(&path).map_err(|e| failed("init", format!("{}: {e}", path.display())))?;
-        Worktree::create(repo, commit, path, false, false)
+        Checkout::create(repo, commit, path, false, false)
     }
 
     /// Makes a checkout of `commit` at `path`, which must not exist yet or be an empty folder;
     /// kept after the run.
-    pub(crate) fn at_path(repo: &Git, commit: &str, path: &Path) -> Result<Worktree, GitError> {
+    pub(crate) fn at_path(repo: &Git, commit: &str, path: &Path) -> Result<Checkout, GitError> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         match fs::symlink_metadata(&abs) {
             Err(_) => {
                 fs::create_dir_all(&abs)
                     .map_err(|e| failed("init", format!("{}: {e}", abs.display())))?;
-                Worktree::create(repo, commit, abs, true, false)
+                Checkout::create(repo, commit, abs, true, false)
             }
             Ok(meta) if meta.file_type().is_dir() && is_empty_dir(&abs) => {
-                Worktree::create(repo, commit, abs, true, true)
+                Checkout::create(repo, commit, abs, true, true)
             }
             Ok(_) => Err(failed(
                 "init",
@@ -95,12 +95,12 @@ impl Worktree {
     }
 
     /// Makes a checkout of `commit` in a new folder of the temp dir, kept after the run.
-    pub(crate) fn kept_in_temp(repo: &Git, commit: &str) -> Result<Worktree, GitError> {
+    pub(crate) fn kept_in_temp(repo: &Git, commit: &str) -> Result<Checkout, GitError> {
         let dir = tempfile::Builder::new()
             .prefix("gatekit-apply-")
             .tempdir()
             .map_err(|e| failed("init", format!("creating a temp folder: {e}")))?;
-        Worktree::create(repo, commit, dir.keep(), true, false)
+        Checkout::create(repo, commit, dir.keep(), true, false)
     }
 
     fn create(
@@ -109,9 +109,9 @@ impl Worktree {
         path: PathBuf,
         keep: bool,
         preexisting: bool,
-    ) -> Result<Worktree, GitError> {
+    ) -> Result<Checkout, GitError> {
         // From here on, an error drops the handle, which removes what was made.
-        let mut tree = Worktree {
+        let mut tree = Checkout {
             path,
             keep: false,
             preexisting,
@@ -226,7 +226,7 @@ impl Worktree {
     }
 }
 
-impl Drop for Worktree {
+impl Drop for Checkout {
     fn drop(&mut self) {
         if self.keep && !self.removed {
             // The run is done with it: from now on only `gate clean` decides.
@@ -281,7 +281,7 @@ fn empty_folder(dir: &Path) -> io::Result<()> {
 fn kept_id(path: &Path) -> String {
     use sha2::{Digest as _, Sha256};
     let digest = Sha256::digest(path.as_os_str().as_bytes());
-    crate::apply::hex(&digest[..12])
+    crate::hex::hex(&digest[..12])
 }
 
 /// The registry of kept checkouts, one file per checkout naming its path.
