@@ -16,9 +16,9 @@ use report::Timestamp;
 use crate::record::{CandidateFacts, GateReport, Rerun, SetupFact};
 use crate::suite::{self, SuiteResult};
 use candidate::apply::{self, Candidate, Place};
+use candidate::checkout;
 use candidate::config::Config;
 use candidate::git::Git;
-use candidate::checkout;
 
 /// `gate run`'s options.
 #[derive(Debug, Clone)]

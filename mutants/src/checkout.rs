@@ -21,9 +21,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use candidate::apply::{self, Applied, Place};
+use candidate::checkout;
 use candidate::git::Git;
 use candidate::pristine::Pristine;
-use candidate::checkout;
 
 /// Where the checkouts come from.
 #[derive(Debug)]

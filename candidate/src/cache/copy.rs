@@ -7,7 +7,7 @@
 
 use std::fs::{self, File};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Copies the tree at `from` to `to` (which must not exist): folders, regular files with
 /// their mode and mtime, and symlinks as links. Anything else (a socket, a fifo) is skipped.
@@ -151,6 +151,34 @@ pub(crate) fn walk(
     Ok(())
 }
 
+/// `checkout/rel` when no folder on the way there is a link (nor `rel` itself): a cached path
+/// is only ever read, written or removed inside the checkout, even when a tracked link sits
+/// where its parent should be.
+pub(super) fn in_tree(checkout: &Path, rel: &str) -> Option<PathBuf> {
+    let mut at = checkout.to_path_buf();
+    for part in Path::new(rel).components() {
+        let std::path::Component::Normal(part) = part else {
+            return None;
+        };
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            // A link (symlink_metadata does not follow it) or a file: not a folder of ours.
+            Ok(m) if !m.is_dir() => return None,
+            _ => {}
+        }
+    }
+    Some(at)
+}
+
+/// Removes the cached `paths` from `checkout` (a restore that is not trusted after all).
+pub fn remove_outputs(checkout: &Path, paths: &[String]) {
+    for rel in paths {
+        if let Some(p) = in_tree(checkout, rel) {
+            let _ = report::scratch::remove_all(&p);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +205,20 @@ mod tests {
         );
         assert_eq!(fs::read_link(to.join("a/l")).unwrap(), Path::new("b/f"));
         assert_eq!(listing(&to).unwrap(), [("a/b/f".to_string(), 1)]);
+    }
+
+    #[test]
+    fn a_cached_path_behind_a_link_is_never_followed_out_of_the_checkout() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (checkout, outside) = (tmp.path().join("co"), tmp.path().join("outside"));
+        fs::create_dir_all(&checkout).unwrap();
+        fs::create_dir_all(outside.join("target")).unwrap();
+        fs::write(outside.join("target/keep"), "mine").unwrap();
+        std::os::unix::fs::symlink(&outside, checkout.join("out")).unwrap();
+        assert_eq!(in_tree(&checkout, "out/target"), None);
+        assert_eq!(in_tree(&checkout, "out"), None);
+        assert_eq!(in_tree(&checkout, "target"), Some(checkout.join("target")));
+        remove_outputs(&checkout, &["out/target".into()]);
+        assert!(outside.join("target/keep").exists());
     }
 }

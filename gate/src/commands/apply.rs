@@ -12,8 +12,8 @@ use report::{ColorChoice, Exit, Painter, Timestamp};
 use super::finished;
 use crate::record::{CandidateFacts, Verdict};
 use candidate::apply::{self, Candidate, Place};
-use candidate::git::Git;
 use candidate::checkout;
+use candidate::git::Git;
 
 pub(super) fn cmd_apply(
     repo: &Git,

@@ -29,8 +29,8 @@ use report::{Exit, Format};
 
 use crate::cli::{Cli, Command};
 use candidate::apply::Candidate;
-use candidate::git::Git;
 use candidate::checkout;
+use candidate::git::Git;
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
