@@ -29,7 +29,7 @@ fn occurrences(haystack: &[u8], anchor: &[u8]) -> Vec<usize> {
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
-#[schemars(deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Span {
     pub offset: usize,
     pub len: usize,

@@ -1,99 +1,98 @@
 //! A shard folder read strictly: its `mutants.json` as a [`RunReport`] (every field present, of
-//! its type, none unknown) and the sources in its `mutation-report.json`, kept only for files
-//! its rows name. Also how an `--only` rerun reads the report it updates.
+//! its type, none unknown: the record types say so) and the sources in its
+//! `mutation-report.json`, kept only for files its rows name. Also how an `--only` rerun reads
+//! the report it updates.
+//!
+//! Both are read straight into types; a refusal names the field by its path in the file and
+//! says what serde found wrong there, in one line.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::error::Category;
 
 use report::escape;
 
 use crate::record::{RunReport, REPORT_VERSION};
 use crate::render::Sources;
 
+/// The one field read before the rest: a report of another layout would merge into nonsense,
+/// so its version is checked before anything else is read as this version's fields.
+#[derive(Deserialize)]
+struct Head {
+    version: Option<u64>,
+}
+
+/// Where reading a report went wrong: the path of the field (`.` for the whole document), what
+/// was wrong there, and whether the bytes are not JSON at all (then no field is to blame).
+struct Refusal {
+    path: String,
+    problem: String,
+    not_json: bool,
+}
+
+impl Refusal {
+    fn of(path: String, e: serde_json::Error) -> Refusal {
+        Refusal {
+            path,
+            not_json: matches!(e.classify(), Category::Syntax | Category::Eof | Category::Io),
+            problem: e.to_string(),
+        }
+    }
+
+    /// The refusal in words: `field `PATH`: PROBLEM`, or `not a WHAT (...)` when the bytes are
+    /// not JSON or not an object.
+    fn words(self, what: &str) -> String {
+        if self.not_json || self.path == "." {
+            format!("not a {what} ({})", escape::text(&self.problem))
+        } else {
+            format!(
+                "field `{}`: {}",
+                escape::text(&self.path),
+                escape::text(&self.problem)
+            )
+        }
+    }
+}
+
+/// `bytes` read as a `T`, or the path and problem of the first thing that is not.
+fn read_typed<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Refusal> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| Refusal::of(e.path().to_string(), e.into_inner()))?;
+    de.end().map_err(|e| Refusal::of(".".into(), e))?;
+    Ok(value)
+}
+
 /// A shard's `mutants.json` as a report, or why it is refused (naming the field): not JSON,
 /// another version, a field missing, of the wrong type, or unknown. Never panics, whatever the
 /// bytes.
 pub(crate) fn parse(bytes: &[u8]) -> Result<RunReport, String> {
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not a mutants report ({e})"))?;
-    if !value.is_object() {
-        return Err("not a mutants report (not a JSON object)".into());
-    }
-    // A report of another layout would merge into nonsense: say so before reading it.
-    if value.get("version") != Some(&serde_json::json!(REPORT_VERSION)) {
+    let head: Head = read_typed(bytes).map_err(|r| r.words("mutants report"))?;
+    if head.version != Some(u64::from(REPORT_VERSION)) {
         return Err(format!(
             "field `version`: mutants.json version {} is not {REPORT_VERSION}, the version this mutants reads",
-            value
-                .get("version")
-                .map_or("missing".to_string(), |v| escape::text(&v.to_string())
-                    .into_owned())
+            head.version.map_or("missing".to_string(), |v| v.to_string())
         ));
     }
-    let report: RunReport = serde_path_to_error::deserialize(&value).map_err(|e| {
-        let mut path = e.path().to_string();
-        let inner = e.into_inner().to_string();
-        // serde names a missing field in its message, at the path of the object holding it.
-        if let Some(field) = inner
-            .strip_prefix("missing field `")
-            .and_then(|r| r.strip_suffix('`'))
-        {
-            path = if path == "." {
-                field.to_string()
-            } else {
-                format!("{path}.{field}")
-            };
-            return format!("field `{}`: missing", escape::text(&path));
-        }
-        format!("field `{}`: {}", escape::text(&path), escape::text(&inner))
-    })?;
-    // Every field present and none unknown: what was read must be exactly what the report is.
-    let back = serde_json::to_value(&report).map_err(|e| format!("cannot re-encode ({e})"))?;
-    if let Some((path, why)) = first_difference(&value, &back, String::new()) {
-        return Err(format!("field `{}`: {why}", escape::text(&path)));
-    }
-    Ok(report)
+    read_typed(bytes).map_err(|r| r.words("mutants report"))
 }
 
-/// Where `read` (the input) and `back` (the report serialized again) first differ, and how.
-fn first_difference(read: &Value, back: &Value, at: String) -> Option<(String, &'static str)> {
-    let join = |k: &str| {
-        if at.is_empty() {
-            k.to_string()
-        } else {
-            format!("{at}.{k}")
-        }
-    };
-    match (read, back) {
-        (Value::Object(a), Value::Object(b)) => {
-            for k in a.keys() {
-                if !b.contains_key(k) {
-                    return Some((join(k), "unknown field"));
-                }
-            }
-            for (k, bv) in b {
-                match a.get(k) {
-                    None => return Some((join(k), "missing")),
-                    Some(av) => {
-                        if let Some(d) = first_difference(av, bv, join(k)) {
-                            return Some(d);
-                        }
-                    }
-                }
-            }
-            None
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
-            .iter()
-            .zip(b)
-            .enumerate()
-            .find_map(|(i, (x, y))| first_difference(x, y, format!("{at}[{i}]"))),
-        _ if read == back => None,
-        _ => Some((at, "malformed (it does not read back as written)")),
-    }
+/// The part of a shard's `mutation-report.json` (Stryker's format, as `render::stryker`
+/// writes it) that merge reads back: each file's source. Stryker's other fields are the
+/// viewer's, not ours to check, so they are let through.
+#[derive(Deserialize)]
+struct MutationReport {
+    files: BTreeMap<String, MutatedFile>,
+}
+
+#[derive(Deserialize)]
+struct MutatedFile {
+    source: String,
 }
 
 /// The mutated files' sources from each shard's `mutation-report.json` (a regular file, never
@@ -111,28 +110,17 @@ pub(super) fn read_sources(shards: &[(PathBuf, RunReport)]) -> Result<Sources> {
                     .bytes
             }
         };
-        let v: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| anyhow::anyhow!("{name}: not JSON ({e})"))?;
-        let Some(files) = v.get("files").and_then(Value::as_object) else {
-            bail!("{name}: field `files` is missing or not an object");
-        };
+        let read: MutationReport = read_typed(&bytes)
+            .map_err(|r| anyhow::anyhow!("{name}: {}", r.words("mutation report")))?;
         let named: BTreeSet<&str> = report.mutants.iter().map(|r| r.file.as_str()).collect();
-        for (file, f) in files {
+        for (file, f) in read.files {
             if !named.contains(file.as_str()) {
                 bail!(
                     "{name}: field `files.{}`: no row of the shard names this file",
-                    escape::text(file)
+                    escape::text(&file)
                 );
             }
-            let Some(src) = f.get("source").and_then(Value::as_str) else {
-                bail!(
-                    "{name}: field `files.{}.source` is missing or not a string",
-                    escape::text(file)
-                );
-            };
-            sources
-                .entry(file.clone())
-                .or_insert_with(|| src.to_string());
+            sources.entry(file).or_insert(f.source);
         }
     }
     Ok(sources)
@@ -145,6 +133,7 @@ mod tests {
     use crate::merge::logs::log_name;
     use crate::render;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     fn sample() -> Value {
         serde_json::from_str(SAMPLE).unwrap()
@@ -164,7 +153,7 @@ mod tests {
             .remove("signal");
         let e = parse(missing.to_string().as_bytes()).unwrap_err();
         assert!(
-            e.contains("mutants[0].run.signal") && e.contains("missing"),
+            e.contains("field `mutants[0].run`") && e.contains("missing field `signal`"),
             "{e}"
         );
         let mut unknown = v.clone();

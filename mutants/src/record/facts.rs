@@ -1,0 +1,184 @@
+//! The facts a run states once, around its rows: the baseline, the `[worktree]` setup, the
+//! candidate it worked on (with its manifest checks) and its shard.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::strict::required;
+
+use report::Counts;
+
+/// The `[worktree]` setup of a run: the command, the linked paths, and the seconds it took in
+/// each working copy (its time is reported apart from the suites').
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SetupFacts {
+    /// Empty when the table only links.
+    pub command: String,
+    pub linked: Vec<String>,
+    #[schemars(inner(range(min = 0.0)))]
+    pub secs: Vec<f64>,
+}
+
+/// A suite run unmutated, before any mutant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Baseline {
+    pub suite: String,
+    pub status: String,
+    pub passed: bool,
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    /// The `build` step, in seconds; `None` when the suite has none.
+    #[schemars(range(min = 0.0))]
+    #[serde(deserialize_with = "required")]
+    pub build_secs: Option<f64>,
+    #[serde(deserialize_with = "required")]
+    pub counts: Option<Counts>,
+    pub strays_killed: u32,
+    /// The timeout each mutant then gets under this suite, and where it came from.
+    #[schemars(range(min = 0.0))]
+    pub mutant_timeout_secs: f64,
+    pub timeout_source: String,
+    #[schemars(regex(pattern = r"^logs/"))]
+    pub log: String,
+}
+
+/// The candidate a run worked on (`--candidate gate.toml`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CandidateFacts {
+    pub config: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub base: String,
+    /// `git write-tree` of the candidate's index: the content every mutant was run against.
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub tree: String,
+    /// The patch and manifest files as read, hashed: two shards of one candidate agree on both.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub patch_sha256: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub manifest_sha256: String,
+    pub manifest_before: ManifestCheck,
+    /// Checked again after the last mutant: proof that every mutant was restored.
+    #[serde(deserialize_with = "required")]
+    pub manifest_after: Option<ManifestCheck>,
+}
+
+impl CandidateFacts {
+    /// The check after the last mutant as the reports show it, `not checked` when it was not
+    /// reached.
+    pub fn manifest_after_text(&self) -> String {
+        self.manifest_after
+            .map_or_else(|| "not checked".to_string(), |c| c.to_string())
+    }
+}
+
+/// A candidate's manifest checked in a working copy: `12/12 OK`, or `10/12 OK, 1 FAILED, 1
+/// MISSING`, as `gate` words it; written in the report as those words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ManifestCheck(pub manifests::Summary);
+
+impl ManifestCheck {
+    /// Whether every entry of a manifest that has entries is OK: proof the tree is the reviewed
+    /// one (an empty manifest proves nothing).
+    pub fn holds(self) -> bool {
+        self.0.total > 0 && self.0.all_ok()
+    }
+}
+
+impl std::fmt::Display for ManifestCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for ManifestCheck {
+    type Err = String;
+
+    /// Reads the words back from a report (`merge`, an `--only` rerun): exactly what
+    /// [`Display`](std::fmt::Display) writes, or refused (manifests' own strict reading).
+    fn from_str(s: &str) -> Result<ManifestCheck, String> {
+        s.parse::<manifests::Summary>()
+            .map(ManifestCheck)
+            .map_err(|_| format!("not a manifest check like \"12/12 OK\": {s:?}"))
+    }
+}
+
+impl JsonSchema for ManifestCheck {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ManifestCheck".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        report::schema::string_with_pattern(
+            "The manifest checked in a working copy, as gate words it: `12/12 OK`, or what failed.",
+            "^[0-9]+/[0-9]+ OK(, [0-9]+ FAILED)?(, [0-9]+ MISSING)?$",
+        )
+    }
+}
+
+impl Serialize for ManifestCheck {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ManifestCheck {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ManifestCheck, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A deterministic share of a spec: the K-th of N, from 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Shard {
+    #[schemars(range(min = 1))]
+    pub k: usize,
+    #[schemars(range(min = 1))]
+    pub n: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(ok: usize, total: usize, failed: usize, missing: usize) -> ManifestCheck {
+        ManifestCheck(manifests::Summary {
+            total,
+            ok,
+            failed,
+            missing,
+        })
+    }
+
+    #[test]
+    fn manifest_checks_hold_only_when_whole_and_read_back_as_written() {
+        assert!(check(12, 12, 0, 0).holds());
+        assert!(!check(11, 12, 1, 0).holds());
+        assert!(!check(0, 0, 0, 0).holds());
+        for c in [
+            check(12, 12, 0, 0),
+            check(10, 12, 1, 1),
+            check(11, 12, 0, 1),
+        ] {
+            assert_eq!(c.to_string().parse::<ManifestCheck>(), Ok(c));
+        }
+        assert_eq!(
+            check(10, 12, 1, 1).to_string(),
+            "10/12 OK, 1 FAILED, 1 MISSING"
+        );
+        for bad in [
+            "",
+            "12/12",
+            "12/12 OK, 0 FAILED",
+            "12/12 OK, 1 BROKEN",
+            "a/b OK",
+            "12/12 OK ",
+        ] {
+            assert!(bad.parse::<ManifestCheck>().is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! What a run found, as values: one [`Row`] per mutant and the [`RunReport`] around them.
+//!
+//! This is the interface between the engine (`run`) and everything that shows results
+//! (`render`: the files, the tables, the progress lines): the engine produces rows, the
+//! renderers consume them. Values that reach a reader as words (a verdict, a manifest check)
+//! are typed here and written as their words only when serialized or rendered.
+//! `mutants.json` is exactly this struct serialized, which is also what `merge` and an
+//! `--only` rerun read back, strictly: every field present (see `strict`), none unknown
+//! (`deny_unknown_fields`), so a field added here reaches every output and survives a merge.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use strict::required;
+
+use report::Timestamp;
+
+mod facts;
+mod row;
+mod strict;
+mod tally;
+
+pub(crate) use facts::{Baseline, CandidateFacts, ManifestCheck, SetupFacts, Shard};
+pub(crate) use row::{Canary, CanaryVerdict, Row, SuiteRun};
+pub(crate) use tally::Tally;
+
+/// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
+/// (docs/schema/mutants.schema.json describes it); `merge` refuses reports of another version.
+pub(crate) const REPORT_VERSION: u32 = 1;
+
+/// The whole run: `mutants.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "mutants.json",
+    description = "The report `mutants run` writes to OUT/mutants.json (and `mutants merge` writes for joined shards; both print it with --format json). `version` is bumped when a field changes meaning or goes away; `tool_version` is the version of the binary that wrote it. Rows are in spec order; `index` is the mutant's position in the spec, from 0."
+)]
+pub(crate) struct RunReport {
+    /// [`REPORT_VERSION`]: what a consumer checks before reading the rest.
+    #[schemars(extend("const" = 1))]
+    pub version: u32,
+    #[schemars(extend("const" = "mutants"))]
+    pub tool: String,
+    /// The version of the `mutants` binary that wrote the report.
+    #[schemars(length(min = 1))]
+    pub tool_version: String,
+    pub spec: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub spec_sha256: String,
+    /// The repository the run worked from, and the commit its worktrees started at.
+    pub dir: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub commit: String,
+    /// The git tree id of the content every mutant was judged against (HEAD with DIR's carried
+    /// changes, or the candidate's tree): the one tree a merged report judges.
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub tree: String,
+    /// What of DIR's uncommitted state was carried into the worktrees.
+    #[serde(deserialize_with = "required")]
+    pub carried: Option<String>,
+    #[serde(deserialize_with = "required")]
+    pub candidate: Option<CandidateFacts>,
+    pub start: Timestamp,
+    pub end: Timestamp,
+    #[schemars(range(min = 1))]
+    pub jobs: usize,
+    #[serde(deserialize_with = "required")]
+    pub shard: Option<Shard>,
+    /// How many mutants this run set out to judge.
+    pub planned: usize,
+    /// The `[worktree]` table's setup as it ran in each working copy, before its baseline.
+    #[serde(deserialize_with = "required")]
+    pub setup: Option<SetupFacts>,
+    /// What the run reused instead of building: build outputs restored from the cache into the
+    /// first copy, and handed from it to the others; one line each.
+    pub reused: Vec<String>,
+    pub baseline: Vec<Baseline>,
+    /// A suite failed or hung unmutated: no verdicts were given.
+    pub baseline_failed: bool,
+    /// The canaries run before the first mutant of each mutated file, in spec order.
+    pub canaries: Vec<Canary>,
+    /// `--no-canary`: no canary ran, so nothing proved the suites read the working copy.
+    pub canaries_skipped: bool,
+    pub interrupted: bool,
+    /// Whether every planned mutant has its verdict from a run that reached its end (or the
+    /// baseline failed, which judges none by design). A run writes its report incomplete from
+    /// the start (`exit_code` 130, the code of a run cut short) and marks it complete only in
+    /// its last write, so a run killed, interrupted or unable to write never leaves a report
+    /// that claims it finished. A merged report is complete only when every shard is.
+    pub complete: bool,
+    /// The planned mutants with no verdict yet, in spec order: while the run goes, and after
+    /// it when it was cut short (an `--only` rerun that judges them takes them off).
+    pub unjudged: Vec<Unjudged>,
+    pub mutants: Vec<Row>,
+    pub tally: Tally,
+    /// The run's exit code; 130 while the report is not complete (never 0 then).
+    #[schemars(extend("enum" = [0, 1, 2, 4, 130]))]
+    pub exit_code: u8,
+}
+
+/// A planned mutant that has no verdict: the run was cut short before it was judged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Unjudged {
+    /// Position in the spec, from 0.
+    pub index: usize,
+    #[schemars(length(min = 1))]
+    pub name: String,
+    pub file: String,
+}
+
+impl RunReport {
+    /// Whether everything held: every planned mutant judged, every one killed or held, and the
+    /// candidate's manifest still OK after the last one.
+    pub fn held(&self) -> bool {
+        !self.baseline_failed
+            && !self.canary_survived()
+            && !self.interrupted
+            && self.unjudged.is_empty()
+            && self.mutants.len() == self.planned
+            && self.mutants.iter().all(|r| r.verdict.holds())
+            && self
+                .candidate
+                .as_ref()
+                .is_none_or(|c| c.manifest_after.is_some_and(ManifestCheck::holds))
+    }
+
+    /// Whether a canary passed: the suites do not read the working copy, nothing was judged.
+    pub fn canary_survived(&self) -> bool {
+        self.canaries
+            .iter()
+            .any(|c| c.verdict == CanaryVerdict::Survived)
+    }
+
+    /// The run's verdict in a word: interrupted, a red baseline, a canary survived, not
+    /// complete (a run still going, or one killed or unable to finish its report), everything
+    /// held, or not.
+    pub fn verdict(&self) -> RunVerdict {
+        if self.interrupted {
+            RunVerdict::Interrupted
+        } else if self.baseline_failed {
+            RunVerdict::BaselineFailed
+        } else if self.canary_survived() {
+            RunVerdict::CanarySurvived
+        } else if !self.complete {
+            RunVerdict::Incomplete
+        } else if self.held() {
+            RunVerdict::Pass
+        } else {
+            RunVerdict::Fail
+        }
+    }
+
+    /// Recomputes the tally and keeps rows in spec order; a mutant with a row is no longer
+    /// unjudged.
+    pub fn settle(&mut self) {
+        self.mutants.sort_by_key(|r| r.index);
+        let judged: std::collections::BTreeSet<usize> =
+            self.mutants.iter().map(|r| r.index).collect();
+        self.unjudged.retain(|u| !judged.contains(&u.index));
+        self.unjudged.sort_by_key(|u| u.index);
+        self.unjudged.dedup_by_key(|u| u.index);
+        self.tally = Tally::of(&self.mutants);
+    }
+
+    /// Whether every planned mutant has a verdict (or a red baseline judged none by design):
+    /// what a finished run needs to call its report complete.
+    pub fn all_judged(&self) -> bool {
+        // A red baseline and a surviving canary judge none by design: the run is over.
+        self.baseline_failed
+            || self.canary_survived()
+            || (self.unjudged.is_empty() && self.mutants.len() >= self.planned)
+    }
+
+    /// `cut short after 2 of 5 mutants judged; not judged: a, b` for a report that is not
+    /// complete (a red baseline, which judges none by design, is said otherwise); `None`
+    /// when it is.
+    pub fn cut_short_text(&self) -> Option<String> {
+        if self.complete || self.baseline_failed || self.canary_survived() {
+            return None;
+        }
+        let names: Vec<&str> = self.unjudged.iter().map(|u| u.name.as_str()).collect();
+        Some(format!(
+            "cut short after {} of {} mutants judged{}",
+            self.mutants.len(),
+            self.planned.max(self.mutants.len()),
+            if names.is_empty() {
+                String::new()
+            } else {
+                format!("; not judged: {}", names.join(", "))
+            }
+        ))
+    }
+}
+
+/// The run's verdict, as the reports head it: `mutants PASS`, `FAIL`, `INTERRUPTED`,
+/// `INCOMPLETE` or `BASELINE FAILED`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunVerdict {
+    Pass,
+    Fail,
+    Interrupted,
+    /// Not every planned mutant has a verdict from a run that finished.
+    Incomplete,
+    BaselineFailed,
+    CanarySurvived,
+}
+
+impl std::fmt::Display for RunVerdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunVerdict::Pass => "PASS",
+            RunVerdict::Fail => "FAIL",
+            RunVerdict::Interrupted => "INTERRUPTED",
+            RunVerdict::Incomplete => "INCOMPLETE",
+            RunVerdict::BaselineFailed => "BASELINE FAILED",
+            RunVerdict::CanarySurvived => "CANARY SURVIVED",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    fn row(index: usize, verdict: Verdict) -> Row {
+        Row::sample(index, &format!("m{index}"), verdict)
+    }
+
+    #[test]
+    fn a_settled_report_is_in_spec_order_with_its_tally_recounted() {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let mut report = serde_json::from_str::<RunReport>(sample).unwrap();
+        report.mutants = vec![
+            row(2, Verdict::Survived),
+            row(0, Verdict::Killed),
+            row(1, Verdict::KilledHang),
+        ];
+        report.settle();
+        let order: Vec<usize> = report.mutants.iter().map(|r| r.index).collect();
+        assert_eq!(order, [0, 1, 2]);
+        let t = &report.tally;
+        assert_eq!((t.total, t.killed, t.killed_hang, t.survived), (3, 1, 1, 1));
+        assert_eq!(
+            t.to_string(),
+            "3 mutants: 1 killed, 1 killed (hang), 1 SURVIVED"
+        );
+    }
+
+    #[test]
+    fn a_run_holds_only_when_every_planned_row_holds() {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let mut report = serde_json::from_str::<RunReport>(sample).unwrap();
+        report.planned = 2;
+        report.mutants = vec![row(0, Verdict::Killed), row(1, Verdict::ControlHeld)];
+        report.candidate = None;
+        assert!(report.held());
+        assert_eq!(report.verdict(), RunVerdict::Pass);
+        report.planned = 3;
+        assert_eq!(report.verdict(), RunVerdict::Fail, "a row missing");
+        report.planned = 2;
+        report.mutants[1].verdict = Verdict::Error;
+        assert_eq!(report.verdict(), RunVerdict::Fail);
+        report.interrupted = true;
+        assert_eq!(report.verdict(), RunVerdict::Interrupted);
+        report.interrupted = false;
+        report.baseline_failed = true;
+        assert_eq!(report.verdict(), RunVerdict::BaselineFailed);
+    }
+
+    #[test]
+    fn the_committed_schema_is_the_one_the_record_types_generate() {
+        let schema = report::schema::generate::<RunReport>(
+            "https://example.invalid/gatekit/schema/mutants.schema.json",
+        );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs/schema/mutants.schema.json");
+        if let Err(why) = report::schema::check_committed(&path, &schema) {
+            panic!("{why}");
+        }
+    }
+}
