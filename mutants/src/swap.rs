@@ -201,6 +201,86 @@ pub(crate) fn write_in_place(path: &Path, id: Identity, bytes: &[u8]) -> Result<
     Ok(())
 }
 
+/// One file of a checkout with other bytes swapped in (a mutant, a canary's unloadable line),
+/// and its original bytes to put back: the read, swap and restore that every run of a suite on
+/// a changed file goes through, in one place.
+///
+/// The file is read once ([`Swapped::read`], held open so its inode cannot be reused by a
+/// replacement), written with [`Swapped::put`], and put back by [`Swapped::restore`], which
+/// proves it, or on drop (an early return or a panic), best effort; a file that was never
+/// swapped is never written, and a path that no longer holds the same file never is either.
+pub(crate) struct Swapped {
+    path: PathBuf,
+    id: Identity,
+    original: Vec<u8>,
+    _pin: File,
+    /// Other bytes are in place: the original must go back.
+    swapped: bool,
+}
+
+impl Swapped {
+    /// Reads `rel` in the checkout at `root`, under [`file_in`]'s rule; nothing is written yet.
+    pub fn read(root: &Path, rel: &str) -> Result<Swapped> {
+        let path = file_in(root, rel)?;
+        let Regular { bytes, id, file } = read_regular(&path)
+            .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+        Ok(Swapped {
+            path,
+            id,
+            original: bytes,
+            _pin: file,
+            swapped: false,
+        })
+    }
+
+    /// The file's bytes as they were read.
+    pub fn original(&self) -> &[u8] {
+        &self.original
+    }
+
+    /// Writes `bytes` (`what`, for an error: "the mutant") in place of the original.
+    pub fn put(&mut self, bytes: &[u8], what: &str) -> Result<()> {
+        self.swapped = true;
+        write_in_place(&self.path, self.id, bytes).with_context(|| {
+            format!("writing {what} into {}", report::escape::path(&self.path))
+        })
+    }
+
+    /// Whether the path still holds the file that was swapped (see [`check`]).
+    pub fn check(&self) -> Result<(), Change> {
+        check(&self.path, self.id)
+    }
+
+    /// Puts the original bytes back and proves them: `Ok(Err(change))` when a suite replaced
+    /// the file (nothing was written), `Err` when the write failed.
+    pub fn restore(mut self) -> Result<Result<(), Change>> {
+        self.swapped = false;
+        match write_in_place(&self.path, self.id, &self.original) {
+            Ok(()) => Ok(Ok(())),
+            Err(WriteError::Changed(c)) => Ok(Err(c)),
+            Err(WriteError::Io(e)) => Err(e).with_context(|| {
+                format!(
+                    "restoring {} to its original bytes",
+                    report::escape::path(&self.path)
+                )
+            }),
+        }
+    }
+
+    /// Gives up on the file: it is not ours any more, and is never written again.
+    pub fn abandon(mut self) {
+        self.swapped = false;
+    }
+}
+
+impl Drop for Swapped {
+    fn drop(&mut self) {
+        if self.swapped {
+            let _ = write_in_place(&self.path, self.id, &self.original);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

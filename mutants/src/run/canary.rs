@@ -22,7 +22,7 @@ use super::Plan;
 use crate::checkout::Checkout;
 use crate::record::{Canary, CanaryVerdict};
 use crate::spec::Mutant;
-use crate::swap::{self, WriteError};
+use crate::swap::Swapped;
 use report::text::slug;
 
 use candidate::canary::UNLOADABLE;
@@ -50,15 +50,8 @@ pub(crate) fn run_canary(
     file: &str,
     suite_name: &str,
 ) -> Result<Option<Canary>> {
-    let path = swap::file_in(co.path(), file)?;
-    let swap::Regular {
-        bytes: original,
-        id,
-        file: _pin,
-    } = swap::read_regular(&path)
-        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
-    swap::write_in_place(&path, id, UNLOADABLE)
-        .with_context(|| format!("writing the canary into {}", report::escape::path(&path)))?;
+    let mut swapped = Swapped::read(co.path(), file)?;
+    swapped.put(UNLOADABLE, "the canary")?;
     let log = plan.out.join("logs").join(format!(
         "canary.{}.{}.log",
         slug(file, "file"),
@@ -74,14 +67,7 @@ pub(crate) fn run_canary(
     );
     // Put back whatever the suite did, before anything else can go wrong: a file the suite
     // replaced is not ours to write (the checkout is then made whole from the tree below).
-    match swap::write_in_place(&path, id, &original) {
-        Ok(()) | Err(WriteError::Changed(_)) => {}
-        Err(WriteError::Io(e)) => {
-            return Err(e).with_context(|| {
-                format!("restoring {} after its canary", report::escape::path(&path))
-            })
-        }
-    }
+    let _replaced = swapped.restore().context("after its canary")?;
     co.make_whole()
         .context("restoring the checkout after a canary")?;
     let ran = ran?;

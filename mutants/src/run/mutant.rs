@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use report::Counts;
 
@@ -14,49 +14,9 @@ use crate::anchor::{self, Found};
 use crate::checkout::Checkout;
 use crate::record::{Row, SuiteRun};
 use crate::spec::{Expect, Mutant};
-use crate::swap::{self, Change, Identity, WriteError};
+use crate::swap::Swapped;
 use crate::verdict::Verdict;
 use report::text::slug;
-
-/// The mutated file, what it was when the mutant went in, and its original bytes: put back on
-/// [`Restore::restore`], which proves it, or on drop (an early return or a panic), best effort;
-/// never written when the path no longer holds that same file.
-struct Restore<'a> {
-    path: &'a Path,
-    id: Identity,
-    original: &'a [u8],
-    done: bool,
-}
-
-impl Restore<'_> {
-    /// `Ok(Err(change))` when the suite replaced the file: nothing was written.
-    fn restore(mut self) -> Result<Result<(), Change>> {
-        self.done = true;
-        match swap::write_in_place(self.path, self.id, self.original) {
-            Ok(()) => Ok(Ok(())),
-            Err(WriteError::Changed(c)) => Ok(Err(c)),
-            Err(WriteError::Io(e)) => Err(e).with_context(|| {
-                format!(
-                    "restoring {} to its original bytes",
-                    report::escape::path(self.path)
-                )
-            }),
-        }
-    }
-
-    /// Gives up on the file: it is not ours any more.
-    fn abandon(mut self) {
-        self.done = true;
-    }
-}
-
-impl Drop for Restore<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = swap::write_in_place(self.path, self.id, self.original);
-        }
-    }
-}
 
 /// What one mutant left: its row (`None` when the run was interrupted during it), and whether
 /// its checkout is spoiled and must be made again.
@@ -76,14 +36,8 @@ pub(super) fn run_one(
     co: &Checkout,
     restored_before: Option<String>,
 ) -> Result<Done> {
-    let path = swap::file_in(co.path(), &m.file)?;
-    // `_pin` holds the file open to the end, so its inode cannot be reused by a replacement.
-    let swap::Regular {
-        bytes: original,
-        id,
-        file: _pin,
-    } = swap::read_regular(&path)
-        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+    let mut file = Swapped::read(co.path(), &m.file)?;
+    let original = file.original();
     let mut row = Row {
         index: m.index,
         name: m.name.clone(),
@@ -103,7 +57,7 @@ pub(super) fn run_one(
         restored_before,
         restored_after: None,
     };
-    let span = match anchor::find_anchor(&original, m.anchor.as_bytes()) {
+    let span = match anchor::find_anchor(original, m.anchor.as_bytes()) {
         Found::Once(span) => span,
         Found::Not(n) => {
             row.matches = n;
@@ -118,20 +72,12 @@ pub(super) fn run_one(
     row.span = Some(span);
     row.diff = Some(anchor::diff(
         &m.file,
-        &original,
+        original,
         &span,
         m.replace.as_bytes(),
     ));
-    let mutated = anchor::swap(&original, &span, m.replace.as_bytes());
-
-    let guard = Restore {
-        path: &path,
-        id,
-        original: &original,
-        done: false,
-    };
-    swap::write_in_place(&path, id, &mutated)
-        .with_context(|| format!("writing the mutant into {}", report::escape::path(&path)))?;
+    let mutated = anchor::swap(original, &span, m.replace.as_bytes());
+    file.put(&mutated, "the mutant")?;
     let mut runs = Vec::new();
     let mut changed = None;
     for (k, suite_name) in m.suites().enumerate() {
@@ -155,7 +101,7 @@ pub(super) fn run_one(
             plan.cores,
         )?;
         if ran.record.interrupted {
-            let spoiled = guard.restore()?.is_err();
+            let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });
         }
         let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();
@@ -169,7 +115,7 @@ pub(super) fn run_one(
         );
         // A suite that replaced or deleted the file proves nothing, whatever it exited with,
         // and the tree is no longer the one under review: stop here.
-        if let Err(c) = swap::check(&path, id) {
+        if let Err(c) = file.check() {
             run.verdict = Verdict::Error;
             run.status = c.to_string();
             runs.push(run);
@@ -181,10 +127,10 @@ pub(super) fn run_one(
     let mut changed_file = changed.is_some();
     let spoiled = match changed {
         Some(_) => {
-            guard.abandon();
+            file.abandon();
             true
         }
-        None => match guard.restore()? {
+        None => match file.restore()? {
             // The mutated file is back; now the rest of the checkout: a suite that rewrote a
             // golden file or left a new module must not decide the next mutant's verdict.
             Ok(()) => match co.make_whole() {
