@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use candidate::apply::Applied;
 use candidate::pristine::Pristine;
 
+use crate::progress::{Event, Lines};
 use crate::suite::{self, Planned};
 
 /// One canary run: `path` made unloadable, `suite` run.
@@ -93,14 +94,14 @@ pub(crate) fn run(
         .collect();
     let mut runs = Vec::new();
     let (mut read_paths, mut reading_suites) = (BTreeSet::new(), BTreeSet::new());
-    let mut progress = report::progress::Progress::new(paths.len() * planned.len(), quiet);
+    let mut lines = Lines::new(paths.len() * planned.len(), quiet);
     for path in &paths {
         for p in planned {
             if read_paths.contains(path) && reading_suites.contains(&p.name) {
                 continue;
             }
             if report::interrupt::requested() {
-                progress.clear();
+                lines.clear();
                 return Ok((runs, true));
             }
             let file = dir.join(std::ffi::OsStr::from_bytes(path.as_bytes()));
@@ -112,12 +113,11 @@ pub(crate) fn run(
                 report::text::slug(path, "path"),
                 report::text::slug(&p.name, "suite")
             ));
-            let shown = format!(
-                "canary: {} unloadable, suite {}",
-                report::escape::text(path),
-                report::escape::text(&p.name)
-            );
-            let result = progress.during(&shown, || suite::run_suite(p, dir, env, &log, echo));
+            let started = Event::CanaryStarted {
+                path,
+                suite: &p.name,
+            };
+            let result = lines.during(&started, || suite::run_suite(p, dir, env, &log, echo));
             // Put back before anything else: the canary file and whatever the suite changed.
             let found = pristine
                 .differences()
@@ -127,7 +127,7 @@ pub(crate) fn run(
                 .context("restoring the checkout after a canary")?;
             let result = result?;
             if result.record.interrupted {
-                progress.clear();
+                lines.clear();
                 return Ok((runs, true));
             }
             let noticed = result.record.outcome() != report::Outcome::Passed;
@@ -135,10 +135,11 @@ pub(crate) fn run(
                 read_paths.insert(path.clone());
                 reading_suites.insert(p.name.clone());
             }
-            progress.finished(&format!(
-                "{shown}: {}",
-                if noticed { "noticed" } else { "NOT NOTICED" }
-            ));
+            lines.emit(&Event::CanaryFinished {
+                path,
+                suite: &p.name,
+                noticed,
+            });
             runs.push(CanaryRun {
                 path: path.clone(),
                 suite: p.name.clone(),
@@ -153,7 +154,7 @@ pub(crate) fn run(
             });
         }
     }
-    progress.clear();
+    lines.clear();
     Ok((runs, report::interrupt::requested()))
 }
 

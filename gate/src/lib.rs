@@ -3,9 +3,9 @@
 //!
 //! The binary is glue over the `candidate` library (git, checkouts of their own, gate.toml,
 //! apply, pack) and `report`: `suite` runs suites, [`record`] is the report and its verdict,
-//! `text`, `markdown` and `junit` render it, `cites` answers "was this head cited?" (of a text,
-//! and of a pull request's GitHub surfaces with `surfaces`), `attest` and `verify` make and
-//! check the signed statement of a run, and [`commands`] maps each subcommand onto them.
+//! `text`, `markdown` and `junit` render it, `progress` renders the events the suite and canary
+//! loops emit, `cites` answers "was this head cited?" (of a text, and of a pull request's
+//! GitHub surfaces with `surfaces`), `attest` and `verify` make and check the signed statement of a run, and [`commands`] maps each subcommand onto them.
 
 pub mod attest;
 mod canary;
@@ -15,6 +15,7 @@ pub mod commands;
 mod json;
 mod junit;
 mod markdown;
+mod progress;
 pub mod record;
 pub mod run;
 mod suite;

@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use report::lock::OutLock;
 use report::Timestamp;
 
+use crate::progress::{Event, Lines};
 use crate::record::{CandidateFacts, GateReport, Rerun, SetupFact};
 use crate::suite::{self, SuiteResult};
 use candidate::apply::{self, Candidate, Place};
@@ -331,8 +332,8 @@ impl ReportFiles<'_> {
     }
 }
 
-/// Runs each planned suite in order in `dir`, its log `logs/{prefix}NN-name.log`, showing
-/// progress, handing each result to `record` as it ends; stops at an interrupt. Returns whether
+/// Runs each planned suite in order in `dir`, its log `logs/{prefix}NN-name.log`, emitting
+/// its progress events, handing each result to `record` as it ends; stops at an interrupt. Returns whether
 /// it was interrupted.
 #[allow(clippy::too_many_arguments)]
 fn run_suites(
@@ -347,25 +348,22 @@ fn run_suites(
 ) -> Result<bool> {
     let mut interrupted = false;
     let total = planned.len();
-    let mut progress = report::progress::Progress::new(total, quiet);
+    let mut lines = Lines::new(total, quiet);
     for (i, p) in planned.iter().enumerate() {
         if report::interrupt::requested() {
             interrupted = true;
             break;
         }
         let log = logs.join(log_name(prefix, i, &p.name));
-        let shown = report::escape::text(&p.name);
-        let result = progress.during(&format!("suite {shown} running"), || {
+        let result = lines.during(&Event::SuiteStarted { name: &p.name }, || {
             suite::run_suite(p, dir, &config.env, &log, echo)
         })?;
-        progress.finished(&format!(
-            "[{}/{total}] {:<24} {:<12} {:>8}  {}",
-            i + 1,
-            shown,
-            result.result_text(),
-            report::duration::human(result.record.duration()),
-            result.counts_text()
-        ));
+        lines.emit(&Event::SuiteFinished {
+            index: i,
+            total,
+            name: &p.name,
+            result: &result,
+        });
         let stop = result.record.interrupted;
         record(result);
         if stop {
@@ -373,7 +371,7 @@ fn run_suites(
             break;
         }
     }
-    progress.clear();
+    lines.clear();
     Ok(interrupted || report::interrupt::requested())
 }
 
