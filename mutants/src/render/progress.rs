@@ -1,4 +1,5 @@
-//! The lines a run shows while it goes: one finished line per mutant and the live status.
+//! The lines a run shows while it goes: one finished line per mutant and the live status, a
+//! line per canary, and what the engine's events say of the checkouts after the first.
 //!
 //! `report::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
 //! this module only says what the lines read, from the rows and tally the engine produced.
@@ -10,7 +11,8 @@ use report::progress::step_status;
 use report::Painter;
 
 use super::time_text;
-use crate::record::{Row, Tally};
+use crate::record::{Canary, Row, Tally};
+use crate::run::Event;
 
 /// The live line's status: the tally so far and the mutant running longest, with its seconds
 /// (`2 killed, 0 survived; running after inclusive (12s) +1 more`).
@@ -59,6 +61,47 @@ pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter
         "[{done}/{total}] {}{pad} {}{detail}",
         paint.paint(&word, row.verdict.style()),
         report::escape::text(&row.name)
+    )
+}
+
+/// What the engine says of a checkout after the first: it builds cold, or it is not green
+/// unmutated and judges no mutant. Other events have no line of their own (empty).
+pub(crate) fn checkout_line(event: &Event) -> String {
+    match event {
+        Event::ColdBuild { checkout, error } => format!(
+            "mutants: checkout {checkout} builds cold: its build outputs could not be copied ({error})"
+        ),
+        Event::NotGreen {
+            checkout,
+            suite,
+            status,
+            log,
+        } => format!(
+            "mutants: checkout {checkout}: suite {suite:?} {} unmutated (log {}); that checkout judges no mutant",
+            report::escape::text(status),
+            report::escape::path(log)
+        ),
+        Event::Started { .. } | Event::Finished(_) | Event::Tick => String::new(),
+    }
+}
+
+/// The live line while a canary runs: `canary: FILE unloadable under SUITE`.
+pub(crate) fn canary_running(file: &str, suite: &str) -> String {
+    format!(
+        "canary: {} unloadable under {}",
+        report::escape::text(file),
+        report::escape::text(suite)
+    )
+}
+
+/// A canary's line once it ran: `canary killed FILE (SUITE, exit 1)`.
+pub(crate) fn canary_line(c: &Canary) -> String {
+    format!(
+        "{} {} ({}, {})",
+        c.verdict,
+        report::escape::text(&c.file),
+        report::escape::text(&c.suite),
+        report::escape::text(&c.status)
     )
 }
 

@@ -40,6 +40,17 @@ pub(crate) enum Event {
         name: String,
     },
     Finished(Box<Row>),
+    /// Checkout `checkout` (after the first) builds cold: the first checkout's build outputs
+    /// could not be copied into it (`error`).
+    ColdBuild { checkout: usize, error: String },
+    /// Checkout `checkout` (after the first) is not green unmutated: `suite` ended `status`
+    /// (its log at `log`), so it takes no mutant and the others judge them all.
+    NotGreen {
+        checkout: usize,
+        suite: String,
+        status: String,
+        log: PathBuf,
+    },
     /// A second passed with no other event.
     Tick,
 }
@@ -104,7 +115,7 @@ pub(crate) fn run_mutants(
                     };
                     let result = match j {
                         0 => work(plan, co, next, failed, &tx),
-                        _ => ready(plan, j, co).and_then(|green| match green {
+                        _ => ready(plan, j, co, &tx).and_then(|green| match green {
                             true => work(plan, co, next, failed, &tx),
                             false => Ok(()),
                         }),
@@ -207,13 +218,14 @@ fn renew(plan: &Plan, co: &mut Checkout, index: usize) -> Result<()> {
 
 /// Copy `j` (after the first) made ready while the first checkout already judges: filled with the
 /// first checkout's build outputs, then every suite run unmutated there. `false` when it is not
-/// green (said on stderr): it takes no mutant, and the others judge them all.
-fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
+/// green (an [`Event::NotGreen`]): it takes no mutant, and the others judge them all.
+fn ready(plan: &Plan, j: usize, co: &Checkout, tx: &mpsc::Sender<Event>) -> Result<bool> {
     if let Some(snap) = plan.warm.snapshot {
         if let Err(e) = snap.fill(co.path()) {
-            report::errln!(
-                "mutants: checkout {j} builds cold: its build outputs could not be copied ({e})"
-            );
+            let _ = tx.send(Event::ColdBuild {
+                checkout: j,
+                error: e.to_string(),
+            });
         }
     }
     for suite in &plan.warm.suites {
@@ -223,12 +235,12 @@ fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
             return Ok(false);
         }
         if ran.record.outcome() != report::Outcome::Passed {
-            report::errln!(
-                "mutants: checkout {j}: suite {:?} {} unmutated (log {}); that checkout judges no mutant",
-                suite.name,
-                report::escape::text(&ran.record.status_text()),
-                report::escape::path(&ran.record.log)
-            );
+            let _ = tx.send(Event::NotGreen {
+                checkout: j,
+                suite: suite.name.clone(),
+                status: ran.record.status_text(),
+                log: ran.record.log.clone(),
+            });
             return Ok(false);
         }
     }

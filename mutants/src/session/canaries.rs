@@ -9,7 +9,7 @@ use report::Exit;
 
 use super::Session;
 use crate::record::CanaryVerdict;
-use crate::render;
+use crate::render::{self, progress};
 use crate::run::{self, canary, BaselineResult, Plan};
 
 impl Session {
@@ -39,25 +39,14 @@ impl Session {
         };
         let mut live = Progress::new(planned.len(), false);
         for (file, suite) in &planned {
-            let label = format!(
-                "canary: {} unloadable under {}",
-                report::escape::text(file),
-                report::escape::text(suite)
-            );
-            let ran = live.during(&label, || {
+            let ran = live.during(&progress::canary_running(file, suite), || {
                 canary::run_canary(&plan, &self.checkouts[0], file, suite)
             })?;
             let Some(c) = ran else {
                 live.clear();
                 return Ok(Err(Exit::Interrupted));
             };
-            live.finished(&format!(
-                "{} {} ({}, {})",
-                c.verdict,
-                report::escape::text(file),
-                report::escape::text(suite),
-                report::escape::text(&c.status)
-            ));
+            live.finished(&progress::canary_line(&c));
             let survived = c.verdict == CanaryVerdict::Survived;
             if survived {
                 report::errln!(

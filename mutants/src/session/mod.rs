@@ -331,6 +331,9 @@ impl Session {
                     }
                     live.finished(&line);
                 }
+                Event::ColdBuild { .. } | Event::NotGreen { .. } => {
+                    report::errln!("{}", progress::checkout_line(&event));
+                }
                 Event::Tick => {}
             }
             live.status(&progress::live_status(&report.tally, &running));
