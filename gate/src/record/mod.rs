@@ -15,148 +15,19 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use report::color::Style;
 use report::Timestamp;
 
 use crate::suite::SuiteResult;
-use candidate::apply::Applied;
-use candidate::git::Commit;
+
+mod candidate_facts;
+mod summary_text;
+mod verdict;
+
+pub(crate) use candidate_facts::{CandidateFacts, DeletedFact, EntryFact};
+pub use verdict::Verdict;
 
 /// The version of the gate.json layout; bumped when a field changes meaning or goes away.
 pub(crate) const REPORT_VERSION: u32 = 1;
-
-/// One manifest entry's result, as reported.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub(crate) struct EntryFact {
-    pub path: String,
-    pub status: manifests::Status,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    #[schemars(extend("x-optional" = true))]
-    pub detail: Option<String>,
-}
-
-/// The manifest check, as reported.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub(crate) struct ManifestFacts {
-    pub file: String,
-    /// The counts, written `12/12 OK` or what failed.
-    #[serde(with = "summary_text")]
-    #[schemars(with = "String")]
-    pub summary: manifests::Summary,
-    pub all_ok: bool,
-    pub entries: Vec<EntryFact>,
-}
-
-/// A path the patch deletes.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub(crate) struct DeletedFact {
-    pub path: String,
-    pub gone: bool,
-}
-
-/// Everything known about the candidate, independent of its suites.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub(crate) struct CandidateFacts {
-    pub base_rev: String,
-    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
-    pub base: String,
-    pub head_rev: String,
-    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
-    pub head: String,
-    pub patch: String,
-    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
-    pub patch_sha256: String,
-    /// The sha256 of the manifest file itself, so a rerun can prove it is the same manifest.
-    #[serde(default)]
-    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
-    pub manifest_sha256: String,
-    pub manifest: ManifestFacts,
-    pub deleted: Vec<DeletedFact>,
-    pub drift: Vec<Commit>,
-    /// Commits since base that are the candidate itself, landed on the head (same patch-id,
-    /// or its paths exactly as its manifest says): reported, never a finding.
-    #[serde(default)]
-    pub landed: Vec<Commit>,
-    pub commits_since_base: usize,
-    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
-    pub tree: String,
-    pub worktree: String,
-    pub worktree_kept: bool,
-    /// Whether the run's checkout was really removed at its end (never claimed, only seen).
-    #[serde(default)]
-    pub worktree_removed: bool,
-}
-
-impl CandidateFacts {
-    pub(crate) fn from_applied(a: &Applied, manifest_sha256: &str) -> CandidateFacts {
-        let p = &a.prepared;
-        CandidateFacts {
-            base_rev: p.candidate.base.clone(),
-            base: p.base.clone(),
-            head_rev: p.candidate.head.clone(),
-            head: p.head.clone(),
-            patch: p.candidate.patch.display().to_string(),
-            patch_sha256: p.patch_sha256.clone(),
-            manifest_sha256: manifest_sha256.to_string(),
-            manifest: manifest_facts(&p.candidate.manifest.display().to_string(), &a.verification),
-            deleted: a
-                .deleted
-                .iter()
-                .map(|d| DeletedFact {
-                    path: String::from_utf8_lossy(&d.path).into_owned(),
-                    gone: d.gone,
-                })
-                .collect(),
-            drift: a.drift.clone(),
-            landed: a.landed.clone(),
-            commits_since_base: a.commits_since_base,
-            tree: a.tree.clone(),
-            worktree: a.checkout.path().display().to_string(),
-            worktree_kept: a.checkout.kept(),
-            worktree_removed: false,
-        }
-    }
-
-    /// Reasons the candidate itself (not its suites) does not hold.
-    pub(crate) fn findings(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if !self.manifest.all_ok {
-            out.push(format!("manifest {}", self.manifest.summary));
-        }
-        let present = self.deleted.iter().filter(|d| !d.gone).count();
-        if present > 0 {
-            out.push(format!("{present} deleted path(s) still present"));
-        }
-        if !self.drift.is_empty() {
-            out.push(format!(
-                "drift: {} commit(s) since base touch candidate paths",
-                self.drift.len()
-            ));
-        }
-        out
-    }
-}
-
-fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
-    ManifestFacts {
-        file: file.to_string(),
-        summary: v.summary(),
-        all_ok: v.all_ok(),
-        entries: v
-            .entries
-            .iter()
-            .map(|e| EntryFact {
-                path: String::from_utf8_lossy(&e.path).into_owned(),
-                status: e.status,
-                detail: e.detail.clone(),
-            })
-            .collect(),
-    }
-}
 
 /// A later run of some suites on the same candidate.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -393,93 +264,12 @@ fn unfinished_exit() -> u8 {
     report::Exit::Interrupted.code()
 }
 
-/// The gate's answer: `PASS`, `FAIL`, `INTERRUPTED`, or `INCOMPLETE` (a report written while
-/// its run was still going, left so when the run was killed), as gate.json and every
-/// rendering say it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum Verdict {
-    #[serde(rename = "PASS")]
-    Pass,
-    #[serde(rename = "FAIL")]
-    Fail,
-    #[serde(rename = "INTERRUPTED")]
-    Interrupted,
-    #[serde(rename = "INCOMPLETE")]
-    Incomplete,
-}
-
-impl Verdict {
-    /// An interrupted run is no verdict on the candidate; otherwise any finding fails it.
-    pub(crate) fn of(interrupted: bool, findings: &[String]) -> Verdict {
-        if interrupted {
-            Verdict::Interrupted
-        } else if findings.is_empty() {
-            Verdict::Pass
-        } else {
-            Verdict::Fail
-        }
-    }
-
-    /// The word for it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
-            Verdict::Interrupted => "INTERRUPTED",
-            Verdict::Incomplete => "INCOMPLETE",
-        }
-    }
-
-    /// The exit code `gate run` gives it: only a PASS is 0, and a run that did not finish is
-    /// 130 whether a signal stopped it or it never got to say.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Verdict::Pass => report::Exit::Ok.code(),
-            Verdict::Fail => report::Exit::Findings.code(),
-            Verdict::Interrupted | Verdict::Incomplete => report::Exit::Interrupted.code(),
-        }
-    }
-
-    /// The colour its meaning calls for on a terminal.
-    pub fn style(self) -> Style {
-        match self {
-            Verdict::Pass => Style::Good,
-            Verdict::Fail => Style::Bad,
-            Verdict::Interrupted | Verdict::Incomplete => Style::Warn,
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A manifest summary in the record is the line it always was (`12/12 OK`), read back as
-/// the counts it was written from (manifests' reading is the exact inverse of its writing).
-mod summary_text {
-    use serde::{Deserialize as _, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(
-        summary: &manifests::Summary,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(summary)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<manifests::Summary, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod fixtures {
     //! Reports built from small facts, for the tests of the record and of each rendering.
+    use super::candidate_facts::ManifestFacts;
     use super::*;
+    use candidate::git::Commit;
     use report::runner::RunRecord;
 
     pub(crate) fn suite(name: &str, exit: i32) -> SuiteResult {
@@ -566,6 +356,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::*;
     use super::*;
+    use candidate::git::Commit;
 
     #[test]
     fn pass_needs_every_planned_suite_passed_at_its_latest_run() {
@@ -628,22 +419,6 @@ mod tests {
         for unreadable in ["11/12 OK", "x/x OK", ""] {
             assert_eq!(held(unreadable), None, "{unreadable}");
         }
-    }
-
-    #[test]
-    fn the_verdict_is_pass_only_without_findings_and_interrupted_trumps_them() {
-        let finding = vec!["drift: 1 commit(s) since base touch candidate paths".to_string()];
-        assert_eq!(Verdict::of(false, &[]), Verdict::Pass);
-        assert_eq!(Verdict::of(false, &finding), Verdict::Fail);
-        assert_eq!(Verdict::of(true, &[]), Verdict::Interrupted);
-        assert_eq!(Verdict::of(true, &finding), Verdict::Interrupted);
-        // Serialized as the words gate.json has always held.
-        for v in [Verdict::Pass, Verdict::Fail, Verdict::Interrupted] {
-            assert_eq!(serde_json::to_string(&v).unwrap(), format!("\"{v}\""));
-        }
-        assert_eq!(Verdict::Pass.style(), Style::Good);
-        assert_eq!(Verdict::Fail.style(), Style::Bad);
-        assert_eq!(Verdict::Interrupted.style(), Style::Warn);
     }
 
     #[test]

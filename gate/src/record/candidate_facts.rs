@@ -1,0 +1,143 @@
+//! What the record says of the candidate itself, apart from its suites: the manifest check and
+//! its entries, the deleted paths, drift and the checkout; and the findings they make.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use candidate::apply::Applied;
+use candidate::git::Commit;
+
+use super::summary_text;
+
+/// One manifest entry's result, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct EntryFact {
+    pub path: String,
+    pub status: manifests::Status,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(extend("x-optional" = true))]
+    pub detail: Option<String>,
+}
+
+/// The manifest check, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct ManifestFacts {
+    pub file: String,
+    /// The counts, written `12/12 OK` or what failed.
+    #[serde(with = "summary_text")]
+    #[schemars(with = "String")]
+    pub summary: manifests::Summary,
+    pub all_ok: bool,
+    pub entries: Vec<EntryFact>,
+}
+
+/// A path the patch deletes.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct DeletedFact {
+    pub path: String,
+    pub gone: bool,
+}
+
+/// Everything known about the candidate, independent of its suites.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct CandidateFacts {
+    pub base_rev: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub base: String,
+    pub head_rev: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub head: String,
+    pub patch: String,
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub patch_sha256: String,
+    /// The sha256 of the manifest file itself, so a rerun can prove it is the same manifest.
+    #[serde(default)]
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub manifest_sha256: String,
+    pub manifest: ManifestFacts,
+    pub deleted: Vec<DeletedFact>,
+    pub drift: Vec<Commit>,
+    /// Commits since base that are the candidate itself, landed on the head (same patch-id,
+    /// or its paths exactly as its manifest says): reported, never a finding.
+    #[serde(default)]
+    pub landed: Vec<Commit>,
+    pub commits_since_base: usize,
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub tree: String,
+    pub worktree: String,
+    pub worktree_kept: bool,
+    /// Whether the run's checkout was really removed at its end (never claimed, only seen).
+    #[serde(default)]
+    pub worktree_removed: bool,
+}
+
+impl CandidateFacts {
+    pub(crate) fn from_applied(a: &Applied, manifest_sha256: &str) -> CandidateFacts {
+        let p = &a.prepared;
+        CandidateFacts {
+            base_rev: p.candidate.base.clone(),
+            base: p.base.clone(),
+            head_rev: p.candidate.head.clone(),
+            head: p.head.clone(),
+            patch: p.candidate.patch.display().to_string(),
+            patch_sha256: p.patch_sha256.clone(),
+            manifest_sha256: manifest_sha256.to_string(),
+            manifest: manifest_facts(&p.candidate.manifest.display().to_string(), &a.verification),
+            deleted: a
+                .deleted
+                .iter()
+                .map(|d| DeletedFact {
+                    path: String::from_utf8_lossy(&d.path).into_owned(),
+                    gone: d.gone,
+                })
+                .collect(),
+            drift: a.drift.clone(),
+            landed: a.landed.clone(),
+            commits_since_base: a.commits_since_base,
+            tree: a.tree.clone(),
+            worktree: a.checkout.path().display().to_string(),
+            worktree_kept: a.checkout.kept(),
+            worktree_removed: false,
+        }
+    }
+
+    /// Reasons the candidate itself (not its suites) does not hold.
+    pub(crate) fn findings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.manifest.all_ok {
+            out.push(format!("manifest {}", self.manifest.summary));
+        }
+        let present = self.deleted.iter().filter(|d| !d.gone).count();
+        if present > 0 {
+            out.push(format!("{present} deleted path(s) still present"));
+        }
+        if !self.drift.is_empty() {
+            out.push(format!(
+                "drift: {} commit(s) since base touch candidate paths",
+                self.drift.len()
+            ));
+        }
+        out
+    }
+}
+
+fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
+    ManifestFacts {
+        file: file.to_string(),
+        summary: v.summary(),
+        all_ok: v.all_ok(),
+        entries: v
+            .entries
+            .iter()
+            .map(|e| EntryFact {
+                path: String::from_utf8_lossy(&e.path).into_owned(),
+                status: e.status,
+                detail: e.detail.clone(),
+            })
+            .collect(),
+    }
+}
