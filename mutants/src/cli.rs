@@ -1,6 +1,6 @@
 //! The command line as typed (clap derive; the doc comments are the help text).
 //!
-//! These structs are raw arguments; [`crate::commands`] turns them into typed settings before
+//! These structs are raw arguments; `commands` turns them into typed settings before
 //! anything runs, so a bad spec or a bad option exits 2 with nothing written. [`Cli`] is public:
 //! it is the one entry point's input (`mutants::commands::run(Cli::parse())`).
 
@@ -82,7 +82,7 @@ pub(crate) struct SpecIn {
     pub dir: Option<PathBuf>,
 }
 
-/// `mutants run`'s arguments, as typed; [`crate::commands`] turns them into the session's
+/// `mutants run`'s arguments, as typed; `commands` turns them into the session's
 /// settings.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {

@@ -241,9 +241,8 @@ impl Swapped {
     /// Writes `bytes` (`what`, for an error: "the mutant") in place of the original.
     pub fn put(&mut self, bytes: &[u8], what: &str) -> Result<()> {
         self.swapped = true;
-        write_in_place(&self.path, self.id, bytes).with_context(|| {
-            format!("writing {what} into {}", report::escape::path(&self.path))
-        })
+        write_in_place(&self.path, self.id, bytes)
+            .with_context(|| format!("writing {what} into {}", report::escape::path(&self.path)))
     }
 
     /// Whether the path still holds the file that was swapped (see [`check`]).

@@ -233,7 +233,7 @@ mod tests {
     /// The sample shard 1/2 and a shard 2/2 of the same run holding the next mutant.
     fn halves() -> Shards {
         let sample = include_str!("../../tests/data/shard-report.json");
-        let first = crate::merge::shard::parse(sample.as_bytes()).unwrap();
+        let first = serde_json::from_str::<RunReport>(sample).unwrap();
         let mut second = first.clone();
         second.shard = Some(Shard { k: 2, n: 2 });
         second.mutants[0].index = 1;

@@ -39,7 +39,10 @@ impl Refusal {
     fn of(path: String, e: serde_json::Error) -> Refusal {
         Refusal {
             path,
-            not_json: matches!(e.classify(), Category::Syntax | Category::Eof | Category::Io),
+            not_json: matches!(
+                e.classify(),
+                Category::Syntax | Category::Eof | Category::Io
+            ),
             problem: e.to_string(),
         }
     }

@@ -1,6 +1,6 @@
 //! `mutants.json`: the record ([`RunReport`]) serialized, pretty, with a final newline.
 //!
-//! It is what `merge` and an `--only` rerun read back, strictly ([`crate::merge::shard`]), so
+//! It is what `merge` and an `--only` rerun read back, strictly, into the record types, so
 //! it holds every field of the record and nothing else; `--format json` prints the same text.
 
 use anyhow::{Context, Result};

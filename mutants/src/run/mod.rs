@@ -42,7 +42,10 @@ pub(crate) enum Event {
     Finished(Box<Row>),
     /// Checkout `checkout` (after the first) builds cold: the first checkout's build outputs
     /// could not be copied into it (`error`).
-    ColdBuild { checkout: usize, error: String },
+    ColdBuild {
+        checkout: usize,
+        error: String,
+    },
     /// Checkout `checkout` (after the first) is not green unmutated: `suite` ended `status`
     /// (its log at `log`), so it takes no mutant and the others judge them all.
     NotGreen {

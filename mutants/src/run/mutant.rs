@@ -70,12 +70,7 @@ pub(super) fn run_one(
     };
     row.matches = 1;
     row.span = Some(span);
-    row.diff = Some(anchor::diff(
-        &m.file,
-        original,
-        &span,
-        m.replace.as_bytes(),
-    ));
+    row.diff = Some(anchor::diff(&m.file, original, &span, m.replace.as_bytes()));
     let mutated = anchor::swap(original, &span, m.replace.as_bytes());
     file.put(&mutated, "the mutant")?;
     let mut runs = Vec::new();

@@ -13,7 +13,6 @@ use super::{mutants, repo, run_in, LIB, MERGE_SPEC, MERGE_TEST};
 // ---------------------------------------------------------------------------------------------
 // 1. A suite that replaces the mutated file never has the original written through it.
 
-
 /// The suite: when it sees the mutant, it does `action` to lib.sh (and fails); otherwise it
 /// checks f and counts.
 fn spoiling_suite(action: &str) -> String {
