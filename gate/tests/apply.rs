@@ -29,8 +29,8 @@ fn pack_then_apply_proves_binary_files_odd_names_and_deletions() {
     // The tree id printed is the tree of the candidate commit: same content, same tree.
     let tree = f.repo.git(["rev-parse", "work^{tree}"]);
     assert!(text.contains(&format!("tree      {tree}")), "{text}");
-    // The worktree is left for the reviewer, with the binary file byte for byte.
-    let wt_line = text.lines().find(|l| l.starts_with("worktree")).unwrap();
+    // The checkout is left for the reviewer, with the binary file byte for byte.
+    let wt_line = text.lines().find(|l| l.starts_with("checkout")).unwrap();
     let wt = wt_line.split_whitespace().nth(1).unwrap();
     assert_eq!(
         fs::read(format!("{wt}/assets/blob.bin")).unwrap(),
