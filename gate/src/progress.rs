@@ -99,3 +99,46 @@ fn canary(path: &str, suite: &str) -> String {
         report::escape::text(suite)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::suite;
+
+    #[test]
+    fn each_event_reads_as_the_line_gate_has_always_printed_with_outside_text_escaped() {
+        assert_eq!(
+            line(&Event::SuiteStarted { name: "a\nb" }),
+            "suite a\\nb running"
+        );
+        let failed = suite("unit", 1);
+        assert_eq!(
+            line(&Event::SuiteFinished {
+                index: 0,
+                total: 2,
+                name: "unit",
+                result: &failed,
+            }),
+            "[1/2] unit                     exit 1          0.00s  unknown"
+        );
+        let started = Event::CanaryStarted {
+            path: "src/a\rb.py",
+            suite: "unit",
+        };
+        assert_eq!(
+            line(&started),
+            "canary: src/a\\rb.py unloadable, suite unit"
+        );
+        for (noticed, word) in [(true, "noticed"), (false, "NOT NOTICED")] {
+            let finished = Event::CanaryFinished {
+                path: "lib.sh",
+                suite: "unit",
+                noticed,
+            };
+            assert_eq!(
+                line(&finished),
+                format!("canary: lib.sh unloadable, suite unit: {word}")
+            );
+        }
+    }
+}

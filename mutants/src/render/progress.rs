@@ -144,4 +144,42 @@ mod tests {
         assert!(s.starts_with("3 killed, 1 survived; running first"), "{s}");
         assert!(s.ends_with(" +1 more"), "{s}");
     }
+
+    #[test]
+    fn canary_and_later_checkout_lines_read_as_they_always_did_with_outside_text_escaped() {
+        use crate::record::{Canary, CanaryVerdict};
+        assert_eq!(
+            canary_running("a\nb.sh", "unit"),
+            "canary: a\\nb.sh unloadable under unit"
+        );
+        let c = Canary {
+            file: "lib.sh".into(),
+            suite: "unit".into(),
+            verdict: CanaryVerdict::Killed,
+            status: "exit 1".into(),
+            start: report::Timestamp::now(),
+            duration_secs: 0.5,
+            log: "logs/canary.lib.sh.unit.log".into(),
+        };
+        assert_eq!(canary_line(&c), "canary killed lib.sh (unit, exit 1)");
+        let cold = Event::ColdBuild {
+            checkout: 2,
+            error: "No space left on device".into(),
+        };
+        assert_eq!(
+            checkout_line(&cold),
+            "mutants: checkout 2 builds cold: its build outputs could not be copied (No space left on device)"
+        );
+        let red = Event::NotGreen {
+            checkout: 1,
+            suite: "unit".into(),
+            status: "exit 1".into(),
+            log: "/out/logs/baseline.unit.copy1.log".into(),
+        };
+        assert_eq!(
+            checkout_line(&red),
+            "mutants: checkout 1: suite \"unit\" exit 1 unmutated (log /out/logs/baseline.unit.copy1.log); that checkout judges no mutant"
+        );
+        assert_eq!(checkout_line(&Event::Tick), "");
+    }
 }
