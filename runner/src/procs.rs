@@ -18,7 +18,7 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 
-use super::TAG_VAR;
+use crate::TAG_VAR;
 
 /// Pids the runner spawned itself and reaps through `std`; orphan reaping must not touch them.
 pub(super) fn owned() -> &'static Mutex<HashSet<i32>> {
@@ -248,7 +248,7 @@ fn members(scope: &Scope) -> Vec<Proc> {
 pub fn sweep() -> u32 {
     // A process that never ran a child through the runner has none of ours to look for, and
     // looking reads every process's `/proc` entry: half the time of a small `gate check`.
-    if !super::is_subreaper() {
+    if !crate::is_subreaper() {
         return 0;
     }
     let me = std::process::id() as i32;
