@@ -111,8 +111,7 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    let bytes =
-        files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes = files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     parse_manifest(&bytes, &path.display().to_string())
 }
 
@@ -121,8 +120,7 @@ pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
 /// moves submodules) is let through here: [`apply`] refuses it once it sees the patch leaves a
 /// file in place.
 fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
-    let bytes =
-        files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes = files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     let manifest = match manifests::parse(&bytes) {
         Err(manifests::ParseError::NoEntries) => Manifest::default(),
         _ => parse_manifest(&bytes, &path.display().to_string())?,

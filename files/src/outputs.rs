@@ -22,7 +22,7 @@
 //! file a run writes there is listed before it is created (so a killed run's files are listed
 //! too), and a fresh run removes only what the record lists ([`clear_previous`]), never a file
 //! by its name pattern. Writes go through [`create`] (logs, opened with `O_NOFOLLOW` so a link
-//! raced in is not followed) or [`crate::atomic::write_all_atomic`] (reports: a temp file made
+//! raced in is not followed) or `atomic::write_all_atomic` (reports: a temp file made
 //! with `O_EXCL` in the same folder, then renamed), both of which record the file first.
 
 use std::collections::BTreeSet;

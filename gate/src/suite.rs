@@ -148,7 +148,8 @@ pub(crate) fn run_suite(
         job = job.env(k, v);
     }
     let job = job.tmpdir(scratch.path());
-    let record = report::record::run(&job).with_context(|| format!("creating log {}", log.display()))?;
+    let record =
+        report::record::run(&job).with_context(|| format!("creating log {}", log.display()))?;
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();

@@ -10,8 +10,8 @@
 
 use std::fmt::Write as _;
 
-use manifests::Status;
 use files::escape::text as esc;
+use manifests::Status;
 use report::text::short_id as short;
 use report::{Painter, Table};
 

@@ -19,9 +19,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use runner::Job;
 use cmdline::Exit;
 use report::{Outcome, RunRecord};
+use runner::Job;
 
 use candidate::git::Git;
 use candidate::pack;

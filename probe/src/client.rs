@@ -13,10 +13,10 @@
 use crate::protocol::{self, Incoming};
 use crate::units::Measure;
 use crate::Failure;
+use cmdline::Exit;
+use runner::scratch::ScratchDir;
 use runner::stop::PreconditionFailed;
 use runner::{Job, Piped, Program};
-use runner::scratch::ScratchDir;
-use cmdline::Exit;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};

@@ -490,4 +490,3 @@ pub fn fixture_path(name: &str) -> PathBuf {
         .join("tests/fixtures/counts")
         .join(format!("{name}.log"))
 }
-

@@ -36,7 +36,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Once};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -54,10 +54,7 @@ pub mod stop;
 
 use echo::Echo;
 pub use piped::{start_piped, Piped};
-pub use procs::{sweep, tagged_processes};
-
-/// The environment variable that tags a run's descendants.
-pub const TAG_VAR: &str = "GATEKIT_RUN";
+pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
 
 /// The default timeout when a caller gives none (SPEC: suites default to 30 minutes).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -259,24 +256,6 @@ impl Finished {
             self.exit_code,
         )
     }
-}
-
-/// Makes this process a child subreaper, once. Called by [`run`]; tools may call it earlier.
-pub fn become_subreaper() {
-    SUBREAPER.call_once(|| {
-        // Without it escaped descendants go to init and can still be killed by tag; with it they
-        // also stay our children, so their zombies are ours to reap.
-        let _ = nix::sys::prctl::set_child_subreaper(true);
-    });
-}
-
-/// Done once this process is a child subreaper ([`become_subreaper`]).
-static SUBREAPER: Once = Once::new();
-
-/// Whether this process has made itself a child subreaper: until it has, no process it did not
-/// start itself can become its child, and only [`run`] starts a child in a group of its own.
-fn is_subreaper() -> bool {
-    SUBREAPER.is_completed()
 }
 
 /// A tag no other run on the machine has: this process's [`RunId`](scratch::RunId)

@@ -8,12 +8,12 @@
 //! and a live stranger with a dead run's pid must not keep its folder alive, nor lose its own.
 //! The start time makes the pair unique for the machine's uptime.
 //!
-//! Clean-up never goes by a name pattern alone. [`crate::stale::clean_stale`] removes a folder only when it
+//! Clean-up never goes by a name pattern alone. [`dead_sessions`] names a folder only when it
 //! is a real directory (not a link), owned by this user, holding an `owner` file that matches
-//! its name, and that owner is no longer running. Before removing it, it kills every process
-//! still carrying the dead session's run tag (the runner's tags start with the session's id), so
-//! a run killed with SIGKILL, which could clean nothing, is cleaned by the next start of any
-//! gatekit tool on the machine.
+//! its name, and that owner is no longer running. Before `stale::clean_stale` removes it, it
+//! kills every process still carrying the dead session's run tag (the runner's tags start with
+//! the session's id), so a run killed with SIGKILL, which could clean nothing, is cleaned by
+//! the next start of any gatekit tool on the machine.
 //!
 //! Folders a suite left read-only (Go's module cache does this) are made writable before they
 //! are removed, and a removal reports whether it really happened, so no output says
@@ -297,7 +297,7 @@ pub fn finish() {
 
 /// The session folders of gatekit processes that are gone (killed, even with SIGKILL), each
 /// with the id of its dead owner: only folders that pass every ownership check (see the module
-/// docs). What to do with them is [`crate::stale`]'s business.
+/// docs). What to do with them is the `stale` module's business.
 pub fn dead_sessions() -> Vec<(RunId, PathBuf)> {
     let Ok(entries) = fs::read_dir(base()) else {
         return Vec::new();

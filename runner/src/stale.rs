@@ -38,7 +38,7 @@ fn kill_tagged(id: &RunId) -> usize {
     let mut killed = BTreeSet::new();
     // A few passes: a dying parent may fork once more before its SIGKILL lands.
     for _ in 0..5 {
-        let found = crate::tagged_processes(|part| part.starts_with(prefix.as_bytes()));
+        let found = crate::procs::tagged_processes(|part| part.starts_with(prefix.as_bytes()));
         let fresh: Vec<i32> = found.into_iter().filter(|p| !killed.contains(p)).collect();
         if fresh.is_empty() {
             break;
@@ -54,4 +54,3 @@ fn kill_tagged(id: &RunId) -> usize {
     }
     killed.len()
 }
-

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use files::escape::text as esc;
 use cmdline::outln;
 use cmdline::Exit;
+use files::escape::text as esc;
 use report::{ColorChoice, Painter, Timestamp};
 
 use super::finished;

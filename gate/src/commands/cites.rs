@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use files::escape::text as esc;
 use cmdline::outln;
 use cmdline::Exit;
+use files::escape::text as esc;
 
 use super::finished;
 use crate::cites;

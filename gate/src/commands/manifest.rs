@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use files::escape::path as esc_path;
 use cmdline::outln;
 use cmdline::Exit;
+use files::escape::path as esc_path;
 use report::Timestamp;
 
 use super::finished;

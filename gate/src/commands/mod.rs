@@ -24,8 +24,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use cmdline::outln;
-use report::text::plural;
 use cmdline::Exit;
+use report::text::plural;
 use report::Format;
 
 use crate::cli::{Cli, Command};

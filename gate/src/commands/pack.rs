@@ -5,10 +5,10 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use files::escape::path as esc_path;
 use cmdline::outln;
-use report::text::plural;
 use cmdline::Exit;
+use files::escape::path as esc_path;
+use report::text::plural;
 
 use candidate::git::Git;
 use candidate::{pack, worktree};

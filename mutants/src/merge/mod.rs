@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use files::escape;
 use cmdline::Exit;
+use files::escape;
 use report::{ColorChoice, Format};
 
 use crate::record::RunReport;

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use runner::Job;
 use report::{Outcome, RunRecord};
+use runner::Job;
 
 use super::cores::Cores;
 use super::timeout::Timeouts;

@@ -19,9 +19,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use files::lock::OutLock;
 use cmdline::progress::Progress;
 use cmdline::Exit;
+use files::lock::OutLock;
 use report::{Painter, Timestamp};
 
 use crate::checkout::{Checkout, Prep, Source};

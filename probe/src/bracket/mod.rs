@@ -33,11 +33,11 @@ pub(crate) use results::{CheckRecord, Results};
 pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
 
 use crate::emit::Fill;
-use regex::Regex;
-use runner::stop::Interrupted;
 use cmdline::progress::Progress;
 use cmdline::Exit;
+use regex::Regex;
 use report::{ColorChoice, Format, Timestamp};
+use runner::stop::Interrupted;
 use std::path::PathBuf;
 use std::time::Duration;
 
