@@ -1,5 +1,5 @@
 //! The suites of a gate.toml: expanded (a `glob` becomes one suite per file), then run in order
-//! in the candidate's worktree through the `report` runner.
+//! in the candidate's worktree through the `runner` crate.
 //!
 //! Each suite gets a scratch `TMPDIR` of its own, removed afterwards, so one suite cannot see
 //! (or be broken by) another's temp files, and a suite that litters /tmp leaves nothing.
