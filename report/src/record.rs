@@ -1,6 +1,6 @@
 //! The record of one run of a child command: what the [`runner`] saw of the process, with what
-//! its log says (the tests' [`counts`] and the [`failures`]
-//! named), and the one rule every tool judges a run by ([`RunRecord::outcome`]).
+//! its log says (the tests' [`counts`] and the [`failures`] named), and the one rule every tool
+//! judges a run by ([`RunRecord::outcome`]).
 //!
 //! The runner does not read logs: it returns a [`runner::Finished`], and [`RunRecord::read`]
 //! (or [`run`], which does both) turns it into this record.
