@@ -90,7 +90,7 @@ impl Applied {
 
 /// Reads and resolves the candidate's inputs; every error here is bad input.
 pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
-    let patch = report::input::read(&candidate.patch)
+    let patch = files::input::read(&candidate.patch)
         .with_context(|| format!("patch {}", candidate.patch.display()))?;
     if patch.is_empty() {
         bail!("patch {}: the file is empty", candidate.patch.display());
@@ -111,8 +111,7 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    let bytes =
-        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes = files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     parse_manifest(&bytes, &path.display().to_string())
 }
 
@@ -121,8 +120,7 @@ pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
 /// moves submodules) is let through here: [`apply`] refuses it once it sees the patch leaves a
 /// file in place.
 fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
-    let bytes =
-        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes = files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     let manifest = match manifests::parse(&bytes) {
         Err(manifests::ParseError::NoEntries) => Manifest::default(),
         _ => parse_manifest(&bytes, &path.display().to_string())?,
@@ -193,7 +191,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
                 prepared.candidate.manifest.display(),
                 manifests::ParseError::NoEntries,
                 report::text::plural(kept.len(), "file"),
-                report::text::elide(&report::escape::bytes(first), 80)
+                report::text::elide(&files::escape::bytes(first), 80)
             );
         }
     }
@@ -223,10 +221,10 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
     let tree = wt.text(["write-tree"])?;
     let (landed, drift) = split_landed(repo, &wt, &prepared, &tree, &paths, touching)?;
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         // Interrupted while it was being made: the handle goes, and the checkout with it,
         // even one asked to be kept (a half-judged checkout is nobody's to review).
-        return Err(report::exit::Interrupted.into());
+        return Err(runner::stop::Interrupted.into());
     }
     worktree.keep(keep);
     Ok(Applied {

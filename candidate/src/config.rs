@@ -6,7 +6,7 @@
 //! its patch and be run from anywhere.
 //!
 //! `patch` and `manifest` may be anywhere (absolute, or climbing out with `..`): they are only
-//! read, and every output is refused if it would land on one (`report::outputs`), so one
+//! read, and every output is refused if it would land on one (`files::outputs`), so one
 //! gate.toml serves many candidates; the command line may name them instead ([`Overrides`]).
 //! A suite's `glob` matches files of the candidate's tree, so it stays relative. No string may
 //! hold a NUL byte (the kernel cannot pass one in an argument or environment), an `[env]` name
@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use report::runner::DEFAULT_TIMEOUT;
+use runner::DEFAULT_TIMEOUT;
 
 /// The longest suite `timeout` a gate.toml may set: 30 days. Longer is surely a typo, and a
 /// bound keeps every deadline (start + timeout) far inside what a clock can hold.
@@ -28,7 +28,7 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
 
 /// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
 /// config files report with.
-pub type ConfigError = report::located::Located;
+pub type ConfigError = files::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,7 +102,7 @@ pub struct Overrides {
 impl Config {
     /// Puts the files a run reads from this gate.toml (itself, its patch and manifest) on
     /// `plan` as inputs no output may land on.
-    pub fn plan_inputs(&self, plan: &mut report::outputs::Plan) {
+    pub fn plan_inputs(&self, plan: &mut files::outputs::Plan) {
         plan.input("gate.toml", &self.file)
             .input("patch", &self.patch)
             .input("manifest", &self.manifest);
@@ -110,7 +110,7 @@ impl Config {
 
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let bytes = report::input::read(path).map_err(|e| ConfigError {
+        let bytes = files::input::read(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: None,
             message: e.to_string(),
@@ -163,7 +163,7 @@ impl Config {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| ConfigError {
             file: file.clone(),
-            line: span.map(|s| report::located::line_of(text, s.start)),
+            line: span.map(|s| files::located::line_of(text, s.start)),
             message,
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
@@ -265,7 +265,7 @@ fn env_table(
     for (name, value) in raw {
         let span = Some(value.span());
         if name.is_empty() || name.contains(['=', '\0']) {
-            let shown = report::escape::text(name);
+            let shown = files::escape::text(name);
             return Err(at(
                 span,
                 format!("env name \"{shown}\" is not a variable name (empty, or holds `=` or NUL)"),
@@ -292,7 +292,7 @@ pub fn timeout(text: &str) -> Result<Duration, String> {
     if text.len() > 64 || longest_number > 12 {
         return Err(format!(
             "{:?} is too long: a timeout is {too_long}",
-            report::escape::text(text)
+            files::escape::text(text)
         ));
     }
     let d = report::duration::parse(text).map_err(|e| e.to_string())?;

@@ -224,9 +224,9 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
 
     let patch_path = out.join(PATCH_FILE);
     let manifest_path = out.join(MANIFEST_FILE);
-    // The one output guard (see `report::outputs`): never through a link, never into `.git`
+    // The one output guard (see `files::outputs`): never through a link, never into `.git`
     // or a gatekit checkout.
-    let mut plan = report::outputs::Plan::new();
+    let mut plan = files::outputs::Plan::new();
     plan.file("the patch", &patch_path)
         .file("the manifest", &manifest_path);
     repo.forbid_outputs_in(&mut plan)?;
@@ -240,10 +240,10 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         None => NO_LINES.as_bytes().to_vec(),
     };
     // An interrupt while the scratch checkout was hashed must not replace an earlier pair.
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         bail!("interrupted before writing the candidate");
     }
-    report::json::write_all_atomic(&[(&patch_path, &patch), (&manifest_path, &manifest_bytes)])
+    files::atomic::write_all_atomic(&[(&patch_path, &patch), (&manifest_path, &manifest_bytes)])
         .with_context(|| {
             format!(
                 "writing {} and {}",

@@ -43,7 +43,7 @@ impl Differences {
             let shown: Vec<String> = paths
                 .iter()
                 .take(3)
-                .map(|p| report::escape::text(p).into_owned())
+                .map(|p| files::escape::text(p).into_owned())
                 .collect();
             let more = paths.len().saturating_sub(3);
             match more {
@@ -229,7 +229,7 @@ impl Pristine {
             let Some(path) = inside(&root, rel) else {
                 continue;
             };
-            report::scratch::remove_all(&path).map_err(|e| RestoreError::Io(rel.into(), e))?;
+            runner::scratch::remove_all(&path).map_err(|e| RestoreError::Io(rel.into(), e))?;
         }
         if !found.changed.is_empty() {
             // A tracked path whose parent a suite replaced with a link or a file: that parent

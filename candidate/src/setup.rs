@@ -86,7 +86,7 @@ pub fn validate(
             }
             d
         }
-        None => report::runner::DEFAULT_TIMEOUT,
+        None => runner::DEFAULT_TIMEOUT,
     };
     let link = paths("link", &raw.link)?;
     // Absent and empty differ: `cache = []` turns the ecosystem's default off.
@@ -177,9 +177,9 @@ pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result
     if let Some((key, path)) = first_not_ignored(setup, repo) {
         return Err(format!(
             "{}: worktree.{key} {:?} is not ignored by git in {}: a {} git can see would change the tree being judged (add it to .gitignore)",
-            report::escape::path(file),
-            report::escape::text(path),
-            report::escape::path(repo.dir()),
+            files::escape::path(file),
+            files::escape::text(path),
+            files::escape::path(repo.dir()),
             if key == "link" { "link" } else { "cached folder" }
         ));
     }
@@ -189,10 +189,10 @@ pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result
         {
             return Err(format!(
                 "{}: worktree.link {:?}: {} points into your checkout ({}), so the suites would import your checkout, not the one under review (an editable install or a linked workspace package); link a folder with only the dependencies installed, or install the project in worktree.setup",
-                report::escape::path(file),
-                report::escape::text(rel),
-                report::escape::path(&found),
-                report::escape::path(&named),
+                files::escape::path(file),
+                files::escape::text(rel),
+                files::escape::path(&found),
+                files::escape::path(&named),
             ));
         }
     }
@@ -208,7 +208,7 @@ pub fn link_into(setup: &WorktreeSetup, source: &Path, checkout: &Path) -> Resul
         if std::fs::symlink_metadata(&from).is_err() {
             return Err(format!(
                 "worktree.link {rel:?}: not in the source checkout {} (install it there first)",
-                report::escape::path(source)
+                files::escape::path(source)
             ));
         }
         let to = checkout.join(rel);
@@ -237,12 +237,12 @@ pub fn run_setup(
     let Some(script) = &setup.setup else {
         return Ok(None);
     };
-    let scratch = report::scratch::ScratchDir::new("setup")?;
-    let mut job = report::Job::shell(script, checkout, log).timeout(setup.setup_timeout);
+    let scratch = runner::scratch::ScratchDir::new("setup")?;
+    let mut job = runner::Job::shell(script, checkout, log).timeout(setup.setup_timeout);
     for (k, v) in env {
         job = job.env(k, v);
     }
-    let record = report::runner::run(&job.tmpdir(scratch.path()))?;
+    let record = report::record::run(&job.tmpdir(scratch.path()))?;
     let _ = scratch.remove();
     Ok(Some(record))
 }
@@ -250,7 +250,7 @@ pub fn run_setup(
 /// The failed setup as one message with the last lines of its log (the `Cannot find package`
 /// line), escaped for the terminal.
 pub fn failure_text(record: &report::RunRecord) -> String {
-    let tail = report::runner::read_tail(&record.log, 4096).unwrap_or_default();
+    let tail = runner::read_tail(&record.log, 4096).unwrap_or_default();
     let lines: Vec<String> = tail
         .lines()
         .rev()
@@ -258,13 +258,13 @@ pub fn failure_text(record: &report::RunRecord) -> String {
         .collect::<Vec<_>>()
         .into_iter()
         .rev()
-        .map(|l| format!("  | {}", report::escape::terminal_line(l)))
+        .map(|l| format!("  | {}", files::escape::terminal_line(l)))
         .collect();
     format!(
         "worktree.setup failed ({}) in {:.1}s; the last lines of {}:\n{}",
         record.status_text(),
         record.duration_secs,
-        report::escape::path(&record.log),
+        files::escape::path(&record.log),
         lines.join("\n")
     )
 }

@@ -28,7 +28,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use report::scratch::{self, RunId};
+use runner::scratch::{self, RunId};
 
 use crate::git::{Git, GitError};
 
@@ -298,7 +298,7 @@ fn register_kept(id: &str, path: &Path, preexisting: bool) -> io::Result<()> {
     } else {
         b"\0made"
     });
-    report::json::write_bytes_atomic(&dir.join(id), &text)
+    files::atomic::write_bytes_atomic(&dir.join(id), &text)
 }
 
 fn unregister_kept(id: &str) -> io::Result<()> {

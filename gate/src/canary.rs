@@ -78,7 +78,7 @@ pub(crate) fn run(
     echo: bool,
 ) -> Result<(Vec<CanaryRun>, bool)> {
     let dir = applied.worktree.path();
-    let index = report::scratch::session()
+    let index = runner::scratch::session()
         .context("making the session folder")?
         .join("canary.index");
     let pristine =
@@ -93,13 +93,13 @@ pub(crate) fn run(
         .collect();
     let mut runs = Vec::new();
     let (mut read_paths, mut reading_suites) = (BTreeSet::new(), BTreeSet::new());
-    let mut progress = report::progress::Progress::new(paths.len() * planned.len(), quiet);
+    let mut progress = cmdline::progress::Progress::new(paths.len() * planned.len(), quiet);
     for path in &paths {
         for p in planned {
             if read_paths.contains(path) && reading_suites.contains(&p.name) {
                 continue;
             }
-            if report::interrupt::requested() {
+            if files::interrupt::requested() {
                 progress.clear();
                 return Ok((runs, true));
             }
@@ -114,8 +114,8 @@ pub(crate) fn run(
             ));
             let shown = format!(
                 "canary: {} unloadable, suite {}",
-                report::escape::text(path),
-                report::escape::text(&p.name)
+                files::escape::text(path),
+                files::escape::text(&p.name)
             );
             let result = progress.during(&shown, || suite::run_suite(p, dir, env, &log, echo));
             // Put back before anything else: the canary file and whatever the suite changed.
@@ -154,7 +154,7 @@ pub(crate) fn run(
         }
     }
     progress.clear();
-    Ok((runs, report::interrupt::requested()))
+    Ok((runs, files::interrupt::requested()))
 }
 
 /// Whether `rel` is a regular file of `dir` reached through no link (a canary never writes

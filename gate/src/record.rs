@@ -307,7 +307,7 @@ impl GateReport {
         self.exit_code = self.verdict.exit_code();
         // A suite proved not to read the checkout is a failed precondition, as the CLI exits.
         if self.verdict == Verdict::Fail && self.canary_failed() {
-            self.exit_code = report::Exit::Precondition.code();
+            self.exit_code = cmdline::Exit::Precondition.code();
         }
         self.findings = findings;
     }
@@ -390,7 +390,7 @@ impl GateReport {
 /// A report's exit code until its run says otherwise: that of a run cut short (a report that
 /// does not state its code is not a finished one).
 fn unfinished_exit() -> u8 {
-    report::Exit::Interrupted.code()
+    cmdline::Exit::Interrupted.code()
 }
 
 /// The gate's answer: `PASS`, `FAIL`, `INTERRUPTED`, or `INCOMPLETE` (a report written while
@@ -434,9 +434,9 @@ impl Verdict {
     /// 130 whether a signal stopped it or it never got to say.
     pub fn exit_code(self) -> u8 {
         match self {
-            Verdict::Pass => report::Exit::Ok.code(),
-            Verdict::Fail => report::Exit::Findings.code(),
-            Verdict::Interrupted | Verdict::Incomplete => report::Exit::Interrupted.code(),
+            Verdict::Pass => cmdline::Exit::Ok.code(),
+            Verdict::Fail => cmdline::Exit::Findings.code(),
+            Verdict::Interrupted | Verdict::Incomplete => cmdline::Exit::Interrupted.code(),
         }
     }
 
@@ -480,7 +480,7 @@ mod summary_text {
 pub(crate) mod fixtures {
     //! Reports built from small facts, for the tests of the record and of each rendering.
     use super::*;
-    use report::runner::RunRecord;
+    use report::RunRecord;
 
     pub(crate) fn suite(name: &str, exit: i32) -> SuiteResult {
         let mut record = RunRecord::not_yet_run(vec!["sh".into()], "wt".into(), "log".into());
@@ -684,7 +684,7 @@ mod tests {
             assert_eq!(r.verdict, Verdict::Fail);
         }
         let mut hung = report(&["a"], vec![suite("a", 0)]);
-        hung.suites[0].outcome = report::runner::Outcome::Hang;
+        hung.suites[0].outcome = runner::Outcome::Hang;
         hung.judge();
         assert_eq!(hung.verdict, Verdict::Fail, "a hang is never a pass");
     }

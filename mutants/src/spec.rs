@@ -15,7 +15,7 @@ use toml::Spanned;
 
 /// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
 /// config files report with.
-pub(crate) type SpecError = report::located::Located;
+pub(crate) type SpecError = files::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -125,7 +125,7 @@ pub(crate) struct Spec {
 impl Spec {
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let bytes = report::input::read(path).map_err(|e| SpecError {
+        let bytes = files::input::read(path).map_err(|e| SpecError {
             file: path.display().to_string(),
             line: None,
             message: e.to_string(),
@@ -143,7 +143,7 @@ impl Spec {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| SpecError {
             file: file.clone(),
-            line: span.map(|s| report::located::line_of(text, s.start)),
+            line: span.map(|s| files::located::line_of(text, s.start)),
             message,
         };
         let raw: RawSpec =
@@ -188,7 +188,7 @@ impl Spec {
                 if let Some(why) = bad_env(key, value.get_ref()) {
                     return Err(at(
                         Some(value.span()),
-                        format!("suite {name:?}: env {}: {why}", report::escape::text(key)),
+                        format!("suite {name:?}: env {}: {why}", files::escape::text(key)),
                     ));
                 }
                 env.insert(key.clone(), value.get_ref().clone());
@@ -216,7 +216,7 @@ impl Spec {
         let mut mutants: Vec<Mutant> = Vec::new();
         for (index, spanned) in raw.mutant.iter().enumerate() {
             let m = spanned.get_ref();
-            let line = report::located::line_of(text, spanned.span().start);
+            let line = files::located::line_of(text, spanned.span().start);
             let name = m.name.get_ref().trim().to_string();
             if name.is_empty() {
                 return Err(at(Some(m.name.span()), "`name` is empty".into()));

@@ -944,7 +944,7 @@ fn a_second_run_on_the_same_out_is_refused_while_the_first_holds_it() {
 fn a_merge_into_an_out_another_process_holds_is_refused_and_writes_nothing() {
     let s = Shards::new();
     let merged = s.tmp.path().join("merged");
-    let held = report::lock::OutLock::acquire(&merged).unwrap();
+    let held = files::lock::OutLock::acquire(&merged).unwrap();
     s.refused(&[
         "in use by another run",
         &format!("pid {}", std::process::id()),

@@ -39,7 +39,7 @@ pub(crate) fn move_tree(from: &Path, to: &Path) -> io::Result<()> {
         // the workspace's MSRV.)
         Err(e) if e.raw_os_error() == Some(18) => {
             copy_tree(from, to)?;
-            report::scratch::remove_all(from)
+            runner::scratch::remove_all(from)
         }
         Err(e) => Err(e),
     }

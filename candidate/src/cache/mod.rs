@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use report::scratch::RunId;
+use runner::scratch::RunId;
 
 use crate::git::Git;
 use crate::setup::WorktreeSetup;
@@ -83,7 +83,7 @@ fn in_tree(checkout: &Path, rel: &str) -> Option<PathBuf> {
 pub fn remove_outputs(checkout: &Path, paths: &[String]) {
     for rel in paths {
         if let Some(p) = in_tree(checkout, rel) {
-            let _ = report::scratch::remove_all(&p);
+            let _ = runner::scratch::remove_all(&p);
         }
     }
 }
@@ -110,7 +110,7 @@ fn refusal(from: &Path, built_at: &Path) -> Option<String> {
         Ok(Some(rel)) => {
             return Some(format!(
                 "it holds {}, which is not a plain file or folder",
-                report::escape::text(&rel)
+                files::escape::text(&rel)
             ))
         }
         Ok(None) => {}
@@ -122,7 +122,7 @@ fn refusal(from: &Path, built_at: &Path) -> Option<String> {
     match copy::first_naming(from, built_at.as_os_str().as_bytes()) {
         Ok(Some(rel)) => Some(format!(
             "{} names the checkout it was built in, so another checkout would use that one's files",
-            report::escape::text(&rel)
+            files::escape::text(&rel)
         )),
         Ok(None) => None,
         Err(e) => Some(format!("it cannot be read ({e})")),
@@ -206,7 +206,7 @@ impl Snapshot {
                 continue;
             };
             if fs::symlink_metadata(&to).is_ok() {
-                report::scratch::remove_all(&to)?;
+                runner::scratch::remove_all(&to)?;
             }
             if let Some(parent) = to.parent() {
                 fs::create_dir_all(parent)?;
@@ -233,7 +233,7 @@ impl Snapshot {
 impl Drop for Snapshot {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = report::scratch::remove_all(&self.dir);
+            let _ = runner::scratch::remove_all(&self.dir);
         }
     }
 }
@@ -261,7 +261,7 @@ pub fn hand_over(from: &Path, to: &Path, paths: &[String]) -> io::Result<HandedO
             continue;
         }
         if fs::symlink_metadata(&dst).is_ok() {
-            report::scratch::remove_all(&dst)?;
+            runner::scratch::remove_all(&dst)?;
         }
         if let Some(parent) = dst.parent() {
             fs::create_dir_all(parent)?;
@@ -316,12 +316,12 @@ impl Store {
         use std::os::unix::ffi::OsStrExt;
         let top = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
         let key = crate::apply::hex(&Sha256::digest(top.as_os_str().as_bytes())[..8]);
-        let dir = report::scratch::cache_dir().join("worktrees").join(key);
+        let dir = runner::scratch::cache_dir().join("worktrees").join(key);
         let _ = fs::create_dir_all(&dir);
         // For a human looking in the folder: which repository this is.
         // Written whole by rename, never through a link planted at its name.
         let _ =
-            report::json::write_bytes_atomic(&dir.join("repository"), top.as_os_str().as_bytes());
+            files::atomic::write_bytes_atomic(&dir.join("repository"), top.as_os_str().as_bytes());
         Store { dir }
     }
 
@@ -357,7 +357,7 @@ impl Store {
             return Restored::Nothing;
         }
         let result = restore_from(&claimed, paths, checkout);
-        let _ = report::scratch::remove_all(&claimed);
+        let _ = runner::scratch::remove_all(&claimed);
         match result {
             Ok(Some((handed, timings))) => Restored::Restored { handed, timings },
             Ok(None) => Restored::Nothing,
@@ -377,7 +377,7 @@ impl Store {
         if fs::symlink_metadata(&entry).is_ok() {
             let old = self.dir.join(format!(".old-{}", RunId::current().tag()));
             fs::rename(&entry, &old)?;
-            let _ = report::scratch::remove_all(&old);
+            let _ = runner::scratch::remove_all(&old);
         }
         fs::rename(&snapshot.dir, &entry)?;
         snapshot.committed = true;
@@ -392,7 +392,7 @@ impl Store {
         for e in entries.flatten() {
             if let Some(owner) = run_of(&e.file_name()) {
                 if owner != RunId::current() && !owner.alive() {
-                    let _ = report::scratch::remove_all(&e.path());
+                    let _ = runner::scratch::remove_all(&e.path());
                 }
             }
         }
@@ -428,7 +428,7 @@ pub struct Cleaned {
 /// start time, so a reused pid does not count) stay, and so does their folder. Returns each
 /// repository's cache it cleaned.
 pub fn clean(repo: Option<&Path>) -> io::Result<Vec<Cleaned>> {
-    let root = report::scratch::cache_dir().join("worktrees");
+    let root = runner::scratch::cache_dir().join("worktrees");
     let dirs: Vec<PathBuf> = match repo {
         Some(r) => vec![Store::for_repo(r).dir],
         None => match fs::read_dir(&root) {
@@ -449,12 +449,12 @@ pub fn clean(repo: Option<&Path>) -> io::Result<Vec<Cleaned>> {
                     Some(owner) if owner == RunId::current() || owner.alive() => {
                         live.push(owner.pid)
                     }
-                    _ => report::scratch::remove_all(&e.path())?,
+                    _ => runner::scratch::remove_all(&e.path())?,
                 }
             }
         }
         if live.is_empty() {
-            report::scratch::remove_all(&d)?;
+            runner::scratch::remove_all(&d)?;
         }
         cleaned.push(Cleaned { dir: d, live });
     }
@@ -488,7 +488,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
     {
         return Err(format!(
             "its time {} is {v}, not a number of seconds a run can take",
-            report::escape::text(k)
+            files::escape::text(k)
         ));
     }
     let out = entry.join("out");
@@ -498,7 +498,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
             continue;
         }
         if let Some(why) = refusal(&from, &meta.built_at) {
-            return Err(format!("{}: {why}", report::escape::text(rel)));
+            return Err(format!("{}: {why}", files::escape::text(rel)));
         }
         // A build folder other than Cargo's is reused only for the very sources it was built
         // from: an output of a source since deleted or changed (a compiled test that no longer
@@ -508,7 +508,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
             if !stamps::same_sources(&now, &meta.sources) {
                 return Err(format!(
                     "{} was built from other sources (only Cargo's build folder is reused across source changes)",
-                    report::escape::text(rel)
+                    files::escape::text(rel)
                 ));
             }
         }
@@ -529,7 +529,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
         }
         let to = in_tree(checkout, rel).ok_or_else(|| format!("{rel}: a link on the way"))?;
         if fs::symlink_metadata(&to).is_ok() {
-            report::scratch::remove_all(&to).map_err(|e| format!("{rel}: {e}"))?;
+            runner::scratch::remove_all(&to).map_err(|e| format!("{rel}: {e}"))?;
         }
         if let Some(parent) = to.parent() {
             fs::create_dir_all(parent).map_err(|e| format!("{rel}: {e}"))?;

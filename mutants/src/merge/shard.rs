@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use report::escape;
+use files::escape;
 
 use crate::record::{RunReport, REPORT_VERSION};
 use crate::render::Sources;

@@ -1,12 +1,12 @@
 //! The lines a run shows while it goes: one finished line per mutant and the live status.
 //!
-//! `report::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
+//! `cmdline::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
 //! this module only says what the lines read, from the rows and tally the engine produced.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use report::progress::step_status;
+use cmdline::progress::step_status;
 use report::Painter;
 
 use super::time_text;
@@ -22,7 +22,7 @@ pub(crate) fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Inst
     );
     if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
         s.push_str("; running ");
-        s.push_str(&step_status(&report::escape::text(name), since.elapsed()));
+        s.push_str(&step_status(&files::escape::text(name), since.elapsed()));
         if running.len() > 1 {
             s.push_str(&format!(" +{} more", running.len() - 1));
         }
@@ -58,7 +58,7 @@ pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter
     format!(
         "[{done}/{total}] {}{pad} {}{detail}",
         paint.paint(&word, row.verdict.style()),
-        report::escape::text(&row.name)
+        files::escape::text(&row.name)
     )
 }
 

@@ -56,9 +56,9 @@ pub(crate) fn run_canary(
         id,
         file: _pin,
     } = swap::read_regular(&path)
-        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+        .with_context(|| format!("reading {}", files::escape::path(&path)))?;
     swap::write_in_place(&path, id, UNLOADABLE)
-        .with_context(|| format!("writing the canary into {}", report::escape::path(&path)))?;
+        .with_context(|| format!("writing the canary into {}", files::escape::path(&path)))?;
     let log = plan.out.join("logs").join(format!(
         "canary.{}.{}.log",
         slug(file, "file"),
@@ -78,7 +78,7 @@ pub(crate) fn run_canary(
         Ok(()) | Err(WriteError::Changed(_)) => {}
         Err(WriteError::Io(e)) => {
             return Err(e).with_context(|| {
-                format!("restoring {} after its canary", report::escape::path(&path))
+                format!("restoring {} after its canary", files::escape::path(&path))
             })
         }
     }
@@ -108,8 +108,8 @@ pub(crate) fn survived_message(c: &Canary, dir: &Path) -> String {
     format!(
         "canary SURVIVED: suite {:?} passed with {} made unloadable in the working copy {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: {}. Log: {}",
         c.suite,
-        report::escape::text(&c.file),
-        report::escape::path(dir),
+        files::escape::text(&c.file),
+        files::escape::path(dir),
         candidate::canary::USUAL_CAUSES,
         c.log
     )

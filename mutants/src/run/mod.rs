@@ -153,7 +153,7 @@ fn work(
     tx: &mpsc::Sender<Event>,
 ) -> Result<()> {
     loop {
-        if report::interrupt::requested() || failed.load(Ordering::SeqCst) {
+        if files::interrupt::requested() || failed.load(Ordering::SeqCst) {
             return Ok(());
         }
         let i = next.fetch_add(1, Ordering::SeqCst);
@@ -211,7 +211,7 @@ fn renew(plan: &Plan, co: &mut Checkout, index: usize) -> Result<()> {
 fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
     if let Some(snap) = plan.warm.snapshot {
         if let Err(e) = snap.fill(co.path()) {
-            report::errln!(
+            cmdline::errln!(
                 "mutants: copy {j} builds cold: its build outputs could not be copied ({e})"
             );
         }
@@ -223,11 +223,11 @@ fn ready(plan: &Plan, j: usize, co: &Checkout) -> Result<bool> {
             return Ok(false);
         }
         if ran.record.outcome() != report::Outcome::Passed {
-            report::errln!(
+            cmdline::errln!(
                 "mutants: copy {j}: suite {:?} {} unmutated (log {}); that copy judges no mutant",
                 suite.name,
-                report::escape::text(&ran.record.status_text()),
-                report::escape::path(&ran.record.log)
+                files::escape::text(&ran.record.status_text()),
+                files::escape::path(&ran.record.log)
             );
             return Ok(false);
         }

@@ -38,7 +38,7 @@ impl Restore<'_> {
             Err(WriteError::Io(e)) => Err(e).with_context(|| {
                 format!(
                     "restoring {} to its original bytes",
-                    report::escape::path(self.path)
+                    files::escape::path(self.path)
                 )
             }),
         }
@@ -83,7 +83,7 @@ pub(super) fn run_one(
         id,
         file: _pin,
     } = swap::read_regular(&path)
-        .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+        .with_context(|| format!("reading {}", files::escape::path(&path)))?;
     let mut row = Row {
         index: m.index,
         name: m.name.clone(),
@@ -131,7 +131,7 @@ pub(super) fn run_one(
         done: false,
     };
     swap::write_in_place(&path, id, &mutated)
-        .with_context(|| format!("writing the mutant into {}", report::escape::path(&path)))?;
+        .with_context(|| format!("writing the mutant into {}", files::escape::path(&path)))?;
     let mut runs = Vec::new();
     let mut changed = None;
     for (k, suite_name) in m.suites().enumerate() {

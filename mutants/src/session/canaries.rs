@@ -4,8 +4,8 @@
 
 use anyhow::Result;
 
-use report::progress::Progress;
-use report::Exit;
+use cmdline::progress::Progress;
+use cmdline::Exit;
 
 use super::Session;
 use crate::record::CanaryVerdict;
@@ -17,7 +17,7 @@ impl Session {
     /// `Err(exit)` when the run must stop: a canary survived (exit 4) or an interrupt came.
     pub(crate) fn canaries(&mut self, baseline: &BaselineResult) -> Result<Result<(), Exit>> {
         if self.settings.no_canary {
-            report::errln!(
+            cmdline::errln!(
                 "mutants: canaries skipped (--no-canary): nothing proves the suites read the working copy"
             );
             return Ok(Ok(()));
@@ -41,8 +41,8 @@ impl Session {
         for (file, suite) in &planned {
             let label = format!(
                 "canary: {} unloadable under {}",
-                report::escape::text(file),
-                report::escape::text(suite)
+                files::escape::text(file),
+                files::escape::text(suite)
             );
             let ran = live.during(&label, || {
                 canary::run_canary(&plan, &self.checkouts[0], file, suite)
@@ -54,13 +54,13 @@ impl Session {
             live.finished(&format!(
                 "{} {} ({}, {})",
                 c.verdict,
-                report::escape::text(file),
-                report::escape::text(suite),
-                report::escape::text(&c.status)
+                files::escape::text(file),
+                files::escape::text(suite),
+                files::escape::text(&c.status)
             ));
             let survived = c.verdict == CanaryVerdict::Survived;
             if survived {
-                report::errln!(
+                cmdline::errln!(
                     "mutants: {}",
                     canary::survived_message(&c, self.checkouts[0].path())
                 );

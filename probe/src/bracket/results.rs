@@ -204,7 +204,7 @@ impl Results {
 pub(crate) fn write_results(out: &Path, r: &Results, text: &str) -> anyhow::Result<()> {
     report::json::write_atomic(&out.join("results.json"), r)
         .with_context(|| format!("writing {}", out.join("results.json").display()))?;
-    report::json::write_text_atomic(&out.join("results.txt"), text)
+    files::atomic::write_text_atomic(&out.join("results.txt"), text)
         .with_context(|| format!("writing {}", out.join("results.txt").display()))?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use common::{alive, pid_from};
 
 #[test]
 fn the_sweep_kills_an_adopted_orphan_that_no_run_claimed() {
-    report::runner::become_subreaper();
+    runner::become_subreaper();
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pid");
     // Started outside any run: it leaves its group, clears its environment, loses its parent.
@@ -27,7 +27,7 @@ fn the_sweep_kills_an_adopted_orphan_that_no_run_claimed() {
     assert!(status.success());
     let pid = pid_from(&pidfile);
     assert!(alive(pid));
-    assert!(report::runner::sweep() >= 1);
+    assert!(runner::sweep() >= 1);
     assert!(!alive(pid), "the orphan survived the sweep");
-    assert_eq!(report::runner::sweep(), 0, "a second sweep finds nothing");
+    assert_eq!(runner::sweep(), 0, "a second sweep finds nothing");
 }

@@ -1,4 +1,11 @@
-//! The process runner every gatekit tool uses to run a child command.
+//! The process runner every gatekit tool uses to run a child command, and what it needs around
+//! it: the per-process [`scratch`] folders, the clean-up of what a killed run left
+//! ([`stale`]), and the typed [`stop`] errors a run and its callers raise.
+//!
+//! A crate of its own so that the code that starts processes (candidate's setup steps, every
+//! tool's suites) depends on no command-line parser, progress bar or renderer: it hands back
+//! the raw [`Finished`] record of a run, and the code that owns records (`report`) reads test
+//! counts out of its log and judges it.
 //!
 //! Each child runs in its own process group, stdin from /dev/null, stdout and stderr straight
 //! into a log file, with a timeout. Three things make it trustworthy:
@@ -20,7 +27,7 @@
 //! client talks to over stdin and stdout) takes the [piped mode](start_piped) instead: the same
 //! tag, group, environment, timeout, interrupt check and strays killed, with the two pipes
 //! handed to the caller, stderr to the log, and the record when the caller is done. Finding a
-//! run's processes in `/proc`, killing them and reaping their zombies is the `procs` submodule's concern.
+//! run's processes in `/proc`, killing them and reaping their zombies is the `procs` module's concern.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fs::File;
@@ -29,27 +36,25 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Once};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
-use crate::counts::{self, Counts};
-use crate::interrupt;
-use crate::time::Timestamp;
+use files::interrupt;
 
 mod echo;
 mod piped;
 mod procs;
+pub mod scratch;
+pub mod stale;
+pub mod stop;
 
 use echo::Echo;
 pub use piped::{start_piped, Piped};
-pub use procs::{sweep, tagged_processes};
-
-/// The environment variable that tags a run's descendants.
-pub const TAG_VAR: &str = "GATEKIT_RUN";
+pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
 
 /// The default timeout when a caller gives none (SPEC: suites default to 30 minutes).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -131,7 +136,7 @@ impl Job {
     }
 
     /// Points `TMPDIR`, `TMP` and `TEMP` at `dir`: a suite's scratch folder of its own (see
-    /// [`crate::scratch::ScratchDir`]), so runs side by side cannot meet in `/tmp`.
+    /// [`scratch::ScratchDir`]), so runs side by side cannot meet in `/tmp`.
     pub fn tmpdir(self, dir: &Path) -> Job {
         let dir = dir.display().to_string();
         self.env("TMPDIR", &dir).env("TMP", &dir).env("TEMP", dir)
@@ -173,16 +178,38 @@ pub enum Outcome {
     Interrupted,
 }
 
-/// Everything known about one finished run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct RunRecord {
+impl Outcome {
+    /// How a process ended, from what the runner saw of it alone. A record's judge (in
+    /// `report`) adds one rule on top: an exit 0 whose log says tests failed is no pass.
+    pub fn of_process(
+        interrupted: bool,
+        hang: bool,
+        spawn_failed: bool,
+        exit_code: Option<i32>,
+    ) -> Outcome {
+        if interrupted {
+            Outcome::Interrupted
+        } else if hang {
+            Outcome::Hang
+        } else if spawn_failed || matches!(exit_code, Some(126 | 127)) {
+            Outcome::CouldNotStart
+        } else if exit_code == Some(0) {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        }
+    }
+}
+
+/// Everything the runner knows about one finished run: how the process ended, never what its
+/// output says (reading a log is the record's business, in `report`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
     pub argv: Vec<String>,
     pub dir: PathBuf,
-    pub start: Timestamp,
-    pub end: Timestamp,
+    pub start: SystemTime,
+    pub end: SystemTime,
     /// Wall time, in seconds.
-    #[schemars(range(min = 0.0))]
     pub duration_secs: f64,
     /// The exit code, when the child exited on its own.
     pub exit_code: Option<i32>,
@@ -197,21 +224,16 @@ pub struct RunRecord {
     pub strays_killed: u32,
     /// Why the child could not be started, if it could not.
     pub spawn_error: Option<String>,
-    /// Pass/fail/skip counts read from the log's closing lines.
-    pub counts: Option<Counts>,
-    /// Tests the runner named as failed.
-    pub failed_tests: Vec<String>,
     pub log: PathBuf,
 }
 
-impl RunRecord {
-    /// A record of a command not run yet (or never, with `spawn_error` set by the caller), stamped
-    /// now: the one place a record starts, so every field has its neutral value.
-    pub fn not_yet_run(argv: Vec<String>, dir: PathBuf, log: PathBuf) -> RunRecord {
-        let now = Timestamp::now();
-        RunRecord {
-            argv,
-            dir,
+impl Finished {
+    /// A run that has not started yet, stamped now, every field at its neutral value.
+    fn starting(job: &Job) -> Finished {
+        let now = SystemTime::now();
+        Finished {
+            argv: job.argv(),
+            dir: job.dir.clone(),
             start: now,
             end: now,
             duration_secs: 0.0,
@@ -221,82 +243,22 @@ impl RunRecord {
             interrupted: false,
             strays_killed: 0,
             spawn_error: None,
-            counts: None,
-            failed_tests: Vec::new(),
-            log,
+            log: job.log.clone(),
         }
     }
 
-    /// How the run ended, as every tool judges it. The one place the rule lives: exit 0 is a
-    /// pass only when the runner's own closing lines do not say tests failed. A suite whose
-    /// runner reports failures while its command exits 0 (a `| tee` pipeline, a wrapper that
-    /// swallows the code) has failed: the exit code was lost on the way, the failures were not.
+    /// How the process ended (see [`Outcome::of_process`]).
     pub fn outcome(&self) -> Outcome {
-        if self.interrupted {
-            Outcome::Interrupted
-        } else if self.hang {
-            Outcome::Hang
-        } else if self.spawn_error.is_some() || matches!(self.exit_code, Some(126 | 127)) {
-            Outcome::CouldNotStart
-        } else if self.exit_code == Some(0) && self.failures_despite_exit_0().is_none() {
-            Outcome::Passed
-        } else {
-            Outcome::Failed
-        }
-    }
-
-    /// How many tests the runner's closing lines say failed, when the command still exited 0:
-    /// the counts and the exit disagree, and the run is not a pass (see [`RunRecord::outcome`]).
-    pub fn failures_despite_exit_0(&self) -> Option<u64> {
-        match (self.exit_code, self.counts) {
-            (Some(0), Some(c)) if c.failed > 0 => Some(c.failed),
-            _ => None,
-        }
-    }
-
-    pub fn duration(&self) -> Duration {
-        Duration::from_secs_f64(self.duration_secs.max(0.0))
-    }
-
-    /// How it ended in a few words: `exit 0`, `exit 1`, `SIGSEGV`, `hang`, `not started`.
-    pub fn status_text(&self) -> String {
-        if self.hang {
-            "hang".to_string()
-        } else if self.interrupted {
-            "interrupted".to_string()
-        } else if let Some(e) = &self.spawn_error {
-            format!("not started ({e})")
-        } else if let Some(failed) = self.failures_despite_exit_0() {
-            format!("exit 0 but {failed} failed: the counts and the exit disagree")
-        } else if let Some(code) = self.exit_code {
-            format!("exit {code}")
-        } else if let Some(sig) = &self.signal {
-            sig.clone()
-        } else {
-            "unknown".to_string()
-        }
+        Outcome::of_process(
+            self.interrupted,
+            self.hang,
+            self.spawn_error.is_some(),
+            self.exit_code,
+        )
     }
 }
 
-/// Makes this process a child subreaper, once. Called by [`run`]; tools may call it earlier.
-pub fn become_subreaper() {
-    SUBREAPER.call_once(|| {
-        // Without it escaped descendants go to init and can still be killed by tag; with it they
-        // also stay our children, so their zombies are ours to reap.
-        let _ = nix::sys::prctl::set_child_subreaper(true);
-    });
-}
-
-/// Done once this process is a child subreaper ([`become_subreaper`]).
-static SUBREAPER: Once = Once::new();
-
-/// Whether this process has made itself a child subreaper: until it has, no process it did not
-/// start itself can become its child, and only [`run`] starts a child in a group of its own.
-pub(crate) fn is_subreaper() -> bool {
-    SUBREAPER.is_completed()
-}
-
-/// A tag no other run on the machine has: this process's [`RunId`](crate::scratch::RunId)
+/// A tag no other run on the machine has: this process's [`RunId`](scratch::RunId)
 /// (pid and start time), then a sequence number and the clock. The `PID.START` prefix is what
 /// lets the next gatekit start find and kill the processes of a run that died with SIGKILL.
 fn new_tag() -> String {
@@ -307,7 +269,7 @@ fn new_tag() -> String {
         .unwrap_or(0);
     format!(
         "{}-{}-{nanos}",
-        crate::scratch::RunId::current().tag(),
+        scratch::RunId::current().tag(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     )
 }
@@ -398,7 +360,7 @@ fn spawn(mut cmd: Command, tag: String) -> io::Result<Started> {
     become_subreaper();
     // The session folder exists before the first child does, so that if this process dies
     // with SIGKILL the next gatekit start finds it and kills what it left running.
-    crate::scratch::session()?;
+    scratch::session()?;
     let before = procs::our_children();
     let at = Instant::now();
     // Hold the lock across spawn so orphan reaping never sees this pid unowned.
@@ -438,8 +400,8 @@ fn supervise(
     deadline: Instant,
     grace: Duration,
     asked: &AtomicBool,
-    mut record: RunRecord,
-) -> RunRecord {
+    mut record: Finished,
+) -> Finished {
     let Started {
         mut child,
         tag,
@@ -492,7 +454,7 @@ fn supervise(
         .remove(&pid);
 
     record.strays_killed = procs::clean_up(&scope, &mut killed);
-    record.end = Timestamp::now();
+    record.end = SystemTime::now();
     record.duration_secs = at.elapsed().as_secs_f64();
     match status {
         Ok(st) => {
@@ -504,29 +466,23 @@ fn supervise(
     record
 }
 
-/// Reads the pass/fail counts and failed tests off the end of a finished run's log.
-fn read_counts(record: &mut RunRecord) {
-    let text = read_tail(&record.log, 1 << 20).unwrap_or_default();
-    record.counts = counts::read(&text);
-    record.failed_tests = counts::failed_tests(&text);
-}
-
-/// Runs `job` to the end and returns its record.
+/// Runs `job` to the end and returns what the runner saw of it (`report`'s record of a run
+/// adds what its log says).
 ///
 /// Errors only when the log cannot be created; a command that cannot start is a record with
 /// `spawn_error` set, because for a judge that is an outcome ("could not start"), not a crash.
-pub fn run(job: &Job) -> io::Result<RunRecord> {
-    let log = crate::outputs::create(&job.log)?;
+pub fn run(job: &Job) -> io::Result<Finished> {
+    let log = files::outputs::create(&job.log)?;
     let (mut cmd, tag) = command(job)?;
     cmd.stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
-    let mut record = RunRecord::not_yet_run(job.argv(), job.dir.clone(), job.log.clone());
+    let mut record = Finished::starting(job);
     let started = match spawn(cmd, tag) {
         Ok(started) => started,
         Err(e) => {
             record.spawn_error = Some(e.to_string());
-            record.end = Timestamp::now();
+            record.end = SystemTime::now();
             log_spawn_error(&job.log, &record.argv, &e)?;
             return Ok(record);
         }
@@ -535,11 +491,10 @@ pub fn run(job: &Job) -> io::Result<RunRecord> {
     let deadline = started.at + job.timeout;
     // Nobody else can ask a plain run to stop: it ends by itself, by its timeout or by Ctrl-C.
     let never = AtomicBool::new(false);
-    let mut record = supervise(started, deadline, job.grace, &never, record);
+    let record = supervise(started, deadline, job.grace, &never, record);
     if let Some(echo) = echo {
         echo.finish();
     }
-    read_counts(&mut record);
     Ok(record)
 }
 

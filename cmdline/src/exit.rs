@@ -1,4 +1,6 @@
-//! The exit codes of SPEC.md, shared by every tool.
+//! The exit codes of SPEC.md, shared by every tool, and the one policy that maps an error to
+//! one: by the typed errors in its chain ([`PreconditionFailed`], [`Interrupted`],
+//! [`StdoutClosed`]), which the crates below raise without knowing any exit code.
 //!
 //! A finding (a failed check, a survived mutant, a moved threshold) is not an error: it is an
 //! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
@@ -10,6 +12,8 @@
 //! `EPIPE` instead; [`print()`] turns that into the typed [`StdoutClosed`] error, and
 //! [`run_tool`] ends such a run quietly with exit 0, as ripgrep does: nobody is left to read
 //! an error, and the work the reader wanted was done.
+
+use runner::stop::{Interrupted, PreconditionFailed};
 
 /// What a run of any gatekit tool ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -147,12 +151,12 @@ pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
     let mut quoted: Vec<String> = args
         .iter()
         .flat_map(|a| [a.as_str(), a.split_once('=').map_or("", |(_, v)| v)])
-        .flat_map(|a| [a.to_string(), crate::color::strip(a)])
-        .filter(|a| a.chars().any(crate::escape::is_unsafe))
+        .flat_map(|a| [a.to_string(), report::color::strip(a)])
+        .filter(|a| a.chars().any(files::escape::is_unsafe))
         .collect();
     quoted.sort_by_key(|a| std::cmp::Reverse(a.len()));
     for arg in quoted {
-        text = text.replace(&arg, &crate::escape::text(&arg));
+        text = text.replace(&arg, &files::escape::text(&arg));
     }
     let mut safe = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -160,28 +164,11 @@ pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
             Some(body) => (body, "\n"),
             None => (line, ""),
         };
-        safe.push_str(&crate::markdown::controls(body));
+        safe.push_str(&files::escape::text(body));
         safe.push_str(end);
     }
     safe
 }
-
-/// A precondition that failed (a setup step, a red baseline): nothing could be judged, exit 4.
-/// Its text may span lines (a log's tail), and is printed whole.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct PreconditionFailed(String);
-
-impl PreconditionFailed {
-    pub fn new(text: impl Into<String>) -> PreconditionFailed {
-        PreconditionFailed(text.into())
-    }
-}
-
-/// The work stopped at Ctrl-C or SIGTERM after cleaning up: exit 130.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted")]
-pub struct Interrupted;
 
 /// Why a run stopped without judging: the one error-to-exit policy of all three tools,
 /// decided from the typed errors in the chain, never from an error's text.
@@ -210,7 +197,7 @@ impl Stop {
                         .is_some_and(|inner| is(inner))
             })
         };
-        let interrupted = crate::interrupt::requested()
+        let interrupted = files::interrupt::requested()
             || error.downcast_ref::<Interrupted>().is_some()
             || holds(|e| e.is::<Interrupted>());
         if is_stdout_closed(error.as_ref()) || error.chain().any(is_stdout_closed) {
@@ -260,16 +247,16 @@ pub fn fail(tool: &str, error: &anyhow::Error) -> Exit {
 /// A tool's whole run: route Ctrl-C and SIGTERM to the interrupt flag, do the work, print an
 /// error that stopped it once (see [`fail`]), and sweep what its runs left behind.
 pub fn run_tool(tool: &str, work: impl FnOnce() -> anyhow::Result<Exit>) -> Exit {
-    crate::interrupt::install();
+    files::interrupt::install();
     let name = tool.to_string();
-    crate::interrupt::exit_when_requested(move || {
+    files::interrupt::exit_when_requested(move || {
         crate::errln!("{name}: interrupted");
-        crate::runner::sweep();
-        crate::scratch::finish();
+        runner::sweep();
+        runner::scratch::finish();
     });
     // A run that died with SIGKILL could clean nothing: its processes and scratch are ours to
     // remove now, before this run starts its own.
-    let stale = crate::scratch::clean_stale();
+    let stale = runner::stale::clean_stale();
     if stale.processes > 0 {
         crate::errln!(
             "{tool}: killed {} process(es) left by a gatekit run that was killed",
@@ -281,27 +268,27 @@ pub fn run_tool(tool: &str, work: impl FnOnce() -> anyhow::Result<Exit>) -> Exit
         Err(e) => fail(tool, &e),
     };
     sweep_strays(tool);
-    crate::scratch::finish();
+    runner::scratch::finish();
     exit
 }
 
 /// The last thing a tool does: kill what its runs left behind (see
-/// [`crate::runner::sweep`]) and say so on stderr when there was anything.
+/// [`runner::sweep`]) and say so on stderr when there was anything.
 pub fn sweep_strays(tool: &str) {
-    let killed = crate::runner::sweep();
+    let killed = runner::sweep();
     if killed > 0 {
         crate::errln!("{tool}: killed {killed} stray process(es) that outlived their runs");
     }
 }
 
 /// The most characters an error line quotes; past that its middle is left out (see
-/// [`crate::text::elide`]). Room for a few long paths, not for a megabyte of one.
+/// [`report::text::elide`]). Room for a few long paths, not for a megabyte of one.
 const MAX_ERROR_CHARS: usize = 1000;
 
 /// An error and its causes on one line, `: `-separated, without repeats (many errors quote
 /// their source in their own message). Errors quote outside text (a path, git's stderr), so
 /// line breaks and tabs become spaces and every other control character a visible escape
-/// (see [`crate::escape`]): an error can never print a second line or a terminal escape.
+/// (see [`files::escape`]): an error can never print a second line or a terminal escape.
 pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -314,12 +301,12 @@ pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     // However long what it quotes (a path of a megabyte), an error stays a line one can read.
-    let text = crate::text::elide(&text, MAX_ERROR_CHARS);
+    let text = report::text::elide(&text, MAX_ERROR_CHARS);
     let mut line = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\n' | '\r' | '\t' => line.push(' '),
-            c if crate::escape::is_unsafe(c) => line.push_str(&crate::escape::text(&c.to_string())),
+            c if files::escape::is_unsafe(c) => line.push_str(&files::escape::text(&c.to_string())),
             c => line.push(c),
         }
     }
@@ -347,7 +334,7 @@ mod tests {
     fn an_error_quoting_outside_text_prints_no_control_character() {
         let e = Outer(std::io::Error::other("x\rverdict   PASS\u{1b}[2J"));
         let line = one_line(&e);
-        assert!(!line.chars().any(crate::escape::is_unsafe), "{line:?}");
+        assert!(!line.chars().any(files::escape::is_unsafe), "{line:?}");
         assert_eq!(line, "reading gate.toml: x verdict   PASS\\u{1b}[2J");
     }
 

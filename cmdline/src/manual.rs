@@ -51,12 +51,12 @@ pub fn write_man_pages(mut cmd: clap::Command, out: Option<&Path>) -> io::Result
         let mut page = Vec::new();
         clap_mangen::Man::new(page_cmd).render(&mut page)?;
         let path = dir.join(format!("{file}.1"));
-        // The one output guard (see `crate::outputs`): never through a link or into a checkout.
-        crate::outputs::Plan::new()
+        // The one output guard (see `files::outputs`): never through a link or into a checkout.
+        files::outputs::Plan::new()
             .file("man page", &path)
             .check()
             .map_err(io::Error::other)?;
-        crate::outputs::write(&path, &page)
+        files::atomic::write_bytes_atomic(&path, &page)
             .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", path.display())))?;
     }
     Ok(())

@@ -30,7 +30,7 @@ impl Echo {
             let mut pending: Vec<u8> = Vec::new();
             let show = |bytes: &[u8]| {
                 let text = String::from_utf8_lossy(bytes);
-                let _ = writeln!(io::stderr(), "{}", crate::escape::terminal_line(&text));
+                let _ = writeln!(io::stderr(), "{}", files::escape::terminal_line(&text));
             };
             loop {
                 let done = flag.load(Ordering::SeqCst);

@@ -4,7 +4,7 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use report::runner::{self, Job, Outcome};
+use runner::{Job, Outcome};
 
 #[test]
 fn an_interrupt_kills_the_running_group_and_says_so() {
@@ -13,7 +13,7 @@ fn an_interrupt_kills_the_running_group_and_says_so() {
     let job = Job::shell("sleep 1000", dir.path(), &log).timeout(Duration::from_secs(120));
     thread::spawn(|| {
         thread::sleep(Duration::from_millis(300));
-        report::interrupt::request();
+        files::interrupt::request();
     });
     let started = Instant::now();
     let rec = runner::run(&job).unwrap();

@@ -1,14 +1,14 @@
 //! The runner's piped mode: a child the caller talks to over its stdin and stdout (an MCP
-//! server and its client), supervised as [`run`](super::run) supervises a batch command.
+//! server and its client), supervised as [`run`](crate::run) supervises a batch command.
 //!
 //! The child gets everything a run gets: its own process group, a fresh `GATEKIT_RUN` tag, the
-//! job's environment with [`GIT_REDIRECTING`](super::GIT_REDIRECTING) stripped, a timeout, and
+//! job's environment with [`GIT_REDIRECTING`](crate::GIT_REDIRECTING) stripped, a timeout, and
 //! the interrupt check; stderr goes to the job's log. A watcher thread waits for it, so the
 //! timeout and Ctrl-C stop the whole group even while the caller is blocked reading its
 //! stdout (the kill closes that pipe, which ends the read). When the caller is done it asks
-//! for the [`RunRecord`], or drops the handle: either way nothing of the run is left alive.
+//! for the [`Finished`], or drops the handle: either way nothing of the run is left alive.
 //!
-//! Why the pipes are safe here when [`run`](super::run) avoids them: the caller reads the
+//! Why the pipes are safe here when [`run`](crate::run) avoids them: the caller reads the
 //! child's stdout only while it expects an answer, with its own deadline, and never waits for
 //! the pipe's end-of-file to finish; the record comes from the watcher, not from the pipe.
 
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{command, log_spawn_error, read_counts, spawn, supervise, Echo, Job, RunRecord};
+use crate::{command, log_spawn_error, spawn, supervise, Echo, Finished, Job};
 
 /// A started child with its stdin and stdout handed to the caller.
 #[derive(Debug)]
@@ -29,18 +29,18 @@ pub struct Piped {
     pid: i32,
     /// Set to stop the child now: the watcher then stops its group as on a timeout.
     asked: Arc<AtomicBool>,
-    watcher: Option<thread::JoinHandle<RunRecord>>,
+    watcher: Option<thread::JoinHandle<Finished>>,
 }
 
 /// Starts `job` with piped stdin and stdout (stderr to `job.log`, echoed when `job.echo`).
 ///
-/// Unlike [`run`](super::run), a child that cannot start is an error, not a record: there is
+/// Unlike [`run`](crate::run), a child that cannot start is an error, not a record: there is
 /// nobody to talk to. The reason is also written to the log.
 pub fn start_piped(job: &Job) -> io::Result<Piped> {
-    let log = crate::outputs::create(&job.log)?;
+    let log = files::outputs::create(&job.log)?;
     let (mut cmd, tag) = command(job)?;
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(log);
-    let record = RunRecord::not_yet_run(job.argv(), job.dir.clone(), job.log.clone());
+    let record = Finished::starting(job);
     let mut started = match spawn(cmd, tag) {
         Ok(started) => started,
         Err(e) => {
@@ -57,11 +57,10 @@ pub fn start_piped(job: &Job) -> io::Result<Piped> {
     let grace = job.grace;
     let echo = job.echo.then(|| Echo::start(job.log.clone()));
     let watcher = thread::spawn(move || {
-        let mut record = supervise(started, deadline, grace, &flag, record);
+        let record = supervise(started, deadline, grace, &flag, record);
         if let Some(echo) = echo {
             echo.finish();
         }
-        read_counts(&mut record);
         record
     });
     Ok(Piped {
@@ -96,7 +95,7 @@ impl Piped {
 
     /// Closes the child's stdin, gives it `linger` to exit on its own, then stops its whole
     /// group (SIGTERM, SIGKILL after the job's grace) and returns the run's record.
-    pub fn finish(mut self, linger: Duration) -> RunRecord {
+    pub fn finish(mut self, linger: Duration) -> Finished {
         drop(self.stdin.take());
         let until = Instant::now() + linger;
         while !self.is_done() && Instant::now() < until {
@@ -106,11 +105,11 @@ impl Piped {
     }
 
     /// Stops the child's whole group now and returns the run's record.
-    pub fn kill(mut self) -> RunRecord {
+    pub fn kill(mut self) -> Finished {
         self.end()
     }
 
-    fn end(&mut self) -> RunRecord {
+    fn end(&mut self) -> Finished {
         self.asked.store(true, Ordering::SeqCst);
         drop(self.stdin.take());
         drop(self.stdout.take());

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{alive, pid_from, within};
-use report::runner::{self, Job};
+use runner::Job;
 
 #[test]
 fn a_double_fork_that_clears_its_environment_is_still_found() {

@@ -9,7 +9,7 @@
 //! is, so a name reads as written (`odd\xff.txt` as a reviewer would type it, not
 //! `odd\\xff.txt`). An escape and the same characters typed literally print alike; neither can
 //! make a line of its own, which is what the escaping is for. Markdown, which gives backslashes
-//! a meaning, escapes them itself ([`crate::markdown`]).
+//! a meaning, escapes them itself (`report::markdown`).
 
 use std::borrow::Cow;
 

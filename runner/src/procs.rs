@@ -10,7 +10,7 @@ use std::fs;
 use std::io;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex, OnceLock};
+use std::sync::{mpsc, Mutex, Once, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -18,7 +18,27 @@ use nix::sys::signal::{kill, killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 
-use super::TAG_VAR;
+/// The environment variable that tags a run's descendants.
+pub const TAG_VAR: &str = "GATEKIT_RUN";
+
+/// Makes this process a child subreaper, once. Called by the runner before each child starts;
+/// tools may call it earlier.
+pub fn become_subreaper() {
+    SUBREAPER.call_once(|| {
+        // Without it escaped descendants go to init and can still be killed by tag; with it they
+        // also stay our children, so their zombies are ours to reap.
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    });
+}
+
+/// Done once this process is a child subreaper ([`become_subreaper`]).
+static SUBREAPER: Once = Once::new();
+
+/// Whether this process has made itself a child subreaper: until it has, no process it did not
+/// start itself can become its child, and only the runner starts a child in a group of its own.
+fn is_subreaper() -> bool {
+    SUBREAPER.is_completed()
+}
 
 /// Pids the runner spawned itself and reaps through `std`; orphan reaping must not touch them.
 pub(super) fn owned() -> &'static Mutex<HashSet<i32>> {
@@ -248,7 +268,7 @@ fn members(scope: &Scope) -> Vec<Proc> {
 pub fn sweep() -> u32 {
     // A process that never ran a child through the runner has none of ours to look for, and
     // looking reads every process's `/proc` entry: half the time of a small `gate check`.
-    if !super::is_subreaper() {
+    if !is_subreaper() {
         return 0;
     }
     let me = std::process::id() as i32;

@@ -10,6 +10,12 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
+/// The work stopped at Ctrl-C or SIGTERM after cleaning up: exit 130. The error a wait or a
+/// read cut short by [`requested`] raises; the exit policy finds it by its type.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 

@@ -9,7 +9,7 @@
 //!
 //! Progress lines quote outside text (suite and mutant names), so every line passes through
 //! [`safe`] before it is printed: control characters become visible escapes, and only the
-//! colour codes a [`crate::Painter`] emits (`ESC [ digits m`) pass, so a name can never move
+//! colour codes a [`report::Painter`] emits (`ESC [ digits m`) pass, so a name can never move
 //! the cursor, erase the line or print a line of its own.
 
 use std::io::{IsTerminal, Write};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::duration::HumanDuration;
+use report::duration::HumanDuration;
 
 /// Where progress goes: stderr, redrawn or plain. On a terminal the live line is an
 /// [`indicatif`] bar showing our own text (`[3/12] 1m04s elapsed, ETA 2m  mutant 4`): indicatif
@@ -182,9 +182,9 @@ pub fn step_status(status: &str, elapsed: Duration) -> String {
 }
 
 /// `line` with every control character shown as its escape, except colour codes and tabs,
-/// which cannot move the cursor (see [`crate::escape::terminal_line`]).
+/// which cannot move the cursor (see [`files::escape::terminal_line`]).
 pub fn safe(line: &str) -> std::borrow::Cow<'_, str> {
-    crate::escape::terminal_line(line)
+    files::escape::terminal_line(line)
 }
 
 #[cfg(test)]

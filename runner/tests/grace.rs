@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::common::{alive, pid_from, within};
-use report::runner::{self, Job, Outcome};
+use runner::{Job, Outcome};
 
 #[test]
 fn a_main_process_that_ignores_sigterm_gets_sigkill_after_the_grace() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
-use crate::{ColorChoice, Format};
+use report::{ColorChoice, Format};
 
 /// `--color WHEN`, global to a tool's subcommands.
 #[derive(Debug, Clone, Copy, clap::Args)]
@@ -78,10 +78,10 @@ pub fn format_parser() -> impl TypedValueParser<Value = Format> {
     PossibleValuesParser::new(Format::NAMES).map(|s| s.parse().expect("a listed value"))
 }
 
-/// A timeout as people write it (`300s`, `15m`, `1h30m`; see [`crate::duration`]): more than
-/// zero, since nothing could finish in none, and at most [`crate::duration::MAX`].
+/// A timeout as people write it (`300s`, `15m`, `1h30m`; see [`report::duration`]): more than
+/// zero, since nothing could finish in none, and at most [`report::duration::MAX`].
 pub fn timeout(text: &str) -> Result<Duration, String> {
-    match crate::duration::parse(text).map_err(|e| e.to_string())? {
+    match report::duration::parse(text).map_err(|e| e.to_string())? {
         d if d.is_zero() => Err(format!("{text:?} is zero: nothing could finish in it")),
         d => Ok(d),
     }

@@ -8,12 +8,12 @@
 //! and a live stranger with a dead run's pid must not keep its folder alive, nor lose its own.
 //! The start time makes the pair unique for the machine's uptime.
 //!
-//! Clean-up never goes by a name pattern alone. [`clean_stale`] removes a folder only when it
+//! Clean-up never goes by a name pattern alone. [`dead_sessions`] names a folder only when it
 //! is a real directory (not a link), owned by this user, holding an `owner` file that matches
-//! its name, and that owner is no longer running. Before removing it, it kills every process
-//! still carrying the dead session's run tag (the runner's tags start with the session's id), so
-//! a run killed with SIGKILL, which could clean nothing, is cleaned by the next start of any
-//! gatekit tool on the machine.
+//! its name, and that owner is no longer running. Before `stale::clean_stale` removes it, it
+//! kills every process still carrying the dead session's run tag (the runner's tags start with
+//! the session's id), so a run killed with SIGKILL, which could clean nothing, is cleaned by
+//! the next start of any gatekit tool on the machine.
 //!
 //! Folders a suite left read-only (Go's module cache does this) are made writable before they
 //! are removed, and a removal reports whether it really happened, so no output says
@@ -25,7 +25,6 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::Duration;
 
 /// The name every session folder starts with.
 const SESSION_PREFIX: &str = "gatekit-";
@@ -296,24 +295,15 @@ pub fn finish() {
     }
 }
 
-/// What [`clean_stale`] did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cleaned {
-    /// Dead sessions whose folders were removed.
-    pub sessions: usize,
-    /// Processes still carrying a dead session's tag, killed.
-    pub processes: usize,
-}
-
-/// Finds the sessions of gatekit processes that are gone (killed, even with SIGKILL), kills the
-/// processes still carrying their run tags, and removes their folders. Only folders that pass
-/// every ownership check are touched (see the module docs).
-pub fn clean_stale() -> Cleaned {
-    let mut cleaned = Cleaned::default();
+/// The session folders of gatekit processes that are gone (killed, even with SIGKILL), each
+/// with the id of its dead owner: only folders that pass every ownership check (see the module
+/// docs). What to do with them is the `stale` module's business.
+pub fn dead_sessions() -> Vec<(RunId, PathBuf)> {
     let Ok(entries) = fs::read_dir(base()) else {
-        return cleaned;
+        return Vec::new();
     };
     let me = RunId::current();
+    let mut dead = Vec::new();
     for entry in entries.flatten() {
         let Some(name) = entry.file_name().to_str().map(str::to_string) else {
             continue;
@@ -324,35 +314,9 @@ pub fn clean_stale() -> Cleaned {
         if id == me || id.alive() || !is_owned_session(&entry.path(), &id) {
             continue;
         }
-        cleaned.processes += kill_tagged(&id);
-        if remove_all(&entry.path()).is_ok() {
-            cleaned.sessions += 1;
-        }
+        dead.push((id, entry.path()));
     }
-    cleaned
-}
-
-/// Kills every process whose run tag has a part handed out by session `id`; returns how many.
-fn kill_tagged(id: &RunId) -> usize {
-    let prefix = format!("{}-", id.tag());
-    let mut killed = std::collections::BTreeSet::new();
-    // A few passes: a dying parent may fork once more before its SIGKILL lands.
-    for _ in 0..5 {
-        let found = crate::runner::tagged_processes(|part| part.starts_with(prefix.as_bytes()));
-        let fresh: Vec<i32> = found.into_iter().filter(|p| !killed.contains(p)).collect();
-        if fresh.is_empty() {
-            break;
-        }
-        for pid in fresh {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-            killed.insert(pid);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    killed.len()
+    dead
 }
 
 #[cfg(test)]

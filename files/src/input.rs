@@ -38,7 +38,7 @@ pub enum InputError {
     Io(#[from] io::Error),
     /// Ctrl-C or SIGTERM arrived while waiting for the input.
     #[error("interrupted while reading")]
-    Interrupted(#[source] crate::exit::Interrupted),
+    Interrupted(#[source] crate::interrupt::Interrupted),
 }
 
 /// How long one wait on a pipe lasts before the interrupt flag is looked at again.
@@ -137,7 +137,7 @@ fn kind_of_mode(mode: nix::libc::mode_t) -> Kind {
 }
 
 fn interrupted() -> InputError {
-    InputError::Interrupted(crate::exit::Interrupted)
+    InputError::Interrupted(crate::interrupt::Interrupted)
 }
 
 fn read_regular(mut file: File) -> Result<Vec<u8>, InputError> {
