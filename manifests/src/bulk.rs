@@ -41,7 +41,7 @@ use nix::errno::Errno;
 use nix::fcntl::{openat, AtFlags, OFlag};
 use nix::sys::stat::{fstat, fstatat, Mode, SFlag};
 
-use crate::cores;
+use crate::cores::cores;
 use crate::entry::Digest;
 use crate::hash::{hash_rest, hash_sized, BUFFER};
 use crate::path::{check_path, Links, Located};

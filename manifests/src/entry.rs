@@ -109,7 +109,7 @@ pub enum Form {
     Tagged,
     /// `HEX PATH` with one blank (the BSD `md5 -r` order), which no sha256sum writes but
     /// `sha256sum -c` reads when a file's first untagged line is so; only ever read, and
-    /// written back as it was read (see `format`).
+    /// written back as it was read (see `line`).
     Reversed,
 }
 
@@ -153,12 +153,8 @@ pub struct Manifest {
     pub entries: Vec<Entry>,
 }
 
+/// Written by [`crate::write`] (and [`Manifest::to_bytes`]), read by [`crate::parse`].
 impl Manifest {
-    /// The bytes `sha256sum` would write for these entries; see [`crate::write`].
-    pub fn to_bytes(&self) -> Vec<u8> {
-        crate::format::write(&self.entries)
-    }
-
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()

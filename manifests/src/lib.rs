@@ -21,27 +21,26 @@
 //!   write `./-` in the path list if the manifest must also be checked by sha256sum.
 
 mod bulk;
+mod cores;
 mod entry;
-mod format;
+mod escape;
 mod generate;
 mod hash;
+mod line;
 mod path;
+mod read;
+mod status;
 mod tree;
 mod verify;
+mod write;
 
 pub use entry::{Digest, Entry, Form, Manifest};
-pub use format::{escape_name, parse, write, write_entry, LineProblem, ParseError};
-pub use generate::{manifest_as_recorded, manifest_for};
-pub use hash::{hash_file, hash_files, hash_reader};
+pub use escape::escape_name;
+pub use generate::{hash_files, manifest_as_recorded, manifest_for};
+pub use hash::{hash_file, hash_reader};
 pub use path::{check_path, Links, PathError, PathProblem};
+pub use read::{parse, LineProblem, ParseError};
+pub use status::{ReadError, Status, Summary};
 pub use tree::TreeError;
-pub use verify::{
-    verify, verify_as_recorded, verify_owned, Checked, ReadError, Status, Summary, Verification,
-};
-
-/// The cores this process may use, asked once: the answer reads the cgroup's files, and a check
-/// asks for every pass it runs on every core.
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
+pub use verify::{verify, verify_as_recorded, verify_owned, Checked, Verification};
+pub use write::{write, write_entry};
