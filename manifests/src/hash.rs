@@ -1,6 +1,6 @@
 //! Hashing content with SHA-256: what a reader yields ([`hash_reader`]) and one file
 //! ([`hash_file`]), the house's one sha256 of a file; the many paths of a tree are hashed on
-//! every core by [`crate::bulk`], which reads each file with the helpers here.
+//! every core by the fast path, which reads each file with the helpers here.
 //!
 //! A single file cannot be split (SHA-256 is sequential), so one huge file bounds the wall
 //! time of a check whatever the core count.

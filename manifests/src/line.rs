@@ -14,8 +14,8 @@
 //! one-blank line is malformed; if it is a one-blank line (the byte after the gap is neither a
 //! space nor `*`, or is the line's last), then every untagged line is read that way and its
 //! name is everything after the one gap, leading blanks and stars included.
-//! The order is the one thing a line cannot tell alone: [`crate::read`] finds it once for the
-//! file ([`order_of`] on its first untagged line) and reads every line in it.
+//! The order is the one thing a line cannot tell alone: reading the manifest finds it once for
+//! the file ([`order_of`] on its first untagged line) and reads every line in it.
 
 use crate::entry::{Digest, Entry, Form};
 use crate::escape::unescape_name;

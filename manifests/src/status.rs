@@ -206,7 +206,8 @@ impl schemars::JsonSchema for Summary {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
-            "description": "A manifest check's counts as its summary line: `12/12 OK`, or what failed (`10/12 OK, 1 FAILED, 1 MISSING`).",
+            "description": "A manifest check's counts as its summary line: `12/12 OK`, or \
+                            what failed (`10/12 OK, 1 FAILED, 1 MISSING`).",
             "type": "string",
             "pattern": SUMMARY_PATTERN,
         })

@@ -67,8 +67,8 @@ pub(crate) fn open_root(root: &Path) -> Result<PathBuf, TreeError> {
 }
 
 /// Locates every path before anything is read, so one bad path refuses the whole request
-/// instead of leaving half a report. The path-by-path walk: [`crate::bulk`] takes the plain
-/// paths of a large request another way and leaves this the rest.
+/// instead of leaving half a report. The path-by-path walk: the fast path (`bulk`) takes the
+/// plain paths of a large request another way and leaves this the rest.
 pub(crate) fn locate_all<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
