@@ -39,8 +39,22 @@ fn hash_with(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<Digest> {
     Ok(Digest(hasher.finalize().into()))
 }
 
-/// The SHA-256 of one file. Refuses anything but a regular file (after following links),
-/// because opening a FIFO would block forever and a directory has no content to hash.
+/// The SHA-256 of one file's content: the house's one sha256 of a file (its hex is
+/// [`Digest::to_hex`]). Refuses anything but a regular file (after following links), because
+/// opening a FIFO would block forever and a directory has no content to hash. Reads in pieces
+/// of 256 KiB, so a file of any size costs that much memory.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f");
+/// std::fs::write(&path, b"abc")?;
+/// assert_eq!(
+///     manifests::hash_file(&path)?.to_hex(),
+///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+/// );
+/// assert!(manifests::hash_file(dir.path()).is_err(), "a folder is not hashed");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn hash_file(path: &Path) -> io::Result<Digest> {
     let mut buf = vec![0u8; BUFFER];
     hash_path_with(path, &mut buf)

@@ -48,7 +48,7 @@ pub fn write(entries: &[Entry]) -> Vec<u8> {
 }
 
 impl Manifest {
-    /// The bytes `sha256sum` would write for these entries; see [`write`].
+    /// The bytes `sha256sum` would write for these entries; see [`write()`].
     pub fn to_bytes(&self) -> Vec<u8> {
         write(&self.entries)
     }

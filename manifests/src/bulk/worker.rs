@@ -449,9 +449,9 @@ fn is_regular(st: &nix::sys::stat::FileStat) -> bool {
     st.st_mode & SFlag::S_IFMT.bits() == SFlag::S_IFREG.bits()
 }
 
-/// The folder part and the last name of a path that passed [`check_path`], with `.` and empty
-/// components skipped as the walk skips them (`a/./b/.` names `a/b`). `None` when no name is
-/// left.
+/// The folder part and the last name of a path that passed [`crate::check_path`], with `.`
+/// and empty components skipped as the walk skips them (`a/./b/.` names `a/b`). `None` when no
+/// name is left.
 pub(super) fn split_last(path: &[u8]) -> Option<(&[u8], &[u8])> {
     let mut end = path.len();
     loop {
