@@ -230,6 +230,30 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_is_its_line_in_json_and_reads_back_from_exactly_that_line() {
+        let summary = Summary {
+            total: 12,
+            ok: 10,
+            failed: 1,
+            missing: 1,
+        };
+        let json = serde_json::to_value(summary).unwrap();
+        assert_eq!(json, "10/12 OK, 1 FAILED, 1 MISSING");
+        assert_eq!(serde_json::from_value::<Summary>(json).unwrap(), summary);
+        for bad in [
+            serde_json::json!("11/12 OK"),
+            serde_json::json!("12/12 OK "),
+            serde_json::json!({"total": 12, "ok": 12, "failed": 0, "missing": 0}),
+            serde_json::json!(12),
+        ] {
+            assert!(
+                serde_json::from_value::<Summary>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn statuses_and_summaries_read_back_as_written_and_nothing_else() {
         for status in [Status::Ok, Status::Failed, Status::Missing] {
             assert_eq!(status.as_str().parse::<Status>(), Ok(status));
