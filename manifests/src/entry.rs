@@ -172,7 +172,6 @@ pub struct Manifest {
     pub entries: Vec<Entry>,
 }
 
-/// Written by [`crate::write`] (and [`Manifest::to_bytes`]), read by [`crate::parse`].
 impl Manifest {
     /// Number of entries.
     pub fn len(&self) -> usize {
