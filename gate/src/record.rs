@@ -42,8 +42,6 @@ pub(crate) struct EntryFact {
 pub(crate) struct ManifestFacts {
     pub file: String,
     /// The counts, written `12/12 OK` or what failed.
-    #[serde(with = "summary_text")]
-    #[schemars(with = "String")]
     pub summary: manifests::Summary,
     pub all_ok: bool,
     pub entries: Vec<EntryFact>,
@@ -164,8 +162,6 @@ fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {
 pub(crate) struct Rerun {
     pub at: Timestamp,
     /// The manifest's counts at that moment, written as `12/12 OK`.
-    #[serde(with = "summary_text")]
-    #[schemars(with = "String")]
     pub manifest: manifests::Summary,
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
@@ -453,26 +449,6 @@ impl Verdict {
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// A manifest summary in the record is the line it always was (`12/12 OK`), read back as
-/// the counts it was written from (manifests' reading is the exact inverse of its writing).
-mod summary_text {
-    use serde::{Deserialize as _, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(
-        summary: &manifests::Summary,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(summary)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<manifests::Summary, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

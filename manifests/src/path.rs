@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::format::escape_name;
+use crate::escape::escape_name;
 
 /// A path refused as bad input: which path, and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
