@@ -79,3 +79,58 @@ pub(super) fn launch(run: &Run) -> io::Result<Launch> {
         )],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::GUARD;
+    use report::runner::{self, Job, Outcome, Program};
+    use std::time::Duration;
+
+    /// Node with the guard preloaded: a fetch of a documentation address (192.0.2.1, never
+    /// routed; no lookup either way) fails with the guard's words before any connection, and a
+    /// fetch of a listener on 127.0.0.1 gets through. Skips where node is not installed.
+    #[test]
+    fn the_guard_refuses_every_host_but_the_loopback_stand_in() {
+        let has_node = std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !has_node {
+            eprintln!("SKIP: no node on PATH");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let guard = dir.path().join("guard.mjs");
+        std::fs::write(&guard, GUARD).unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        // The loopback fetch only has to connect: the listener never answers, so it aborts.
+        let script = format!(
+            r#"const away = await fetch("http://192.0.2.1:9/").then(() => "fetched", e => e.message);
+const near = await fetch("http://127.0.0.1:{port}/", {{signal: AbortSignal.timeout(2000)}})
+  .then(() => "fetched", e => e.name);
+console.log(JSON.stringify([away, near]));"#
+        );
+        let log = dir.path().join("node.log");
+        let job = Job::new(
+            Program::Argv(vec![
+                "node".into(),
+                format!("--import={}", guard.display()),
+                "--input-type=module".into(),
+                "-e".into(),
+                script,
+            ]),
+            dir.path(),
+            &log,
+        )
+        .timeout(Duration::from_secs(30));
+        let record = runner::run(&job).unwrap();
+        let out = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(record.outcome(), Outcome::Passed, "{out}");
+        assert!(
+            out.contains(r#"["probe: offline, 192.0.2.1:9 refused","TimeoutError"]"#),
+            "{out}"
+        );
+        drop(listener);
+    }
+}
