@@ -291,3 +291,39 @@ fn continue_cli_keeps_a_400000_unit_reply_whole_and_loses_one_over_its_context_w
         r["client"]["version"], r["threshold"]["text"]
     );
 }
+
+#[test]
+fn a_presets_version_runs_with_the_presets_environment_as_its_points_do() {
+    // A stand-in for `cn` that prints what it was given on --version and fails any point: the
+    // recorded version shows whether Continue's fetch guard (NODE_OPTIONS) was loaded, without
+    // which `cn --version` looks up api.continue.dev.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("cn");
+    std::fs::write(
+        &bin,
+        "#!/bin/sh\n[ \"$1\" = --version ] && echo \"1.5.47 options=$NODE_OPTIONS\" && exit 0\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.path().join("out");
+    let run = testkit::Output::of(
+        testkit::bin(PROBE)
+            .args([
+                "bracket", "--client", "continue", "--points", "1000", "--bin",
+            ])
+            .arg(&bin)
+            .arg("--out")
+            .arg(&out)
+            .current_dir(dir.path())
+            .timeout(std::time::Duration::from_secs(60)),
+    );
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let version = r["client"]["version"].as_str().unwrap_or("");
+    assert!(
+        version.starts_with("1.5.47 options=--import="),
+        "{version}\n{run}"
+    );
+    assert!(version.ends_with("probe-offline.mjs\""), "{version}\n{run}");
+}

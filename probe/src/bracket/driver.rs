@@ -149,7 +149,27 @@ impl Driver {
         )
         .timeout(Duration::from_secs(60));
         job.env_clear = true;
-        let job = base_env(job, home.path());
+        job = base_env(job, home.path());
+        // With the preset's own environment too, as its runs have it: `cn --version` looks up
+        // Continue's latest version unless the preset's fetch guard is loaded. (No stand-in runs
+        // yet: port 0, which nothing answers.)
+        let server = clients::Server {
+            command: self.probe_exe.display().to_string(),
+            args: serve_args(&home.path().join("serve.log")),
+        };
+        let launch = preset
+            .launch(&clients::Run {
+                bin,
+                home: home.path(),
+                port: 0,
+                server: &server,
+                mcp_config: &home.path().join("mcp.json"),
+                prompt: "",
+            })
+            .with_context(|| format!("writing {preset}'s config"))?;
+        for (key, value) in launch.env {
+            job = job.env(key, value);
+        }
         let record = runner::run(&job)?;
         let text = fs::read_to_string(&log).unwrap_or_default();
         if record.outcome() != Outcome::Passed {
