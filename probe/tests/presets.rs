@@ -2,7 +2,9 @@
 //! --client NAME` in a network namespace that has only loopback (where `unshare` can make one),
 //! against the model stand-in, at a point below its limit and at the two points around it, and
 //! the verdicts must be consistent: inline below (both markers, the nonce logged), the measured
-//! kind above, monotone, the threshold exact.
+//! kind above, monotone, the threshold exact. Continue's CLI has no limit of its own on a result,
+//! only its context window, over which no result reaches the model: its test runs below and far
+//! above that window (the points just over it loop until the timeout).
 //!
 //! A client that is not installed skips with a `SKIP:` line on stderr
 //! (`scripts/install-clients.sh NAME` installs it); it is a failure for the clients
