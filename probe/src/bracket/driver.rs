@@ -149,7 +149,27 @@ impl Driver {
         )
         .timeout(Duration::from_secs(60));
         job.env_clear = true;
-        let job = base_env(job, home.path());
+        job = base_env(job, home.path());
+        // With the preset's own environment too, as its runs have it: `cn --version` looks up
+        // Continue's latest version unless the preset's fetch guard is loaded. (No stand-in runs
+        // yet: port 0, which nothing answers.)
+        let server = clients::Server {
+            command: self.probe_exe.display().to_string(),
+            args: serve_args(&home.path().join("serve.log")),
+        };
+        let launch = preset
+            .launch(&clients::Run {
+                bin,
+                home: home.path(),
+                port: 0,
+                server: &server,
+                mcp_config: &home.path().join("mcp.json"),
+                prompt: "",
+            })
+            .with_context(|| format!("writing {preset}'s config"))?;
+        for (key, value) in launch.env {
+            job = job.env(key, value);
+        }
         let record = report::record::run(&job)?;
         let text = fs::read_to_string(&log).unwrap_or_default();
         if record.outcome() != Outcome::Passed {
@@ -162,7 +182,7 @@ impl Driver {
             ))
             .into());
         }
-        Ok(text.lines().next().unwrap_or("").trim().to_string())
+        Ok(version_line(&text))
     }
 
     /// Runs the client at `n` with the current fill (see [`Driver::run_point_with`]).
@@ -399,4 +419,35 @@ pub(crate) fn self_exe() -> std::io::Result<std::path::PathBuf> {
         }
     }
     std::env::current_exe()
+}
+
+/// The line of a client's `--version` output that names its version: the first with a dotted
+/// number, else the first. Copilot CLI warns `Package extraction took 5177ms` before its version
+/// line when unpacking itself into the scratch HOME is slow.
+fn version_line(text: &str) -> String {
+    let dotted = |l: &&str| {
+        l.as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit())
+    };
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next().unwrap_or("");
+    lines.find(dotted).unwrap_or(first).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_line;
+
+    #[test]
+    fn the_version_is_the_line_that_names_one_not_a_warning_before_it() {
+        let copilot = "Package extraction took 5177ms\nGitHub Copilot CLI 1.0.102.\n";
+        assert_eq!(version_line(copilot), "GitHub Copilot CLI 1.0.102.");
+        assert_eq!(
+            version_line("2.1.332 (Claude Code)\n"),
+            "2.1.332 (Claude Code)"
+        );
+        assert_eq!(version_line("\nnightly build\n"), "nightly build");
+        assert_eq!(version_line(""), "");
+    }
 }

@@ -100,7 +100,7 @@ pub(crate) fn threshold(points: &[Point], fill: Fill) -> Threshold {
 #[schemars(deny_unknown_fields)]
 pub(crate) struct ClientInfo {
     /// The preset's name (`claude`, `codex`, ...) or `command`.
-    #[schemars(extend("enum" = ["claude", "codex", "gemini", "qwen", "opencode", "cline", "command"]))]
+    #[schemars(extend("enum" = ["claude", "codex", "gemini", "qwen", "opencode", "cline", "copilot", "continue", "command"]))]
     pub kind: String,
     pub command: String,
     /// What `BIN --version` printed (presets).

@@ -154,9 +154,9 @@ struct CallArgs {
 /// What bracket and check share: the client and how its runs are judged.
 #[derive(Debug, Args)]
 struct ClientArgs {
-    /// A preset (claude, codex, gemini, qwen, opencode, cline), or a shell command in which
-    /// `{mcp_config}` becomes the path of an MCP config that starts `probe serve` and n in
-    /// braces becomes the point.
+    /// A preset (claude, codex, gemini, qwen, opencode, cline, copilot, continue), or a shell
+    /// command in which `{mcp_config}` becomes the path of an MCP config that starts `probe
+    /// serve` and n in braces becomes the point.
     // (Clap's help renderer turns a literal n in braces into a line break, hence the wording.)
     #[arg(long, value_parser = client_parser)]
     client: ClientKind,
