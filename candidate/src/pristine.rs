@@ -331,7 +331,9 @@ fn split(out: &[u8]) -> Vec<String> {
 
 /// `root/rel` when `rel` is plain (no `..`, not absolute) and no folder on the way is a link.
 fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
-    files::walk::below(root, Path::new(rel)).ok().map(|r| r.path)
+    files::walk::below(root, Path::new(rel))
+        .ok()
+        .map(|r| r.path)
 }
 
 /// Removes whatever stands on the way to `rel` that is not a real folder (a link or a file a

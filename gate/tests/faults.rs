@@ -26,8 +26,7 @@ fn sha256(bytes: &[u8]) -> String {
 
 /// What the one duration rule says of a timeout too long to be one, in gate.toml, mutants.toml
 /// and on every command line alike.
-const TOO_LONG: &str =
-    "it is too long (at most 64 characters, and 12 digits to a number)";
+const TOO_LONG: &str = "it is too long (at most 64 characters, and 12 digits to a number)";
 
 fn read(path: &Path) -> Vec<u8> {
     fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -567,7 +566,10 @@ fn a_manifest_line_naming_a_path_out_of_the_tree_is_refused_at_its_line_with_exi
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
         let err = stderr(&out);
-        assert!(err.contains("m.sha256:2:") && err.contains(problem), "{bad}: {err}");
+        assert!(
+            err.contains("m.sha256:2:") && err.contains(problem),
+            "{bad}: {err}"
+        );
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }

@@ -333,7 +333,9 @@ pub(crate) fn check_duration(text: &str) -> Result<Duration, String> {
 pub(crate) fn check_file(file: &str) -> Result<String, String> {
     use files::path::PathError;
     match files::path::relative(file) {
-        Ok(rel) if rel.names_folder() => Err("names a folder (it ends with `/`), not a file".into()),
+        Ok(rel) if rel.names_folder() => {
+            Err("names a folder (it ends with `/`), not a file".into())
+        }
         Ok(rel) => Ok(rel.to_str().unwrap_or(file).to_string()),
         Err(why @ (PathError::Absolute | PathError::ParentDir)) => {
             Err(format!("is outside the tree: it {why}"))
@@ -503,11 +505,18 @@ mod tests {
         assert!(check_duration("0s").unwrap_err().contains("zero"));
         assert!(check_duration("99999999999999999999999999d").is_err());
         // Keys and values as TOML writes them (`\u0000` is a NUL).
-        let env = |entry: &str| error(&format!("{SUITE}[suites.e]\nrun = \"x\"\nenv = {{ {entry} }}\n"));
+        let env = |entry: &str| {
+            error(&format!(
+                "{SUITE}[suites.e]\nrun = \"x\"\nenv = {{ {entry} }}\n"
+            ))
+        };
         // A good entry passes, and the spec is refused only later, for having no mutant.
         assert!(env(r#"A = "x y=z""#).contains("no [[mutant]] entries"));
         let e = env(r#"A = "x\u0000y""#);
-        assert!(e.starts_with("mutants.toml:6: suite \"e\": env A: the value holds a NUL byte"), "{e}");
+        assert!(
+            e.starts_with("mutants.toml:6: suite \"e\": env A: the value holds a NUL byte"),
+            "{e}"
+        );
         assert!(env(r#""A\u0000" = "x""#).contains("the name holds a NUL byte"));
         assert!(env(r#""A=B" = "x""#).contains("the name holds `=`"));
         assert!(env(r#""" = "x""#).contains("the name is empty"));

@@ -380,7 +380,10 @@ fn bad_specs_exit_2_naming_file_and_line_and_write_nothing() {
         ),
         // The one path rule: a [worktree] path stays in the tree.
         (
-            format!("{SUITE}{}[worktree]\nlink = [\"../deps\"]\n", mutant("a", "x", "y", "")),
+            format!(
+                "{SUITE}{}[worktree]\nlink = [\"../deps\"]\n",
+                mutant("a", "x", "y", "")
+            ),
             "mutants.toml:15: worktree.link \"../deps\" climbs out of the tree with `..`",
         ),
     ];

@@ -217,9 +217,15 @@ mod tests {
         let e = parse(&long).unwrap_err();
         assert!(e.why.contains("too long"), "{e}");
         assert_eq!(e.text.chars().count(), MAX_LEN + 1, "{e}");
-        assert!(parse("1234567890123s").unwrap_err().why.contains("too long"));
+        assert!(parse("1234567890123s")
+            .unwrap_err()
+            .why
+            .contains("too long"));
         assert_eq!(parse("000000000001s").unwrap(), Duration::from_secs(1));
-        assert!(timeout(&"1s ".repeat(1000)).unwrap_err().why.contains("too long"));
+        assert!(timeout(&"1s ".repeat(1000))
+            .unwrap_err()
+            .why
+            .contains("too long"));
     }
 
     #[test]

@@ -121,7 +121,10 @@ mod tests {
         std::os::unix::fs::symlink(&victim, &path).unwrap();
         write_bytes_atomic(&path, b"new").unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
-        assert!(!fs::symlink_metadata(&path).unwrap().file_type().is_symlink());
+        assert!(!fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
     }
 
