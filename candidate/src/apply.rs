@@ -14,7 +14,6 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
 use manifests::{Manifest, Verification};
-use sha2::{Digest as _, Sha256};
 
 use crate::git::{Commit, Git};
 use crate::worktree::Worktree;
@@ -102,7 +101,7 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
         candidate: candidate.clone(),
         base,
         head,
-        patch_sha256: hex(&Sha256::digest(&patch)),
+        patch_sha256: manifests::Digest::of(&patch).to_hex(),
         patch,
         manifest_sha256,
         manifest,
@@ -125,7 +124,7 @@ fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
         Err(manifests::ParseError::NoEntries) => Manifest::default(),
         _ => parse_manifest(&bytes, &path.display().to_string())?,
     };
-    Ok((manifest, hex(&Sha256::digest(&bytes))))
+    Ok((manifest, manifests::Digest::of(&bytes).to_hex()))
 }
 
 /// Parses manifest bytes read from `name` (a file, or `standard input`); errors read
@@ -297,11 +296,6 @@ pub(crate) fn parse_name_status(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
         changes.push((status[0], path.to_vec()));
     }
     changes
-}
-
-/// Lower-case hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

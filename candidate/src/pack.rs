@@ -10,9 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use sha2::{Digest as _, Sha256};
 
-use crate::apply::{hex, parse_name_status};
+use crate::apply::parse_name_status;
 use crate::git::Git;
 use crate::worktree::Worktree;
 use report::text::short_id as short;
@@ -254,7 +253,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     Ok(Packed {
         base: base_sha,
         patch: patch_path,
-        patch_sha256: hex(&Sha256::digest(&patch)),
+        patch_sha256: manifests::Digest::of(&patch).to_hex(),
         manifest: manifest_path,
         entries: kept.len(),
         deleted,

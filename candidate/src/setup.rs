@@ -27,9 +27,6 @@ use toml::Spanned;
 
 use crate::git::Git;
 
-// The longest `setup_timeout` is a suite's longest: one bound for every timeout gate.toml sets.
-use crate::config::MAX_TIMEOUT;
-
 /// The table as written, with spans for FILE:LINE errors.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -75,17 +72,8 @@ pub fn validate(
         None => None,
     };
     let setup_timeout = match &raw.setup_timeout {
-        Some(t) => {
-            let d = report::duration::parse(t.get_ref())
-                .map_err(|e| (Some(t.span()), format!("worktree.setup_timeout: {e}")))?;
-            if d.is_zero() || d > MAX_TIMEOUT {
-                return Err((
-                    Some(t.span()),
-                    "worktree.setup_timeout must be more than zero and at most 30 days".into(),
-                ));
-            }
-            d
-        }
+        Some(t) => crate::config::timeout(t.get_ref())
+            .map_err(|e| (Some(t.span()), format!("worktree.setup_timeout: {e}")))?,
         None => runner::DEFAULT_TIMEOUT,
     };
     let link = paths("link", &raw.link)?;
@@ -112,7 +100,9 @@ pub fn validate(
     })
 }
 
-/// One list of `[worktree]` paths checked: relative, inside the tree, no NUL; trailing `/` off.
+/// One list of `[worktree]` paths checked by the one path rule ([`files::path`]), kept in
+/// plain form (`./node_modules/` is `node_modules`), so two spellings of one folder compare
+/// equal.
 fn paths(
     key: &str,
     raw: &[Spanned<String>],
@@ -120,26 +110,10 @@ fn paths(
     let mut out = Vec::new();
     for p in raw {
         let path = p.get_ref();
-        let why = if path.trim_end_matches('/').is_empty() {
-            Some("is empty")
-        } else if path.contains('\0') {
-            Some("holds a NUL byte")
-        } else if path.starts_with('/') {
-            Some("is absolute (it must be relative to the checkout's root)")
-        } else if Path::new(path).components().any(|c| {
-            matches!(
-                c,
-                std::path::Component::ParentDir | std::path::Component::CurDir
-            )
-        }) {
-            Some("climbs out with `..` (or names `.`)")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err((Some(p.span()), format!("worktree.{key} {path:?} {why}")));
-        }
-        out.push(path.trim_end_matches('/').to_string());
+        let rel = files::path::relative(path)
+            .map_err(|why| (Some(p.span()), format!("worktree.{key} {path:?} {why}")))?;
+        // Read from a str, so the plain form is text.
+        out.push(rel.to_str().unwrap_or(path).to_string());
     }
     Ok(out)
 }

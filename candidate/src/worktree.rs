@@ -279,9 +279,8 @@ fn empty_folder(dir: &Path) -> io::Result<()> {
 
 /// A kept checkout's id: its path made file-name-safe and unique enough for the registry.
 fn kept_id(path: &Path) -> String {
-    use sha2::{Digest as _, Sha256};
-    let digest = Sha256::digest(path.as_os_str().as_bytes());
-    crate::apply::hex(&digest[..12])
+    // The first 12 bytes of the digest, as 24 hex digits.
+    manifests::Digest::of(path.as_os_str().as_bytes()).to_hex()[..24].to_string()
 }
 
 /// The registry of kept checkouts, one file per checkout naming its path.

@@ -81,10 +81,7 @@ pub fn format_parser() -> impl TypedValueParser<Value = Format> {
 /// A timeout as people write it (`300s`, `15m`, `1h30m`; see [`report::duration`]): more than
 /// zero, since nothing could finish in none, and at most [`report::duration::MAX`].
 pub fn timeout(text: &str) -> Result<Duration, String> {
-    match report::duration::parse(text).map_err(|e| e.to_string())? {
-        d if d.is_zero() => Err(format!("{text:?} is zero: nothing could finish in it")),
-        d => Ok(d),
-    }
+    report::duration::timeout(text).map_err(|e| e.to_string())
 }
 
 /// A share such as `20%` (or `0.2`, or `20`, read as percent from 1 up) as a fraction from 0

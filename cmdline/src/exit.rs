@@ -170,8 +170,22 @@ pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
     safe
 }
 
+/// Bad usage or bad input found after the command line was parsed (a config that is not JSON,
+/// a `--out` another run holds, a request the server refused): exit 2. It is also what any
+/// error of no other kind ends with (see [`Stop`]); naming it says so where it is made.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error("{0}")]
+    Usage(String),
+}
+
 /// Why a run stopped without judging: the one error-to-exit policy of all three tools,
-/// decided from the typed errors in the chain, never from an error's text.
+/// decided from the typed errors in the chain, never from an error's text, and never by a
+/// tool of its own: the same kind is the same code in gate, mutants and probe. The kinds, in
+/// the order they are looked for: [`StdoutClosed`] (0, or 130 after an interrupt),
+/// [`Interrupted`] (130), [`PreconditionFailed`] (4), and everything else, [`Failure::Usage`]
+/// or untyped (an output that cannot be written, a file that cannot be read), bad usage or
+/// bad input (2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
     /// Bad usage or bad input (every error that is none of the others): exit 2.
@@ -225,6 +239,17 @@ impl Stop {
             Stop::Interrupted => Exit::Interrupted,
             Stop::StdoutClosed => Exit::Ok,
         }
+    }
+}
+
+/// What a run that judged (`verdict`) ends with when writing some of its outputs failed
+/// (`errors`, each already printed): the verdict stands when it found something (1, 4, 130);
+/// a pass that could not be written whole is the first error's [`Stop`], so a report that
+/// failed to land is never exit 0.
+pub fn after_writing(verdict: Exit, errors: &[anyhow::Error]) -> Exit {
+    match errors.first() {
+        Some(first) if verdict == Exit::Ok => Stop::of(first).exit(),
+        _ => verdict,
     }
 }
 
@@ -399,9 +424,24 @@ mod tests {
         assert_eq!(Stop::of(&as_context), Stop::Precondition);
         let deep = Outer(std::io::Error::other(Interrupted));
         assert_eq!(Stop::of(&anyhow::Error::new(deep)), Stop::Interrupted);
+        // Bad usage named, and an error of no kind (an output that cannot be written), are
+        // the same exit 2 in every tool.
+        let named = anyhow::Error::new(Failure::Usage("--out is busy".into()));
+        assert_eq!(Stop::of(&named), Stop::Usage);
+        let unwritable =
+            anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::NotADirectory))
+                .context("writing results.json");
+        assert_eq!(Stop::of(&unwritable), Stop::Usage);
+        assert_eq!(after_writing(Exit::Ok, &[unwritable]), Exit::Usage);
+        assert_eq!(after_writing(Exit::Findings, &[named]), Exit::Findings);
+        assert_eq!(after_writing(Exit::Ok, &[]), Exit::Ok);
         // The words alone decide nothing.
         let words = anyhow::anyhow!("interrupted: precondition failed");
         assert_eq!(Stop::of(&words), Stop::Usage);
         assert_eq!(Stop::Precondition.exit(), Exit::Precondition);
+        // Its lines are kept, and what it quotes cannot drive the terminal.
+        let quoted = PreconditionFailed::new("no tool \"x\u{1b}[2J\"\nlisted: a\rb").to_string();
+        assert_eq!(quoted, "no tool \"x\\u{1b}[2J\"\nlisted: a\\rb");
+        assert_eq!(PreconditionFailed::new(quoted.clone()).to_string(), quoted);
     }
 }

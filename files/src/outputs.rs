@@ -287,28 +287,23 @@ const NOT_OURS: &str = "exists and no earlier gatekit run recorded it as its own
 
 /// Refuses a link (or a file where a folder goes) on the way from `dir` to `dir/rel`.
 fn no_links_below(dir: &Path, rel: &Path, last_is_folder: bool) -> Result<(), Refused> {
-    let mut at = dir.to_path_buf();
-    let parts: Vec<Component> = rel.components().collect();
-    for (n, part) in parts.iter().enumerate() {
-        let Component::Normal(part) = part else {
-            return Err(refuse(&dir.join(rel), "leaves its output folder"));
-        };
-        at.push(part);
-        let last = n + 1 == parts.len();
-        match fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(refuse(&at, "is a link; gatekit never writes through one"))
+    use crate::walk::{below, Blocked, End, Reached};
+    const LINK: &str = "is a link; gatekit never writes through one";
+    match below(dir, rel) {
+        Err(Blocked::NotPlain) => Err(refuse(&dir.join(rel), "leaves its output folder")),
+        Err(Blocked::Link(at)) => Err(refuse(&at, LINK)),
+        Err(Blocked::NotFolder(at)) => Err(refuse(&at, "is not a folder")),
+        Ok(Reached { path, end }) => match end {
+            End::Missing => Ok(()),
+            End::Link => Err(refuse(&path, LINK)),
+            End::Folder if !last_is_folder => {
+                Err(refuse(&path, "is a folder, not a file to write"))
             }
-            Ok(m) if m.is_dir() && last && !last_is_folder => {
-                return Err(refuse(&at, "is a folder, not a file to write"))
-            }
-            Ok(m) if !m.is_dir() && (!last || last_is_folder) => {
-                return Err(refuse(&at, "is not a folder"))
-            }
-            _ => {}
-        }
+            End::Folder => Ok(()),
+            End::File | End::Other if last_is_folder => Err(refuse(&path, "is not a folder")),
+            End::File | End::Other => Ok(()),
+        },
     }
-    Ok(())
 }
 
 /// `path` absolute, with its existing part canonical (links the user put on the way followed)

@@ -160,20 +160,11 @@ pub(crate) fn run(
 /// Whether `rel` is a regular file of `dir` reached through no link (a canary never writes
 /// through one).
 fn plain_file(dir: &Path, rel: &str) -> bool {
-    let mut at = dir.to_path_buf();
-    let parts: Vec<&str> = rel.split('/').collect();
-    for (i, part) in parts.iter().enumerate() {
-        if part.is_empty() || *part == "." || *part == ".." {
-            return false;
-        }
-        at.push(part);
-        let Ok(meta) = std::fs::symlink_metadata(&at) else {
-            return false;
-        };
-        let last = i + 1 == parts.len();
-        if (last && !meta.is_file()) || (!last && !meta.is_dir()) {
-            return false;
-        }
-    }
-    true
+    matches!(
+        files::walk::below(dir, Path::new(rel)),
+        Ok(files::walk::Reached {
+            end: files::walk::End::File,
+            ..
+        })
+    )
 }

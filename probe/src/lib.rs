@@ -31,15 +31,10 @@ pub use model::{ContentKind, ModelEvent};
 
 use cmdline::Exit;
 
-/// Bad input found after the command line was parsed (a config that is not JSON, a --out
-/// another run holds, a request the server refused): exit 2. Every other error stopped probe
-/// from judging and is a failed precondition, exit 4 (see [`run`]); code that knows it has one
-/// says `runner::stop::PreconditionFailed`.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum Failure {
-    #[error("{0}")]
-    Usage(String),
-}
+/// Bad input found after the command line was parsed: exit 2, as in every gatekit tool (see
+/// `cmdline::exit::Stop`); code that knows it has a failed precondition (exit 4) says
+/// `runner::stop::PreconditionFailed`.
+pub(crate) use cmdline::exit::Failure;
 
 /// A validated command, ready to run.
 #[derive(Debug, Clone)]
@@ -62,7 +57,7 @@ pub(crate) fn run(command: Command) -> Exit {
         // Every probe command polls the interrupt flag and cleans up itself: its children
         // killed, its results whole.
         files::interrupt::cleans_up();
-        dispatch(command).map_err(exit_kind)
+        dispatch(command)
     })
 }
 
@@ -79,17 +74,6 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
         Command::Clients(s) => clients::matrix::run_clients(&s),
         Command::TestClient(s) => testclient::run_test_client(&s),
     }
-}
-
-/// probe's errors in the kinds `cmdline::exit` knows: bad input stays a usage error (2), a closed
-/// stdout stays itself (a quiet 0), and any other error stopped the judging: a precondition (4),
-/// its causes on one line, escaped (they can quote a server's or a client's words).
-fn exit_kind(e: anyhow::Error) -> anyhow::Error {
-    if e.is::<Failure>() || cmdline::exit::is_stdout_closed(e.as_ref()) {
-        return e;
-    }
-    runner::stop::PreconditionFailed::new(files::escape::text(&format!("{e:#}")).into_owned())
-        .into()
 }
 
 /// Writes `text` to stdout through `cmdline::exit::print`. A closed stdout (`probe check | head

@@ -14,7 +14,12 @@ pub use files::interrupt::Interrupted;
 pub struct PreconditionFailed(String);
 
 impl PreconditionFailed {
+    /// The text may quote outside words (a server's, a log's): every control character but the
+    /// line breaks is written as an escape here, once for every tool, so it cannot drive the
+    /// terminal (escaping twice changes nothing: an escape holds no control character).
     pub fn new(text: impl Into<String>) -> PreconditionFailed {
-        PreconditionFailed(text.into())
+        let text: String = text.into();
+        let lines: Vec<_> = text.split('\n').map(files::escape::text).collect();
+        PreconditionFailed(lines.join("\n"))
     }
 }

@@ -64,19 +64,12 @@ pub fn paths_for(setup: &WorktreeSetup, repo: &Git) -> Vec<String> {
 /// is only ever read, written or removed inside the checkout, even when a tracked link sits
 /// where its parent should be.
 fn in_tree(checkout: &Path, rel: &str) -> Option<PathBuf> {
-    let mut at = checkout.to_path_buf();
-    for part in Path::new(rel).components() {
-        let std::path::Component::Normal(part) = part else {
-            return None;
-        };
-        at.push(part);
-        match fs::symlink_metadata(&at) {
-            // A link (symlink_metadata does not follow it) or a file: not a folder of ours.
-            Ok(m) if !m.is_dir() => return None,
-            _ => {}
-        }
+    use files::walk::End;
+    match files::walk::below(checkout, Path::new(rel)) {
+        // A link or a file at the end is not a folder of ours either.
+        Ok(r) if matches!(r.end, End::Folder | End::Missing) => Some(r.path),
+        _ => None,
     }
-    Some(at)
 }
 
 /// Removes the cached `paths` from `checkout` (a restore that is not trusted after all).
@@ -312,10 +305,10 @@ pub enum Restored {
 impl Store {
     /// The cache of the repository whose top folder is `repo`.
     pub fn for_repo(repo: &Path) -> Store {
-        use sha2::{Digest as _, Sha256};
         use std::os::unix::ffi::OsStrExt;
         let top = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
-        let key = crate::apply::hex(&Sha256::digest(top.as_os_str().as_bytes())[..8]);
+        // The first 8 bytes of the digest, as 16 hex digits.
+        let key = manifests::Digest::of(top.as_os_str().as_bytes()).to_hex()[..16].to_string();
         let dir = runner::scratch::cache_dir().join("worktrees").join(key);
         let _ = fs::create_dir_all(&dir);
         // For a human looking in the folder: which repository this is.

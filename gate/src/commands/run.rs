@@ -84,9 +84,5 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             report.verdict
         );
     }
-    Ok(if verdict == Exit::Ok {
-        Exit::Usage
-    } else {
-        verdict
-    })
+    Ok(cmdline::exit::after_writing(verdict, &write_errors))
 }
