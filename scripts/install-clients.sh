@@ -8,11 +8,11 @@
 #   scripts/install-clients.sh                 # every client
 #   scripts/install-clients.sh codex gemini    # some of them
 #
-# The packages ship native binaries (codex, opencode, cline, claude) or plain JavaScript (gemini,
-# qwen); on Node 20 npm warns about some engines and the installs still work. opencode installs
-# @opencode-ai/plugin into its config folder in the background on every start; the script seeds
-# that folder once ($GATEKIT_CLIENTS_CACHE/opencode/config), and probe copies it into each run's
-# scratch config, so the background install finds it done and makes no request.
+# The packages ship native binaries (codex, opencode, cline, claude, copilot) or plain JavaScript
+# (gemini, qwen, continue); on Node 20 npm warns about some engines and the installs still work.
+# opencode installs @opencode-ai/plugin into its config folder in the background on every start;
+# the script seeds that folder once ($GATEKIT_CLIENTS_CACHE/opencode/config), and probe copies it
+# into each run's scratch config, so the background install finds it done and makes no request.
 # A client whose install fails is reported and skipped; the exit code is 1 when any failed.
 set -uo pipefail
 
@@ -26,6 +26,8 @@ clients=(
     "qwen     @qwen-code/qwen-code       ${QWEN_VERSION:-0.24.4}     qwen"
     "opencode opencode-ai                ${OPENCODE_VERSION:-1.18.33} opencode"
     "cline    cline                      ${CLINE_VERSION:-3.0.65}    cline"
+    "copilot  @github/copilot            ${COPILOT_VERSION:-1.0.102} copilot"
+    "continue @continuedev/cli           ${CONTINUE_VERSION:-1.5.47} cn"
 )
 
 wanted=("$@")
@@ -67,7 +69,10 @@ for line in "${clients[@]}"; do
     fi
     path="$dir/node_modules/.bin/$bin"
     if [ -x "$path" ]; then
-        echo "$name: $path ($("$path" --version 2>/dev/null | head -1))"
+        # A scratch HOME, as probe runs it: copilot unpacks 235 MB into ~/.cache on first start.
+        scratch=$(mktemp -d)
+        echo "$name: $path ($(HOME="$scratch" "$path" --version 2>/dev/null | head -1))"
+        rm -rf "$scratch"
     else
         echo "$name: no binary at $path" >&2
         failed=1

@@ -14,11 +14,9 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
 use manifests::{Manifest, Verification};
-use sha2::{Digest as _, Sha256};
 
 use crate::checkout::Checkout;
 use crate::git::{Commit, Git};
-use crate::hex::hex;
 use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
 
 /// What the reviewer was handed.
@@ -88,7 +86,7 @@ impl Applied {
 
 /// Reads and resolves the candidate's inputs; every error here is bad input.
 pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
-    let patch = report::input::read(&candidate.patch)
+    let patch = files::input::read(&candidate.patch)
         .with_context(|| format!("patch {}", candidate.patch.display()))?;
     if patch.is_empty() {
         bail!("patch {}: the file is empty", candidate.patch.display());
@@ -100,7 +98,7 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
         candidate: candidate.clone(),
         base,
         head,
-        patch_sha256: hex(&Sha256::digest(&patch)),
+        patch_sha256: manifests::Digest::of(&patch).to_hex(),
         patch,
         manifest_sha256,
         manifest,
@@ -109,8 +107,7 @@ pub fn prepare(repo: &Git, candidate: &Candidate) -> Result<Prepared> {
 
 /// Reads and parses a manifest file; errors read `FILE:LINE: problem`.
 pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
-    let bytes =
-        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes = files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     parse_manifest(&bytes, &path.display().to_string())
 }
 
@@ -119,13 +116,12 @@ pub fn read_manifest(path: &std::path::Path) -> Result<Manifest> {
 /// moves submodules) is let through here: [`apply`] refuses it once it sees the patch leaves a
 /// file in place.
 fn read_manifest_hashed(path: &std::path::Path) -> Result<(Manifest, String)> {
-    let bytes =
-        report::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
+    let bytes = files::input::read(path).with_context(|| format!("manifest {}", path.display()))?;
     let manifest = match manifests::parse(&bytes) {
         Err(manifests::ParseError::NoEntries) => Manifest::default(),
         _ => parse_manifest(&bytes, &path.display().to_string())?,
     };
-    Ok((manifest, hex(&Sha256::digest(&bytes))))
+    Ok((manifest, manifests::Digest::of(&bytes).to_hex()))
 }
 
 /// Parses manifest bytes read from `name` (a file, or `standard input`); errors read
@@ -191,7 +187,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
                 prepared.candidate.manifest.display(),
                 manifests::ParseError::NoEntries,
                 report::text::plural(kept.len(), "file"),
-                report::text::elide(&report::escape::bytes(first), 80)
+                report::text::elide(&files::escape::bytes(first), 80)
             );
         }
     }
@@ -221,10 +217,10 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
     let tree = wt.text(["write-tree"])?;
     let (landed, drift) = split_landed(repo, &wt, &prepared, &tree, &paths, touching)?;
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         // Interrupted while it was being made: the handle goes, and the checkout with it,
         // even one asked to be kept (a half-judged checkout is nobody's to review).
-        return Err(report::exit::Interrupted.into());
+        return Err(runner::stop::Interrupted.into());
     }
     checkout.keep(keep);
     Ok(Applied {

@@ -22,7 +22,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use report::runner::{Job, Outcome, Program};
+use runner::{Job, Outcome, Program};
 
 /// The statement layer's type (in-toto attestation framework v1).
 pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
@@ -150,7 +150,7 @@ pub fn signature_path(path: &Path) -> PathBuf {
 
 /// `--attest FILE [--sign-key KEY]` for the output guard: the statement and its signature are
 /// outputs, the key (and its `.pub`) inputs no output may land on.
-pub fn plan(plan: &mut report::outputs::Plan, attest: &Path, key: Option<&Path>) {
+pub fn plan(plan: &mut files::outputs::Plan, attest: &Path, key: Option<&Path>) {
     plan.file("--attest", attest)
         .file("--attest's signature", &signature_path(attest));
     if let Some(key) = key {
@@ -166,7 +166,7 @@ fn signature_path_pub(key: &Path) -> PathBuf {
 }
 
 /// Writes `statement` to `path` and, with a key, its signature to `FILE.sig`, both whole and
-/// together (see `report::json::write_all_atomic`). Without a key, a `FILE.sig` an earlier run
+/// together (see `files::atomic::write_all_atomic`). Without a key, a `FILE.sig` an earlier run
 /// left is removed: it signs a statement that is no longer there.
 pub fn write(path: &Path, statement: &Statement, key: Option<&Path>) -> Result<()> {
     let bytes = statement.to_bytes();
@@ -174,11 +174,11 @@ pub fn write(path: &Path, statement: &Statement, key: Option<&Path>) -> Result<(
     match key {
         Some(key) => {
             let sig = sign(&bytes, key)?;
-            report::json::write_all_atomic(&[(path, &bytes), (&sig_path, &sig)])
+            files::atomic::write_all_atomic(&[(path, &bytes), (&sig_path, &sig)])
                 .with_context(|| format!("writing {}", path.display()))
         }
         None => {
-            report::json::write_bytes_atomic(path, &bytes)
+            files::atomic::write_bytes_atomic(path, &bytes)
                 .with_context(|| format!("writing {}", path.display()))?;
             match std::fs::remove_file(&sig_path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => {
@@ -326,7 +326,7 @@ impl Said {
             .lines()
             .map(str::trim)
             .rfind(|l| !l.is_empty())
-            .map(report::escape::text)
+            .map(files::escape::text)
             .map(|t| t.into_owned())
             .unwrap_or_else(|| format!("{:?}", self.outcome).to_lowercase())
     }
@@ -337,11 +337,11 @@ impl Said {
 fn ssh_keygen(argv: Vec<String>, dir: &Path) -> Result<Said> {
     let log = dir.join(format!("ssh-keygen-{}.log", argv.len()));
     let job = Job::new(Program::Argv(argv), dir, &log).timeout(SSH_KEYGEN_TIMEOUT);
-    let record = report::runner::run(&job).context("running ssh-keygen")?;
+    let record = report::record::run(&job).context("running ssh-keygen")?;
     if let Some(e) = &record.spawn_error {
         bail!("cannot run ssh-keygen: {e}");
     }
-    let text = report::runner::read_tail(&log, 64 * 1024).unwrap_or_default();
+    let text = runner::read_tail(&log, 64 * 1024).unwrap_or_default();
     let _ = std::fs::remove_file(&log);
     Ok(Said {
         outcome: record.outcome(),

@@ -28,7 +28,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use report::scratch::{self, RunId};
+use runner::scratch::{self, RunId};
 
 use crate::git::{Git, GitError};
 
@@ -279,9 +279,8 @@ fn empty_folder(dir: &Path) -> io::Result<()> {
 
 /// A kept checkout's id: its path made file-name-safe and unique enough for the registry.
 fn kept_id(path: &Path) -> String {
-    use sha2::{Digest as _, Sha256};
-    let digest = Sha256::digest(path.as_os_str().as_bytes());
-    crate::hex::hex(&digest[..12])
+    // The first 12 bytes of the digest, as 24 hex digits.
+    manifests::Digest::of(path.as_os_str().as_bytes()).to_hex()[..24].to_string()
 }
 
 /// The registry of kept checkouts, one file per checkout naming its path.
@@ -298,7 +297,7 @@ fn register_kept(id: &str, path: &Path, preexisting: bool) -> io::Result<()> {
     } else {
         b"\0made"
     });
-    report::json::write_bytes_atomic(&dir.join(id), &text)
+    files::atomic::write_bytes_atomic(&dir.join(id), &text)
 }
 
 fn unregister_kept(id: &str) -> io::Result<()> {

@@ -6,7 +6,7 @@
 //! its patch and be run from anywhere.
 //!
 //! `patch` and `manifest` may be anywhere (absolute, or climbing out with `..`): they are only
-//! read, and every output is refused if it would land on one (`report::outputs`), so one
+//! read, and every output is refused if it would land on one (`files::outputs`), so one
 //! gate.toml serves many candidates; the command line may name them instead ([`Overrides`]).
 //! A suite's `glob` matches files of the candidate's tree, so it stays relative. No string may
 //! hold a NUL byte (the kernel cannot pass one in an argument or environment), an `[env]` name
@@ -20,15 +20,15 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use report::runner::DEFAULT_TIMEOUT;
+use runner::DEFAULT_TIMEOUT;
 
 /// The longest suite `timeout` a gate.toml may set: 30 days. Longer is surely a typo, and a
 /// bound keeps every deadline (start + timeout) far inside what a clock can hold.
-pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
+pub const MAX_TIMEOUT: Duration = report::duration::MAX;
 
 /// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
 /// config files report with.
-pub type ConfigError = report::located::Located;
+pub type ConfigError = files::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,7 +102,7 @@ pub struct Overrides {
 impl Config {
     /// Puts the files a run reads from this gate.toml (itself, its patch and manifest) on
     /// `plan` as inputs no output may land on.
-    pub fn plan_inputs(&self, plan: &mut report::outputs::Plan) {
+    pub fn plan_inputs(&self, plan: &mut files::outputs::Plan) {
         plan.input("gate.toml", &self.file)
             .input("patch", &self.patch)
             .input("manifest", &self.manifest);
@@ -110,15 +110,12 @@ impl Config {
 
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let bytes = report::input::read(path).map_err(|e| ConfigError {
+        let bytes = files::input::read(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: None,
             message: e.to_string(),
         })?;
-        let sha256 = {
-            use sha2::{Digest as _, Sha256};
-            crate::hex::hex(&Sha256::digest(&bytes))
-        };
+        let sha256 = manifests::Digest::of(&bytes).to_hex();
         let text = String::from_utf8(bytes).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: None,
@@ -163,7 +160,7 @@ impl Config {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| ConfigError {
             file: file.clone(),
-            line: span.map(|s| report::located::line_of(text, s.start)),
+            line: span.map(|s| files::located::line_of(text, s.start)),
             message,
         };
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
@@ -255,74 +252,48 @@ impl Config {
     }
 }
 
-/// An `[env]` table checked: each name non-empty, without `=` or NUL, each value without NUL
-/// (the kernel's environment has no way to carry either).
-fn env_table(
+/// An `env` table checked, the one rule for gate.toml's and mutants.toml's: `execve` takes
+/// `NAME=VALUE` strings ended by a NUL, so a name that is empty or holds `=` or NUL, or a value
+/// that holds NUL, would be cut short or refused. The error is at the entry's line, as
+/// `env NAME: why`.
+pub fn env_table(
     raw: &BTreeMap<String, Spanned<String>>,
     at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
 ) -> Result<BTreeMap<String, String>, ConfigError> {
     let mut env = BTreeMap::new();
     for (name, value) in raw {
-        let span = Some(value.span());
-        if name.is_empty() || name.contains(['=', '\0']) {
-            let shown = report::escape::text(name);
-            return Err(at(
-                span,
-                format!("env name \"{shown}\" is not a variable name (empty, or holds `=` or NUL)"),
-            ));
-        }
-        if value.get_ref().contains('\0') {
-            return Err(at(span, format!("env {name} holds a NUL byte")));
+        let why = if name.is_empty() {
+            Some("the name is empty")
+        } else if name.contains('\0') {
+            Some("the name holds a NUL byte")
+        } else if name.contains('=') {
+            Some("the name holds `=`")
+        } else if value.get_ref().contains('\0') {
+            Some("the value holds a NUL byte, which no environment can carry")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            let shown = files::escape::text(name);
+            return Err(at(Some(value.span()), format!("env {shown}: {why}")));
         }
         env.insert(name.clone(), value.get_ref().clone());
     }
     Ok(env)
 }
 
-/// A suite timeout as written (`15m`), more than zero and at most [`MAX_TIMEOUT`]. Text too long
-/// to be a sane timeout is refused before it is parsed: with at most 64 characters and numbers
-/// of at most 12 digits, the parser's running sum stays far below what a `Duration` holds.
+/// A suite timeout as written (`15m`), by the one duration rule ([`report::duration::timeout`]):
+/// more than zero, at most [`MAX_TIMEOUT`], at most [`report::duration::MAX_LEN`] characters.
 pub fn timeout(text: &str) -> Result<Duration, String> {
-    let too_long = format!("at most {} (30 days)", report::duration::human(MAX_TIMEOUT));
-    let longest_number = text
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    if text.len() > 64 || longest_number > 12 {
-        return Err(format!(
-            "{:?} is too long: a timeout is {too_long}",
-            report::escape::text(text)
-        ));
-    }
-    let d = report::duration::parse(text).map_err(|e| e.to_string())?;
-    if d.is_zero() {
-        return Err("it must be more than zero".into());
-    }
-    // Over MAX_TIMEOUT is refused by report::duration itself, which bounds every duration.
-    Ok(d)
+    report::duration::timeout(text).map_err(|e| e.to_string())
 }
 
-/// `p` as a path relative to the candidate's tree (a suite's `glob`): not absolute, no `..`.
+/// `p` as a path relative to the candidate's tree (a suite's `glob`), by the one path rule
+/// ([`files::path`]): not absolute, no `..`, not the tree itself; kept as written.
 pub(crate) fn relative_path(p: &str) -> Result<PathBuf, String> {
-    use std::path::Component;
-    let path = Path::new(p);
-    for part in path.components() {
-        match part {
-            Component::Normal(_) | Component::CurDir => {}
-            Component::ParentDir => {
-                return Err(format!(
-                    "{p:?} climbs out of the candidate's tree with `..`"
-                ))
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(format!(
-                    "{p:?} is absolute: a glob matches files of the candidate's tree"
-                ))
-            }
-        }
-    }
-    Ok(path.to_path_buf())
+    files::path::relative(p)
+        .map(|_| PathBuf::from(p))
+        .map_err(|why| format!("{p:?} {why}"))
 }
 
 #[cfg(test)]
@@ -411,7 +382,7 @@ glob = "scripts/test-*.sh"
         let eq = GOOD.replace("DOCKER_HOST =", "\"A=B\" =");
         let e = parse(&eq).unwrap_err();
         assert_eq!(e.line, Some(7), "{e}");
-        assert!(e.message.contains("not a variable name"), "{e}");
+        assert!(e.message.contains("the name holds `=`"), "{e}");
         let run = GOOD.replace("node --test", "node\\u0000--test");
         assert!(parse(&run).unwrap_err().message.contains("NUL"));
     }

@@ -24,7 +24,7 @@ use thiserror::Error;
 /// Variables that would redirect git away from the repository we name: the same list the
 /// runner strips from every child. (Every `GIT_*` variable but [`KEPT_VARS`] is stripped from
 /// our own calls; this list is for the one call that reads the user's trust settings.)
-const REDIRECTING: &[&str] = report::runner::GIT_REDIRECTING;
+const REDIRECTING: &[&str] = runner::GIT_REDIRECTING;
 
 /// The only `GIT_*` variables of the user's environment our calls keep: where git finds its
 /// own programs, and where repository discovery stops. Everything else (`GIT_DIR`,
@@ -389,7 +389,7 @@ impl Git {
     /// The folder git keeps this repository's shared state in (`.git` of the main worktree).
     /// Puts this repository's git folders (its own and the common one) on `plan` as places no
     /// output may be in: a report written into `.git` would change the user's repository.
-    pub fn forbid_outputs_in(&self, plan: &mut report::outputs::Plan) -> Result<(), GitError> {
+    pub fn forbid_outputs_in(&self, plan: &mut files::outputs::Plan) -> Result<(), GitError> {
         let own = self.text(["rev-parse", "--absolute-git-dir"])?;
         plan.forbid("the repository's .git", Path::new(&own));
         plan.forbid("the repository's .git", &self.common_dir()?);

@@ -17,7 +17,6 @@ pub mod canary;
 pub mod checkout;
 pub mod config;
 pub mod git;
-pub mod hex;
 pub mod installs;
 pub mod pack;
 mod patch;

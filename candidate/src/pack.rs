@@ -10,11 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use sha2::{Digest as _, Sha256};
 
 use crate::checkout::Checkout;
 use crate::git::Git;
-use crate::hex::hex;
 use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
 use report::text::short_id as short;
 
@@ -225,9 +223,9 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
 
     let patch_path = out.join(PATCH_FILE);
     let manifest_path = out.join(MANIFEST_FILE);
-    // The one output guard (see `report::outputs`): never through a link, never into `.git`
+    // The one output guard (see `files::outputs`): never through a link, never into `.git`
     // or a gatekit checkout.
-    let mut plan = report::outputs::Plan::new();
+    let mut plan = files::outputs::Plan::new();
     plan.file("the patch", &patch_path)
         .file("the manifest", &manifest_path);
     repo.forbid_outputs_in(&mut plan)?;
@@ -241,10 +239,10 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         None => NO_LINES.as_bytes().to_vec(),
     };
     // An interrupt while the scratch checkout was hashed must not replace an earlier pair.
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         bail!("interrupted before writing the candidate");
     }
-    report::json::write_all_atomic(&[(&patch_path, &patch), (&manifest_path, &manifest_bytes)])
+    files::atomic::write_all_atomic(&[(&patch_path, &patch), (&manifest_path, &manifest_bytes)])
         .with_context(|| {
             format!(
                 "writing {} and {}",
@@ -255,7 +253,7 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
     Ok(Packed {
         base: base_sha,
         patch: patch_path,
-        patch_sha256: hex(&Sha256::digest(&patch)),
+        patch_sha256: manifests::Digest::of(&patch).to_hex(),
         manifest: manifest_path,
         entries: kept.len(),
         deleted,

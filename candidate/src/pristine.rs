@@ -14,11 +14,9 @@
 //! are left out, and a `.gitignore` that is not in the tree (one a suite wrote to hide its own
 //! files) is itself a difference.
 
-use std::ffi::OsStr;
 use std::fs;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::git::{Git, GitError};
 
@@ -43,7 +41,7 @@ impl Differences {
             let shown: Vec<String> = paths
                 .iter()
                 .take(3)
-                .map(|p| report::escape::text(p).into_owned())
+                .map(|p| files::escape::text(p).into_owned())
                 .collect();
             let more = paths.len().saturating_sub(3);
             match more {
@@ -229,7 +227,7 @@ impl Pristine {
             let Some(path) = inside(&root, rel) else {
                 continue;
             };
-            report::scratch::remove_all(&path).map_err(|e| RestoreError::Io(rel.into(), e))?;
+            runner::scratch::remove_all(&path).map_err(|e| RestoreError::Io(rel.into(), e))?;
         }
         if !found.changed.is_empty() {
             // A tracked path whose parent a suite replaced with a link or a file: that parent
@@ -333,44 +331,19 @@ fn split(out: &[u8]) -> Vec<String> {
 
 /// `root/rel` when `rel` is plain (no `..`, not absolute) and no folder on the way is a link.
 fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
-    let mut at = root.to_path_buf();
-    let parts: Vec<Component> = Path::new(OsStr::from_bytes(rel.as_bytes()))
-        .components()
-        .collect();
-    for (i, part) in parts.iter().enumerate() {
-        let Component::Normal(name) = part else {
-            return None;
-        };
-        at.push(name);
-        if i + 1 < parts.len() && !fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
-            return None;
-        }
-    }
-    Some(at)
+    files::walk::below(root, Path::new(rel))
+        .ok()
+        .map(|r| r.path)
 }
 
 /// Removes whatever stands on the way to `rel` that is not a real folder (a link or a file a
 /// suite put where a tracked folder was), so git can write `rel` again inside the checkout.
 fn clear_way(root: &Path, rel: &str) -> io::Result<()> {
-    let mut at = root.to_path_buf();
-    let parts: Vec<Component> = Path::new(OsStr::from_bytes(rel.as_bytes()))
-        .components()
-        .collect();
-    for part in parts.iter().take(parts.len().saturating_sub(1)) {
-        let Component::Normal(name) = part else {
-            return Ok(());
-        };
-        at.push(name);
-        match fs::symlink_metadata(&at) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                fs::remove_file(&at)?;
-                return Ok(());
-            }
-            Err(_) => return Ok(()),
-        }
+    use files::walk::Blocked;
+    match files::walk::below(root, Path::new(rel)) {
+        Err(Blocked::Link(at) | Blocked::NotFolder(at)) => fs::remove_file(&at),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -27,9 +27,6 @@ use toml::Spanned;
 
 use crate::git::Git;
 
-// The longest `setup_timeout` is a suite's longest: one bound for every timeout gate.toml sets.
-use crate::config::MAX_TIMEOUT;
-
 /// The table as written, with spans for FILE:LINE errors.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -75,18 +72,9 @@ pub fn validate(
         None => None,
     };
     let setup_timeout = match &raw.setup_timeout {
-        Some(t) => {
-            let d = report::duration::parse(t.get_ref())
-                .map_err(|e| (Some(t.span()), format!("worktree.setup_timeout: {e}")))?;
-            if d.is_zero() || d > MAX_TIMEOUT {
-                return Err((
-                    Some(t.span()),
-                    "worktree.setup_timeout must be more than zero and at most 30 days".into(),
-                ));
-            }
-            d
-        }
-        None => report::runner::DEFAULT_TIMEOUT,
+        Some(t) => crate::config::timeout(t.get_ref())
+            .map_err(|e| (Some(t.span()), format!("worktree.setup_timeout: {e}")))?,
+        None => runner::DEFAULT_TIMEOUT,
     };
     let link = paths("link", &raw.link)?;
     // Absent and empty differ: `cache = []` turns the ecosystem's default off.
@@ -112,7 +100,9 @@ pub fn validate(
     })
 }
 
-/// One list of `[worktree]` paths checked: relative, inside the tree, no NUL; trailing `/` off.
+/// One list of `[worktree]` paths checked by the one path rule ([`files::path`]), kept in
+/// plain form (`./node_modules/` is `node_modules`), so two spellings of one folder compare
+/// equal.
 fn paths(
     key: &str,
     raw: &[Spanned<String>],
@@ -120,26 +110,10 @@ fn paths(
     let mut out = Vec::new();
     for p in raw {
         let path = p.get_ref();
-        let why = if path.trim_end_matches('/').is_empty() {
-            Some("is empty")
-        } else if path.contains('\0') {
-            Some("holds a NUL byte")
-        } else if path.starts_with('/') {
-            Some("is absolute (it must be relative to the checkout's root)")
-        } else if Path::new(path).components().any(|c| {
-            matches!(
-                c,
-                std::path::Component::ParentDir | std::path::Component::CurDir
-            )
-        }) {
-            Some("climbs out with `..` (or names `.`)")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            return Err((Some(p.span()), format!("worktree.{key} {path:?} {why}")));
-        }
-        out.push(path.trim_end_matches('/').to_string());
+        let rel = files::path::relative(path)
+            .map_err(|why| (Some(p.span()), format!("worktree.{key} {path:?} {why}")))?;
+        // Read from a str, so the plain form is text.
+        out.push(rel.to_str().unwrap_or(path).to_string());
     }
     Ok(out)
 }
@@ -177,9 +151,9 @@ pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result
     if let Some((key, path)) = first_not_ignored(setup, repo) {
         return Err(format!(
             "{}: worktree.{key} {:?} is not ignored by git in {}: a {} git can see would change the tree being judged (add it to .gitignore)",
-            report::escape::path(file),
-            report::escape::text(path),
-            report::escape::path(repo.dir()),
+            files::escape::path(file),
+            files::escape::text(path),
+            files::escape::path(repo.dir()),
             if key == "link" { "link" } else { "cached folder" }
         ));
     }
@@ -189,10 +163,10 @@ pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result
         {
             return Err(format!(
                 "{}: worktree.link {:?}: {} points into your checkout ({}), so the suites would import your checkout, not the one under review (an editable install or a linked workspace package); link a folder with only the dependencies installed, or install the project in worktree.setup",
-                report::escape::path(file),
-                report::escape::text(rel),
-                report::escape::path(&found),
-                report::escape::path(&named),
+                files::escape::path(file),
+                files::escape::text(rel),
+                files::escape::path(&found),
+                files::escape::path(&named),
             ));
         }
     }
@@ -208,7 +182,7 @@ pub fn link_into(setup: &WorktreeSetup, source: &Path, checkout: &Path) -> Resul
         if std::fs::symlink_metadata(&from).is_err() {
             return Err(format!(
                 "worktree.link {rel:?}: not in the source checkout {} (install it there first)",
-                report::escape::path(source)
+                files::escape::path(source)
             ));
         }
         let to = checkout.join(rel);
@@ -237,12 +211,12 @@ pub fn run_setup(
     let Some(script) = &setup.setup else {
         return Ok(None);
     };
-    let scratch = report::scratch::ScratchDir::new("setup")?;
-    let mut job = report::Job::shell(script, checkout, log).timeout(setup.setup_timeout);
+    let scratch = runner::scratch::ScratchDir::new("setup")?;
+    let mut job = runner::Job::shell(script, checkout, log).timeout(setup.setup_timeout);
     for (k, v) in env {
         job = job.env(k, v);
     }
-    let record = report::runner::run(&job.tmpdir(scratch.path()))?;
+    let record = report::record::run(&job.tmpdir(scratch.path()))?;
     let _ = scratch.remove();
     Ok(Some(record))
 }
@@ -250,7 +224,7 @@ pub fn run_setup(
 /// The failed setup as one message with the last lines of its log (the `Cannot find package`
 /// line), escaped for the terminal.
 pub fn failure_text(record: &report::RunRecord) -> String {
-    let tail = report::runner::read_tail(&record.log, 4096).unwrap_or_default();
+    let tail = runner::read_tail(&record.log, 4096).unwrap_or_default();
     let lines: Vec<String> = tail
         .lines()
         .rev()
@@ -258,13 +232,13 @@ pub fn failure_text(record: &report::RunRecord) -> String {
         .collect::<Vec<_>>()
         .into_iter()
         .rev()
-        .map(|l| format!("  | {}", report::escape::terminal_line(l)))
+        .map(|l| format!("  | {}", files::escape::terminal_line(l)))
         .collect();
     format!(
         "worktree.setup failed ({}) in {:.1}s; the last lines of {}:\n{}",
         record.status_text(),
         record.duration_secs,
-        report::escape::path(&record.log),
+        files::escape::path(&record.log),
         lines.join("\n")
     )
 }

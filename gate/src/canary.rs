@@ -79,7 +79,7 @@ pub(crate) fn run(
     echo: bool,
 ) -> Result<(Vec<CanaryRun>, bool)> {
     let dir = applied.checkout.path();
-    let index = report::scratch::session()
+    let index = runner::scratch::session()
         .context("making the session folder")?
         .join("canary.index");
     let pristine =
@@ -100,7 +100,7 @@ pub(crate) fn run(
             if read_paths.contains(path) && reading_suites.contains(&p.name) {
                 continue;
             }
-            if report::interrupt::requested() {
+            if files::interrupt::requested() {
                 lines.clear();
                 return Ok((runs, true));
             }
@@ -155,26 +155,17 @@ pub(crate) fn run(
         }
     }
     lines.clear();
-    Ok((runs, report::interrupt::requested()))
+    Ok((runs, files::interrupt::requested()))
 }
 
 /// Whether `rel` is a regular file of `dir` reached through no link (a canary never writes
 /// through one).
 fn plain_file(dir: &Path, rel: &str) -> bool {
-    let mut at = dir.to_path_buf();
-    let parts: Vec<&str> = rel.split('/').collect();
-    for (i, part) in parts.iter().enumerate() {
-        if part.is_empty() || *part == "." || *part == ".." {
-            return false;
-        }
-        at.push(part);
-        let Ok(meta) = std::fs::symlink_metadata(&at) else {
-            return false;
-        };
-        let last = i + 1 == parts.len();
-        if (last && !meta.is_file()) || (!last && !meta.is_dir()) {
-            return false;
-        }
-    }
-    true
+    matches!(
+        files::walk::below(dir, Path::new(rel)),
+        Ok(files::walk::Reached {
+            end: files::walk::End::File,
+            ..
+        })
+    )
 }

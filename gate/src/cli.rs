@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use report::cli::{ColorArg, Describe, FormatArgs};
+use cmdline::cli::{ColorArg, Describe, FormatArgs};
 
 /// Prove a candidate is what was reviewed: apply its patch to a fresh checkout of its
 /// base, check its sha256 manifest and drift, and run its suites.

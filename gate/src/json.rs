@@ -30,6 +30,6 @@ pub(crate) fn print<T: Serialize>(command: &str, at: Option<Timestamp>, body: &T
         at,
         body,
     })?;
-    report::outln!("{}", serde_json::to_string_pretty(&value)?)?;
+    cmdline::outln!("{}", serde_json::to_string_pretty(&value)?)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! suite at its latest result.
 
 use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
-use report::runner::Outcome;
+use runner::Outcome;
 
 use crate::record::GateReport;
 use crate::text::render_candidate;
@@ -53,7 +53,7 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
             r.log.display()
         ));
         let tail = || {
-            let text = report::runner::read_tail(&r.log, 64 * 1024).unwrap_or_default();
+            let text = runner::read_tail(&r.log, 64 * 1024).unwrap_or_default();
             junit::tail(&text, 80, 16 * 1024)
         };
         let counts = r.counts.map(|c| format!(" ({c})")).unwrap_or_default();

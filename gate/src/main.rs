@@ -5,6 +5,6 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     match gate::cli::Cli::try_parse() {
         Ok(cli) => gate::commands::run(cli).into(),
-        Err(e) => report::exit::usage(e).into(),
+        Err(e) => cmdline::exit::usage(e).into(),
     }
 }

@@ -5,7 +5,7 @@
 //! this module only says what the lines read, so a loop never formats output and a change of
 //! wording is made here once.
 
-use report::progress::Progress;
+use cmdline::progress::Progress;
 
 use crate::suite::SuiteResult;
 
@@ -64,7 +64,7 @@ impl Lines {
 /// one is escaped before it is shown.
 fn line(event: &Event) -> String {
     match event {
-        Event::SuiteStarted { name } => format!("suite {} running", report::escape::text(name)),
+        Event::SuiteStarted { name } => format!("suite {} running", files::escape::text(name)),
         Event::SuiteFinished {
             index,
             total,
@@ -73,7 +73,7 @@ fn line(event: &Event) -> String {
         } => format!(
             "[{}/{total}] {:<24} {:<12} {:>8}  {}",
             index + 1,
-            report::escape::text(name),
+            files::escape::text(name),
             result.result_text(),
             report::duration::human(result.record.duration()),
             result.counts_text()
@@ -95,8 +95,8 @@ fn line(event: &Event) -> String {
 fn canary(path: &str, suite: &str) -> String {
     format!(
         "canary: {} unloadable, suite {}",
-        report::escape::text(path),
-        report::escape::text(suite)
+        files::escape::text(path),
+        files::escape::text(suite)
     )
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use report::lock::OutLock;
+use files::lock::OutLock;
 use report::Timestamp;
 
 use crate::progress::{Event, Lines};
@@ -75,13 +75,13 @@ pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gat
     let manifest_sha256 = prepared.manifest_sha256.clone();
     let created = !s.out.exists();
     let lock = OutLock::acquire(&s.out)?;
-    let gated = report::outputs::own(&s.out)
+    let gated = files::outputs::own(&s.out)
         .with_context(|| format!("{}: cannot take the output folder", s.out.display()))
         .and_then(|()| locked_run(repo, s, junit, &config, prepared, &manifest_sha256));
-    let record = s.out.join(report::outputs::RECORD_FILE);
+    let record = s.out.join(files::outputs::RECORD_FILE);
     if gated.is_err() && created && std::fs::symlink_metadata(&record).is_err() {
         // A run that failed before it wrote anything leaves no output folder behind.
-        let _ = std::fs::remove_file(s.out.join(report::lock::LOCK_FILE));
+        let _ = std::fs::remove_file(s.out.join(files::lock::LOCK_FILE));
         let _ = std::fs::remove_dir(&s.out);
     }
     let (report, write_error) = gated?;
@@ -113,7 +113,7 @@ fn locked_run(
     let summary_path = s.out.join(REPORT_FILE);
     if previous.is_none() {
         // A fresh summary: what earlier runs wrote here goes (only that; see `outputs`).
-        report::outputs::clear_previous(&s.out)
+        files::outputs::clear_previous(&s.out)
             .with_context(|| format!("clearing {}", s.out.display()))?;
     }
     if let Some(prev) = &previous {
@@ -144,7 +144,7 @@ fn locked_run(
                  so --only cannot append to it (pass --fresh to start a new summary)",
                 summary_path.display(),
                 applied.tree,
-                report::escape::text(&prev.candidate.tree)
+                files::escape::text(&prev.candidate.tree)
             );
         }
     }
@@ -165,8 +165,8 @@ fn locked_run(
                 bail!(
                     "{}: no suite named \"{}\" (suites: {})",
                     config.file.display(),
-                    report::escape::text(name),
-                    report::escape::text(&names.join(", "))
+                    files::escape::text(name),
+                    files::escape::text(&names.join(", "))
                 );
             }
         }
@@ -226,9 +226,9 @@ fn locked_run(
             // non-zero exit if not); this one keeps what is on disk honest while the run goes,
             // so its failure is said once and the suites go on.
             if !std::mem::replace(&mut warned, true) {
-                report::errln!(
+                cmdline::errln!(
                     "gate: warning: {} (the run goes on; its last write decides)",
-                    report::exit::one_line(e.as_ref())
+                    cmdline::exit::one_line(e.as_ref())
                 );
             }
         }
@@ -285,12 +285,12 @@ fn locked_run(
     report.interrupted = interrupted;
     report.complete = !interrupted;
     report.judge();
-    if let Some((store, paths)) = cache.filter(|_| !report::interrupt::requested()) {
+    if let Some((store, paths)) = cache.filter(|_| !files::interrupt::requested()) {
         let saved =
             candidate::cache::Snapshot::take(applied.checkout.path(), &paths, store.staging())
                 .and_then(|snap| store.commit(snap));
         if let Err(e) = saved {
-            report::errln!("gate: cache: not saved ({e})");
+            cmdline::errln!("gate: cache: not saved ({e})");
         }
     }
     // Removed before the report is written, so "(removed)" is said only of what is gone.
@@ -316,14 +316,14 @@ impl ReportFiles<'_> {
     /// fails (a full disk) stops there, leaving the earlier gate.json that says it is not.
     fn write(&self, report: &GateReport) -> Result<()> {
         let summary = self.out.join(SUMMARY_FILE);
-        report::json::write_text_atomic(&summary, &report.render())
+        files::atomic::write_text_atomic(&summary, &report.render())
             .with_context(|| format!("writing {}", summary.display()))?;
         if let Some(path) = self.junit {
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent)
                     .with_context(|| format!("creating {}", parent.display()))?;
             }
-            report::json::write_text_atomic(path, &crate::junit::junit(report).render())
+            files::atomic::write_text_atomic(path, &crate::junit::junit(report).render())
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         let json = self.out.join(REPORT_FILE);
@@ -350,7 +350,7 @@ fn run_suites(
     let total = planned.len();
     let mut lines = Lines::new(total, quiet);
     for (i, p) in planned.iter().enumerate() {
-        if report::interrupt::requested() {
+        if files::interrupt::requested() {
             interrupted = true;
             break;
         }
@@ -372,7 +372,7 @@ fn run_suites(
         }
     }
     lines.clear();
-    Ok(interrupted || report::interrupt::requested())
+    Ok(interrupted || files::interrupt::requested())
 }
 
 /// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
@@ -391,7 +391,7 @@ fn prepare_checkout(
         return Ok(None);
     }
     candidate::setup::link_into(w, repo.dir(), checkout)
-        .map_err(report::exit::PreconditionFailed::new)?;
+        .map_err(runner::stop::PreconditionFailed::new)?;
     let name = match rerun {
         0 => "logs/00-setup.log".to_string(),
         n => format!("logs/rerun-{n}-00-setup.log"),
@@ -409,10 +409,10 @@ fn prepare_checkout(
     };
     if record.outcome() != report::Outcome::Passed {
         return Err(
-            report::exit::PreconditionFailed::new(candidate::setup::failure_text(&record)).into(),
+            runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record)).into(),
         );
     }
-    report::errln!(
+    cmdline::errln!(
         "gate: worktree setup passed in {:.1}s ({name})",
         record.duration_secs
     );
@@ -448,11 +448,11 @@ fn cache_for(
                 store.dir().display(),
                 handed.stamped
             );
-            report::errln!("gate: cache: {}", report::escape::text(&said));
+            cmdline::errln!("gate: cache: {}", files::escape::text(&said));
             reused.push(said);
         }
         candidate::cache::Restored::Discarded(why) => {
-            report::errln!("gate: cache: discarded ({why}); building cold")
+            cmdline::errln!("gate: cache: discarded ({why}); building cold")
         }
         candidate::cache::Restored::Nothing => {}
     }
@@ -480,8 +480,8 @@ fn outputs_plan(
     s: &RunSettings,
     junit: Option<&Path>,
     config: &Config,
-) -> Result<report::outputs::Plan> {
-    let mut plan = report::outputs::Plan::new();
+) -> Result<files::outputs::Plan> {
+    let mut plan = files::outputs::Plan::new();
     config.plan_inputs(&mut plan);
     repo.forbid_outputs_in(&mut plan)?;
     plan.folder("--out", &s.out)
@@ -505,7 +505,7 @@ fn same_as_summary(summary: &Path, what: &str, ours: &str, theirs: &str) -> Resu
     let theirs = if theirs.is_empty() {
         "(none recorded)".into()
     } else {
-        report::escape::text(theirs)
+        files::escape::text(theirs)
     };
     bail!(
         "{}: {what} differs from the summary's ({ours} here, {theirs} in the summary): one \
@@ -542,7 +542,7 @@ fn writable_file(path: &Path) -> Result<()> {
 
 fn load_previous(out: &Path) -> Result<Option<GateReport>> {
     let path = out.join(REPORT_FILE);
-    match report::input::read(&path) {
+    match files::input::read(&path) {
         Ok(bytes) => {
             let report: GateReport = serde_json::from_slice(&bytes).with_context(|| {
                 format!(
@@ -552,7 +552,7 @@ fn load_previous(out: &Path) -> Result<Option<GateReport>> {
             })?;
             Ok(Some(report))
         }
-        Err(report::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(files::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             Ok(None)
         }
         Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),

@@ -1,5 +1,5 @@
 //! The suites of a gate.toml: expanded (a `glob` becomes one suite per file), then run in order
-//! in the candidate's checkout through the `report` runner.
+//! in the candidate's checkout through the `runner` crate.
 //!
 //! Each suite gets a scratch `TMPDIR` of its own, removed afterwards, so one suite cannot see
 //! (or be broken by) another's temp files, and a suite that litters /tmp leaves nothing.
@@ -17,7 +17,8 @@ use anyhow::{bail, Context, Result};
 use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
-use report::runner::{self, Job, Outcome, RunRecord};
+use report::RunRecord;
+use runner::{Job, Outcome};
 
 use candidate::config::{SuiteCommand, SuiteSpec};
 use report::text::shell_quote;
@@ -139,7 +140,7 @@ pub(crate) fn run_suite(
         return refused(suite, dir, log, why);
     }
     let scratch =
-        report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
+        runner::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let mut job = Job::shell(&suite.script, dir, log)
         .timeout(suite.timeout)
         .echo(echo);
@@ -147,7 +148,8 @@ pub(crate) fn run_suite(
         job = job.env(k, v);
     }
     let job = job.tmpdir(scratch.path());
-    let record = runner::run(&job).with_context(|| format!("creating log {}", log.display()))?;
+    let record =
+        report::record::run(&job).with_context(|| format!("creating log {}", log.display()))?;
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();
@@ -160,7 +162,7 @@ fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteRe
         log,
         format!(
             "gatekit: not started: {}: {why}\n",
-            report::escape::text(&suite.name)
+            files::escape::text(&suite.name)
         ),
     )
     .with_context(|| format!("creating log {}", log.display()))?;

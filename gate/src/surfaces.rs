@@ -125,7 +125,7 @@ impl Surface {
 /// ids). A file that is not the JSON GitHub returns for the surface is an error naming it.
 pub(crate) fn read(kind: Kind, path: &Path, head: &str, tree: &str) -> Result<Surface> {
     let shown = path.display().to_string();
-    let bytes = report::input::read(path).with_context(|| shown.clone())?;
+    let bytes = files::input::read(path).with_context(|| shown.clone())?;
     let objects = objects(&bytes).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     let items = objects
         .iter()

@@ -2,7 +2,7 @@
 //! pastes into a review, rendered from the [record](crate::record) alone.
 //!
 //! Every piece of outside text (paths, commit subjects, suite names, findings) is quoted
-//! through [`report::escape`], so nothing a candidate names can forge a line such as
+//! through [`files::escape`], so nothing a candidate names can forge a line such as
 //! `verdict   PASS`. Only the verdict word is coloured, by its kind ([`Verdict::style`]), and
 //! only on a terminal.
 //!
@@ -10,8 +10,8 @@
 
 use std::fmt::Write as _;
 
+use files::escape::text as esc;
 use manifests::Status;
-use report::escape::text as esc;
 use report::text::short_id as short;
 use report::{Painter, Table};
 
@@ -215,7 +215,7 @@ fn suite_table(suites: &[SuiteResult]) -> Table {
 }
 
 /// For each suite that did not pass, why, as its log says (the failed tests and the first
-/// error line of each, [`report::counts::why`]), then the log's path; read from the log on
+/// error line of each, [`report::failures::why`]), then the log's path; read from the log on
 /// disk, so a summary rendered where the logs are gone has only the path.
 pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
     let mut out = String::new();
@@ -226,11 +226,11 @@ pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
             esc(&s.name),
             esc(&s.result_text())
         );
-        let log = report::runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
-        for line in report::counts::why(&log) {
+        let log = runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
+        for line in report::failures::why(&log) {
             let _ = writeln!(out, "          {}", esc(&line));
         }
-        let _ = writeln!(out, "          log {}", report::escape::path(&s.record.log));
+        let _ = writeln!(out, "          log {}", files::escape::path(&s.record.log));
     }
     out
 }
@@ -325,7 +325,7 @@ mod tests {
                 let own = |t: &str| t.lines().filter(|l| !l.starts_with(' ')).count();
                 proptest::prop_assert!(own(&theirs) <= own(&ours), "{}", theirs);
                 proptest::prop_assert!(
-                    !theirs.chars().any(|c| c != '\n' && report::escape::is_unsafe(c)),
+                    !theirs.chars().any(|c| c != '\n' && files::escape::is_unsafe(c)),
                     "{:?}", theirs
                 );
                 let verdicts = theirs.lines().filter(|l| l.starts_with("verdict")).count();

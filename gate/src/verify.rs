@@ -73,7 +73,7 @@ pub(crate) fn verify(
     against: &Against,
 ) -> Result<Verification> {
     let shown = attestation.display().to_string();
-    let bytes = report::input::read(attestation).with_context(|| shown.clone())?;
+    let bytes = files::input::read(attestation).with_context(|| shown.clone())?;
     let statement = Statement::parse(&bytes).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     let known = [attest::TEST_RESULT_PREDICATE, attest::MUTANTS_PREDICATE];
     if !known.contains(&statement.predicate_type.as_str()) {
@@ -117,7 +117,7 @@ pub(crate) fn verify(
                     &format!("{commit}^{{tree}}"),
                 ])
                 .context("the head's tree")?;
-            (report::escape::text(rev).into_owned(), Some(commit), tree)
+            (files::escape::text(rev).into_owned(), Some(commit), tree)
         }
     };
     let tree_matches = attested_tree == expected_tree;

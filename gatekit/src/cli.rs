@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 
 use clap::Parser;
-use report::Exit;
+use cmdline::Exit;
 
 /// Tour gatekit's three tools on a built-in sample, or run one of them.
 #[derive(Debug, Parser)]
@@ -70,14 +70,14 @@ pub(crate) fn main() -> Exit {
         "probe" => probe::cli::main(),
         _ => match Cli::try_parse() {
             Ok(cli) => run(cli),
-            Err(e) => report::exit::usage(e),
+            Err(e) => cmdline::exit::usage(e),
         },
     }
 }
 
 fn run(cli: Cli) -> Exit {
     match cli.command {
-        Command::Demo { keep } => report::exit::run_tool("gatekit", || crate::demo::run(keep)),
+        Command::Demo { keep } => cmdline::exit::run_tool("gatekit", || crate::demo::run(keep)),
         Command::Gate(ToolArgs { args }) => gate_main(std::iter::once("gate".into()).chain(args)),
         Command::Mutants(ToolArgs { args }) => {
             mutants_main(std::iter::once("mutants".into()).chain(args))
@@ -92,7 +92,7 @@ fn run(cli: Cli) -> Exit {
 fn mutants_main(args: impl IntoIterator<Item = OsString>) -> Exit {
     match mutants::cli::Cli::try_parse_from(args) {
         Ok(cli) => mutants::commands::run(cli),
-        Err(e) => report::exit::usage(e),
+        Err(e) => cmdline::exit::usage(e),
     }
 }
 
@@ -100,6 +100,6 @@ fn mutants_main(args: impl IntoIterator<Item = OsString>) -> Exit {
 fn gate_main(args: impl IntoIterator<Item = OsString>) -> Exit {
     match gate::cli::Cli::try_parse_from(args) {
         Ok(cli) => gate::commands::run(cli),
-        Err(e) => report::exit::usage(e),
+        Err(e) => cmdline::exit::usage(e),
     }
 }

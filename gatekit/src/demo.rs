@@ -19,8 +19,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use report::runner::{self, Job};
-use report::{Exit, Outcome, RunRecord};
+use cmdline::Exit;
+use report::{Outcome, RunRecord};
+use runner::Job;
 
 use candidate::git::Git;
 use candidate::pack;
@@ -136,9 +137,9 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     }
     git.bytes(["add", "-A"])?;
 
-    report::outln!("== gate pack --base base --out {}", out.display())?;
+    cmdline::outln!("== gate pack --base base --out {}", out.display())?;
     let packed = pack::pack(&git, "base", &out, &[])?;
-    report::outln!(
+    cmdline::outln!(
         "wrote {} (sha256 {}) and {} ({}; {} deleted)\n",
         packed.patch.display(),
         packed.patch_sha256,
@@ -148,7 +149,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     )?;
     fs::write(out.join("gate.toml"), GATE_TOML)?;
 
-    report::outln!("== gate run --config {}", out.join("gate.toml").display())?;
+    cmdline::outln!("== gate run --config {}", out.join("gate.toml").display())?;
     let settings = RunSettings {
         config: out.join("gate.toml"),
         overrides: Default::default(),
@@ -166,7 +167,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
         return Err(e);
     }
     let report = gated.report;
-    report::outln!("{}", report.render())?;
+    cmdline::outln!("{}", report.render())?;
     let gate_held = report.passed();
     let gate_verdict = report.verdict;
     if report.interrupted {
@@ -205,7 +206,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     let probe = step(&root, &out, "probe", &probe_cmd)?;
 
     let held = |r: &RunRecord| r.outcome() == Outcome::Passed;
-    report::outln!(
+    cmdline::outln!(
         "== tour: gate {}, mutants {}, probe {}",
         gate_verdict,
         if held(&mutants) {
@@ -221,7 +222,7 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
     )?;
     if keep {
         let kept = dir.keep();
-        report::outln!("sample kept in {}", kept.display())?;
+        cmdline::outln!("sample kept in {}", kept.display())?;
     }
     Ok(if [&mutants, &probe].iter().any(|r| r.interrupted) {
         Exit::Interrupted
@@ -233,16 +234,16 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
 /// Runs one step of the tour as a child process in `dir`, then shows what it printed.
 fn step(dir: &Path, out: &Path, name: &str, command: &str) -> Result<RunRecord> {
     let shown = command.replace(&format!("{}/", out.parent().unwrap_or(out).display()), "");
-    report::outln!("== {shown}")?;
+    cmdline::outln!("== {shown}")?;
     let log = out.join(format!("{name}.log"));
     let job = Job::shell(command, dir, &log).timeout(Duration::from_secs(300));
-    let record = runner::run(&job).with_context(|| format!("running the {name} step"))?;
+    let record = report::record::run(&job).with_context(|| format!("running the {name} step"))?;
     // The step's own output, its controls made visible (a tool's colour is off here anyway).
     let shown = fs::read_to_string(&log).unwrap_or_default();
     for line in shown.lines() {
-        report::outln!("{}", report::progress::safe(line))?;
+        cmdline::outln!("{}", cmdline::progress::safe(line))?;
     }
-    report::outln!()?;
+    cmdline::outln!()?;
     Ok(record)
 }
 

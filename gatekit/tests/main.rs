@@ -2,6 +2,7 @@
 
 mod demo;
 mod dispatch;
+mod exits;
 
 /// The umbrella binary, hermetic and under the outer timeout.
 fn gatekit() -> assert_cmd::Command {

@@ -28,27 +28,27 @@
 //! first.
 
 use std::borrow::Cow;
-use std::fs::File;
-use std::io::{self, Seek, SeekFrom};
+use std::io;
 use std::ops::Range;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use nix::dir::{Dir, Type};
 use nix::errno::Errno;
-use nix::fcntl::{openat, AtFlags, OFlag};
-use nix::sys::stat::{fstat, fstatat, Mode, SFlag};
+use nix::sys::stat::Mode;
 
-use crate::cores;
+use crate::cores::cores;
 use crate::entry::Digest;
-use crate::hash::{hash_rest, hash_sized, BUFFER};
 use crate::path::{check_path, Links, Located};
 use crate::tree::{locate_all, locate_all_in, open_root, TreeError};
 
+mod listing;
+mod ring;
+mod worker;
+
 pub(crate) use ring::Io;
-use ring::Ring;
+use worker::{exhausted, split_last, Fast, Read, Worker, FOLDER, LARGE, PER_WORKER};
 
 /// What one path of the tree turned out to be.
 #[derive(Debug)]
@@ -68,60 +68,8 @@ pub(crate) enum Found {
 /// the last chunk does not leave the other cores idle for long.
 const CHUNK: usize = 256;
 
-/// Files at least this large are hashed one per work item, biggest first (SHA-256 cannot split
-/// a file, so a large one started last would finish alone).
-const LARGE: u64 = 1 << 20;
-
-/// From this many paths in one folder, the folder is listed once (its entries' types come with
-/// the names) rather than each name statted: a `getdents` for the folder instead of a lookup
-/// for each file.
-const LIST_FROM: usize = 8;
-
-/// A folder is listed only when it holds about as many entries as it is asked for, or few:
-/// listing a folder of 100,000 entries for 8 of them costs more than 8 lookups. Its entries
-/// are guessed from its size, at [`ENTRY_BYTES`] each (ext4 spends about that on a short
-/// name, tmpfs 20, btrfs twice the name): a listing at most [`LIST_RATIO`] times the names
-/// asked for, or at most [`LIST_ANYWAY`] entries, is listed.
-const ENTRY_BYTES: u64 = 32;
-const LIST_RATIO: u64 = 4;
-const LIST_ANYWAY: u64 = 256;
-
-/// Folder handles a worker keeps open at most: a path deeper than this is reached by a walk
-/// that holds two handles at a time and keeps none (see [`Worker::folder`]), so a worker's
-/// descriptors never grow with the depth of a tree.
-const HELD: usize = 16;
-
-/// Folders a worker may hold for a queued batch of the ring (see [`Worker::left`]) before it
-/// runs the batch early to let them go.
-const LEFT_MAX: usize = 16;
-
-/// Descriptors one worker may hold at once: its folders, those a batch holds, a listing, a
-/// file being read, a walk's two and its ring.
-const PER_WORKER: usize = HELD + LEFT_MAX + 5;
-
 /// Descriptors left for the rest of the process (the caller's files, its threads' pipes).
 const RESERVE: usize = 32;
-
-/// How a folder is opened to list it.
-const LIST: OFlag = OFlag::O_RDONLY
-    .union(OFlag::O_DIRECTORY)
-    .union(OFlag::O_CLOEXEC);
-
-/// The folder handles every lookup starts from: `O_PATH` needs no read permission on the
-/// folder (as a walk by name needs none), and `O_NOFOLLOW` with `O_DIRECTORY` refuses a link
-/// in a folder's place, so a handle is only ever a real folder below the root.
-const FOLDER: OFlag = OFlag::O_PATH
-    .union(OFlag::O_DIRECTORY)
-    .union(OFlag::O_NOFOLLOW)
-    .union(OFlag::O_CLOEXEC);
-
-/// How a file is opened for reading: a link in its place (swapped in since it was statted) is
-/// refused, and a FIFO cannot block the open.
-const READ: OFlag = OFlag::O_RDONLY
-    .union(OFlag::O_NOFOLLOW)
-    .union(OFlag::O_NONBLOCK)
-    .union(OFlag::O_NOCTTY)
-    .union(OFlag::O_CLOEXEC);
 
 /// Looks up every path (relative to `root`, under the path rules and `links`) and hashes what
 /// is a file, on every core. One result per path, in the order given.
@@ -296,68 +244,11 @@ fn io_exhausted(e: &io::Error) -> bool {
         .is_some_and(|n| exhausted(Errno::from_raw(n)))
 }
 
-/// What the fast path made of one path.
-#[derive(Debug)]
-enum Fast {
-    /// Nothing at that name, below real folders.
-    Missing,
-    /// A regular file below real folders, read (or found large and put off).
-    Read(io::Result<Read>),
-    /// Anything else: for [`crate::path::locate`] to judge.
-    Other,
-}
-
-/// A path as its lookup found it.
-#[derive(Clone, Copy, Debug)]
-enum Stat {
-    /// A regular file, below real folders.
-    File,
-    /// Nothing at that name, below real folders.
-    Missing,
-    /// Anything else: for [`crate::path::locate`] to judge.
-    Other,
-}
-
 /// A regular file to read: whose result it is, and where it is (no link on the way).
 #[derive(Debug)]
 struct ToRead<'a> {
     index: usize,
     rel: Cow<'a, [u8]>,
-}
-
-/// What reading a file gave.
-#[derive(Debug)]
-enum Read {
-    /// Its digest.
-    Done(Digest),
-    /// It is large (this many bytes): left for the pass that hashes large files biggest first.
-    Later(u64),
-}
-
-/// A folder's entries as one listing gave them: the names in one buffer, sorted, each with
-/// whether it was a regular file.
-#[derive(Debug, Default)]
-struct Listing {
-    names: Vec<u8>,
-    entries: Vec<(usize, usize, Kind)>,
-}
-
-/// An entry's type as the folder records it (`d_type`), which costs no lookup.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    File,
-    Other,
-    /// The file system does not record types in its folders: ask `fstatat`.
-    Unknown,
-}
-
-impl Listing {
-    fn find(&self, name: &[u8]) -> Option<Kind> {
-        self.entries
-            .binary_search_by(|&(start, end, _)| self.names[start..end].cmp(name))
-            .ok()
-            .map(|at| self.entries[at].2)
-    }
 }
 
 /// `0..n` with the paths below each folder together, which is all the workers need: in the
@@ -485,356 +376,5 @@ fn on_every_core<T: Send>(
     })
 }
 
-/// One thread's state: the folders of its current path, open, and its read buffer.
-struct Worker<'r> {
-    root: BorrowedFd<'r>,
-    /// The open folders from the root down, each with its name.
-    open: Vec<(Vec<u8>, OwnedFd)>,
-    /// Folders left since the ring's batch was queued: a queued `openat` names its folder by
-    /// number, so none is closed before the batch has run.
-    left: Vec<OwnedFd>,
-    buf: Vec<u8>,
-    listing: Listing,
-    /// [`Worker::check_all`]'s lookups and files of one chunk, kept for the next.
-    stats: Vec<(usize, Stat)>,
-    files: Vec<usize>,
-    /// The worker's io_uring ([`ring`]), when the kernel gives one.
-    ring: Option<Ring>,
-    io: Io,
-    /// Files the ring read whole: what tells a test a working ring from one that hands every
-    /// file back (the results alone are the same either way).
-    #[cfg(test)]
-    via_ring: usize,
-    /// The most folders a batch ever held ([`Worker::left`]): what tells a test the bound
-    /// from a batch that keeps every folder it passed.
-    #[cfg(test)]
-    most_left: usize,
-}
-
-impl<'r> Worker<'r> {
-    fn new(root: BorrowedFd<'r>, io: Io) -> Worker<'r> {
-        Worker {
-            root,
-            open: Vec::new(),
-            left: Vec::new(),
-            buf: Vec::new(),
-            listing: Listing::default(),
-            stats: Vec::new(),
-            files: Vec::new(),
-            ring: None,
-            io,
-            #[cfg(test)]
-            via_ring: 0,
-            #[cfg(test)]
-            most_left: 0,
-        }
-    }
-
-    /// The innermost open folder.
-    fn top(&self) -> BorrowedFd<'_> {
-        self.open.last().map_or(self.root, |(_, fd)| fd.as_fd())
-    }
-
-    /// A handle on the folder `parent` names, reusing the open folders it shares with the
-    /// last one asked for. Fails at the first component that is not a real folder, and with
-    /// `ENAMETOOLONG` for a folder more than [`HELD`] deep (which [`Worker::folder`] walks to
-    /// from the [`HELD`] it keeps).
-    fn enter(&mut self, parent: &[u8]) -> Result<BorrowedFd<'_>, Errno> {
-        let mut names = components(parent);
-        let mut depth = 0;
-        let mut first_new = None;
-        for name in names.by_ref() {
-            match self.open.get(depth) {
-                Some((open, _)) if open.as_slice() == name => depth += 1,
-                _ => {
-                    first_new = Some(name);
-                    break;
-                }
-            }
-        }
-        self.let_go(depth);
-        for name in first_new.into_iter().chain(names) {
-            if self.open.len() == HELD {
-                return Err(Errno::ENAMETOOLONG);
-            }
-            let fd = openat(self.top(), name, FOLDER, Mode::empty())?;
-            self.open.push((name.to_vec(), fd));
-        }
-        Ok(self.top())
-    }
-
-    /// Closes the open folders from `depth` down, or, while a batch of the ring is queued
-    /// (its opens name their folders by number), keeps them in [`Worker::left`] until it has
-    /// run.
-    fn let_go(&mut self, depth: usize) {
-        let gone = self.open.drain(depth..).map(|(_, fd)| fd);
-        if self.ring.as_ref().is_some_and(|ring| !ring.is_empty()) {
-            self.left.extend(gone);
-        } else {
-            drop(gone);
-        }
-    }
-
-    /// A handle on the folder `parent` names: one of the worker's own ([`Worker::enter`]), or
-    /// for a folder deeper than [`HELD`], one reached by a walk on from the deepest it holds
-    /// that refuses a link at every step as `enter` does and holds two handles at a time.
-    ///
-    /// Out of descriptors (a low `ulimit -n`), the worker lets its own folders go and walks:
-    /// a descriptor it could not get must not become the file's status.
-    fn folder(&mut self, parent: &[u8]) -> Result<Folder<'_>, Errno> {
-        match self.enter(parent).map(|_| ()) {
-            Ok(()) => return Ok(Folder::Held(self.top())),
-            // The worker holds the first HELD folders of the path: the walk goes on from there.
-            Err(Errno::ENAMETOOLONG) => {}
-            Err(e) if exhausted(e) => self.let_go(0),
-            Err(e) => return Err(e),
-        }
-        // What the worker holds is the start of this path (`enter` stops part way in order).
-        let mut at: Option<OwnedFd> = None;
-        for name in components(parent).skip(self.open.len()) {
-            let from = at.as_ref().map_or(self.top(), |fd| fd.as_fd());
-            at = Some(openat(from, name, FOLDER, Mode::empty())?);
-        }
-        Ok(at.map_or(Folder::Held(self.top()), Folder::Walked))
-    }
-
-    /// What the fast path makes of each of `items` (sorted paths): each is looked up
-    /// ([`Worker::stat_all`]), then the regular files among them are read
-    /// ([`Worker::read_all`]).
-    fn check_all<'p>(
-        &mut self,
-        items: &[usize],
-        path: impl Fn(usize) -> &'p [u8],
-        out: &mut Vec<(usize, Fast)>,
-    ) {
-        let mut stats = std::mem::take(&mut self.stats);
-        let mut files = std::mem::take(&mut self.files);
-        stats.clear();
-        files.clear();
-        self.stat_all(items, &path, &mut stats);
-        for &(i, stat) in &stats {
-            match stat {
-                Stat::File => files.push(i),
-                Stat::Missing => out.push((i, Fast::Missing)),
-                Stat::Other => out.push((i, Fast::Other)),
-            }
-        }
-        self.read_all(&files, &path, out);
-        self.stats = stats;
-        self.files = files;
-    }
-
-    /// What is at each of `items` (sorted paths): a run of [`LIST_FROM`] or more in one folder
-    /// is answered from one listing of it, the rest by one `fstatat` each.
-    fn stat_all<'p>(
-        &mut self,
-        items: &[usize],
-        path: impl Fn(usize) -> &'p [u8],
-        out: &mut Vec<(usize, Stat)>,
-    ) {
-        let folder = |i: usize| split_last(path(i)).map(|(folder, _)| folder);
-        let mut at = 0;
-        while at < items.len() {
-            let here = folder(items[at]);
-            let run = items[at..]
-                .iter()
-                .take_while(|&&i| folder(i) == here)
-                .count();
-            let listed = run >= LIST_FROM && here.is_some_and(|folder| self.list(folder, run));
-            for &i in &items[at..at + run] {
-                let stat = if listed {
-                    self.stat_listed(path(i))
-                } else {
-                    self.stat(path(i))
-                };
-                out.push((i, stat));
-            }
-            at += run;
-        }
-    }
-
-    /// Reads the entries of the folder `parent` names into `self.listing`, for `asked` names
-    /// in it; `false` when it cannot be listed (not a real folder, no read permission) or is
-    /// too large for so few names to pay for its listing, and then each name is statted
-    /// instead.
-    fn list(&mut self, parent: &[u8], asked: usize) -> bool {
-        let Ok(folder) = self.enter(parent) else {
-            return false;
-        };
-        let Ok(fd) = openat(folder, ".", LIST, Mode::empty()) else {
-            return false;
-        };
-        let guessed = fstat(&fd).map_or(u64::MAX, |st| {
-            u64::try_from(st.st_size).unwrap_or(u64::MAX) / ENTRY_BYTES
-        });
-        let asked = u64::try_from(asked).unwrap_or(u64::MAX);
-        if guessed > LIST_ANYWAY.max(asked.saturating_mul(LIST_RATIO)) {
-            return false;
-        }
-        let Ok(mut dir) = Dir::from_fd(fd) else {
-            return false;
-        };
-        let listing = &mut self.listing;
-        listing.names.clear();
-        listing.entries.clear();
-        for entry in dir.iter() {
-            let Ok(entry) = entry else {
-                return false;
-            };
-            let kind = match entry.file_type() {
-                Some(Type::File) => Kind::File,
-                Some(_) => Kind::Other,
-                None => Kind::Unknown,
-            };
-            let start = listing.names.len();
-            listing
-                .names
-                .extend_from_slice(entry.file_name().to_bytes());
-            listing.entries.push((start, listing.names.len(), kind));
-        }
-        let names = &listing.names;
-        listing
-            .entries
-            .sort_unstable_by(|a, b| names[a.0..a.1].cmp(&names[b.0..b.1]));
-        true
-    }
-
-    /// What is at `path`, from the listing of its folder.
-    fn stat_listed(&mut self, path: &[u8]) -> Stat {
-        let Some((_, name)) = split_last(path) else {
-            return Stat::Other;
-        };
-        match self.listing.find(name) {
-            // Not among the entries of a real folder: what ENOENT says.
-            None => Stat::Missing,
-            Some(Kind::File) => Stat::File,
-            Some(Kind::Other) => Stat::Other,
-            Some(Kind::Unknown) => self.stat(path),
-        }
-    }
-
-    /// What is at `path`, when the answer needs no judgement about links.
-    fn stat(&mut self, path: &[u8]) -> Stat {
-        let Some((parent, name)) = split_last(path) else {
-            return Stat::Other;
-        };
-        let folder = match self.folder(parent) {
-            Ok(folder) => folder,
-            // The first component that is not there: the walk by name says MISSING too.
-            Err(Errno::ENOENT) => return Stat::Missing,
-            Err(_) => return Stat::Other,
-        };
-        match fstatat(folder.as_fd(), name, AtFlags::AT_SYMLINK_NOFOLLOW) {
-            Ok(st) if is_regular(&st) => Stat::File,
-            Err(Errno::ENOENT) => Stat::Missing,
-            _ => Stat::Other,
-        }
-    }
-
-    /// The digest of the regular file at `rel`, or with `defer`, [`Read::Later`] when it is
-    /// large. The file is opened first and then statted, so its type is checked again on what
-    /// was opened (a FIFO swapped in cannot block the open, nor be read).
-    fn read(&mut self, rel: &[u8], defer: bool) -> io::Result<Read> {
-        self.read_on(rel, defer, None)
-    }
-
-    /// [`Worker::read`] going on from `begun`, the hash of the file's start as the ring read it,
-    /// when the file is still at least that long; from its first byte otherwise.
-    fn read_on(&mut self, rel: &[u8], defer: bool, begun: Option<Begun>) -> io::Result<Read> {
-        if self.buf.is_empty() {
-            self.buf = vec![0; BUFFER];
-        }
-        let (parent, name) = split_last(rel).ok_or_else(|| io::Error::other("names no file"))?;
-        let folder = self.folder(parent)?;
-        let fd = openat(folder.as_fd(), name, READ, Mode::empty())?;
-        let st = fstat(&fd)?;
-        if !is_regular(&st) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file",
-            ));
-        }
-        let len = u64::try_from(st.st_size).unwrap_or(0);
-        if defer && len >= LARGE {
-            return Ok(Read::Later(len));
-        }
-        let mut file = File::from(fd);
-        match begun {
-            Some(Begun { hasher, bytes }) if bytes <= len => {
-                file.seek(SeekFrom::Start(bytes))?;
-                hash_rest(&mut file, len, &mut self.buf, hasher, bytes).map(Read::Done)
-            }
-            _ => hash_sized(&mut file, len, &mut self.buf).map(Read::Done),
-        }
-    }
-}
-
-/// Whether `e` says the process ran out of something (descriptors, memory), which is no
-/// property of the file being opened.
-fn exhausted(e: Errno) -> bool {
-    matches!(
-        e,
-        Errno::EMFILE | Errno::ENFILE | Errno::ENOMEM | Errno::ENOBUFS
-    )
-}
-
-/// A folder handle as [`Worker::folder`] gives it: one the worker keeps, or one of a walk,
-/// closed when dropped.
-enum Folder<'a> {
-    Held(BorrowedFd<'a>),
-    Walked(OwnedFd),
-}
-
-impl Folder<'_> {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        match self {
-            Folder::Held(fd) => *fd,
-            Folder::Walked(fd) => fd.as_fd(),
-        }
-    }
-}
-
-/// The start of a file as the ring read it, hashed: where [`Worker::read_on`] goes on from.
-#[derive(Debug)]
-pub(crate) struct Begun {
-    /// The hash of the first `bytes` bytes.
-    pub(crate) hasher: sha2::Sha256,
-    /// How many bytes it has taken.
-    pub(crate) bytes: u64,
-}
-
-fn is_regular(st: &nix::sys::stat::FileStat) -> bool {
-    st.st_mode & SFlag::S_IFMT.bits() == SFlag::S_IFREG.bits()
-}
-
-/// The folder part and the last name of a path that passed [`check_path`], with `.` and empty
-/// components skipped as the walk skips them (`a/./b/.` names `a/b`). `None` when no name is
-/// left.
-fn split_last(path: &[u8]) -> Option<(&[u8], &[u8])> {
-    let mut end = path.len();
-    loop {
-        let start = path[..end]
-            .iter()
-            .rposition(|&b| b == b'/')
-            .map_or(0, |slash| slash + 1);
-        let name = &path[start..end];
-        if !name.is_empty() && name != b"." {
-            return Some((&path[..start], name));
-        }
-        if start == 0 {
-            return None;
-        }
-        end = start - 1;
-    }
-}
-
-/// The folder names of `parent`, without `.` and empty components.
-fn components(parent: &[u8]) -> impl Iterator<Item = &[u8]> {
-    parent
-        .split(|&b| b == b'/')
-        .filter(|c| !c.is_empty() && *c != b".")
-}
-
-mod ring;
 #[cfg(test)]
 mod tests;

@@ -43,16 +43,35 @@ impl Digest {
         (bad == 0).then_some(Digest(out))
     }
 
-    /// The 64 lowercase hex digits.
+    /// The 64 lowercase hex digits, as sha256sum writes them: [`hex`] of the 32 bytes.
+    ///
+    /// ```
+    /// let digest = manifests::Digest::of(b"abc");
+    /// assert_eq!(
+    ///     digest.to_hex(),
+    ///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    /// );
+    /// ```
     pub fn to_hex(&self) -> String {
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(64);
-        for b in self.0 {
-            s.push(DIGITS[usize::from(b >> 4)] as char);
-            s.push(DIGITS[usize::from(b & 0xf)] as char);
-        }
-        s
+        hex(&self.0)
     }
+}
+
+/// Lowercase hex of any bytes, two digits a byte: the house's one hex encoder, for a digest
+/// ([`Digest::to_hex`]) or a part of one (a short key from its first bytes).
+///
+/// ```
+/// assert_eq!(manifests::hex(&[0x00, 0xab, 0x10, 0xff]), "00ab10ff");
+/// assert_eq!(manifests::hex(&manifests::Digest::of(b"").0[..4]), "e3b0c442");
+/// ```
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    s
 }
 
 /// Marks a byte that is not a hex digit in [`HEX`].
@@ -109,7 +128,7 @@ pub enum Form {
     Tagged,
     /// `HEX PATH` with one blank (the BSD `md5 -r` order), which no sha256sum writes but
     /// `sha256sum -c` reads when a file's first untagged line is so; only ever read, and
-    /// written back as it was read (see `format`).
+    /// written back as it was read (see `line`).
     Reversed,
 }
 
@@ -154,11 +173,6 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// The bytes `sha256sum` would write for these entries; see [`crate::write`].
-    pub fn to_bytes(&self) -> Vec<u8> {
-        crate::format::write(&self.entries)
-    }
-
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -1,5 +1,6 @@
-//! Hashing file contents with SHA-256: a reader, one file, or many paths of a tree (those on
-//! every core, through [`crate::bulk`]).
+//! Hashing content with SHA-256: what a reader yields ([`hash_reader`]) and one file
+//! ([`hash_file`]), the house's one sha256 of a file; the many paths of a tree are hashed on
+//! every core by the fast path, which reads each file with the helpers here.
 //!
 //! A single file cannot be split (SHA-256 is sequential), so one huge file bounds the wall
 //! time of a check whatever the core count.
@@ -13,10 +14,7 @@ use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::bulk::{hash_all, Found};
 use crate::entry::Digest;
-use crate::path::Links;
-use crate::tree::TreeError;
 
 /// Large enough that the per-read system call is noise next to hashing it, small enough to
 /// stay in L2 on most cores, so the hasher reads what `read` just wrote from cache.
@@ -41,8 +39,22 @@ fn hash_with(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<Digest> {
     Ok(Digest(hasher.finalize().into()))
 }
 
-/// The SHA-256 of one file. Refuses anything but a regular file (after following links),
-/// because opening a FIFO would block forever and a directory has no content to hash.
+/// The SHA-256 of one file's content: the house's one sha256 of a file (its hex is
+/// [`Digest::to_hex`]). Refuses anything but a regular file (after following links), because
+/// opening a FIFO would block forever and a directory has no content to hash. Reads in pieces
+/// of 256 KiB, so a file of any size costs that much memory.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("f");
+/// std::fs::write(&path, b"abc")?;
+/// assert_eq!(
+///     manifests::hash_file(&path)?.to_hex(),
+///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+/// );
+/// assert!(manifests::hash_file(dir.path()).is_err(), "a folder is not hashed");
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn hash_file(path: &Path) -> io::Result<Digest> {
     let mut buf = vec![0u8; BUFFER];
     hash_path_with(path, &mut buf)
@@ -58,28 +70,6 @@ fn hash_path_with(path: &Path, buf: &mut [u8]) -> io::Result<Digest> {
     }
     let mut file = File::open(path)?;
     hash_sized(&mut file, meta.len(), buf)
-}
-
-/// Hashes `paths` (relative to `root`, under the path rules) on every core. One result per
-/// path, in the order given: a missing file is an `io::ErrorKind::NotFound` error, a
-/// directory or unreadable file another error. A path that breaks the rules (absolute, `..`,
-/// a link out of the tree) refuses the whole call before anything is read.
-pub fn hash_files<P: AsRef<[u8]> + Sync>(
-    root: &Path,
-    paths: &[P],
-) -> Result<Vec<io::Result<Digest>>, TreeError> {
-    Ok(hash_all(root, paths, Links::Follow)?
-        .into_iter()
-        .map(|found| match found {
-            Found::File(result) => result,
-            Found::Link(digest) => Ok(digest),
-            Found::Missing => Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                "no such file in the tree",
-            )),
-            Found::Unreadable(why) => Err(io::Error::other(why)),
-        })
-        .collect())
 }
 
 /// The SHA-256 of an open regular file that was `len` bytes when it was statted, read into
@@ -134,20 +124,6 @@ mod tests {
             hash_reader(&b"abc"[..]).unwrap().to_hex(),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
-    }
-
-    #[test]
-    fn many_files_come_back_in_the_order_asked_for() {
-        let dir = tempfile::tempdir().unwrap();
-        let names: Vec<String> = (0..50).map(|i| format!("f{i}")).collect();
-        for (i, name) in names.iter().enumerate() {
-            std::fs::write(dir.path().join(name), vec![b'x'; i * 1000]).unwrap();
-        }
-        let got = hash_files(dir.path(), &names).unwrap();
-        for (i, result) in got.into_iter().enumerate() {
-            let want = hash_reader(&vec![b'x'; i * 1000][..]).unwrap();
-            assert_eq!(result.unwrap(), want, "f{i}");
-        }
     }
 
     #[test]

@@ -2,9 +2,18 @@
 //! `sha256sum -c --strict` reads it: parse and write ([`parse`], [`write()`]), the path rules
 //! that keep a check inside its tree ([`check_path`]), hashing on every core
 //! ([`hash_files`]), checking a tree against a manifest ([`verify()`]) and making a manifest
-//! for a tree ([`manifest_for`]).
+//! for a tree ([`manifest_for`]). It also holds the house's one sha256 of a file
+//! ([`hash_file`]) and its one hex encoder ([`hex`], [`Digest::to_hex`]).
 //!
 //! Paths are raw bytes throughout, because Unix file names are.
+//!
+//! Where things are, lowest first (no two modules import each other): `entry` (digest, entry,
+//! manifest), `escape` (a name's escaping), `cores`, `hash` (one reader or file), `path` (the
+//! path rules and the walk that follows links), `line` (one manifest line), `read` (a whole
+//! manifest), `write`, `tree` (a tree's root and errors), `bulk` (many paths of a tree on every
+//! core: `bulk/worker`, `bulk/listing`, `bulk/ring`), `generate` (digests and manifests of
+//! paths), `status` (the words and counts a check reports), `verify` (a tree against a
+//! manifest).
 //!
 //! Decisions a user of `sha256sum` should know about:
 //! - Statuses are finer than sha256sum's: `MISSING` when nothing is at the path, `FAILED` for
@@ -21,27 +30,26 @@
 //!   write `./-` in the path list if the manifest must also be checked by sha256sum.
 
 mod bulk;
+mod cores;
 mod entry;
-mod format;
+mod escape;
 mod generate;
 mod hash;
+mod line;
 mod path;
+mod read;
+mod status;
 mod tree;
 mod verify;
+mod write;
 
-pub use entry::{Digest, Entry, Form, Manifest};
-pub use format::{escape_name, parse, write, write_entry, LineProblem, ParseError};
-pub use generate::{manifest_as_recorded, manifest_for};
-pub use hash::{hash_file, hash_files, hash_reader};
+pub use entry::{hex, Digest, Entry, Form, Manifest};
+pub use escape::escape_name;
+pub use generate::{hash_files, manifest_as_recorded, manifest_for};
+pub use hash::{hash_file, hash_reader};
 pub use path::{check_path, Links, PathError, PathProblem};
+pub use read::{parse, LineProblem, ParseError};
+pub use status::{ReadError, Status, Summary};
 pub use tree::TreeError;
-pub use verify::{
-    verify, verify_as_recorded, verify_owned, Checked, ReadError, Status, Summary, Verification,
-};
-
-/// The cores this process may use, asked once: the answer reads the cgroup's files, and a check
-/// asks for every pass it runs on every core.
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
+pub use verify::{verify, verify_as_recorded, verify_owned, Checked, Verification};
+pub use write::{write, write_entry};

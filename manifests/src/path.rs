@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::format::escape_name;
+use crate::escape::escape_name;
 
 /// A path refused as bad input: which path, and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -91,7 +91,7 @@ impl fmt::Display for PathProblem {
 
 /// Linux's `PATH_MAX`: a path of this many bytes or more cannot be opened (the count includes
 /// the closing NUL).
-pub const PATH_MAX: usize = 4096;
+pub const PATH_MAX: usize = files::path::PATH_MAX;
 
 /// The most of a path an error message quotes; a longer one keeps its start and end, with the
 /// number of bytes left out between them.
@@ -137,39 +137,29 @@ pub(crate) fn show_path(path: &[u8]) -> String {
     out
 }
 
-/// Checks a manifest path without touching the file system: relative, non-empty, no NUL, no
-/// `..` component, not ending in `/`, and naming something below the root.
+/// Checks a manifest path without touching the file system, by the one path rule
+/// ([`files::path`]): relative, non-empty, no NUL, no `..` component, shorter than
+/// [`PATH_MAX`], naming something below the root; and, since a manifest line names a file, not
+/// ending in `/`.
 ///
 /// `.` components and doubled slashes are allowed (`./a//b` is what some tools write, and
 /// sha256sum accepts it); the path is kept exactly as written.
 pub fn check_path(path: &[u8]) -> Result<(), PathError> {
-    let problem = if path.is_empty() {
-        Some(PathProblem::Empty)
-    } else if path.len() >= PATH_MAX {
-        Some(PathProblem::TooLong)
-    } else if path.contains(&0) {
-        Some(PathProblem::Nul)
-    } else if path[0] == b'/' {
-        Some(PathProblem::Absolute)
-    } else if path.split(|&b| b == b'/').any(|c| c == b"..") {
-        Some(PathProblem::ParentDir)
-    } else if path.ends_with(b"/") {
-        Some(PathProblem::TrailingSlash)
-    } else if path
-        .split(|&b| b == b'/')
-        .all(|c| c.is_empty() || c == b".")
-    {
-        Some(PathProblem::NoFileName)
-    } else {
-        None
+    use files::path::PathError as Rule;
+    let problem = match files::path::relative_bytes(path) {
+        Ok(rel) if rel.names_folder() => PathProblem::TrailingSlash,
+        Ok(_) => return Ok(()),
+        Err(Rule::Empty) => PathProblem::Empty,
+        Err(Rule::TooLong) => PathProblem::TooLong,
+        Err(Rule::Nul) => PathProblem::Nul,
+        Err(Rule::Absolute) => PathProblem::Absolute,
+        Err(Rule::ParentDir) => PathProblem::ParentDir,
+        Err(Rule::NoName) => PathProblem::NoFileName,
     };
-    match problem {
-        Some(problem) => Err(PathError {
-            path: path.to_vec(),
-            problem,
-        }),
-        None => Ok(()),
-    }
+    Err(PathError {
+        path: path.to_vec(),
+        problem,
+    })
 }
 
 /// How a symlink in the tree is judged.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::cores::cores;
 use crate::path::{locate, show_path, Links, Located, PathError};
 
 /// Why a tree could not be hashed or checked at all. A file that differs or is absent is not
@@ -66,8 +67,8 @@ pub(crate) fn open_root(root: &Path) -> Result<PathBuf, TreeError> {
 }
 
 /// Locates every path before anything is read, so one bad path refuses the whole request
-/// instead of leaving half a report. The path-by-path walk: [`crate::bulk`] takes the plain
-/// paths of a large request another way and leaves this the rest.
+/// instead of leaving half a report. The path-by-path walk: the fast path (`bulk`) takes the
+/// plain paths of a large request another way and leaves this the rest.
 pub(crate) fn locate_all<P: AsRef<[u8]> + Sync>(
     root: &Path,
     paths: &[P],
@@ -86,7 +87,7 @@ pub(crate) fn locate_all_in<P: AsRef<[u8]> + Sync>(
     links: Links,
 ) -> Result<Vec<Located>, TreeError> {
     let one = |p: &P| locate(root, p.as_ref(), links).map_err(TreeError::from);
-    let threads = crate::cores();
+    let threads = cores();
     // Below a few thousand paths a thread costs more than it saves.
     if threads == 1 || paths.len() < 4096 {
         return paths.iter().map(one).collect();

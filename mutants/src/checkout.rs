@@ -241,7 +241,7 @@ impl Checkout {
 fn private_index() -> Result<std::path::PathBuf> {
     use std::sync::atomic::{AtomicU32, Ordering};
     static SEQ: AtomicU32 = AtomicU32::new(0);
-    let session = report::scratch::session().context("making the session folder")?;
+    let session = runner::scratch::session().context("making the session folder")?;
     Ok(session.join(format!(
         "review-{}.index",
         SEQ.fetch_add(1, Ordering::Relaxed)
@@ -264,10 +264,10 @@ impl Prep {
     pub fn apply(&self, co: &Checkout, log_name: &str) -> Result<Option<f64>> {
         let secs = self.link_and_set_up(co, log_name)?;
         if let Some(what) = co.settle_setup()? {
-            report::errln!(
+            cmdline::errln!(
                 "mutants: {}: the setup changed the checkout: {}",
-                report::escape::path(co.path()),
-                report::escape::text(&what)
+                files::escape::path(co.path()),
+                files::escape::text(&what)
             );
         }
         Ok(secs)
@@ -278,7 +278,7 @@ impl Prep {
             return Ok(None);
         }
         candidate::setup::link_into(&self.worktree, &self.source, co.path())
-            .map_err(report::exit::PreconditionFailed::new)?;
+            .map_err(runner::stop::PreconditionFailed::new)?;
         let log = self.logs.join(log_name);
         let Some(record) = candidate::setup::run_setup(&self.worktree, co.path(), &self.env, &log)
             .context("running worktree.setup")?
@@ -287,7 +287,7 @@ impl Prep {
         };
         if record.outcome() != report::Outcome::Passed {
             return Err(
-                report::exit::PreconditionFailed::new(candidate::setup::failure_text(&record))
+                runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record))
                     .into(),
             );
         }

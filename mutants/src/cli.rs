@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use report::cli::{ColorArg, Describe, FormatArgs};
+use cmdline::cli::{ColorArg, Describe, FormatArgs};
 use report::Format;
 
 use crate::record::Shard;

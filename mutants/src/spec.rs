@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -15,7 +15,7 @@ use toml::Spanned;
 
 /// A problem located in the file (`FILE:LINE: what is wrong`): the one type all gatekit's
 /// config files report with.
-pub(crate) type SpecError = report::located::Located;
+pub(crate) type SpecError = files::located::Located;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -125,7 +125,7 @@ pub(crate) struct Spec {
 impl Spec {
     /// Reads and validates `path`.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let bytes = report::input::read(path).map_err(|e| SpecError {
+        let bytes = files::input::read(path).map_err(|e| SpecError {
             file: path.display().to_string(),
             line: None,
             message: e.to_string(),
@@ -143,7 +143,7 @@ impl Spec {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| SpecError {
             file: file.clone(),
-            line: span.map(|s| report::located::line_of(text, s.start)),
+            line: span.map(|s| files::located::line_of(text, s.start)),
             message,
         };
         let raw: RawSpec =
@@ -183,16 +183,9 @@ impl Spec {
                     ));
                 }
             }
-            let mut env = BTreeMap::new();
-            for (key, value) in &suite.env {
-                if let Some(why) = bad_env(key, value.get_ref()) {
-                    return Err(at(
-                        Some(value.span()),
-                        format!("suite {name:?}: env {}: {why}", report::escape::text(key)),
-                    ));
-                }
-                env.insert(key.clone(), value.get_ref().clone());
-            }
+            let env = candidate::config::env_table(&suite.env, &|span, why| {
+                at(span, format!("suite {name:?}: {why}"))
+            })?;
             suites.insert(
                 name.clone(),
                 Suite {
@@ -216,7 +209,7 @@ impl Spec {
         let mut mutants: Vec<Mutant> = Vec::new();
         for (index, spanned) in raw.mutant.iter().enumerate() {
             let m = spanned.get_ref();
-            let line = report::located::line_of(text, spanned.span().start);
+            let line = files::located::line_of(text, spanned.span().start);
             let name = m.name.get_ref().trim().to_string();
             if name.is_empty() {
                 return Err(at(Some(m.name.span()), "`name` is empty".into()));
@@ -294,9 +287,7 @@ impl Spec {
                 line,
             });
         }
-        let sha256 = manifests::hash_reader(text.as_bytes())
-            .map(|d| d.to_hex())
-            .unwrap_or_default();
+        let sha256 = manifests::Digest::of(text.as_bytes()).to_hex();
         let worktree = match &raw.worktree {
             Some(w) => candidate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
             None => Default::default(),
@@ -328,61 +319,29 @@ impl Spec {
     }
 }
 
-/// A duration as the spec and `--timeout` take it: more than zero, at most
-/// [`report::duration::MAX`] (30 days: beyond it a duration is surely a typo, and a vast one
-/// would overflow the clock when added to the start of a run).
+/// A duration as the spec and `--timeout` take it, by the one duration rule
+/// ([`report::duration::timeout`]): more than zero, at most 30 days, at most
+/// [`report::duration::MAX_LEN`] characters.
 pub(crate) fn check_duration(text: &str) -> Result<Duration, String> {
-    let d = report::duration::parse(text).map_err(|e| e.to_string())?;
-    if d.is_zero() {
-        return Err(format!(
-            "{text:?} is zero; a timeout must be more than zero"
-        ));
-    }
-    // Over the most is refused by report::duration itself, which bounds every duration.
-    Ok(d)
+    report::duration::timeout(text).map_err(|e| e.to_string())
 }
 
-/// Why an `env` entry cannot be passed to a process: `execve` takes `KEY=VALUE` strings ended
-/// by a NUL, so a NUL anywhere, or `=` or nothing in the key, would panic or be cut short.
-fn bad_env(key: &str, value: &str) -> Option<&'static str> {
-    if key.is_empty() {
-        Some("the name is empty")
-    } else if key.contains('\0') {
-        Some("the name holds a NUL byte")
-    } else if key.contains('=') {
-        Some("the name holds `=`")
-    } else if value.contains('\0') {
-        Some("the value holds a NUL byte, which no environment can carry")
-    } else {
-        None
-    }
-}
-
-/// A `file` value as a clean relative path, or why it is refused: absolute, climbing out with
-/// `..`, or empty. (A symlink leading out is caught against the checkout at run time.)
-pub(crate) fn check_file(file: &str) -> Result<String, &'static str> {
-    if file.trim().is_empty() {
-        return Err("is empty");
-    }
-    if file.contains('\0') {
-        return Err("holds a NUL byte");
-    }
-    let path = Path::new(file);
-    let mut parts = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
-            Component::CurDir => {}
-            Component::ParentDir => return Err("is outside the tree (it climbs out with `..`)"),
-            Component::RootDir | Component::Prefix(_) => return Err(
-                "is outside the tree (it is absolute; write it relative to the repository root)",
-            ),
+/// A `file` value as a plain relative path (`./src/x.js` is `src/x.js`), or why it is refused,
+/// by the one path rule ([`files::path`]); a path that climbs out or is absolute is "outside
+/// the tree", and one ending in `/` names no file. (A symlink leading out is caught against the
+/// checkout at run time.)
+pub(crate) fn check_file(file: &str) -> Result<String, String> {
+    use files::path::PathError;
+    match files::path::relative(file) {
+        Ok(rel) if rel.names_folder() => {
+            Err("names a folder (it ends with `/`), not a file".into())
         }
+        Ok(rel) => Ok(rel.to_str().unwrap_or(file).to_string()),
+        Err(why @ (PathError::Absolute | PathError::ParentDir)) => {
+            Err(format!("is outside the tree: it {why}"))
+        }
+        Err(why) => Err(why.to_string()),
     }
-    if parts.is_empty() {
-        return Err("names no file");
-    }
-    Ok(parts.join("/"))
 }
 
 #[cfg(test)]
@@ -545,11 +504,22 @@ mod tests {
         assert!(check_duration("30d1s").unwrap_err().contains("30 days"));
         assert!(check_duration("0s").unwrap_err().contains("zero"));
         assert!(check_duration("99999999999999999999999999d").is_err());
-        assert_eq!(bad_env("A", "x y=z"), None);
-        assert!(bad_env("A", "x\0y").is_some());
-        assert!(bad_env("A\0", "x").is_some());
-        assert!(bad_env("A=B", "x").is_some());
-        assert!(bad_env("", "x").is_some());
+        // Keys and values as TOML writes them (`\u0000` is a NUL).
+        let env = |entry: &str| {
+            error(&format!(
+                "{SUITE}[suites.e]\nrun = \"x\"\nenv = {{ {entry} }}\n"
+            ))
+        };
+        // A good entry passes, and the spec is refused only later, for having no mutant.
+        assert!(env(r#"A = "x y=z""#).contains("no [[mutant]] entries"));
+        let e = env(r#"A = "x\u0000y""#);
+        assert!(
+            e.starts_with("mutants.toml:6: suite \"e\": env A: the value holds a NUL byte"),
+            "{e}"
+        );
+        assert!(env(r#""A\u0000" = "x""#).contains("the name holds a NUL byte"));
+        assert!(env(r#""A=B" = "x""#).contains("the name holds `=`"));
+        assert!(env(r#""" = "x""#).contains("the name is empty"));
     }
 
     #[test]

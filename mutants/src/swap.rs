@@ -91,7 +91,7 @@ impl std::error::Error for WriteError {}
 pub(crate) fn file_in(root: &Path, rel: &str) -> Result<PathBuf> {
     let root = root
         .canonicalize()
-        .with_context(|| format!("the tree {}", report::escape::path(root)))?;
+        .with_context(|| format!("the tree {}", files::escape::path(root)))?;
     let real = root
         .join(rel)
         .canonicalize()
@@ -132,7 +132,7 @@ pub(crate) fn read_regular(path: &Path) -> io::Result<Regular> {
     if !meta.file_type().is_file() {
         return Err(io::Error::other(format!(
             "{} is not a regular file",
-            report::escape::path(path)
+            files::escape::path(path)
         )));
     }
     let mut bytes = Vec::with_capacity(meta.len().min(1 << 30) as usize);
@@ -195,7 +195,7 @@ pub(crate) fn write_in_place(path: &Path, id: Identity, bytes: &[u8]) -> Result<
     if now.bytes != bytes {
         return Err(WriteError::Io(io::Error::other(format!(
             "{} does not hold the bytes just written",
-            report::escape::path(path)
+            files::escape::path(path)
         ))));
     }
     Ok(())
@@ -223,7 +223,7 @@ impl Swapped {
     pub fn read(root: &Path, rel: &str) -> Result<Swapped> {
         let path = file_in(root, rel)?;
         let Regular { bytes, id, file } = read_regular(&path)
-            .with_context(|| format!("reading {}", report::escape::path(&path)))?;
+            .with_context(|| format!("reading {}", files::escape::path(&path)))?;
         Ok(Swapped {
             path,
             id,
@@ -242,7 +242,7 @@ impl Swapped {
     pub fn put(&mut self, bytes: &[u8], what: &str) -> Result<()> {
         self.swapped = true;
         write_in_place(&self.path, self.id, bytes)
-            .with_context(|| format!("writing {what} into {}", report::escape::path(&self.path)))
+            .with_context(|| format!("writing {what} into {}", files::escape::path(&self.path)))
     }
 
     /// Whether the path still holds the file that was swapped (see [`check`]).
@@ -260,7 +260,7 @@ impl Swapped {
             Err(WriteError::Io(e)) => Err(e).with_context(|| {
                 format!(
                     "restoring {} to its original bytes",
-                    report::escape::path(&self.path)
+                    files::escape::path(&self.path)
                 )
             }),
         }

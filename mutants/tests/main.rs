@@ -18,5 +18,6 @@ mod isolation;
 mod liveness;
 mod order;
 mod run;
+mod usage;
 mod wholeness;
 mod workflow;

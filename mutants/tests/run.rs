@@ -370,6 +370,22 @@ fn bad_specs_exit_2_naming_file_and_line_and_write_nothing() {
             "mutants.toml:5: file \"gone.sh\" is not in the checkout",
         ),
         ("[suites.unit\n".to_string(), "mutants.toml:1:"),
+        // The one duration rule caps a timeout's length, as gate.toml and --timeout do.
+        (
+            format!("{SUITE}{}", mutant("a", "x", "y", "")).replace(
+                "timeout = \"3s\"",
+                &format!("timeout = \"{}\"", "1s ".repeat(40)),
+            ),
+            "it is too long (at most 64 characters, and 12 digits to a number)",
+        ),
+        // The one path rule: a [worktree] path stays in the tree.
+        (
+            format!(
+                "{SUITE}{}[worktree]\nlink = [\"../deps\"]\n",
+                mutant("a", "x", "y", "")
+            ),
+            "mutants.toml:15: worktree.link \"../deps\" climbs out of the tree with `..`",
+        ),
     ];
     for (spec, message) in cases {
         let fx = Fixture::new(&spec);
@@ -385,6 +401,16 @@ fn bad_specs_exit_2_naming_file_and_line_and_write_nothing() {
         );
         assert!(fx.repo.extra_worktrees().is_empty());
     }
+    // So is an over-long --timeout, refused by the same rule in the same words.
+    let fx = Fixture::new(&format!("{SUITE}{}", mutant("a", "$1 + $2", "$1 - $2", "")));
+    fx.cmd()
+        .args(["run", "mutants.toml", "--timeout"])
+        .arg("1s ".repeat(40))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "it is too long (at most 64 characters, and 12 digits to a number)",
+        ));
     // Unknown --only names are bad input too.
     let fx = Fixture::new(&format!("{SUITE}{}", mutant("a", "$1 + $2", "$1 - $2", "")));
     fx.run(&["--only", "nope"]);

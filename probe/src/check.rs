@@ -10,7 +10,8 @@ use crate::bracket::{
 };
 use crate::emit::{Fill, MAX_N};
 use crate::units::{n_for, size_of, Measure, Unit};
-use report::{Exit, Timestamp};
+use cmdline::Exit;
+use report::Timestamp;
 
 /// What `check` takes.
 #[derive(Debug, Clone)]
@@ -46,7 +47,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     client.fill = fill;
     let mut driver = Driver::new(&client)?;
     let quiet = settings.client.output_format() == report::Format::Json;
-    let mut progress = report::progress::Progress::new(2, quiet);
+    let mut progress = cmdline::progress::Progress::new(2, quiet);
     let mut note = None;
     let mut unit_held = None;
     let outcome: anyhow::Result<()> = (|| {

@@ -13,10 +13,10 @@
 use crate::protocol::{self, Incoming};
 use crate::units::Measure;
 use crate::Failure;
-use report::exit::PreconditionFailed;
-use report::runner::{self, Job, Piped, Program};
-use report::scratch::ScratchDir;
-use report::Exit;
+use cmdline::Exit;
+use runner::scratch::ScratchDir;
+use runner::stop::PreconditionFailed;
+use runner::{Job, Piped, Program};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -356,7 +356,7 @@ pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
 pub(crate) fn render(r: &CallReport) -> String {
     // The server's name, version and protocol come from the server: escaped, so they cannot
     // forge a line (`cap: fits ...`) or reach the terminal raw.
-    let esc = |s: &str| report::escape::text(s).into_owned();
+    let esc = |s: &str| files::escape::text(s).into_owned();
     let name = esc(r.server_info["name"].as_str().unwrap_or("?"));
     let version = esc(r.server_info["version"].as_str().unwrap_or("?"));
     let mut out = format!(

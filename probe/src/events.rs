@@ -35,7 +35,7 @@ impl EventLog {
             // Recorded when it is in an output folder of this process; a link at the
             // log's place is refused by the kernel (`O_NOFOLLOW`), never written through.
             Some(p) => Some(
-                report::outputs::claim(p)
+                files::outputs::claim(p)
                     .and_then(|()| {
                         File::options()
                             .create(true)

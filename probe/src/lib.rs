@@ -29,17 +29,12 @@ pub(crate) mod units;
 /// The model stand-in's log events, typed: what a test or a caller reads back from model.log.
 pub use model::{ContentKind, ModelEvent};
 
-use report::Exit;
+use cmdline::Exit;
 
-/// Bad input found after the command line was parsed (a config that is not JSON, a --out
-/// another run holds, a request the server refused): exit 2. Every other error stopped probe
-/// from judging and is a failed precondition, exit 4 (see [`run`]); code that knows it has one
-/// says `report::exit::PreconditionFailed`.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum Failure {
-    #[error("{0}")]
-    Usage(String),
-}
+/// Bad input found after the command line was parsed: exit 2, as in every gatekit tool (see
+/// `cmdline::exit::Stop`); code that knows it has a failed precondition (exit 4) says
+/// `runner::stop::PreconditionFailed`.
+pub(crate) use cmdline::exit::Failure;
 
 /// A validated command, ready to run.
 #[derive(Debug, Clone)]
@@ -53,16 +48,16 @@ pub(crate) enum Command {
     TestClient(testclient::TestClientSettings),
 }
 
-/// Runs `command` through `report::exit::run_tool`, the policy every gatekit tool shares: SIGINT
+/// Runs `command` through `cmdline::exit::run_tool`, the policy every gatekit tool shares: SIGINT
 /// and SIGTERM become a request each command polls (so it ends with 130 after cleaning up), an
 /// error is printed once on one line, a closed stdout is a quiet end, and what the runs left is
 /// swept.
 pub(crate) fn run(command: Command) -> Exit {
-    report::exit::run_tool("probe", || {
+    cmdline::exit::run_tool("probe", || {
         // Every probe command polls the interrupt flag and cleans up itself: its children
         // killed, its results whole.
-        report::interrupt::cleans_up();
-        dispatch(command).map_err(exit_kind)
+        files::interrupt::cleans_up();
+        dispatch(command)
     })
 }
 
@@ -81,23 +76,12 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
     }
 }
 
-/// probe's errors in the kinds `report::exit` knows: bad input stays a usage error (2), a closed
-/// stdout stays itself (a quiet 0), and any other error stopped the judging: a precondition (4),
-/// its causes on one line, escaped (they can quote a server's or a client's words).
-fn exit_kind(e: anyhow::Error) -> anyhow::Error {
-    if e.is::<Failure>() || report::exit::is_stdout_closed(e.as_ref()) {
-        return e;
-    }
-    report::exit::PreconditionFailed::new(report::escape::text(&format!("{e:#}")).into_owned())
-        .into()
-}
-
-/// Writes `text` to stdout through `report::exit::print`. A closed stdout (`probe check | head
+/// Writes `text` to stdout through `cmdline::exit::print`. A closed stdout (`probe check | head
 /// -1`: the reader has all it wanted) is a quiet success here, not an error: every file is
 /// already written, the verdict still decides the exit code (a moved threshold is still 1),
 /// and the model stand-in keeps serving after printing its port.
 pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
-    match report::exit::print(text) {
+    match cmdline::exit::print(text) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }

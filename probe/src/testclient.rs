@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use report::Exit;
+use cmdline::Exit;
 
 use crate::client::{self, CallSettings, Implementation};
 use crate::emit::utf16_len;
@@ -128,7 +128,7 @@ fn change(mode: Mode, text: &str, limit: u64) -> Option<String> {
 fn wait(delay: Option<Duration>) -> bool {
     let until = delay.and_then(|d| Instant::now().checked_add(d));
     loop {
-        if report::interrupt::requested() {
+        if files::interrupt::requested() {
             return false;
         }
         let step = Duration::from_millis(50);
@@ -144,8 +144,8 @@ fn wait(delay: Option<Duration>) -> bool {
 pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     // Bad input (a folder, a device, a missing file) is a usage error, exit 2; an interrupt
     // while waiting on a FIFO still ends with 130, as the flag decides that first.
-    let bytes = report::input::read(&s.mcp_config)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", report::escape::path(&s.mcp_config))))?;
+    let bytes = files::input::read(&s.mcp_config)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", files::escape::path(&s.mcp_config))))?;
     let text = String::from_utf8_lossy(&bytes);
     let config: Value = serde_json::from_str(&text)
         .map_err(|e| Failure::Usage(format!("{}: not JSON: {e}", s.mcp_config.display())))?;
@@ -160,7 +160,7 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     }
     match s.mode {
         Mode::Never => {
-            report::outln!("answered without the tool")?;
+            cmdline::outln!("answered without the tool")?;
             return Ok(Exit::Ok);
         }
         Mode::Hang => {
@@ -180,18 +180,18 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     })?;
     let text = report.texts.concat();
     if s.mode == Mode::Cut {
-        report::outln!("{}", cut(&text, s.limit))?;
+        cmdline::outln!("{}", cut(&text, s.limit))?;
         return Ok(Exit::Ok);
     }
     let over = report.text.get(s.limit_unit) > s.limit;
     if over {
         if let Some(changed) = change(s.mode, &text, s.limit) {
-            report::outln!("{changed}")?;
+            cmdline::outln!("{changed}")?;
             return Ok(Exit::Ok);
         }
     }
     if !over {
-        report::outln!("{text}")?;
+        cmdline::outln!("{text}")?;
         return Ok(Exit::Ok);
     }
     let dir = s.saved_dir.clone().unwrap_or_else(std::env::temp_dir);
@@ -204,8 +204,8 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
     std::io::Write::write_all(&mut file.as_file(), text.as_bytes())?;
     let (_, path) = file.keep().context("keeping the saved result")?;
     match &s.spill_message {
-        Some(message) => report::outln!("{message}")?,
-        None => report::outln!(
+        Some(message) => cmdline::outln!("{message}")?,
+        None => cmdline::outln!(
             "Error: result ({} {}) exceeds this client's limit of {}. Output has been saved to {}",
             report.text.get(s.limit_unit),
             s.limit_unit.words(),

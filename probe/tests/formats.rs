@@ -408,7 +408,7 @@ fn clients_json_validates_with_a_row_per_preset_even_when_none_is_installed() {
     let names: Vec<&str> = rows.iter().map(|r| r["client"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["claude", "codex", "gemini", "qwen", "opencode", "cline"]
+        ["claude", "codex", "gemini", "qwen", "opencode", "cline", "copilot", "continue"]
     );
     assert!(
         rows.iter().all(|r| r["status"] == "not_installed"),

@@ -2,7 +2,9 @@
 //! --client NAME` in a network namespace that has only loopback (where `unshare` can make one),
 //! against the model stand-in, at a point below its limit and at the two points around it, and
 //! the verdicts must be consistent: inline below (both markers, the nonce logged), the measured
-//! kind above, monotone, the threshold exact.
+//! kind above, monotone, the threshold exact. Continue's CLI has no limit of its own on a result,
+//! only its context window, over which no result reaches the model: its test runs below and far
+//! above that window (the points just over it loop until the timeout).
 //!
 //! A client that is not installed skips with a `SKIP:` line on stderr
 //! (`scripts/install-clients.sh NAME` installs it); it is a failure for the clients
@@ -76,35 +78,25 @@ struct Expected {
     place: Option<&'static str>,
 }
 
-/// The shapes of points that came back exactly: none.
-fn inline_shape(points: &[Value]) -> Vec<Value> {
-    points.iter().map(|p| p["shape"].clone()).collect()
-}
-
-/// Runs the preset at 1000, LIMIT and LIMIT+1 and checks what came back.
-fn measures(e: Expected) {
-    let Some(bin) = installed(e.name, e.bin) else {
+/// Runs `probe bracket --client NAME --points POINTS` against the installed client, in a
+/// loopback-only namespace where one can be made, and checks it exits with `code` (0: every
+/// point judged; 1: some point an error): the results.json, the stand-in's log, and a context
+/// line for failures. `None` when the client is not installed (and not required).
+fn bracket(name: &str, bin: &str, points: &str, code: i32) -> Option<(Value, String, String)> {
+    let Some(bin) = installed(name, bin) else {
         assert!(
-            !required(e.name),
-            "{} is not installed, though GATEKIT_REQUIRE_CLIENTS requires it",
-            e.name
+            !required(name),
+            "{name} is not installed, though GATEKIT_REQUIRE_CLIENTS requires it"
         );
-        eprintln!(
-            "SKIP: {} is not installed (run scripts/install-clients.sh {})",
-            e.name, e.name
-        );
-        return;
+        eprintln!("SKIP: {name} is not installed (run scripts/install-clients.sh {name})");
+        return None;
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let points = format!("1000,{},{}", e.limit, e.limit + 1);
     let mut argv: Vec<String> = match loopback_only() {
         Some(ns) => ns,
         None => {
-            eprintln!(
-                "NOTE: no network namespace here; {} runs on the host network",
-                e.name
-            );
+            eprintln!("NOTE: no network namespace here; {name} runs on the host network");
             Vec::new()
         }
     };
@@ -113,9 +105,9 @@ fn measures(e: Expected) {
         [
             "bracket",
             "--client",
-            e.name,
+            name,
             "--points",
-            &points,
+            points,
             "--timeout",
             "120s",
             "--bin",
@@ -135,40 +127,57 @@ fn measures(e: Expected) {
     let results = std::fs::read_to_string(out.join("results.json"));
     let r: Value = match results {
         Ok(text) => serde_json::from_str(&text).unwrap(),
-        Err(_) => panic!("{}: no results.json\n{run}", e.name),
+        Err(_) => panic!("{name}: no results.json\n{run}"),
     };
     let version = r["client"]["version"].as_str().unwrap_or("?").to_string();
+    let verdicts: Vec<&str> = r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["verdict"].as_str().unwrap())
+        .collect();
+    let context = format!("{name} {version}: {verdicts:?}\n{run}");
+    assert_eq!(run.code, Some(code), "{context}");
+    // Only the stand-in was asked: every request it logged was one it serves.
+    let log = std::fs::read_to_string(out.join("model.log")).unwrap();
+    for line in log.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        assert_ne!(event["event"], "not_found", "{name}: {line}");
+    }
+    Some((r, context, log))
+}
+
+/// A point whose whole text reached the model: judged by its markers (no "too small" note),
+/// the nonce the server logged, and at least n units received.
+fn assert_inline(point: &Value, context: &str) {
+    assert_eq!(point["verdict"], "inline", "{context}");
+    assert_eq!(point["message"], Value::Null, "{context}");
+    assert!(point["nonce"].is_string(), "{context}");
+    assert!(point["received_units"].as_u64().unwrap() >= point["n"].as_u64().unwrap());
+    assert_eq!(point["shape"], Value::Null, "{context}");
+}
+
+/// Runs the preset at 1000, LIMIT and LIMIT+1 and checks what came back.
+fn measures(e: Expected) {
+    let points = format!("1000,{},{}", e.limit, e.limit + 1);
+    let Some((r, context, _)) = bracket(e.name, e.bin, &points, 0) else {
+        return;
+    };
     let p = r["points"].as_array().unwrap();
-    let verdicts: Vec<&str> = p.iter().map(|p| p["verdict"].as_str().unwrap()).collect();
-    let context = format!("{} {version}: {verdicts:?}\n{run}", e.name);
-    assert_eq!(run.code, Some(0), "{context}");
-    // Below the limit: the whole text, judged by its markers (no "too small" note), the nonce
-    // the server logged, and at least n units reached the model.
     for inline in &p[..2] {
-        assert_eq!(inline["verdict"], "inline", "{context}");
-        assert_eq!(inline["message"], Value::Null, "{context}");
-        assert!(inline["nonce"].is_string(), "{context}");
-        assert!(inline["received_units"].as_u64().unwrap() >= inline["n"].as_u64().unwrap());
+        assert_inline(inline, &context);
     }
     assert_eq!(p[2]["verdict"], e.above, "{context}");
-    assert_eq!(
-        inline_shape(&p[..2]),
-        [Value::Null, Value::Null],
-        "{context}"
-    );
     if let Some(place) = e.place {
         assert_eq!(p[2]["shape"]["where"], place, "{context}");
     }
     assert_eq!(r["threshold"]["monotone"], true, "{context}");
     assert_eq!(r["threshold"]["exact"], true, "{context}");
     assert_eq!(r["threshold"]["last_inline"], e.limit, "{context}");
-    // Only the stand-in was asked: every request it logged was one it serves.
-    let log = std::fs::read_to_string(out.join("model.log")).unwrap();
-    for line in log.lines() {
-        let event: Value = serde_json::from_str(line).unwrap();
-        assert_ne!(event["event"], "not_found", "{}: {line}", e.name);
-    }
-    eprintln!("measured {} {version}: {}", e.name, r["threshold"]["text"]);
+    eprintln!(
+        "measured {} {}: {}",
+        e.name, r["client"]["version"], r["threshold"]["text"]
+    );
 }
 
 #[test]
@@ -243,4 +252,80 @@ fn cline_keeps_head_and_tail_of_a_reply_whose_json_envelope_is_over_8000_units()
         above: "cut",
         place: None,
     });
+}
+
+#[test]
+fn copilot_cli_saves_a_reply_over_20480_bytes_and_shows_a_500_unit_head() {
+    measures(Expected {
+        name: "copilot",
+        bin: "copilot",
+        limit: 20_480,
+        above: "saved",
+        // `Output too large to read at once (20.0 KB). Saved to: ...` and the head as preview.
+        place: Some("end"),
+    });
+}
+
+#[test]
+fn continue_cli_keeps_a_400000_unit_reply_whole_and_loses_one_over_its_context_window() {
+    // No cap on one result: 400,000 units reach the model whole, inside its 27-unit JSON
+    // envelope. At 1,000,000 the conversation is over its 200,000-token window: the client
+    // compacts it, dropping the result, so no result reaches the stand-in, and the prompt is
+    // lost with it (the stand-in is then asked with no n).
+    let Some((r, context, log)) = bracket("continue", "cn", "1000,400000,1000000", 1) else {
+        return;
+    };
+    let p = r["points"].as_array().unwrap();
+    for inline in &p[..2] {
+        assert_inline(inline, &context);
+        let envelope = inline["received_units"].as_u64().unwrap() - inline["n"].as_u64().unwrap();
+        assert_eq!(envelope, 27, "{context}");
+    }
+    assert_eq!(p[2]["verdict"], "error", "{context}");
+    let message = p[2]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("no result reached the stand-in"),
+        "{context}"
+    );
+    assert!(log.contains(r#""event":"no_n""#), "{context}");
+    eprintln!(
+        "measured continue {}: {}",
+        r["client"]["version"], r["threshold"]["text"]
+    );
+}
+
+#[test]
+fn a_presets_version_runs_with_the_presets_environment_as_its_points_do() {
+    // A stand-in for `cn` that prints what it was given on --version and fails any point: the
+    // recorded version shows whether Continue's fetch guard (NODE_OPTIONS) was loaded, without
+    // which `cn --version` looks up api.continue.dev.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("cn");
+    std::fs::write(
+        &bin,
+        "#!/bin/sh\n[ \"$1\" = --version ] && echo \"1.5.47 options=$NODE_OPTIONS\" && exit 0\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = dir.path().join("out");
+    let run = testkit::Output::of(
+        testkit::bin(PROBE)
+            .args([
+                "bracket", "--client", "continue", "--points", "1000", "--bin",
+            ])
+            .arg(&bin)
+            .arg("--out")
+            .arg(&out)
+            .current_dir(dir.path())
+            .timeout(std::time::Duration::from_secs(60)),
+    );
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let version = r["client"]["version"].as_str().unwrap_or("");
+    assert!(
+        version.starts_with("1.5.47 options=--import="),
+        "{version}\n{run}"
+    );
+    assert!(version.ends_with("probe-offline.mjs\""), "{version}\n{run}");
 }

@@ -18,13 +18,49 @@ pub struct DurationError {
 /// without overflowing, which would panic.
 pub const MAX: Duration = Duration::from_secs(30 * 86_400);
 
+/// The longest text a duration may be, and the most digits one number of it may have: far
+/// more than any real duration needs (`29d23h59m59s999ms` is 17), and small enough that
+/// parsing stays cheap and an error quoting the text stays one short line.
+pub const MAX_LEN: usize = 64;
+const MAX_DIGITS: usize = 12;
+
+/// The text as an error quotes it: at most [`MAX_LEN`] characters, then `…`.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(MAX_LEN) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// A timeout, the one rule for gate.toml's and mutants.toml's `timeout`s and every
+/// `--timeout`: a duration ([`parse`]) of more than zero, since nothing could finish in none.
+pub fn timeout(text: &str) -> Result<Duration, DurationError> {
+    match parse(text)? {
+        d if d.is_zero() => Err(DurationError {
+            text: shown(text),
+            why: "it is zero, and a timeout must be more than zero",
+        }),
+        d => Ok(d),
+    }
+}
+
 /// Parses a sequence of `<number><unit>` parts, units `ms`, `s`, `m`, `h`, `d`; the total is at
-/// most [`MAX`].
+/// most [`MAX`], the text at most [`MAX_LEN`] characters.
 pub fn parse(text: &str) -> Result<Duration, DurationError> {
     let err = |why| DurationError {
-        text: text.to_string(),
+        text: shown(text),
         why,
     };
+    let longest_number = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    if text.chars().count() > MAX_LEN || longest_number > MAX_DIGITS {
+        return Err(err(
+            "it is too long (at most 64 characters, and 12 digits to a number)",
+        ));
+    }
     let s = text.trim();
     if s.is_empty() {
         return Err(err("it is empty"));
@@ -135,7 +171,9 @@ mod tests {
         ] {
             let e = parse(huge).expect_err(huge);
             assert!(
-                e.to_string().contains("maximum") || e.to_string().contains("unit"),
+                ["maximum", "unit", "too long"]
+                    .iter()
+                    .any(|w| e.to_string().contains(w)),
                 "{huge}: {e}"
             );
         }
@@ -171,6 +209,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn text_too_long_is_refused_before_it_is_parsed_and_quoted_short() {
+        let long = format!("{}1s", " ".repeat(MAX_LEN));
+        let e = parse(&long).unwrap_err();
+        assert!(e.why.contains("too long"), "{e}");
+        assert_eq!(e.text.chars().count(), MAX_LEN + 1, "{e}");
+        assert!(parse("1234567890123s")
+            .unwrap_err()
+            .why
+            .contains("too long"));
+        assert_eq!(parse("000000000001s").unwrap(), Duration::from_secs(1));
+        assert!(timeout(&"1s ".repeat(1000))
+            .unwrap_err()
+            .why
+            .contains("too long"));
+    }
+
+    #[test]
+    fn a_timeout_is_more_than_zero() {
+        assert_eq!(timeout("90s"), Ok(Duration::from_secs(90)));
+        assert!(timeout("0s").unwrap_err().to_string().contains("zero"));
+        assert!(timeout("31d").unwrap_err().to_string().contains("30 days"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Pieces of GitHub-flavoured Markdown shared by the tools' pull-request summaries; the tables
-//! themselves are [`crate::Table::render_markdown`].
+//! themselves are [`Table::render_markdown`].
 //!
 //! A summary quotes what it cannot control (paths, commit subjects, finding texts), so those go
 //! into code spans whose fence is longer than any run of backticks inside, and `|` is escaped
@@ -9,27 +9,10 @@
 
 use crate::table::Table;
 
-/// `text` with every control character (see [`crate::escape::is_unsafe`]) written as its
-/// visible escape and everything else as it is: for text that is Markdown already.
-pub fn controls(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(crate::escape::is_unsafe) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if crate::escape::is_unsafe(c) {
-            out.push_str(&crate::escape::text(&c.to_string()));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 /// `text` as an inline code span that survives backticks inside it; control characters are
 /// shown as escapes (a code span shows backslashes as they are).
 pub fn code(text: &str) -> String {
-    let text = controls(text).into_owned();
+    let text = files::escape::text(text).into_owned();
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     // A span that starts or ends with a backtick needs a space to keep it apart from the fence.
@@ -51,7 +34,7 @@ pub fn escape(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if crate::escape::is_unsafe(c) => out.push_str(&crate::escape::text(&c.to_string())),
+            c if files::escape::is_unsafe(c) => out.push_str(&files::escape::text(&c.to_string())),
             c => out.push(c),
         }
     }

@@ -3,7 +3,7 @@
 //! Widths are counted in `char`s, not bytes, so a non-ASCII path does not skew the columns.
 //!
 //! Cells hold outside text (paths, suite and mutant names, messages), so every renderer passes
-//! each cell through [`crate::escape`]: a cell can never break its row into a second line that
+//! each cell through [`files::escape`]: a cell can never break its row into a second line that
 //! reads like one gatekit wrote (`verdict   PASS`), nor reach a terminal as an escape sequence.
 //!
 //! Plain text keeps within [`TEXT_WIDTH`] columns, so a pasted table never wraps in a review:
@@ -145,7 +145,7 @@ impl Table {
 
     /// Columns padded to their widest cell, two spaces apart, with a rule under the header,
     /// within [`TEXT_WIDTH`] (see the module doc), then the [`Table::below`] columns.
-    /// Every cell is [`crate::escape::text`]: line breaks, tabs and other controls are shown
+    /// Every cell is [`files::escape::text`]: line breaks, tabs and other controls are shown
     /// as `\n`, `\t`, `\u{1b}`, so a cell never makes a line of its own.
     pub fn render_text(&self) -> String {
         self.render_painted(Painter::plain())
@@ -154,7 +154,7 @@ impl Table {
     /// [`Table::render_text`] with each styled cell painted by `paint`, after padding.
     pub fn render_painted(&self, paint: Painter) -> String {
         let n = self.columns();
-        let clean = |s: &str| crate::escape::text(s).into_owned();
+        let clean = |s: &str| files::escape::text(s).into_owned();
         let shown: Vec<usize> = (0..n).filter(|i| !self.below.contains(i)).collect();
         let header: Vec<String> = shown
             .iter()
@@ -245,7 +245,7 @@ impl Table {
 
     /// The [`Table::below`] columns, one line per row that has a value in any of them.
     fn below_lines(&self) -> Vec<String> {
-        let clean = |s: &str| crate::escape::text(s).into_owned();
+        let clean = |s: &str| files::escape::text(s).into_owned();
         let mut lines = Vec::new();
         for r in &self.rows {
             let parts: Vec<String> = self
@@ -267,7 +267,7 @@ impl Table {
         lines
     }
 
-    /// Tab-separated values with the header first; every cell is [`crate::escape::text`], so
+    /// Tab-separated values with the header first; every cell is [`files::escape::text`], so
     /// a tab or line break inside a cell is `\t` or `\n` and never a separator.
     pub fn render_tsv(&self) -> String {
         let n = self.columns();
@@ -278,13 +278,13 @@ impl Table {
         };
         line(
             (0..n)
-                .map(|i| crate::escape::text(Self::cell(&self.headers, i)).into_owned())
+                .map(|i| files::escape::text(Self::cell(&self.headers, i)).into_owned())
                 .collect(),
         );
         for r in &self.rows {
             line(
                 (0..n)
-                    .map(|i| crate::escape::text(Self::data(r, i)).into_owned())
+                    .map(|i| files::escape::text(Self::data(r, i)).into_owned())
                     .collect(),
             );
         }
@@ -292,12 +292,12 @@ impl Table {
     }
 
     /// A GitHub-flavoured Markdown table. Cells are Markdown already (callers quote outside
-    /// text with [`crate::markdown::escape`] or [`crate::markdown::code`], whose backslashes
-    /// must survive), so here only what would break the row is made safe: control characters
-    /// become visible escapes ([`crate::markdown::controls`]) and `|` is escaped.
+    /// text with the markdown module's `escape` or `code`, whose backslashes must survive), so
+    /// here only what would break the row is made safe: control characters become visible
+    /// escapes ([`files::escape::text`], which leaves backslashes be) and `|` is escaped.
     pub fn render_markdown(&self) -> String {
         let n = self.columns();
-        let esc = |s: &str| crate::markdown::controls(s).replace('|', "\\|");
+        let esc = |s: &str| files::escape::text(s).replace('|', "\\|");
         let mut out = String::new();
         let mut line = |r: &[String]| {
             let cells: Vec<String> = (0..n).map(|i| esc(Self::cell(r, i))).collect();

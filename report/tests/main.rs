@@ -1,12 +1,8 @@
-//! report's integration tests, one binary: the runner against real child processes, the counts
-//! of real test runners, and JUnit read back by a real consumer.
-//!
-//! Three more binaries stand apart because each needs a process of its own: `interrupt` (the
-//! interrupt flag is process-wide), `sweep` (it looks at every child of the process) and
-//! `orphan` (the subreaper rule applies while one run is in flight).
+//! report's integration tests, one binary: a run's record read from a real child's log, the
+//! counts of real test runners, and JUnit read back by a real consumer.
 
 mod common;
-mod grace;
+mod counts_cases;
 mod junit;
-mod runner;
+mod record;
 mod runner_counts;

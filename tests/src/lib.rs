@@ -17,11 +17,13 @@ mod output;
 mod procs;
 mod python;
 mod repo;
+mod skip;
 
 pub use output::Output;
 pub use procs::{alive, snapshot, tagged_pids};
 pub use python::{junit, python_json, schema_errors};
 pub use repo::Repo;
+pub use skip::skip;
 
 /// An outer limit for any command a test starts, so a regression hangs nothing.
 pub const OUTER_TIMEOUT: Duration = Duration::from_secs(120);

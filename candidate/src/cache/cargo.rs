@@ -56,7 +56,7 @@ pub(crate) fn forget_units_bound_to(checkout: &Path, rel: &str, old_root: &Path)
                 continue;
             };
             if names_old_root(&String::from_utf8_lossy(&text), root, &old_target)
-                && report::scratch::remove_all(&fingerprints.join(&unit)).is_ok()
+                && runner::scratch::remove_all(&fingerprints.join(&unit)).is_ok()
             {
                 forgotten += 1;
             }

@@ -39,7 +39,7 @@ pub(crate) fn move_tree(from: &Path, to: &Path) -> io::Result<()> {
         // the workspace's MSRV.)
         Err(e) if e.raw_os_error() == Some(18) => {
             copy_tree(from, to)?;
-            report::scratch::remove_all(from)
+            runner::scratch::remove_all(from)
         }
         Err(e) => Err(e),
     }
@@ -155,26 +155,19 @@ pub(crate) fn walk(
 /// is only ever read, written or removed inside the checkout, even when a tracked link sits
 /// where its parent should be.
 pub(super) fn in_tree(checkout: &Path, rel: &str) -> Option<PathBuf> {
-    let mut at = checkout.to_path_buf();
-    for part in Path::new(rel).components() {
-        let std::path::Component::Normal(part) = part else {
-            return None;
-        };
-        at.push(part);
-        match fs::symlink_metadata(&at) {
-            // A link (symlink_metadata does not follow it) or a file: not a folder of ours.
-            Ok(m) if !m.is_dir() => return None,
-            _ => {}
-        }
+    use files::walk::End;
+    match files::walk::below(checkout, Path::new(rel)) {
+        // A link or a file at the end is not a folder of ours either.
+        Ok(r) if matches!(r.end, End::Folder | End::Missing) => Some(r.path),
+        _ => None,
     }
-    Some(at)
 }
 
 /// Removes the cached `paths` from `checkout` (a restore that is not trusted after all).
 pub fn remove_outputs(checkout: &Path, paths: &[String]) {
     for rel in paths {
         if let Some(p) = in_tree(checkout, rel) {
-            let _ = report::scratch::remove_all(&p);
+            let _ = runner::scratch::remove_all(&p);
         }
     }
 }

@@ -38,7 +38,7 @@ pub(super) fn refusal(from: &Path, built_at: &Path) -> Option<String> {
         Ok(Some(rel)) => {
             return Some(format!(
                 "it holds {}, which is not a plain file or folder",
-                report::escape::text(&rel)
+                files::escape::text(&rel)
             ))
         }
         Ok(None) => {}
@@ -50,7 +50,7 @@ pub(super) fn refusal(from: &Path, built_at: &Path) -> Option<String> {
     match copy::first_naming(from, built_at.as_os_str().as_bytes()) {
         Ok(Some(rel)) => Some(format!(
             "{} names the checkout it was built in, so another checkout would use that one's files",
-            report::escape::text(&rel)
+            files::escape::text(&rel)
         )),
         Ok(None) => None,
         Err(e) => Some(format!("it cannot be read ({e})")),
@@ -134,7 +134,7 @@ impl Snapshot {
                 continue;
             };
             if fs::symlink_metadata(&to).is_ok() {
-                report::scratch::remove_all(&to)?;
+                runner::scratch::remove_all(&to)?;
             }
             if let Some(parent) = to.parent() {
                 fs::create_dir_all(parent)?;
@@ -161,7 +161,7 @@ impl Snapshot {
 impl Drop for Snapshot {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = report::scratch::remove_all(&self.dir);
+            let _ = runner::scratch::remove_all(&self.dir);
         }
     }
 }
@@ -189,7 +189,7 @@ pub fn hand_over(from: &Path, to: &Path, paths: &[String]) -> io::Result<HandedO
             continue;
         }
         if fs::symlink_metadata(&dst).is_ok() {
-            report::scratch::remove_all(&dst)?;
+            runner::scratch::remove_all(&dst)?;
         }
         if let Some(parent) = dst.parent() {
             fs::create_dir_all(parent)?;

@@ -14,7 +14,6 @@ use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest as _, Sha256};
 
 use super::copy::walk;
 
@@ -125,10 +124,7 @@ fn each_source(
 }
 
 fn sha256_of(path: &Path) -> io::Result<String> {
-    let mut file = File::open(path)?;
-    let mut hasher = Sha256::new();
-    io::copy(&mut file, &mut hasher)?;
-    Ok(crate::hex::hex(&hasher.finalize()))
+    manifests::hash_file(path).map(|d| d.to_hex())
 }
 
 #[cfg(test)]

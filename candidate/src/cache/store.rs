@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use report::scratch::RunId;
+use runner::scratch::RunId;
 
 use super::copy::{self, in_tree, remove_outputs};
 use super::snapshot::{refusal, settle, HandedOver, Meta, Snapshot, META_VERSION};
@@ -38,16 +38,16 @@ pub enum Restored {
 impl Store {
     /// The cache of the repository whose top folder is `repo`.
     pub fn for_repo(repo: &Path) -> Store {
-        use sha2::{Digest as _, Sha256};
         use std::os::unix::ffi::OsStrExt;
         let top = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
-        let key = crate::hex::hex(&Sha256::digest(top.as_os_str().as_bytes())[..8]);
-        let dir = report::scratch::cache_dir().join("worktrees").join(key);
+        // The first 8 bytes of the digest, as 16 hex digits.
+        let key = manifests::Digest::of(top.as_os_str().as_bytes()).to_hex()[..16].to_string();
+        let dir = runner::scratch::cache_dir().join("worktrees").join(key);
         let _ = fs::create_dir_all(&dir);
         // For a human looking in the folder: which repository this is.
         // Written whole by rename, never through a link planted at its name.
         let _ =
-            report::json::write_bytes_atomic(&dir.join("repository"), top.as_os_str().as_bytes());
+            files::atomic::write_bytes_atomic(&dir.join("repository"), top.as_os_str().as_bytes());
         Store { dir }
     }
 
@@ -83,7 +83,7 @@ impl Store {
             return Restored::Nothing;
         }
         let result = restore_from(&claimed, paths, checkout);
-        let _ = report::scratch::remove_all(&claimed);
+        let _ = runner::scratch::remove_all(&claimed);
         match result {
             Ok(Some((handed, timings))) => Restored::Restored { handed, timings },
             Ok(None) => Restored::Nothing,
@@ -103,7 +103,7 @@ impl Store {
         if fs::symlink_metadata(&entry).is_ok() {
             let old = self.dir.join(format!(".old-{}", RunId::current().tag()));
             fs::rename(&entry, &old)?;
-            let _ = report::scratch::remove_all(&old);
+            let _ = runner::scratch::remove_all(&old);
         }
         fs::rename(&snapshot.dir, &entry)?;
         snapshot.committed = true;
@@ -118,7 +118,7 @@ impl Store {
         for e in entries.flatten() {
             if let Some(owner) = run_of(&e.file_name()) {
                 if owner != RunId::current() && !owner.alive() {
-                    let _ = report::scratch::remove_all(&e.path());
+                    let _ = runner::scratch::remove_all(&e.path());
                 }
             }
         }
@@ -154,7 +154,7 @@ pub struct Cleaned {
 /// start time, so a reused pid does not count) stay, and so does their folder. Returns each
 /// repository's cache it cleaned.
 pub fn clean(repo: Option<&Path>) -> io::Result<Vec<Cleaned>> {
-    let root = report::scratch::cache_dir().join("worktrees");
+    let root = runner::scratch::cache_dir().join("worktrees");
     let dirs: Vec<PathBuf> = match repo {
         Some(r) => vec![Store::for_repo(r).dir],
         None => match fs::read_dir(&root) {
@@ -175,12 +175,12 @@ pub fn clean(repo: Option<&Path>) -> io::Result<Vec<Cleaned>> {
                     Some(owner) if owner == RunId::current() || owner.alive() => {
                         live.push(owner.pid)
                     }
-                    _ => report::scratch::remove_all(&e.path())?,
+                    _ => runner::scratch::remove_all(&e.path())?,
                 }
             }
         }
         if live.is_empty() {
-            report::scratch::remove_all(&d)?;
+            runner::scratch::remove_all(&d)?;
         }
         cleaned.push(Cleaned { dir: d, live });
     }
@@ -214,7 +214,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
     {
         return Err(format!(
             "its time {} is {v}, not a number of seconds a run can take",
-            report::escape::text(k)
+            files::escape::text(k)
         ));
     }
     let out = entry.join("out");
@@ -224,7 +224,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
             continue;
         }
         if let Some(why) = refusal(&from, &meta.built_at) {
-            return Err(format!("{}: {why}", report::escape::text(rel)));
+            return Err(format!("{}: {why}", files::escape::text(rel)));
         }
         // A build folder other than Cargo's is reused only for the very sources it was built
         // from: an output of a source since deleted or changed (a compiled test that no longer
@@ -234,7 +234,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
             if !stamps::same_sources(&now, &meta.sources) {
                 return Err(format!(
                     "{} was built from other sources (only Cargo's build folder is reused across source changes)",
-                    report::escape::text(rel)
+                    files::escape::text(rel)
                 ));
             }
         }
@@ -255,7 +255,7 @@ fn restore_from(entry: &Path, paths: &[String], checkout: &Path) -> Result<Optio
         }
         let to = in_tree(checkout, rel).ok_or_else(|| format!("{rel}: a link on the way"))?;
         if fs::symlink_metadata(&to).is_ok() {
-            report::scratch::remove_all(&to).map_err(|e| format!("{rel}: {e}"))?;
+            runner::scratch::remove_all(&to).map_err(|e| format!("{rel}: {e}"))?;
         }
         if let Some(parent) = to.parent() {
             fs::create_dir_all(parent).map_err(|e| format!("{rel}: {e}"))?;

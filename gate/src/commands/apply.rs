@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use report::escape::text as esc;
-use report::outln;
-use report::{ColorChoice, Exit, Painter, Timestamp};
+use cmdline::outln;
+use cmdline::Exit;
+use files::escape::text as esc;
+use report::{ColorChoice, Painter, Timestamp};
 
 use super::finished;
 use crate::record::{CandidateFacts, Verdict};
@@ -23,16 +24,16 @@ pub(super) fn cmd_apply(
     color: ColorChoice,
 ) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
-    report::interrupt::cleans_up();
+    files::interrupt::cleans_up();
     checkout::clean_stale();
     let prepared = apply::prepare(repo, candidate)?;
     let manifest_sha256 = prepared.manifest_sha256.clone();
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         bail!("interrupted");
     }
     let place = Place::Keep(at);
     let mut applied = apply::apply(repo, prepared, &place)?;
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         // Nothing half-made is left behind: the checkout the user would keep goes too (a kept
         // one is only removed once it is no longer marked to be kept).
         applied.checkout.keep(false);
@@ -58,7 +59,7 @@ pub(super) fn cmd_apply(
             crate::json::print("apply", Some(Timestamp::now()), &body)?;
         } else {
             let paint = Painter::new(color.for_stdout());
-            report::exit::print(&crate::text::render_candidate(&facts))?;
+            cmdline::exit::print(&crate::text::render_candidate(&facts))?;
             let verdict = Verdict::of(false, &findings);
             let word = paint.paint(verdict.as_str(), verdict.style());
             if findings.is_empty() {

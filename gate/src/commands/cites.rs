@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use report::escape::text as esc;
-use report::outln;
-use report::Exit;
+use cmdline::outln;
+use cmdline::Exit;
+use files::escape::text as esc;
 
 use super::finished;
 use crate::cites;
@@ -98,8 +98,8 @@ pub(super) fn cmd_cites(
 /// nobody writes to ends at Ctrl-C; a folder or device is refused).
 fn read_text(file: Option<&Path>) -> Result<String> {
     let bytes = match file {
-        Some(path) => report::input::read(path).with_context(|| report::escape::path(path))?,
-        None => report::input::read_stdin().context("reading standard input")?,
+        Some(path) => files::input::read(path).with_context(|| files::escape::path(path))?,
+        None => files::input::read_stdin().context("reading standard input")?,
     };
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use report::escape::path as esc_path;
-use report::outln;
-use report::{Exit, Timestamp};
+use cmdline::outln;
+use cmdline::Exit;
+use files::escape::path as esc_path;
+use report::Timestamp;
 
 use super::finished;
 use candidate::apply;
@@ -41,7 +42,7 @@ pub(super) fn cmd_hash(paths: &[PathBuf], tag: bool) -> Result<Exit> {
         .collect();
     let bytes = manifests::write(&entries);
     finished(
-        report::exit::print_bytes(&bytes).map_err(Into::into),
+        cmdline::exit::print_bytes(&bytes).map_err(Into::into),
         Exit::Ok,
     )
 }
@@ -63,7 +64,7 @@ pub(super) fn cmd_check(
     }
     let parsed = if manifest == Path::new("-") {
         let bytes =
-            report::input::read_stdin().context("reading the manifest from standard input")?;
+            files::input::read_stdin().context("reading the manifest from standard input")?;
         apply::parse_manifest(&bytes, "standard input")?
     } else {
         apply::read_manifest(manifest)?
@@ -78,7 +79,7 @@ pub(super) fn cmd_check(
             .retain(|e| e.status != manifests::Status::Missing);
         ignored = before - verification.entries.len();
         if verification.entries.is_empty() {
-            report::errln!(
+            cmdline::errln!(
                 "gate: {}: no file was verified ({ignored} missing, ignored)",
                 esc_path(manifest)
             );
@@ -106,11 +107,11 @@ pub(super) fn cmd_check(
                 let mut text = String::new();
                 for e in &verification.entries {
                     if show == Show::All || e.status != manifests::Status::Ok {
-                        text.push_str(&report::markdown::controls(&e.to_string()));
+                        text.push_str(&files::escape::text(&e.to_string()));
                         text.push('\n');
                     }
                 }
-                report::exit::print(&text)?;
+                cmdline::exit::print(&text)?;
                 let note = if ignored > 0 {
                     format!(" ({ignored} missing, ignored)")
                 } else {

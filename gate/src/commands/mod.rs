@@ -7,9 +7,9 @@
 //! one line and exit 2; findings (a manifest mismatch, drift, a failed suite) are outcomes and
 //! exit 1; an interrupt cleans up and exits 130.
 //!
-//! Data goes to stdout through [`report::outln!`] (never `println!`), so a reader that closes
+//! Data goes to stdout through [`cmdline::outln!`] (never `println!`), so a reader that closes
 //! the pipe early ends the command quietly; every piece of outside text printed (paths, revs)
-//! goes through [`report::escape`].
+//! goes through [`files::escape`].
 
 mod apply;
 mod cites;
@@ -23,9 +23,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use report::outln;
+use cmdline::outln;
+use cmdline::Exit;
 use report::text::plural;
-use report::{Exit, Format};
+use report::Format;
 
 use crate::cli::{Cli, Command};
 use candidate::apply::Candidate;
@@ -34,7 +35,7 @@ use candidate::git::Git;
 
 /// Runs the parsed command line and returns the exit code, printing any error.
 pub fn run(cli: Cli) -> Exit {
-    report::exit::run_tool("gate", || dispatch(cli))
+    cmdline::exit::run_tool("gate", || dispatch(cli))
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {
@@ -182,7 +183,7 @@ fn cmd_clean() -> Result<Exit> {
     outln!("removed {} of killed runs", plural(stale, "checkout"))?;
     let mut failed = false;
     for kept in checkout::clean_kept() {
-        let path = report::escape::path(&kept.path);
+        let path = files::escape::path(&kept.path);
         match kept.result {
             Ok(checkout::Fate::Removed) => outln!("removed   {path} (kept)")?,
             Ok(checkout::Fate::NotOurs) => {
@@ -205,7 +206,7 @@ fn cmd_clean() -> Result<Exit> {
 /// pipe; any other failure to print is an error.
 pub(crate) fn finished(printed: Result<()>, exit: Exit) -> Result<Exit> {
     match printed {
-        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => Ok(exit),
+        Err(e) if cmdline::exit::is_stdout_closed(e.as_ref()) => Ok(exit),
         other => other.map(|()| exit),
     }
 }

@@ -5,20 +5,20 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use report::escape::path as esc_path;
-use report::outln;
+use cmdline::outln;
+use cmdline::Exit;
+use files::escape::path as esc_path;
 use report::text::plural;
-use report::Exit;
 
 use candidate::git::Git;
 use candidate::{checkout, pack};
 
 pub(super) fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
-    report::interrupt::cleans_up();
+    files::interrupt::cleans_up();
     checkout::clean_stale();
     let packed = pack::pack(repo, base, out, paths)?;
-    if report::interrupt::requested() {
+    if files::interrupt::requested() {
         // pack never writes after an interrupt (it checks before its one write of the pair);
         // one that came after the write leaves a whole candidate, and the exit says so.
         let _ = writeln!(
@@ -60,7 +60,7 @@ pub(super) fn cmd_pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> 
         let dir = if l.dir.is_empty() { "./" } else { &l.dir };
         outln!(
             "left out {}: staged, but {} (not part of the candidate)",
-            report::escape::text(dir),
+            files::escape::text(dir),
             l.why
         )?;
     }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use report::{ColorChoice, Exit, Format, Painter};
+use cmdline::Exit;
+use report::{ColorChoice, Format, Painter};
 
 use crate::run::{run_gate, RunSettings};
 use candidate::git::Git;
@@ -29,7 +30,7 @@ pub(super) struct RunOutput {
 /// written exits 2, because a pass must come with its record.
 pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
-    report::interrupt::cleans_up();
+    files::interrupt::cleans_up();
     // The key proved readable before any suite runs; gate.toml's digest is of the bytes the
     // run read (once: it may be a FIFO).
     if let Some(key) = s.attest.as_ref().and_then(|a| a.key.as_ref()) {
@@ -50,9 +51,9 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     let printed = match output.format {
         Format::Json => serde_json::to_string_pretty(report)
             .map_err(anyhow::Error::from)
-            .and_then(|json| Ok(report::outln!("{json}")?)),
-        Format::Markdown => Ok(report::exit::print(&report.render_markdown())?),
-        Format::Text => Ok(report::exit::print(
+            .and_then(|json| Ok(cmdline::outln!("{json}")?)),
+        Format::Markdown => Ok(cmdline::exit::print(&report.render_markdown())?),
+        Format::Text => Ok(cmdline::exit::print(
             &report.render_painted(Painter::new(output.color.for_stdout())),
         )?),
     };
@@ -66,7 +67,7 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     let on_stdout = match printed {
         Ok(()) => "; the report on stdout is complete",
         // The reader of stdout went away: the work is done and its files are written.
-        Err(e) if report::exit::is_stdout_closed(e.as_ref()) => "",
+        Err(e) if cmdline::exit::is_stdout_closed(e.as_ref()) => "",
         Err(e) => {
             write_errors.push(e.context("printing the report on stdout"));
             ""
@@ -79,13 +80,9 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
         let _ = writeln!(
             std::io::stderr(),
             "gate: error: {} (the verdict {} stands{on_stdout})",
-            report::exit::one_line(e.as_ref()),
+            cmdline::exit::one_line(e.as_ref()),
             report.verdict
         );
     }
-    Ok(if verdict == Exit::Ok {
-        Exit::Usage
-    } else {
-        verdict
-    })
+    Ok(cmdline::exit::after_writing(verdict, &write_errors))
 }

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use report::escape::text as esc;
-use report::outln;
-use report::Exit;
+use cmdline::outln;
+use cmdline::Exit;
+use files::escape::text as esc;
 
 use super::finished;
 pub(super) use crate::verify::Against;

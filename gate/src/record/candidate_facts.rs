@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 use candidate::apply::Applied;
 use candidate::git::Commit;
 
-use super::summary_text;
-
 /// One manifest entry's result, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -26,8 +24,6 @@ pub(crate) struct EntryFact {
 pub(crate) struct ManifestFacts {
     pub file: String,
     /// The counts, written `12/12 OK` or what failed.
-    #[serde(with = "summary_text")]
-    #[schemars(with = "String")]
     pub summary: manifests::Summary,
     pub all_ok: bool,
     pub entries: Vec<EntryFact>,

@@ -20,7 +20,6 @@ use report::Timestamp;
 use crate::suite::SuiteResult;
 
 mod candidate_facts;
-mod summary_text;
 mod verdict;
 
 pub(crate) use candidate_facts::{CandidateFacts, DeletedFact, EntryFact};
@@ -35,8 +34,6 @@ pub(crate) const REPORT_VERSION: u32 = 1;
 pub(crate) struct Rerun {
     pub at: Timestamp,
     /// The manifest's counts at that moment, written as `12/12 OK`.
-    #[serde(with = "summary_text")]
-    #[schemars(with = "String")]
     pub manifest: manifests::Summary,
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
@@ -178,7 +175,7 @@ impl GateReport {
         self.exit_code = self.verdict.exit_code();
         // A suite proved not to read the checkout is a failed precondition, as the CLI exits.
         if self.verdict == Verdict::Fail && self.canary_failed() {
-            self.exit_code = report::Exit::Precondition.code();
+            self.exit_code = cmdline::Exit::Precondition.code();
         }
         self.findings = findings;
     }
@@ -261,7 +258,7 @@ impl GateReport {
 /// A report's exit code until its run says otherwise: that of a run cut short (a report that
 /// does not state its code is not a finished one).
 fn unfinished_exit() -> u8 {
-    report::Exit::Interrupted.code()
+    cmdline::Exit::Interrupted.code()
 }
 
 #[cfg(test)]
@@ -270,7 +267,7 @@ pub(crate) mod fixtures {
     use super::candidate_facts::ManifestFacts;
     use super::*;
     use candidate::git::Commit;
-    use report::runner::RunRecord;
+    use report::RunRecord;
 
     pub(crate) fn suite(name: &str, exit: i32) -> SuiteResult {
         let mut record = RunRecord::not_yet_run(vec!["sh".into()], "wt".into(), "log".into());
@@ -459,7 +456,7 @@ mod tests {
             assert_eq!(r.verdict, Verdict::Fail);
         }
         let mut hung = report(&["a"], vec![suite("a", 0)]);
-        hung.suites[0].outcome = report::runner::Outcome::Hang;
+        hung.suites[0].outcome = runner::Outcome::Hang;
         hung.judge();
         assert_eq!(hung.verdict, Verdict::Fail, "a hang is never a pass");
     }

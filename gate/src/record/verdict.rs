@@ -46,9 +46,9 @@ impl Verdict {
     /// 130 whether a signal stopped it or it never got to say.
     pub fn exit_code(self) -> u8 {
         match self {
-            Verdict::Pass => report::Exit::Ok.code(),
-            Verdict::Fail => report::Exit::Findings.code(),
-            Verdict::Interrupted | Verdict::Incomplete => report::Exit::Interrupted.code(),
+            Verdict::Pass => cmdline::Exit::Ok.code(),
+            Verdict::Fail => cmdline::Exit::Findings.code(),
+            Verdict::Interrupted | Verdict::Incomplete => cmdline::Exit::Interrupted.code(),
         }
     }
 

@@ -8,6 +8,10 @@ use testkit::Repo;
 
 use super::{json, sha256};
 
+/// What the one duration rule says of a timeout too long to be one, in gate.toml, mutants.toml
+/// and on every command line alike.
+const TOO_LONG: &str = "it is too long (at most 64 characters, and 12 digits to a number)";
+
 // ---- 4. gate.toml ----------------------------------------------------------------------------
 
 #[test]
@@ -24,26 +28,76 @@ fn bad_gate_toml_values_are_file_line_errors_before_anything_runs() {
         (String::new(), "gate.toml: no [[suite]]".to_string()),
         (
             format!("[env]\nA = \"x\\u0000y\"\n\n{suite}"),
-            "gate.toml:6: env A holds a NUL byte".into(),
+            "gate.toml:6: env A: the value holds a NUL byte".into(),
         ),
         (
             format!("{suite}env = {{ B = \"\\u0000\" }}\n"),
-            "gate.toml:8: env B holds a NUL byte".into(),
+            "gate.toml:8: env B: the value holds a NUL byte".into(),
         ),
         (
             format!("{suite}timeout = \"99999999999999999999d\"\n"),
             "gate.toml:8: timeout:".into(),
         ),
         (format!("{suite}timeout = \"31d\"\n"), "30 days".into()),
+        // The one duration rule caps the text's length, as mutants.toml and --timeout do.
+        (
+            format!("{suite}timeout = \"{}\"\n", "1s ".repeat(40)),
+            TOO_LONG.to_string(),
+        ),
+        // The one path rule: a glob, and a [worktree] path, stay in the candidate's tree.
+        (
+            "[[suite]]\nglob = \"../x/*.sh\"\n".to_string(),
+            "gate.toml:6: `glob` \"../x/*.sh\" climbs out of the tree with `..`".into(),
+        ),
+        (
+            "[[suite]]\nglob = \".\"\n".to_string(),
+            "gate.toml:6: `glob` \".\" names the tree's root itself".into(),
+        ),
+        (
+            format!("{suite}[worktree]\nlink = [\"../deps\"]\n"),
+            "gate.toml:9: worktree.link \"../deps\" climbs out of the tree with `..`".into(),
+        ),
     ] {
         let config = f.config(&body);
         let out = f.run(&config, &out_dir).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{body}: {}", stderr(&out));
         assert!(stderr(&out).contains(&expect), "{body}: {}", stderr(&out));
+        assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", stderr(&out));
         assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     }
     assert!(!marker.exists(), "a suite ran");
     assert!(!out_dir.exists(), "the output folder was made");
+}
+
+#[test]
+fn a_manifest_line_naming_a_path_out_of_the_tree_is_refused_at_its_line_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a"), "a\n").unwrap();
+    let good = format!("{}  a\n", sha256(b"a\n"));
+    for (bad, problem) in [
+        ("../a", "has a `..` component"),
+        ("/etc/passwd", "absolute path"),
+        (".", "names the tree itself"),
+        ("a/", "ends with `/`"),
+    ] {
+        fs::write(
+            dir.path().join("m.sha256"),
+            format!("{good}{}  {bad}\n", sha256(b"a\n")),
+        )
+        .unwrap();
+        let out = gate()
+            .current_dir(dir.path())
+            .args(["check", "m.sha256"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("m.sha256:2:") && err.contains(problem),
+            "{bad}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
 }
 
 #[test]

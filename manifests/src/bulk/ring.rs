@@ -18,7 +18,7 @@
 //! The ring only ever answers the plain case: the open, the advice and the read all succeeded
 //! and the read came back short of the buffer, so the whole file is in it. Anything else (an
 //! error, an empty read, a file that fills the buffer) is handed back and read again by the
-//! ordinary path ([`super::Worker::read`], open, `fstat`, read), which gives every error and
+//! ordinary path (the worker's own read: open, `fstat`, read), which gives every error and
 //! every large file exactly as before. The ring never decides that something is wrong.
 //!
 //! What the ring does not re-check is the type by `fstat`: the lookup already found a
@@ -34,14 +34,13 @@
 //! completions cannot be reaped is leaked whole rather than freed under the kernel.
 
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 
 use io_uring::{opcode, squeue, types, IoUring};
 use nix::libc;
 
 use sha2::{Digest as _, Sha256};
 
-use super::{split_last, Begun, Fast, Read, Worker};
 use crate::entry::Digest;
 
 /// Files in flight at once in one ring.
@@ -53,8 +52,9 @@ pub(super) const SMALL: usize = 32 * 1024;
 /// The steps queued per file.
 const STEPS: usize = 4;
 
-/// How a file is opened in the ring: as [`super::READ`] but for `O_CLOEXEC`, which a slot of
-/// the ring's own table does not take (it is never in the process's table to inherit).
+/// How a file is opened in the ring: as the worker opens one (its `READ`) but for `O_CLOEXEC`,
+/// which a slot of the ring's own table does not take (it is never in the process's table to
+/// inherit).
 const OPEN: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
 
 /// Whether to try the ring at all.
@@ -277,6 +277,15 @@ pub(super) enum Got {
     Nothing,
 }
 
+/// The start of a file as the ring read it, hashed: where the ordinary read goes on from.
+#[derive(Debug)]
+pub(super) struct Begun {
+    /// The hash of the first `bytes` bytes.
+    pub(super) hasher: sha2::Sha256,
+    /// How many bytes it has taken.
+    pub(super) bytes: u64,
+}
+
 /// A ring whose completions could not all be reaped.
 #[derive(Debug)]
 pub(super) struct Lost;
@@ -284,88 +293,6 @@ pub(super) struct Lost;
 /// Leaks a ring that was [`Lost`]: its buffers may still be written by the kernel.
 pub(super) fn abandon(ring: Ring) {
     std::mem::forget(ring);
-}
-
-impl Worker<'_> {
-    /// [`Worker::read`] with deferral for each of `items`, the small files read in batches
-    /// through the worker's ring when there is one; what the ring hands back is read the
-    /// ordinary way, so every error and large file comes out as [`Worker::read`] gives it.
-    pub(super) fn read_all<'p>(
-        &mut self,
-        items: &[usize],
-        rel: impl Fn(usize) -> &'p [u8],
-        out: &mut Vec<(usize, Fast)>,
-    ) {
-        if self.ring.is_none() && self.io == Io::Ring {
-            self.ring = Ring::new(self.io);
-            // Asked once: a kernel that gives no ring gives none the next time either.
-            self.io = Io::Plain;
-        }
-        let mut queued: Vec<usize> = Vec::with_capacity(SLOTS);
-        for &item in items {
-            let folder = split_last(rel(item)).and_then(|(parent, name)| {
-                let fd = self.enter(parent).ok()?.as_raw_fd();
-                Some((fd, name))
-            });
-            // A batch holding many folders runs early, so they can be closed.
-            if self.left.len() > super::LEFT_MAX {
-                self.run_ring(&mut queued, &rel, out);
-            }
-            #[cfg(test)]
-            {
-                self.most_left = self.most_left.max(self.left.len());
-            }
-            let taken = match (&mut self.ring, folder) {
-                (Some(ring), Some((fd, name))) => ring.queue(fd, name),
-                _ => false,
-            };
-            if taken {
-                queued.push(item);
-                if self.ring.as_ref().is_some_and(Ring::is_full) {
-                    self.run_ring(&mut queued, &rel, out);
-                }
-            } else {
-                out.push((item, Fast::Read(self.read(rel(item), true))));
-            }
-        }
-        self.run_ring(&mut queued, &rel, out);
-    }
-
-    /// Runs the ring's batch (the files `queued`), reads again what it hands back, and lets
-    /// the folders go that the batch no longer needs.
-    fn run_ring<'p>(
-        &mut self,
-        queued: &mut Vec<usize>,
-        rel: &impl Fn(usize) -> &'p [u8],
-        out: &mut Vec<(usize, Fast)>,
-    ) {
-        let got = match self.ring.as_mut().map(Ring::run) {
-            Some(Ok(got)) => got,
-            Some(Err(Lost)) => {
-                if let Some(lost) = self.ring.take() {
-                    abandon(lost);
-                }
-                Vec::new()
-            }
-            None => Vec::new(),
-        };
-        self.left.clear();
-        let mut got = got.into_iter();
-        for item in queued.drain(..) {
-            let read = match got.next() {
-                Some(Got::Whole(digest)) => {
-                    #[cfg(test)]
-                    {
-                        self.via_ring += 1;
-                    }
-                    Ok(Read::Done(digest))
-                }
-                Some(Got::Begun(begun)) => self.read_on(rel(item), true, Some(begun)),
-                Some(Got::Nothing) | None => self.read(rel(item), true),
-            };
-            out.push((item, Fast::Read(read)));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use report::Exit;
+use cmdline::Exit;
 
 use crate::anchor::{self, Found};
 use crate::checkout::open_repo;
@@ -30,14 +30,14 @@ pub(super) fn check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Resul
         let shown = count.map_or_else(|| "file missing".to_string(), |n| n.to_string());
         if count != Some(1) {
             bad += 1;
-            let file = report::escape::text(&m.file);
+            let file = files::escape::text(&m.file);
             let what = match count {
                 Some(n) => format!("occurs {n} times in {file}"),
                 None => format!("cannot be looked for: {file} is missing"),
             };
             complaints.push(format!(
                 "{}:{}: anchor of {:?} {what} (it must occur exactly once)",
-                report::escape::path(&spec.file),
+                files::escape::path(&spec.file),
                 m.line,
                 m.name
             ));
@@ -48,7 +48,7 @@ pub(super) fn check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Resul
         }));
     }
     for c in complaints {
-        report::errln!("{c}");
+        cmdline::errln!("{c}");
     }
     if json {
         print_json(serde_json::json!({
@@ -65,7 +65,7 @@ pub(super) fn check(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Resul
                 format!("{bad} not found exactly once")
             }
         ));
-        report::exit::print(&text)?;
+        cmdline::exit::print(&text)?;
     }
     Ok(Exit::from_held(bad == 0))
 }
@@ -97,7 +97,7 @@ pub(super) fn list(spec_path: &Path, dir: Option<PathBuf>, json: bool) -> Result
             "spec": spec.file.display().to_string(), "mutants": rows,
         }))?;
     } else {
-        report::exit::print(&table.render_text())?;
+        cmdline::exit::print(&table.render_text())?;
     }
     Ok(Exit::Ok)
 }
@@ -111,7 +111,7 @@ fn look(spec_path: &Path, dir: Option<PathBuf>) -> Result<(Spec, Vec<Option<Foun
         found.push(match spec_file(&spec, m, repo.dir())? {
             Some(path) => {
                 let bytes = crate::swap::read_regular(&path)
-                    .with_context(|| format!("reading {}", report::escape::path(&path)))?
+                    .with_context(|| format!("reading {}", files::escape::path(&path)))?
                     .bytes;
                 Some(anchor::find_anchor(&bytes, m.anchor.as_bytes()))
             }
@@ -125,7 +125,7 @@ fn look(spec_path: &Path, dir: Option<PathBuf>) -> Result<(Spec, Vec<Option<Foun
 fn print_json(value: serde_json::Value) -> Result<()> {
     let mut text = serde_json::to_string_pretty(&value)?;
     text.push('\n');
-    report::exit::print(&text)?;
+    cmdline::exit::print(&text)?;
     Ok(())
 }
 

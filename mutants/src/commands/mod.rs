@@ -9,7 +9,8 @@
 
 use anyhow::{Context, Result};
 
-use report::{ColorChoice, Exit};
+use cmdline::Exit;
+use report::ColorChoice;
 
 use crate::cli::{Cli, Command, RunArgs};
 use crate::session::{self, Selection, Settings};
@@ -19,7 +20,7 @@ mod check;
 /// Runs the parsed command line and returns the exit code, printing any error: the one entry
 /// point of the `mutants` binary.
 pub fn run(cli: Cli) -> Exit {
-    report::exit::run_tool("mutants", || dispatch(cli))
+    cmdline::exit::run_tool("mutants", || dispatch(cli))
 }
 
 fn dispatch(cli: Cli) -> Result<Exit> {
@@ -84,22 +85,22 @@ fn clean(dir: Option<std::path::PathBuf>, all: bool) -> Result<Exit> {
         candidate::cache::clean(repo.as_ref().map(|r| r.dir())).context("removing the cache")?;
     let mut removed = Vec::new();
     for c in &cleaned {
-        let dir = report::escape::path(&c.dir);
+        let dir = files::escape::path(&c.dir);
         if c.live.is_empty() {
-            report::outln!("removed {dir}")?;
+            cmdline::outln!("removed {dir}")?;
             removed.push(&c.dir);
         } else {
             let pids: Vec<String> = c.live.iter().map(u32::to_string).collect();
-            report::outln!(
+            cmdline::outln!(
                 "emptied {dir}, but for what running runs use (pid {})",
                 pids.join(", ")
             )?;
         }
     }
-    report::errln!(
+    cmdline::errln!(
         "mutants: {} removed from {}",
         report::text::plural(removed.len(), "cache"),
-        report::escape::path(&report::scratch::cache_dir().join("worktrees"))
+        files::escape::path(&runner::scratch::cache_dir().join("worktrees"))
     );
     Ok(Exit::Ok)
 }

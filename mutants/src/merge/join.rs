@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use report::escape;
-use report::Exit;
+use cmdline::Exit;
+use files::escape;
 
 use crate::record::{ManifestCheck, RunReport};
 

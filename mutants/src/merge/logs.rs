@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use report::escape;
+use files::escape;
 
 use crate::record::RunReport;
 
@@ -124,7 +124,8 @@ pub(super) fn copy_log(from: &Path, logs: &Path, name: &str) -> Result<()> {
     let bytes = crate::swap::read_regular(from)
         .with_context(|| format!("reading {}", escape::path(from)))?
         .bytes;
-    report::outputs::write(&to, &bytes).with_context(|| format!("writing {}", escape::path(&to)))
+    files::atomic::write_bytes_atomic(&to, &bytes)
+        .with_context(|| format!("writing {}", escape::path(&to)))
 }
 
 #[cfg(test)]

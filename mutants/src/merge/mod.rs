@@ -16,7 +16,7 @@
 //! - Every log path must be `logs/NAME` (relative, one plain name, no `..`), lead to a regular
 //!   file inside that shard's own `logs/` (no link anywhere on the way), and is copied to
 //!   `OUT/logs/NAME` by a write-and-rename. Every output path passes the one output guard
-//!   (`report::outputs`) first: a link, or a file no gatekit run recorded, where one would go is
+//!   (`files::outputs`) first: a link, or a file no gatekit run recorded, where one would go is
 //!   refused (exit 2) before anything is written. An `--out` that is one of the shard folders
 //!   is refused, so a file can never be copied onto itself.
 //! - The sources in `mutation-report.json` are kept only for files the shard's rows name.
@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use report::escape;
-use report::{ColorChoice, Exit, Format};
+use cmdline::Exit;
+use files::escape;
+use report::{ColorChoice, Format};
 
 use crate::record::RunReport;
 use crate::render;
@@ -59,7 +60,7 @@ pub(crate) fn merge(
     let copies = logs::plan_copies(&shards)?;
     let sources = shard::read_sources(&shards)?;
 
-    let mut plan = report::outputs::Plan::new();
+    let mut plan = files::outputs::Plan::new();
     for dir in dirs {
         plan.input("shard report", &dir.join("mutants.json"));
     }
@@ -69,10 +70,10 @@ pub(crate) fn merge(
     }
     plan.check()?;
 
-    let _lock = report::lock::OutLock::acquire(out)?;
-    report::outputs::own(out)
+    let _lock = files::lock::OutLock::acquire(out)?;
+    files::outputs::own(out)
         .with_context(|| format!("{}: cannot take the output folder", escape::path(out)))?;
-    report::outputs::clear_previous(out)
+    files::outputs::clear_previous(out)
         .with_context(|| format!("clearing {}", escape::path(out)))?;
     let logs = out.join("logs");
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", escape::path(&logs)))?;

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::error::Category;
 
-use report::escape;
+use files::escape;
 
 use crate::record::{RunReport, REPORT_VERSION};
 use crate::render::Sources;

@@ -74,9 +74,14 @@ impl CandidateFacts {
     }
 }
 
-/// A candidate's manifest checked in a working copy: `12/12 OK`, or `10/12 OK, 1 FAILED, 1
-/// MISSING`, as `gate` words it; written in the report as those words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A candidate's manifest checked in a checkout: its counts, written in the report as `gate`
+/// words them (`12/12 OK`, or `10/12 OK, 1 FAILED, 1 MISSING`) and read back strictly by
+/// manifests' own [`manifests::Summary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(
+    description = "The manifest checked in a working copy, as gate words it: `12/12 OK`, or what failed."
+)]
 pub(crate) struct ManifestCheck(pub manifests::Summary);
 
 impl ManifestCheck {
@@ -90,44 +95,6 @@ impl ManifestCheck {
 impl std::fmt::Display for ManifestCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
-    }
-}
-
-impl std::str::FromStr for ManifestCheck {
-    type Err = String;
-
-    /// Reads the words back from a report (`merge`, an `--only` rerun): exactly what
-    /// [`Display`](std::fmt::Display) writes, or refused (manifests' own strict reading).
-    fn from_str(s: &str) -> Result<ManifestCheck, String> {
-        s.parse::<manifests::Summary>()
-            .map(ManifestCheck)
-            .map_err(|_| format!("not a manifest check like \"12/12 OK\": {s:?}"))
-    }
-}
-
-impl JsonSchema for ManifestCheck {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "ManifestCheck".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        report::schema::string_with_pattern(
-            "The manifest checked in a working copy, as gate words it: `12/12 OK`, or what failed.",
-            "^[0-9]+/[0-9]+ OK(, [0-9]+ FAILED)?(, [0-9]+ MISSING)?$",
-        )
-    }
-}
-
-impl Serialize for ManifestCheck {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ManifestCheck {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ManifestCheck, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -164,10 +131,12 @@ mod tests {
             check(10, 12, 1, 1),
             check(11, 12, 0, 1),
         ] {
-            assert_eq!(c.to_string().parse::<ManifestCheck>(), Ok(c));
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{c}\""));
+            assert_eq!(serde_json::from_str::<ManifestCheck>(&json).unwrap(), c);
         }
         assert_eq!(
-            check(10, 12, 1, 1).to_string(),
+            serde_json::to_value(check(10, 12, 1, 1)).unwrap(),
             "10/12 OK, 1 FAILED, 1 MISSING"
         );
         for bad in [
@@ -178,7 +147,11 @@ mod tests {
             "a/b OK",
             "12/12 OK ",
         ] {
-            assert!(bad.parse::<ManifestCheck>().is_err(), "{bad:?}");
+            let json = serde_json::Value::from(bad);
+            assert!(
+                serde_json::from_value::<ManifestCheck>(json).is_err(),
+                "{bad:?}"
+            );
         }
     }
 }

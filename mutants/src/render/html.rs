@@ -297,7 +297,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
 
 /// The last lines of a log, or a note when it is gone.
 fn log_tail(path: &Path) -> String {
-    match report::runner::read_tail(path, 64 * 1024) {
+    match runner::read_tail(path, 64 * 1024) {
         Ok(text) => {
             let lines: Vec<&str> = text.lines().collect();
             let from = lines.len().saturating_sub(LOG_TAIL_LINES);
@@ -308,10 +308,10 @@ fn log_tail(path: &Path) -> String {
 }
 
 /// HTML-escapes outside text (a name, a path, a status) for element content and attribute
-/// values, after [`report::escape::text`]: a line break or an ANSI escape in a name shows as
+/// values, after [`files::escape::text`]: a line break or an ANSI escape in a name shows as
 /// `\n` or `\u{1b}`, never raw in the page.
 pub(crate) fn esc(s: &str) -> String {
-    html(&report::escape::text(s), false)
+    html(&files::escape::text(s), false)
 }
 
 /// HTML-escapes code or a log for a `<pre>`: its line breaks and tabs stay (and its backslashes
@@ -331,7 +331,7 @@ fn html(s: &str, keep_lines: bool) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' if keep_lines => out.push(c),
-            c if report::escape::is_unsafe(c) => {
+            c if files::escape::is_unsafe(c) => {
                 out.push_str(&format!("\\u{{{:x}}}", c as u32));
             }
             c => out.push(c),

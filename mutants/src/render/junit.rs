@@ -158,7 +158,7 @@ fn suite_line(s: &SuiteRun) -> String {
 }
 
 fn log_tail(out: &Path, log: &str) -> String {
-    match report::runner::read_tail(&out.join(log), 64 * 1024) {
+    match runner::read_tail(&out.join(log), 64 * 1024) {
         Ok(text) => junit::tail(&text, TAIL_LINES, TAIL_BYTES),
         Err(e) => format!("(log {log} unavailable: {e})"),
     }

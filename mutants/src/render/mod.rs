@@ -44,7 +44,7 @@ pub(crate) const FILES: [&str; 5] = [
 ];
 
 /// Puts `out` with its report files and `logs/` on `plan`, for the one output guard.
-pub(crate) fn plan_outputs(plan: &mut report::outputs::Plan, out: &Path) {
+pub(crate) fn plan_outputs(plan: &mut files::outputs::Plan, out: &Path) {
     plan.folder("--out", out).folder_in(out, "logs");
     for name in FILES {
         plan.file_in(out, name);
@@ -54,7 +54,7 @@ pub(crate) fn plan_outputs(plan: &mut report::outputs::Plan, out: &Path) {
 /// Writes every report file into `out`, `mutants.json` last.
 pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
     let write = |name: &str, text: &str| {
-        report::json::write_text_atomic(&out.join(name), text)
+        files::atomic::write_text_atomic(&out.join(name), text)
             .with_context(|| format!("writing {}", out.join(name).display()))
     };
     write("mutants.txt", &text::render(report))?;
@@ -75,7 +75,7 @@ pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> R
         Format::Markdown => markdown::render(report),
         Format::Text => text::render_painted(report, Painter::new(color.for_stdout())),
     };
-    report::exit::print(&text)?;
+    cmdline::exit::print(&text)?;
     Ok(())
 }
 

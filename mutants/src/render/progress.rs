@@ -1,13 +1,13 @@
 //! The lines a run shows while it goes: one finished line per mutant and the live status, a
 //! line per canary, and what the engine's events say of the checkouts after the first.
 //!
-//! `report::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
+//! `cmdline::progress` owns the line on screen (redrawn on a terminal, plain lines elsewhere);
 //! this module only says what the lines read, from the rows and tally the engine produced.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use report::progress::step_status;
+use cmdline::progress::step_status;
 use report::Painter;
 
 use super::time_text;
@@ -24,7 +24,7 @@ pub(crate) fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Inst
     );
     if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
         s.push_str("; running ");
-        s.push_str(&step_status(&report::escape::text(name), since.elapsed()));
+        s.push_str(&step_status(&files::escape::text(name), since.elapsed()));
         if running.len() > 1 {
             s.push_str(&format!(" +{} more", running.len() - 1));
         }
@@ -60,7 +60,7 @@ pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter
     format!(
         "[{done}/{total}] {}{pad} {}{detail}",
         paint.paint(&word, row.verdict.style()),
-        report::escape::text(&row.name)
+        files::escape::text(&row.name)
     )
 }
 
@@ -78,8 +78,8 @@ pub(crate) fn checkout_line(event: &Event) -> String {
             log,
         } => format!(
             "mutants: checkout {checkout}: suite {suite:?} {} unmutated (log {}); that checkout judges no mutant",
-            report::escape::text(status),
-            report::escape::path(log)
+            files::escape::text(status),
+            files::escape::path(log)
         ),
         Event::Started { .. } | Event::Finished(_) | Event::Tick => String::new(),
     }
@@ -89,8 +89,8 @@ pub(crate) fn checkout_line(event: &Event) -> String {
 pub(crate) fn canary_running(file: &str, suite: &str) -> String {
     format!(
         "canary: {} unloadable under {}",
-        report::escape::text(file),
-        report::escape::text(suite)
+        files::escape::text(file),
+        files::escape::text(suite)
     )
 }
 
@@ -99,9 +99,9 @@ pub(crate) fn canary_line(c: &Canary) -> String {
     format!(
         "{} {} ({}, {})",
         c.verdict,
-        report::escape::text(&c.file),
-        report::escape::text(&c.suite),
-        report::escape::text(&c.status)
+        files::escape::text(&c.file),
+        files::escape::text(&c.suite),
+        files::escape::text(&c.status)
     )
 }
 

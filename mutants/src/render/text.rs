@@ -108,7 +108,7 @@ fn table(report: &RunReport) -> Table {
 
 /// One line per canary (or the word that they were skipped), above the table.
 fn canary_lines(report: &RunReport) -> String {
-    use report::escape::text as esc;
+    use files::escape::text as esc;
     if report.canaries_skipped {
         return "canary: skipped (--no-canary): nothing proved the suites read the checkout\n"
             .to_string();
@@ -130,7 +130,7 @@ fn canary_lines(report: &RunReport) -> String {
 /// One line per checkout put back to the tree under review, under the table: which mutant,
 /// and what was not the tree (found before it started, or changed by its suite).
 fn restored_lines(report: &RunReport) -> String {
-    use report::escape::text as esc;
+    use files::escape::text as esc;
     let mut s = String::new();
     for r in &report.mutants {
         if let Some(what) = &r.restored_before {
@@ -164,7 +164,7 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
     // Outside text (paths, suite names, statuses, a shard's fields) is escaped on these lines:
     // a name holding a line break or an ANSI escape must not forge a line or reach a terminal.
     // The table's cells are left to `Table`, which escapes them itself.
-    use report::escape::text as esc;
+    use files::escape::text as esc;
     let mut s = String::new();
     s.push_str(&format!(
         "spec: {} (sha256 {})\n",

@@ -94,8 +94,8 @@ pub(crate) fn survived_message(c: &Canary, dir: &Path) -> String {
     format!(
         "canary SURVIVED: suite {:?} passed with {} made unloadable in the checkout {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: {}. Log: {}",
         c.suite,
-        report::escape::text(&c.file),
-        report::escape::path(dir),
+        files::escape::text(&c.file),
+        files::escape::path(dir),
         candidate::canary::USUAL_CAUSES,
         c.log
     )

@@ -4,7 +4,7 @@
 //! **The pool.** `cargo`, `rustc` and `cc` each start as many processes as there are cores
 //! unless a jobserver tells them otherwise, so two jobs' builds on two cores would run four
 //! compilers at once. Every command a job runs is handed one pool in `CARGO_MAKEFLAGS` (see
-//! `report::runner::Job::jobserver`), the variable those three read. `MAKEFLAGS` is not set:
+//! `runner::Job::jobserver`), the variable those three read. `MAKEFLAGS` is not set:
 //! a plain `make` that found a jobserver there would run its recipes in parallel, and a suite
 //! whose makefile was only ever run serially could then pass or fail by timing, a verdict the
 //! tool's scheduling must never decide. As make does, each running command
@@ -272,7 +272,7 @@ impl Slot {
         // The flag is read before the slot, every time: a job woken because the holder was
         // killed by the interrupt must not start its build either.
         loop {
-            if report::interrupt::requested() {
+            if files::interrupt::requested() {
                 return None;
             }
             if !*busy {

@@ -167,7 +167,7 @@ fn work(
     tx: &mpsc::Sender<Event>,
 ) -> Result<()> {
     loop {
-        if report::interrupt::requested() || failed.load(Ordering::SeqCst) {
+        if files::interrupt::requested() || failed.load(Ordering::SeqCst) {
             return Ok(());
         }
         let i = next.fetch_add(1, Ordering::SeqCst);

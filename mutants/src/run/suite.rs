@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use report::runner::{self, Job};
 use report::{Outcome, RunRecord};
+use runner::Job;
 
 use super::cores::Cores;
 use super::timeout::Timeouts;
@@ -40,7 +40,7 @@ pub(super) fn run_suite(
     cores: &Cores,
 ) -> Result<Ran> {
     let scratch =
-        report::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
+        runner::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let job_for = |script: &str, log: &Path, timeout: Duration| {
         let mut job = Job::shell(script, dir, log).timeout(timeout);
         if let Some(client) = cores.client() {
@@ -65,7 +65,7 @@ pub(super) fn run_suite(
                 build_secs: None,
             });
         };
-        let built = runner::run(&job)
+        let built = report::record::run(&job)
             .with_context(|| format!("creating the log {}", build_log.display()))?;
         build_secs = Some(built.duration_secs);
         if built.outcome() != Outcome::Passed {
@@ -74,7 +74,7 @@ pub(super) fn run_suite(
     }
     let record = match record {
         Some(r) => r,
-        None => runner::run(&job_for(&suite.run, log, timeouts.run))
+        None => report::record::run(&job_for(&suite.run, log, timeouts.run))
             .with_context(|| format!("creating the log {}", log.display()))?,
     };
     // Read-only folders a suite left are made writable first; removal is never a verdict, and

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use report::runner::DEFAULT_TIMEOUT;
+use runner::DEFAULT_TIMEOUT;
 
 use crate::spec::Suite;
 

@@ -13,7 +13,7 @@ use crate::record::RunReport;
 
 /// `--attest FILE` and its signature as outputs, `--sign-key` as an input (no output may
 /// land on it), the key readable.
-pub(super) fn plan(attest: Option<&Attest>, plan: &mut report::outputs::Plan) -> Result<()> {
+pub(super) fn plan(attest: Option<&Attest>, plan: &mut files::outputs::Plan) -> Result<()> {
     if let Some(a) = attest {
         candidate::attest::plan(plan, &a.file, a.key.as_deref());
         if let Some(key) = &a.key {

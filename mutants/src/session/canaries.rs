@@ -4,8 +4,8 @@
 
 use anyhow::Result;
 
-use report::progress::Progress;
-use report::Exit;
+use cmdline::progress::Progress;
+use cmdline::Exit;
 
 use super::Session;
 use crate::record::CanaryVerdict;
@@ -17,7 +17,7 @@ impl Session {
     /// `Err(exit)` when the run must stop: a canary survived (exit 4) or an interrupt came.
     pub(crate) fn canaries(&mut self, baseline: &BaselineResult) -> Result<Result<(), Exit>> {
         if self.settings.no_canary {
-            report::errln!(
+            cmdline::errln!(
                 "mutants: canaries skipped (--no-canary): nothing proves the suites read the checkout"
             );
             return Ok(Ok(()));
@@ -49,7 +49,7 @@ impl Session {
             live.finished(&progress::canary_line(&c));
             let survived = c.verdict == CanaryVerdict::Survived;
             if survived {
-                report::errln!(
+                cmdline::errln!(
                     "mutants: {}",
                     canary::survived_message(&c, self.checkouts[0].path())
                 );

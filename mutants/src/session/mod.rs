@@ -19,9 +19,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use report::lock::OutLock;
-use report::progress::Progress;
-use report::{Exit, Painter, Timestamp};
+use cmdline::progress::Progress;
+use cmdline::Exit;
+use files::lock::OutLock;
+use report::{Painter, Timestamp};
 
 use crate::checkout::{Checkout, Prep, Source};
 use crate::record::{ManifestCheck, RunReport, SetupFacts};
@@ -45,7 +46,7 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     // to be its jobserver's while no other can have taken their numbers.
     let inherited = settings.jobserver.then(run::cores::inherited).flatten();
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
-    report::interrupt::cleans_up();
+    files::interrupt::cleans_up();
     let mut session = match Session::prepare(settings, inherited)? {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
@@ -66,7 +67,7 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     match session.judge(&baseline) {
         Ok(()) => {}
         Err(Stopped::Engine(e)) => {
-            session.report.interrupted = report::interrupt::requested();
+            session.report.interrupted = files::interrupt::requested();
             let _ = session.finish(Exit::Findings);
             return Err(e);
         }
@@ -74,7 +75,7 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     }
     session.recheck()?;
     session.save_cache(run::timings(&baseline, &session.floors));
-    let exit = if report::interrupt::requested() {
+    let exit = if files::interrupt::requested() {
         Exit::Interrupted
     } else {
         Exit::from_held(session.report.held())
@@ -194,14 +195,14 @@ impl Session {
     pub(crate) fn baseline(&mut self) -> Result<Result<BaselineResult, Exit>> {
         let suites = self.spec.suites_used(self.mutants());
         self.say_cores(&suites);
-        report::errln!(
+        cmdline::errln!(
             "mutants: baseline: {} suite(s) in {} checkout(s)",
             suites.len(),
             self.checkouts.len()
         );
         let names: Vec<String> = suites
             .iter()
-            .map(|s| report::escape::text(&s.name).into_owned())
+            .map(|s| files::escape::text(&s.name).into_owned())
             .collect();
         let mut live = Progress::new(1, false);
         let label = format!("baseline: {} running unmutated", names.join(", "));
@@ -220,7 +221,7 @@ impl Session {
         };
         let mut baseline = first_baseline(self)?;
         if !baseline.passed && !baseline.interrupted && self.restored {
-            report::errln!("mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold");
+            cmdline::errln!("mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold");
             candidate::cache::remove_outputs(self.checkouts[0].path(), &self.outputs);
             self.floors.clear();
             self.restored = false;
@@ -228,33 +229,33 @@ impl Session {
         }
         live.clear();
         self.report.baseline = baseline.baselines.clone();
-        if baseline.interrupted || report::interrupt::requested() {
+        if baseline.interrupted || files::interrupt::requested() {
             return Ok(Err(Exit::Interrupted));
         }
         if !baseline.passed {
             self.report.baseline_failed = true;
             for b in self.report.baseline.iter().filter(|b| !b.passed) {
-                report::errln!(
+                cmdline::errln!(
                     "mutants: baseline failed: suite {:?} {} without any mutant; no mutant judged",
                     b.suite,
-                    report::escape::text(&b.status),
+                    files::escape::text(&b.status),
                 );
                 // Why, as the log says it: the failed tests and the first error line of each
                 // (`Cannot find package ...` is above a runner's summary block, not in it);
                 // the log's last lines when it names no test and no error.
                 let log = self.out.join(&b.log);
-                let text = report::runner::read_tail(&log, 1 << 20).unwrap_or_default();
-                let why = report::counts::why(&text);
+                let text = runner::read_tail(&log, 1 << 20).unwrap_or_default();
+                let why = report::failures::why(&text);
                 if why.is_empty() {
                     let lines: Vec<&str> = text.lines().collect();
                     for line in &lines[lines.len().saturating_sub(12)..] {
-                        report::errln!("  | {}", report::escape::terminal_line(line));
+                        cmdline::errln!("  | {}", files::escape::terminal_line(line));
                     }
                 }
                 for line in why {
-                    report::errln!("  {}", report::escape::text(&line));
+                    cmdline::errln!("  {}", files::escape::text(&line));
                 }
-                report::errln!("  log {}", report::escape::path(&log));
+                cmdline::errln!("  log {}", files::escape::path(&log));
             }
             return Ok(Err(Exit::Precondition));
         }
@@ -269,19 +270,19 @@ impl Session {
     fn say_cores(&self, suites: &[&crate::spec::Suite]) {
         let jobs = report::text::plural(self.checkouts.len(), "job");
         match self.cores.origin() {
-            Some(run::cores::Jobserver::Own { tokens }) => report::errln!(
+            Some(run::cores::Jobserver::Own { tokens }) => cmdline::errln!(
                 "mutants: jobserver: {} shared by {jobs} on {}",
                 report::text::plural(tokens, "token"),
                 report::text::plural(run::cores::available(), "core")
             ),
-            Some(run::cores::Jobserver::Inherited) => report::errln!(
+            Some(run::cores::Jobserver::Inherited) => cmdline::errln!(
                 "mutants: jobserver: the one this run was started under (MAKEFLAGS), for {jobs}"
             ),
             None => {}
         }
         let slotted = suites.iter().filter_map(|s| s.build.as_deref());
         if self.cores.has_slot() && slotted.clone().any(|b| !run::cores::speaks_jobserver(b)) {
-            report::errln!("mutants: build slot: builds other than cargo run one job at a time");
+            cmdline::errln!("mutants: build slot: builds other than cargo run one job at a time");
         }
     }
 
@@ -332,7 +333,7 @@ impl Session {
                     live.finished(&line);
                 }
                 Event::ColdBuild { .. } | Event::NotGreen { .. } => {
-                    report::errln!("{}", progress::checkout_line(&event));
+                    cmdline::errln!("{}", progress::checkout_line(&event));
                 }
                 Event::Tick => {}
             }
@@ -349,7 +350,7 @@ impl Session {
     /// A candidate's manifest checked again in every checkout after the last mutant: the proof
     /// that every mutant was restored (the worst checkout's check is the one recorded).
     pub(crate) fn recheck(&mut self) -> Result<()> {
-        if self.report.candidate.is_none() || report::interrupt::requested() {
+        if self.report.candidate.is_none() || files::interrupt::requested() {
             return Ok(());
         }
         let mut after: Option<ManifestCheck> = None;
@@ -361,7 +362,7 @@ impl Session {
             }
         }
         if let (Some(c), Some(a)) = (self.report.candidate.as_mut(), after) {
-            report::errln!("mutants: candidate manifest after the last mutant: {a}");
+            cmdline::errln!("mutants: candidate manifest after the last mutant: {a}");
             c.manifest_after = Some(a);
         }
         Ok(())
@@ -373,7 +374,7 @@ impl Session {
         if self.settings.keep {
             for co in &mut checkouts {
                 co.keep(true);
-                report::errln!("mutants: kept checkout {}", report::escape::path(co.path()));
+                cmdline::errln!("mutants: kept checkout {}", files::escape::path(co.path()));
             }
         }
         // Checkouts go first, so an interrupted run has cleaned up before it reports.
@@ -393,9 +394,9 @@ impl Session {
         if let Some(a) = &self.settings.attest {
             attest::write(a, report)?;
         }
-        report::errln!("mutants: report in {}", report::escape::path(&self.out));
+        cmdline::errln!("mutants: report in {}", files::escape::path(&self.out));
         if exit == Exit::Interrupted {
-            report::errln!(
+            cmdline::errln!(
                 "mutants: interrupted after {} of {} mutants; checkouts removed",
                 report.mutants.len(),
                 report.planned

@@ -11,7 +11,8 @@ use anyhow::{Context, Result};
 
 use candidate::config::Config;
 use candidate::git::Git;
-use report::{Exit, Timestamp};
+use cmdline::Exit;
+use report::Timestamp;
 
 use super::{identity, previous, Session, Settings};
 use crate::checkout::{self, Checkout, DirState, Prep, Source};
@@ -39,8 +40,8 @@ impl Session {
         candidate::checkout::clean_stale();
         let out = identity::absolute(&settings.out);
         // Every path this run reads and writes, refused now (exit 2) if one would land on
-        // another, on an input, in `.git` or through a link: see `report::outputs`.
-        let mut plan = report::outputs::Plan::new();
+        // another, on an input, in `.git` or through a link: see `files::outputs`.
+        let mut plan = files::outputs::Plan::new();
         plan.input("spec", &spec.file);
         if let Some(config) = &config {
             config.plan_inputs(&mut plan);
@@ -70,8 +71,8 @@ impl Session {
 
         // One run per --out, held to the end: taken once the input is known good (a bad spec
         // leaves no --out behind) and before anything is written there.
-        let _lock = report::lock::OutLock::acquire(&out)?;
-        report::outputs::own(&out)
+        let _lock = files::lock::OutLock::acquire(&out)?;
+        files::outputs::own(&out)
             .with_context(|| format!("{}: cannot take the output folder", out.display()))?;
         let mut report = RunReport {
             version: crate::record::REPORT_VERSION,
@@ -200,7 +201,7 @@ fn shared_cores(
 ) -> crate::run::Cores {
     let available = crate::run::cores::available();
     crate::run::Cores::new(available, copies, settings.jobserver, inherited).unwrap_or_else(|e| {
-        report::errln!("mutants: jobserver: none ({e}); each build may use every core");
+        cmdline::errln!("mutants: jobserver: none ({e}); each build may use every core");
         crate::run::Cores::default()
     })
 }
@@ -225,20 +226,20 @@ fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::P
                 suite.env.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        let theirs = report::escape::path(&config.file);
-        let ours = report::escape::path(&spec.file);
+        let theirs = files::escape::path(&config.file);
+        let ours = files::escape::path(&spec.file);
         // A table that says anything, a cache alone included.
         let says = |w: &candidate::setup::WorktreeSetup| !w.is_empty() || w.cache.is_some();
         match (!says(&spec.worktree), !says(&config.worktree)) {
             (true, false) => {
                 spec.worktree = config.worktree.clone();
                 worktree_file = config.file.clone();
-                report::errln!("mutants: [worktree] from {theirs} (the spec has none)");
+                cmdline::errln!("mutants: [worktree] from {theirs} (the spec has none)");
             }
-            (false, false) => report::errln!(
+            (false, false) => cmdline::errln!(
                 "mutants: [worktree] from {ours}; {theirs}'s is not used (the spec's own wins)"
             ),
-            (false, true) => report::errln!("mutants: [worktree] from {ours}"),
+            (false, true) => cmdline::errln!("mutants: [worktree] from {ours}"),
             (true, true) => {}
         }
     }
@@ -307,11 +308,11 @@ fn candidate_facts(
         return Ok(None);
     };
     let before = ManifestCheck(applied.verification.summary());
-    report::errln!("mutants: candidate manifest before the first mutant: {before}");
+    cmdline::errln!("mutants: candidate manifest before the first mutant: {before}");
     for co in checkouts {
         if let Some(a) = co.applied() {
             if !a.verification.all_ok() {
-                report::errln!(
+                cmdline::errln!(
                     "mutants: the candidate does not hold: manifest {}",
                     a.verification.summary()
                 );
@@ -340,7 +341,7 @@ fn read_sources(spec: &Spec, selected: &[usize], root: &Path) -> Result<Sources>
         let path = crate::swap::file_in(root, &m.file)
             .map_err(|e| spec.error_at(m.line, format!("{e:#}")))?;
         let bytes = crate::swap::read_regular(&path)
-            .with_context(|| format!("reading {}", report::escape::path(&path)))?
+            .with_context(|| format!("reading {}", files::escape::path(&path)))?
             .bytes;
         sources
             .entry(m.file.clone())

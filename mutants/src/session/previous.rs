@@ -18,17 +18,17 @@ use report::text::short_id as short;
 /// when there is none yet (then the run starts one).
 pub(crate) fn read(out: &Path) -> Result<Option<RunReport>> {
     let path = out.join("mutants.json");
-    let bytes = match report::input::read(&path) {
+    let bytes = match files::input::read(&path) {
         Ok(b) => b,
-        Err(report::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(files::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(None)
         }
-        Err(e) => bail!("{}: {e}", report::escape::path(&path)),
+        Err(e) => bail!("{}: {e}", files::escape::path(&path)),
     };
     crate::merge::shard::parse(&bytes).map(Some).map_err(|e| {
         anyhow::anyhow!(
             "{}: cannot update this report in place: {e} (use another --out)",
-            report::escape::path(&path)
+            files::escape::path(&path)
         )
     })
 }
@@ -47,7 +47,7 @@ pub(crate) fn same_run(prev: &RunReport, now: &Judged, out: &Path) -> Result<()>
     match difference(prev, now) {
         Some(why) => bail!(
             "{}: --only/--from update a report in place only for the same spec and tree: {why}; run all mutants, or use another --out",
-            report::escape::path(&out.join("mutants.json"))
+            files::escape::path(&out.join("mutants.json"))
         ),
         None => Ok(()),
     }
@@ -85,8 +85,8 @@ fn difference(prev: &RunReport, now: &Judged) -> Option<String> {
 /// Removes what a previous run recorded as its own in `out` (its report files and logs:
 /// replaced, not mixed with ours; a file no run recorded stays), and makes `out/logs`.
 pub(crate) fn clear(out: &Path) -> Result<()> {
-    report::outputs::clear_previous(out)
-        .with_context(|| format!("clearing {}", report::escape::path(out)))?;
+    files::outputs::clear_previous(out)
+        .with_context(|| format!("clearing {}", files::escape::path(out)))?;
     let logs = out.join("logs");
     fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))
 }

@@ -22,16 +22,16 @@ impl Session {
         };
         let first = self.checkouts[0].path().to_path_buf();
         match store.restore(&self.outputs, &first) {
-            Restored::Nothing => report::errln!(
+            Restored::Nothing => cmdline::errln!(
                 "mutants: cache: none yet for {} in {}; building cold",
                 self.outputs.join(", "),
-                report::escape::path(store.dir())
+                files::escape::path(store.dir())
             ),
             Restored::Restored { handed, timings } => {
-                report::errln!(
+                cmdline::errln!(
                     "mutants: cache: {} restored from {} ({} unchanged source file(s) keep their build{})",
                     self.outputs.join(", "),
-                    report::escape::path(store.dir()),
+                    files::escape::path(store.dir()),
                     handed.stamped,
                     match handed.forgotten {
                         0 => String::new(),
@@ -47,9 +47,9 @@ impl Session {
                     handed.stamped
                 ));
             }
-            Restored::Discarded(why) => report::errln!(
+            Restored::Discarded(why) => cmdline::errln!(
                 "mutants: cache: discarded ({}); building cold",
-                report::escape::text(&why)
+                files::escape::text(&why)
             ),
         }
     }
@@ -69,7 +69,7 @@ impl Session {
                     self.note_handed(snap.refused());
                     self.snapshot = Some(snap);
                 }
-                Err(e) => report::errln!(
+                Err(e) => cmdline::errln!(
                     "mutants: cache: the build outputs could not be kept ({e}); the other checkouts build cold"
                 ),
             }
@@ -84,7 +84,7 @@ impl Session {
                         refused = Some(handed.refused);
                     }
                 }
-                Err(e) => report::errln!(
+                Err(e) => cmdline::errln!(
                     "mutants: checkout {j} builds cold: its build outputs could not be copied ({e})"
                 ),
             }
@@ -100,17 +100,17 @@ impl Session {
         let (Some(store), Some(mut snap)) = (&self.store, self.snapshot.take()) else {
             return;
         };
-        if report::interrupt::requested() || self.report.baseline_failed {
+        if files::interrupt::requested() || self.report.baseline_failed {
             return;
         }
         snap.keep_timings(&timings);
         match store.commit(snap) {
-            Ok(()) => report::errln!(
+            Ok(()) => cmdline::errln!(
                 "mutants: cache: {} saved in {} (mutants clean removes it)",
                 self.outputs.join(", "),
-                report::escape::path(store.dir())
+                files::escape::path(store.dir())
             ),
-            Err(e) => report::errln!("mutants: cache: not saved ({e})"),
+            Err(e) => cmdline::errln!("mutants: cache: not saved ({e})"),
         }
     }
 }
@@ -137,9 +137,9 @@ impl Session {
 /// Each build folder that is not handed over or kept, and why (each checkout builds it cold).
 fn say_refused(refused: &[(String, String)]) {
     for (rel, why) in refused {
-        report::errln!(
+        cmdline::errln!(
             "mutants: {} is not handed to the other checkouts nor kept: {}; each checkout builds it itself",
-            report::escape::text(rel),
+            files::escape::text(rel),
             why
         );
     }

@@ -362,7 +362,7 @@ fn merge_refuses_sources_for_files_no_row_names() {
 fn a_merge_into_an_out_another_process_holds_is_refused_and_writes_nothing() {
     let s = Shards::new();
     let merged = s.tmp.path().join("merged");
-    let held = report::lock::OutLock::acquire(&merged).unwrap();
+    let held = files::lock::OutLock::acquire(&merged).unwrap();
     s.refused(&[
         "in use by another run",
         &format!("pid {}", std::process::id()),

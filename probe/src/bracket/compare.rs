@@ -344,7 +344,7 @@ impl Alignment {
 /// `s` quoted, with control characters escaped, capped at [`NOTE_MAX`] characters.
 pub(crate) fn quote(s: &str) -> String {
     let clipped = report::text::clip(s, NOTE_MAX);
-    format!("\"{}\"", report::escape::text(&clipped))
+    format!("\"{}\"", files::escape::text(&clipped))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Running the client for one point: a fresh folder with the MCP config that starts
-//! `probe serve` (logging to the folder), the client run through `report::runner` (its own
+//! `probe serve` (logging to the folder), the client run through `runner` (its own
 //! group, a timeout, strays killed), and the judging of what came back.
 //!
 //! A preset (`crate::clients`) also starts the model stand-in once per driver, and runs its
@@ -17,11 +17,11 @@ use crate::server::{read_calls, LoggedCall};
 use crate::Failure;
 use anyhow::Context;
 use regex::Regex;
-use report::exit::Interrupted;
-use report::exit::PreconditionFailed;
-use report::runner::{self, Job, Outcome, Program};
 use report::text::{clip, shell_quote};
 use report::Timestamp;
+use runner::stop::Interrupted;
+use runner::stop::PreconditionFailed;
+use runner::{Job, Outcome, Program};
 use serde_json::json;
 use std::fmt;
 use std::fs;
@@ -31,7 +31,7 @@ use std::time::Duration;
 /// Runs points against one client and keeps what each found.
 pub(crate) struct Driver {
     /// One run per --out: held until the driver is dropped (or the process ends).
-    _lock: report::lock::OutLock,
+    _lock: files::lock::OutLock,
     settings: ClientSettings,
     probe_exe: PathBuf,
     stand_in: Option<StandIn>,
@@ -65,8 +65,8 @@ impl Driver {
         // Before anything is written there: a second run on the same folder would interleave
         // its points with ours and rewrite our results.
         // Every path this run writes, refused now (exit 2) if one would land through a link,
-        // in a gatekit checkout or on a file no run recorded: see `report::outputs`.
-        let mut plan = report::outputs::Plan::new();
+        // in a gatekit checkout or on a file no run recorded: see `files::outputs`.
+        let mut plan = files::outputs::Plan::new();
         plan.folder("--out", &settings.out)
             .folder_in(&settings.out, "points")
             .file_in(&settings.out, "results.json")
@@ -76,16 +76,16 @@ impl Driver {
             plan.file_in(&settings.out, &format!("{preset}-version.log"));
         }
         plan.check().map_err(|e| Failure::Usage(e.to_string()))?;
-        let lock = report::lock::OutLock::acquire(&settings.out).map_err(|e| match e {
-            busy @ report::lock::LockError::Busy { .. } => {
+        let lock = files::lock::OutLock::acquire(&settings.out).map_err(|e| match e {
+            busy @ files::lock::LockError::Busy { .. } => {
                 anyhow::Error::from(Failure::Usage(busy.to_string()))
             }
             other => anyhow::Error::from(Failure::Usage(other.to_string())),
         })?;
         // A fresh run: what earlier runs wrote here goes (only that), so no point of theirs
         // is read as ours.
-        report::outputs::own(&settings.out)
-            .and_then(|()| report::outputs::clear_previous(&settings.out))
+        files::outputs::own(&settings.out)
+            .and_then(|()| files::outputs::clear_previous(&settings.out))
             .and_then(|_| fs::create_dir_all(settings.out.join("points")))
             .map_err(|e| Failure::Usage(format!("{}: {e}", settings.out.display())))?;
         let out = settings.out.canonicalize()?;
@@ -149,8 +149,28 @@ impl Driver {
         )
         .timeout(Duration::from_secs(60));
         job.env_clear = true;
-        let job = base_env(job, home.path());
-        let record = runner::run(&job)?;
+        job = base_env(job, home.path());
+        // With the preset's own environment too, as its runs have it: `cn --version` looks up
+        // Continue's latest version unless the preset's fetch guard is loaded. (No stand-in runs
+        // yet: port 0, which nothing answers.)
+        let server = clients::Server {
+            command: self.probe_exe.display().to_string(),
+            args: serve_args(&home.path().join("serve.log")),
+        };
+        let launch = preset
+            .launch(&clients::Run {
+                bin,
+                home: home.path(),
+                port: 0,
+                server: &server,
+                mcp_config: &home.path().join("mcp.json"),
+                prompt: "",
+            })
+            .with_context(|| format!("writing {preset}'s config"))?;
+        for (key, value) in launch.env {
+            job = job.env(key, value);
+        }
+        let record = report::record::run(&job)?;
         let text = fs::read_to_string(&log).unwrap_or_default();
         if record.outcome() != Outcome::Passed {
             return Err(PreconditionFailed::new(format!(
@@ -162,7 +182,7 @@ impl Driver {
             ))
             .into());
         }
-        Ok(text.lines().next().unwrap_or("").trim().to_string())
+        Ok(version_line(&text))
     }
 
     /// Runs the client at `n` with the current fill (see [`Driver::run_point_with`]).
@@ -183,7 +203,7 @@ impl Driver {
             return Ok(p.clone());
         }
         // An interrupt between points stops before the next one starts.
-        if report::interrupt::requested() {
+        if files::interrupt::requested() {
             return Err(Interrupted.into());
         }
         let name = if fill == self.settings.fill {
@@ -195,7 +215,7 @@ impl Driver {
         fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let serve_log = dir.join("serve.log");
         // The server (a child) appends to it: recorded as this run's here, where the record is.
-        report::outputs::claim(&serve_log)
+        files::outputs::claim(&serve_log)
             .with_context(|| format!("writing {}", serve_log.display()))?;
         let config = dir.join("mcp.json");
         let server = clients::Server {
@@ -206,7 +226,7 @@ impl Driver {
             "command": server.command,
             "args": server.args,
         }}});
-        report::outputs::write(
+        files::atomic::write_bytes_atomic(
             &config,
             serde_json::to_string_pretty(&config_json)?.as_bytes(),
         )
@@ -222,7 +242,7 @@ impl Driver {
                     .env("PROBE_N", n.to_string())
                     .env("PROBE_MCP_CONFIG", config.display().to_string())
                     .env("PROBE_FILL", fill.to_string());
-                let record = runner::run(&job)?;
+                let record = report::record::run(&job)?;
                 if record.outcome() == Outcome::Interrupted {
                     return Err(Interrupted.into());
                 }
@@ -260,7 +280,7 @@ impl Driver {
                 for (key, value) in launch.env {
                     job = job.env(key, value);
                 }
-                let record = runner::run(&job)?;
+                let record = report::record::run(&job)?;
                 if record.outcome() == Outcome::Interrupted {
                     return Err(Interrupted.into());
                 }
@@ -273,7 +293,7 @@ impl Driver {
                     .filter(|e| matches!(e, ModelEvent::CountTokens { .. }))
                     .count() as u64;
                 // What the stand-in saw, kept beside the point for a reader (HOME goes).
-                let _ = report::outputs::write(
+                let _ = files::atomic::write_bytes_atomic(
                     &dir.join("model-events.json"),
                     serde_json::to_string_pretty(&events)
                         .unwrap_or_default()
@@ -399,4 +419,35 @@ pub(crate) fn self_exe() -> std::io::Result<std::path::PathBuf> {
         }
     }
     std::env::current_exe()
+}
+
+/// The line of a client's `--version` output that names its version: the first with a dotted
+/// number, else the first. Copilot CLI warns `Package extraction took 5177ms` before its version
+/// line when unpacking itself into the scratch HOME is slow.
+fn version_line(text: &str) -> String {
+    let dotted = |l: &&str| {
+        l.as_bytes()
+            .windows(3)
+            .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit())
+    };
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next().unwrap_or("");
+    lines.find(dotted).unwrap_or(first).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_line;
+
+    #[test]
+    fn the_version_is_the_line_that_names_one_not_a_warning_before_it() {
+        let copilot = "Package extraction took 5177ms\nGitHub Copilot CLI 1.0.102.\n";
+        assert_eq!(version_line(copilot), "GitHub Copilot CLI 1.0.102.");
+        assert_eq!(
+            version_line("2.1.332 (Claude Code)\n"),
+            "2.1.332 (Claude Code)"
+        );
+        assert_eq!(version_line("\nnightly build\n"), "nightly build");
+        assert_eq!(version_line(""), "");
+    }
 }

@@ -11,7 +11,7 @@ use super::search::{bisect, run_with_progress, BisectEnd};
 use super::{Driver, Verdict};
 use crate::emit::{Fill, MAX_N};
 use crate::units::{infer, Observation};
-use report::progress::Progress;
+use cmdline::progress::Progress;
 
 /// Bisects `lo..hi` with `fill` and reads the observation off it: `None` when LO did not come
 /// back inline or a midpoint gave no side.

@@ -12,8 +12,9 @@ use crate::emit::{emit_with_nonce, EmitArgs};
 use crate::model::{text_of, ModelEvent};
 use crate::server::LoggedCall;
 use regex::Regex;
-use report::runner::{Outcome, RunRecord};
 use report::text::clip;
+use report::RunRecord;
+use runner::Outcome;
 use serde::Serialize;
 use std::fmt;
 

@@ -5,7 +5,7 @@
 //! markers) and what the client handed on (its output, or for the Claude preset what the model
 //! stand-in received). Only the end marker with that very nonce proves a full delivery; a spill
 //! message ("Output has been saved to", ...) proves a save; a start marker without the end marker
-//! is a cut. Every client run goes through `report::runner`: its own process group, a timeout,
+//! is a cut. Every client run goes through `runner`: its own process group, a timeout,
 //! and strays killed, so a hung client is an `error (hang)`, never a verdict.
 //!
 //! The concerns, one file each: [`driver`] runs the client for one point; [`judge`] turns what
@@ -33,10 +33,11 @@ pub(crate) use results::{CheckRecord, Results};
 pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
 
 use crate::emit::Fill;
+use cmdline::progress::Progress;
+use cmdline::Exit;
 use regex::Regex;
-use report::exit::Interrupted;
-use report::progress::Progress;
-use report::{ColorChoice, Exit, Format, Timestamp};
+use report::{ColorChoice, Format, Timestamp};
+use runner::stop::Interrupted;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -132,9 +133,9 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         .filter(|p| p.verdict.is_judged())
         .count();
     if judged == 0 && results.points.iter().all(|p| p.verdict == Verdict::Error) {
-        report::errln!(
+        cmdline::errln!(
             "probe: no run of the client gave a verdict (see {})",
-            report::escape::path(&driver.settings().out.join("points"))
+            files::escape::path(&driver.settings().out.join("points"))
         );
         return Ok(Exit::Precondition);
     }

@@ -55,11 +55,11 @@ pub(crate) fn text(r: &Results, paint: Painter) -> String {
     // escaped, so a newline in them cannot forge a `threshold:` line.
     out.push_str(&format!(
         "client: {}\n",
-        report::escape::text(&r.client.command)
+        files::escape::text(&r.client.command)
     ));
     out.push_str(&format!(
         "version: {}\n",
-        report::escape::text(version.as_deref().unwrap_or("unknown"))
+        files::escape::text(version.as_deref().unwrap_or("unknown"))
     ));
     out.push_str(&format!(
         "started: {}  finished: {}\n\n",
@@ -101,7 +101,7 @@ fn check_lines(r: &Results, c: &CheckRecord, paint: Painter) -> String {
         ),
     };
     if let Some(note) = &c.note {
-        out.push_str(&format!("note: {}\n", report::escape::text(note)));
+        out.push_str(&format!("note: {}\n", files::escape::text(note)));
     }
     if c.unit_held == Some(false) {
         out.push_str(&format!(
@@ -145,11 +145,11 @@ pub(crate) fn render_markdown(r: &Results) -> String {
         None => format!("## probe {}\n\n", r.command),
     };
     let mut facts = vec![
-        ("client", code(&report::escape::text(&r.client.command))),
+        ("client", code(&files::escape::text(&r.client.command))),
         (
             "version",
             client_version(r)
-                .map(|v| code(&report::escape::text(&v)))
+                .map(|v| code(&files::escape::text(&v)))
                 .unwrap_or_else(|| "unknown".into()),
         ),
         ("threshold", markdown::escape(&r.threshold.text)),
@@ -205,7 +205,7 @@ pub(crate) fn progress_line(p: &Point) -> String {
         .as_deref()
         .map(|m| {
             let first = clip(m.lines().next().unwrap_or(""), 80);
-            format!(": {}", report::escape::text(&first))
+            format!(": {}", files::escape::text(&first))
         })
         .unwrap_or_default();
     format!("n={} {} ({:.1}s){message}", p.n, p.verdict, p.duration_secs)

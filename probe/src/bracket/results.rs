@@ -100,7 +100,7 @@ pub(crate) fn threshold(points: &[Point], fill: Fill) -> Threshold {
 #[schemars(deny_unknown_fields)]
 pub(crate) struct ClientInfo {
     /// The preset's name (`claude`, `codex`, ...) or `command`.
-    #[schemars(extend("enum" = ["claude", "codex", "gemini", "qwen", "opencode", "cline", "command"]))]
+    #[schemars(extend("enum" = ["claude", "codex", "gemini", "qwen", "opencode", "cline", "copilot", "continue", "command"]))]
     pub kind: String,
     pub command: String,
     /// What `BIN --version` printed (presets).
@@ -204,7 +204,7 @@ impl Results {
 pub(crate) fn write_results(out: &Path, r: &Results, text: &str) -> anyhow::Result<()> {
     report::json::write_atomic(&out.join("results.json"), r)
         .with_context(|| format!("writing {}", out.join("results.json").display()))?;
-    report::json::write_text_atomic(&out.join("results.txt"), text)
+    files::atomic::write_text_atomic(&out.join("results.txt"), text)
         .with_context(|| format!("writing {}", out.join("results.txt").display()))?;
     Ok(())
 }

@@ -9,7 +9,7 @@
 use super::results::BisectRecord;
 use super::{progress_line, Driver, Verdict};
 use crate::emit::MAX_N;
-use report::progress::Progress;
+use cmdline::progress::Progress;
 use std::fmt;
 
 /// Which n to run.

@@ -9,8 +9,9 @@ use crate::model::{ApiShape, ModelSettings};
 use crate::server::ServeSettings;
 use crate::Command;
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use report::cli::{ColorArg, Describe, FormatArgs};
-use report::{ColorChoice, Exit};
+use cmdline::cli::{ColorArg, Describe, FormatArgs};
+use cmdline::Exit;
+use report::ColorChoice;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -153,9 +154,9 @@ struct CallArgs {
 /// What bracket and check share: the client and how its runs are judged.
 #[derive(Debug, Args)]
 struct ClientArgs {
-    /// A preset (claude, codex, gemini, qwen, opencode, cline), or a shell command in which
-    /// `{mcp_config}` becomes the path of an MCP config that starts `probe serve` and n in
-    /// braces becomes the point.
+    /// A preset (claude, codex, gemini, qwen, opencode, cline, copilot, continue), or a shell
+    /// command in which `{mcp_config}` becomes the path of an MCP config that starts `probe
+    /// serve` and n in braces becomes the point.
     // (Clap's help renderer turns a literal n in braces into a line break, hence the wording.)
     #[arg(long, value_parser = client_parser)]
     client: ClientKind,
@@ -251,7 +252,7 @@ impl Cli {
             // The reader of stdout went away: a quiet end.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
             Err(e) => {
-                report::errln!("probe: {e}");
+                cmdline::errln!("probe: {e}");
                 Exit::Usage
             }
         })
@@ -416,7 +417,7 @@ fn value_error(e: &clap::Error) -> String {
             line
         }
     };
-    report::escape::text(&text).into_owned()
+    files::escape::text(&text).into_owned()
 }
 
 /// The whole `probe` command line from the process's arguments: parse, run, exit code.
@@ -443,11 +444,11 @@ pub fn main_from(
                 ErrorKind::ValueValidation | ErrorKind::InvalidValue
             ) =>
         {
-            report::errln!("probe: {}", value_error(&e));
+            cmdline::errln!("probe: {}", value_error(&e));
             return Exit::Usage;
         }
         // Help and version on stdout (0), other usage errors with clap's hints (2).
-        Err(e) => return report::exit::usage(e),
+        Err(e) => return cmdline::exit::usage(e),
     };
     if let Some(exit) = cli.describe() {
         return exit;
@@ -455,17 +456,17 @@ pub fn main_from(
     match cli.into_command() {
         Ok(command) => crate::run(command),
         Err(message) => {
-            report::errln!("probe: {message}");
+            cmdline::errln!("probe: {message}");
             Exit::Usage
         }
     }
 }
 
-/// `--log FILE` through the one output guard (`report::outputs`): never a link or a folder,
+/// `--log FILE` through the one output guard (`files::outputs`): never a link or a folder,
 /// never inside a gatekit checkout.
 fn guard_log(log: Option<&std::path::Path>) -> Result<(), String> {
     match log {
-        Some(path) => report::outputs::Plan::new()
+        Some(path) => files::outputs::Plan::new()
             .file("--log", path)
             .check()
             .map_err(|e| e.to_string()),

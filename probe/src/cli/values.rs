@@ -111,7 +111,7 @@ pub(crate) fn cap_parser(text: &str) -> Result<Cap, String> {
     })
 }
 
-pub(crate) use report::cli::{percent as margin_parser, timeout as timeout_parser};
+pub(crate) use cmdline::cli::{percent as margin_parser, timeout as timeout_parser};
 
 /// A delay: any duration `report::duration` reads, zero included.
 pub(crate) fn delay_parser(text: &str) -> Result<Duration, String> {

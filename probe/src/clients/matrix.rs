@@ -13,9 +13,10 @@ use crate::check::suggested_cap;
 use crate::emit::Fill;
 use crate::units::Unit;
 use anyhow::Context;
+use cmdline::Exit;
 use report::color::Style;
 use report::table::Cell;
-use report::{ColorChoice, Exit, Format, Painter, Table, Timestamp};
+use report::{ColorChoice, Format, Painter, Table, Timestamp};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -129,8 +130,8 @@ pub(crate) struct Matrix {
 /// 4 when none could be judged at all.
 pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
-    // The one output guard (see `report::outputs`): a bad --out is exit 2 before any client runs.
-    let mut plan = report::outputs::Plan::new();
+    // The one output guard (see `files::outputs`): a bad --out is exit 2 before any client runs.
+    let mut plan = files::outputs::Plan::new();
     plan.folder("--out", &settings.out)
         .file_in(&settings.out, "clients.json")
         .file_in(&settings.out, "clients.txt");
@@ -169,7 +170,7 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
     };
     report::json::write_atomic(&settings.out.join("clients.json"), &matrix)
         .context("writing clients.json")?;
-    report::json::write_text_atomic(
+    files::atomic::write_text_atomic(
         &settings.out.join("clients.txt"),
         &table(&matrix).render_text(),
     )
@@ -189,7 +190,7 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
         .filter(|r| r.status != RowStatus::NotInstalled)
         .collect();
     if installed.is_empty() || installed.iter().all(|r| r.status == RowStatus::Failed) {
-        report::errln!(
+        cmdline::errln!(
             "probe: no client could be measured (scripts/install-clients.sh installs them)"
         );
         return Ok(Exit::Precondition);
@@ -250,14 +251,14 @@ fn measure(
         Ok(d) => d,
         Err(e) => {
             row.status = RowStatus::Failed;
-            row.note = Some(report::escape::text(&format!("{e:#}")).into_owned());
+            row.note = Some(files::escape::text(&format!("{e:#}")).into_owned());
             return Ok(row);
         }
     };
     row.version = driver.info.version.clone();
     // At most three bisections of the range.
     let runs = 3 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
-    let mut progress = report::progress::Progress::new(runs, quiet);
+    let mut progress = cmdline::progress::Progress::new(runs, quiet);
     progress.status(&format!("{preset}"));
     let mut record = None;
     let outcome = bracket_units(&mut driver, settings.lo, settings.hi, &mut progress)
@@ -320,7 +321,7 @@ fn measure(
                     "no unit makes the fills agree; ascii: {}",
                     results.threshold.text
                 ),
-                (false, Some(why)) => report::escape::text(&why).into_owned(),
+                (false, Some(why)) => files::escape::text(&why).into_owned(),
                 (false, None) => "no point was judged".into(),
             });
         }

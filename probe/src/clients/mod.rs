@@ -11,6 +11,8 @@
 mod claude;
 mod cline;
 mod codex;
+mod r#continue;
+mod copilot;
 mod gemini;
 pub(crate) mod matrix;
 mod opencode;
@@ -58,16 +60,20 @@ pub(crate) enum Preset {
     Qwen,
     Opencode,
     Cline,
+    Copilot,
+    Continue,
 }
 
 impl Preset {
-    pub(crate) const ALL: [Preset; 6] = [
+    pub(crate) const ALL: [Preset; 8] = [
         Preset::Claude,
         Preset::Codex,
         Preset::Gemini,
         Preset::Qwen,
         Preset::Opencode,
         Preset::Cline,
+        Preset::Copilot,
+        Preset::Continue,
     ];
 
     pub(crate) fn parse(name: &str) -> Option<Preset> {
@@ -87,6 +93,8 @@ impl Preset {
             Preset::Qwen => &qwen::SPEC,
             Preset::Opencode => &opencode::SPEC,
             Preset::Cline => &cline::SPEC,
+            Preset::Copilot => &copilot::SPEC,
+            Preset::Continue => &r#continue::SPEC,
         }
     }
 
@@ -99,6 +107,8 @@ impl Preset {
             Preset::Qwen => qwen::launch(run),
             Preset::Opencode => opencode::launch(run),
             Preset::Cline => cline::launch(run),
+            Preset::Copilot => copilot::launch(run),
+            Preset::Continue => r#continue::launch(run),
         }
     }
 

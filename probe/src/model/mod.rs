@@ -173,7 +173,7 @@ impl Drop for StandIn {
 
 /// Runs the stand-in in the foreground until killed. The chosen port goes to stdout when the
 /// caller asked for any free one (`--port 0`), so a script can read it.
-pub fn run_model(settings: ModelSettings) -> anyhow::Result<report::Exit> {
+pub fn run_model(settings: ModelSettings) -> anyhow::Result<cmdline::Exit> {
     let asked_any = settings.port == 0;
     let stand_in = StandIn::start(settings)?;
     let _ = writeln!(
@@ -185,7 +185,7 @@ pub fn run_model(settings: ModelSettings) -> anyhow::Result<report::Exit> {
         crate::print_out(&format!("{}\n", stand_in.port()))?;
     }
     // Serve until SIGINT or SIGTERM (the flag is polled: the handler only sets it).
-    while !report::interrupt::requested() {
+    while !files::interrupt::requested() {
         thread::sleep(Duration::from_millis(50));
     }
     // Close the log first (waiting for a line being written), so no connection thread is
@@ -194,5 +194,5 @@ pub fn run_model(settings: ModelSettings) -> anyhow::Result<report::Exit> {
     stand_in.shared.log.close();
     drop(stand_in);
     let _ = writeln!(io::stderr(), "probe model: interrupted");
-    Ok(report::Exit::Interrupted)
+    Ok(cmdline::Exit::Interrupted)
 }

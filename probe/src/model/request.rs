@@ -413,7 +413,7 @@ fn parse_chunk_size(line: &[u8]) -> Result<usize, HttpError> {
 /// At most 80 characters of outside text for an error message, made safe to print.
 fn clip_for_error(s: &str) -> String {
     let clipped: String = s.chars().take(80).collect();
-    report::escape::text(&clipped).into_owned()
+    files::escape::text(&clipped).into_owned()
 }
 
 fn trim_crlf(line: &[u8]) -> &[u8] {

@@ -171,9 +171,9 @@ pub(crate) fn arguments_of(arguments: &Value) -> Option<Value> {
 /// The probe's tool, under the name a client gives it: `emit`, or the server's name and
 /// `emit` joined by underscores as clients prefix MCP tools (`mcp__probe__emit` for Claude Code
 /// and Qwen Code, `mcp_probe_emit` for Gemini CLI, `probe_emit` for opencode, `probe__emit` for
-/// Cline).
+/// Cline), or by a hyphen (`probe-emit` for Copilot CLI).
 pub(crate) fn is_emit(name: &str) -> bool {
-    name == "emit" || name.ends_with("_emit")
+    name == "emit" || name.ends_with("_emit") || name.ends_with("-emit")
 }
 
 /// The emit arguments a prompt names: `n=N`, optionally `fill=KIND` and `blocks=K`, as n and
@@ -316,10 +316,17 @@ mod tests {
             "mcp_probe_emit",
             "probe_emit",
             "probe__emit",
+            "probe-emit",
         ] {
             assert!(is_emit(name), "{name}");
         }
-        for name in ["emitter", "remit", "mcp__probe__emit2", "tool_search"] {
+        for name in [
+            "emitter",
+            "remit",
+            "probe-emitter",
+            "mcp__probe__emit2",
+            "tool_search",
+        ] {
             assert!(!is_emit(name), "{name}");
         }
     }

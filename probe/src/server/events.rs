@@ -107,7 +107,7 @@ impl EventLog {
         if self.stderr {
             // The summary quotes the client (method names, reasons): escaped, so it cannot
             // forge a line or drive the terminal; and a closed stderr is not worth a panic.
-            report::errln!("probe serve: {}", report::escape::text(summary));
+            cmdline::errln!("probe serve: {}", files::escape::text(summary));
         }
         self.file.record(event);
     }

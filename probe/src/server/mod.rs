@@ -60,7 +60,7 @@ fn read_line_bounded(
     max: usize,
 ) -> io::Result<LineEnd> {
     Ok(
-        match lines::read_bounded(reader, buf, max, report::interrupt::requested)? {
+        match lines::read_bounded(reader, buf, max, files::interrupt::requested)? {
             LineEnd::Partial => LineEnd::Line,
             end => end,
         },
@@ -69,12 +69,12 @@ fn read_line_bounded(
 
 /// Drops input up to and including the next newline, holding nothing of it.
 fn skip_line(reader: &mut impl BufRead) -> io::Result<LineEnd> {
-    lines::skip_line(reader, report::interrupt::requested)
+    lines::skip_line(reader, files::interrupt::requested)
 }
 
 /// The process's stdin, read so that SIGINT and SIGTERM are noticed while waiting: each read
 /// first polls for at most 100 ms and reports a timeout, on which the caller checks
-/// `report::interrupt::requested()` (the handler is installed with SA_RESTART, so a plain
+/// `files::interrupt::requested()` (the handler is installed with SA_RESTART, so a plain
 /// blocking read would never return).
 #[derive(Debug, Default)]
 pub(crate) struct Stdin;

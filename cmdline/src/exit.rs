@@ -1,0 +1,447 @@
+//! The exit codes of SPEC.md, shared by every tool, and the one policy that maps an error to
+//! one: by the typed errors in its chain ([`PreconditionFailed`], [`Interrupted`],
+//! [`StdoutClosed`]), which the crates below raise without knowing any exit code.
+//!
+//! A finding (a failed check, a survived mutant, a moved threshold) is not an error: it is an
+//! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
+//! or 4 (a precondition such as a red baseline).
+//!
+//! Data goes to stdout through [`print()`] (or [`outln!`](crate::outln)), never `println!`: a
+//! reader that goes away early (`gate check ... | head -1`) closes the pipe, and `println!`
+//! would panic with "failed printing to stdout". Rust ignores SIGPIPE, so the write fails with
+//! `EPIPE` instead; [`print()`] turns that into the typed [`StdoutClosed`] error, and
+//! [`run_tool`] ends such a run quietly with exit 0, as ripgrep does: nobody is left to read
+//! an error, and the work the reader wanted was done.
+
+use runner::stop::{Interrupted, PreconditionFailed};
+
+/// What a run of any gatekit tool ends with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// 0: everything held.
+    Ok,
+    /// 1: findings: a check failed, a mutant survived, a control was killed, a threshold moved.
+    Findings,
+    /// 2: bad usage or bad input; nothing was written or changed.
+    Usage,
+    /// 4: a baseline or precondition failed, so nothing could be judged.
+    Precondition,
+    /// 130: interrupted by SIGINT or SIGTERM, after cleaning up.
+    Interrupted,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Findings => 1,
+            Exit::Usage => 2,
+            Exit::Precondition => 4,
+            Exit::Interrupted => 130,
+        }
+    }
+
+    /// `Ok` when `held`, otherwise `Findings`.
+    pub fn from_held(held: bool) -> Exit {
+        if held {
+            Exit::Ok
+        } else {
+            Exit::Findings
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> std::process::ExitCode {
+        std::process::ExitCode::from(e.code())
+    }
+}
+
+/// Stdout was closed by its reader (a broken pipe): not a failure of the tool's work.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed by its reader")]
+pub struct StdoutClosed;
+
+/// Writes `text` to stdout and flushes it. A closed pipe is [`StdoutClosed`] (in an
+/// `io::Error` of kind `BrokenPipe`), which [`run_tool`] ends quietly; other failures (a full
+/// disk behind a redirect) stay errors.
+pub fn print(text: &str) -> std::io::Result<()> {
+    print_bytes(text.as_bytes())
+}
+
+/// [`print()`] for bytes (a man page, a completion script).
+pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
+            } else {
+                e
+            }
+        })
+}
+
+/// `println!` for data on stdout, through [`print()`]: evaluates to `std::io::Result<()>`, so a
+/// tool writes `outln!("{x}")?;` and a closed pipe ends it quietly.
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::exit::print("\n") };
+    ($($arg:tt)*) => { $crate::exit::print(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// Writes one line to stderr, as `eprintln!` would, but never panics: a closed stderr
+/// (`2>&-`, a log pipe whose reader went away) loses the message, not the run.
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Whether `error` (or any of its causes) is stdout closed by its reader: [`StdoutClosed`],
+/// alone or inside the `io::Error` [`print()`] returns. The type is the one sign: an error
+/// that was turned into text on its way up is not taken for a closed pipe.
+pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.is::<StdoutClosed>() {
+            return true;
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe
+                && io.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>())
+            {
+                return true;
+            }
+        }
+        next = e.source();
+    }
+    false
+}
+
+/// What a command line clap refused (or `--help`, `--version`) ends with: help and version go
+/// to stdout (a closed pipe ends quietly, exit 0), a usage error to stderr as exit 2. The
+/// text quotes the arguments as typed, so control characters in them are shown as escapes:
+/// an argument cannot clear the screen or print a line of its own.
+pub fn usage(error: clap::Error) -> Exit {
+    use std::io::Write as _;
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let safe = usage_text(&error, &args);
+    if error.use_stderr() {
+        let _ = std::io::stderr().write_all(safe.as_bytes());
+        Exit::Usage
+    } else {
+        let _ = print(&safe);
+        Exit::Ok
+    }
+}
+
+/// clap's text for `error` with every argument it quotes (`args`, or the value after a
+/// `--flag=`) written escaped, so an argument's line break cannot pass for one of clap's; the
+/// lines clap writes are kept, and any other control character is escaped.
+pub fn usage_text(error: &clap::Error, args: &[String]) -> String {
+    let mut text = error.to_string();
+    // clap quotes a value as typed, or with its ANSI sequences stripped (in its plain text).
+    let mut quoted: Vec<String> = args
+        .iter()
+        .flat_map(|a| [a.as_str(), a.split_once('=').map_or("", |(_, v)| v)])
+        .flat_map(|a| [a.to_string(), report::color::strip(a)])
+        .filter(|a| a.chars().any(files::escape::is_unsafe))
+        .collect();
+    quoted.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    for arg in quoted {
+        text = text.replace(&arg, &files::escape::text(&arg));
+    }
+    let mut safe = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        safe.push_str(&files::escape::text(body));
+        safe.push_str(end);
+    }
+    safe
+}
+
+/// Bad usage or bad input found after the command line was parsed (a config that is not JSON,
+/// a `--out` another run holds, a request the server refused): exit 2. It is also what any
+/// error of no other kind ends with (see [`Stop`]); naming it says so where it is made.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Why a run stopped without judging: the one error-to-exit policy of all three tools,
+/// decided from the typed errors in the chain, never from an error's text, and never by a
+/// tool of its own: the same kind is the same code in gate, mutants and probe. The kinds, in
+/// the order they are looked for: [`StdoutClosed`] (0, or 130 after an interrupt),
+/// [`Interrupted`] (130), [`PreconditionFailed`] (4), and everything else, [`Failure::Usage`]
+/// or untyped (an output that cannot be written, a file that cannot be read), bad usage or
+/// bad input (2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Bad usage or bad input (every error that is none of the others): exit 2.
+    Usage,
+    /// A [`PreconditionFailed`] anywhere in the chain: exit 4.
+    Precondition,
+    /// An [`Interrupted`] in the chain, or an interrupt was requested: exit 130.
+    Interrupted,
+    /// Stdout's reader went away ([`StdoutClosed`]): a quiet exit 0.
+    StdoutClosed,
+}
+
+impl Stop {
+    /// What stopped the run that ended with `error`.
+    pub fn of(error: &anyhow::Error) -> Stop {
+        // `downcast_ref` sees a type given as context as well as the root; `chain` the causes,
+        // looking inside an `io::Error` too (its `source` skips the error it carries).
+        let holds = |is: fn(&(dyn std::error::Error + 'static)) -> bool| {
+            error.chain().any(|e| {
+                is(e)
+                    || e.downcast_ref::<std::io::Error>()
+                        .and_then(|io| io.get_ref())
+                        .is_some_and(|inner| is(inner))
+            })
+        };
+        let interrupted = files::interrupt::requested()
+            || error.downcast_ref::<Interrupted>().is_some()
+            || holds(|e| e.is::<Interrupted>());
+        if is_stdout_closed(error.as_ref()) || error.chain().any(is_stdout_closed) {
+            return if interrupted {
+                Stop::Interrupted
+            } else {
+                Stop::StdoutClosed
+            };
+        }
+        if interrupted {
+            Stop::Interrupted
+        } else if error.downcast_ref::<PreconditionFailed>().is_some()
+            || holds(|e| e.is::<PreconditionFailed>())
+        {
+            Stop::Precondition
+        } else {
+            Stop::Usage
+        }
+    }
+
+    pub fn exit(self) -> Exit {
+        match self {
+            Stop::Usage => Exit::Usage,
+            Stop::Precondition => Exit::Precondition,
+            Stop::Interrupted => Exit::Interrupted,
+            Stop::StdoutClosed => Exit::Ok,
+        }
+    }
+}
+
+/// What a run that judged (`verdict`) ends with when writing some of its outputs failed
+/// (`errors`, each already printed): the verdict stands when it found something (1, 4, 130);
+/// a pass that could not be written whole is the first error's [`Stop`], so a report that
+/// failed to land is never exit 0.
+pub fn after_writing(verdict: Exit, errors: &[anyhow::Error]) -> Exit {
+    match errors.first() {
+        Some(first) if verdict == Exit::Ok => Stop::of(first).exit(),
+        _ => verdict,
+    }
+}
+
+/// Prints an error that stopped `tool` from judging, once, and returns its exit code (see
+/// [`Stop`]): nothing when stdout's reader went away, `TOOL: interrupted` at an interrupt, a
+/// failed precondition whole (its lines, a log's tail, were escaped when it was made), and
+/// any other error as one line with its causes (`gate: error: patch build.patch: No such file
+/// or directory`).
+pub fn fail(tool: &str, error: &anyhow::Error) -> Exit {
+    let stop = Stop::of(error);
+    match stop {
+        Stop::StdoutClosed => {}
+        Stop::Interrupted => crate::errln!("{tool}: interrupted"),
+        Stop::Precondition => crate::errln!("{tool}: {error}"),
+        Stop::Usage => crate::errln!("{tool}: error: {}", one_line(error.as_ref())),
+    }
+    stop.exit()
+}
+
+/// A tool's whole run: route Ctrl-C and SIGTERM to the interrupt flag, do the work, print an
+/// error that stopped it once (see [`fail`]), and sweep what its runs left behind.
+pub fn run_tool(tool: &str, work: impl FnOnce() -> anyhow::Result<Exit>) -> Exit {
+    files::interrupt::install();
+    let name = tool.to_string();
+    files::interrupt::exit_when_requested(move || {
+        crate::errln!("{name}: interrupted");
+        runner::sweep();
+        runner::scratch::finish();
+    });
+    // A run that died with SIGKILL could clean nothing: its processes and scratch are ours to
+    // remove now, before this run starts its own.
+    let stale = runner::stale::clean_stale();
+    if stale.processes > 0 {
+        crate::errln!(
+            "{tool}: killed {} process(es) left by a gatekit run that was killed",
+            stale.processes
+        );
+    }
+    let exit = match work() {
+        Ok(exit) => exit,
+        Err(e) => fail(tool, &e),
+    };
+    sweep_strays(tool);
+    runner::scratch::finish();
+    exit
+}
+
+/// The last thing a tool does: kill what its runs left behind (see
+/// [`runner::sweep`]) and say so on stderr when there was anything.
+pub fn sweep_strays(tool: &str) {
+    let killed = runner::sweep();
+    if killed > 0 {
+        crate::errln!("{tool}: killed {killed} stray process(es) that outlived their runs");
+    }
+}
+
+/// The most characters an error line quotes; past that its middle is left out (see
+/// [`report::text::elide`]). Room for a few long paths, not for a megabyte of one.
+const MAX_ERROR_CHARS: usize = 1000;
+
+/// An error and its causes on one line, `: `-separated, without repeats (many errors quote
+/// their source in their own message). Errors quote outside text (a path, git's stderr), so
+/// line breaks and tabs become spaces and every other control character a visible escape
+/// (see [`files::escape`]): an error can never print a second line or a terminal escape.
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    // However long what it quotes (a path of a megabyte), an error stays a line one can read.
+    let text = report::text::elide(&text, MAX_ERROR_CHARS);
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => line.push(' '),
+            c if files::escape::is_unsafe(c) => line.push_str(&files::escape::text(&c.to_string())),
+            c => line.push(c),
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("reading gate.toml")]
+    struct Outer(#[source] std::io::Error);
+
+    #[test]
+    fn an_error_chain_is_one_line() {
+        let e = Outer(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such\nfile",
+        ));
+        assert_eq!(one_line(&e), "reading gate.toml: no such file");
+    }
+
+    #[test]
+    fn an_error_quoting_outside_text_prints_no_control_character() {
+        let e = Outer(std::io::Error::other("x\rverdict   PASS\u{1b}[2J"));
+        let line = one_line(&e);
+        assert!(!line.chars().any(files::escape::is_unsafe), "{line:?}");
+        assert_eq!(line, "reading gate.toml: x verdict   PASS\\u{1b}[2J");
+    }
+
+    #[test]
+    fn an_error_quoting_a_megabyte_is_cut_to_a_readable_line() {
+        let name = format!("start{}end", "n".repeat(1 << 20));
+        let e = Outer(std::io::Error::other(name));
+        let line = one_line(&e);
+        assert!(
+            line.chars().count() < MAX_ERROR_CHARS + 40,
+            "{}",
+            line.len()
+        );
+        assert!(line.starts_with("reading gate.toml: startnnn") && line.ends_with("nnnend"));
+        assert!(line.contains("chars]…"), "{line}");
+    }
+
+    #[test]
+    fn a_usage_error_quoting_controls_is_shown_with_escapes() {
+        use clap::Parser as _;
+        #[derive(Debug, clap::Parser)]
+        struct Cli {
+            #[arg(long, value_parser = ["a", "b"])]
+            pick: String,
+        }
+        let args = ["t", "--pick", "x\u{1b}[2J\ny"].map(String::from);
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        assert!(e.use_stderr());
+        let text = usage_text(&e, &args);
+        assert!(
+            text.contains("'x\\u{1b}[2J\\ny'") || text.contains("'x\\ny'"),
+            "{text:?} from {:?}",
+            e.to_string()
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        assert_eq!(usage(e), Exit::Usage);
+    }
+
+    #[test]
+    fn a_closed_stdout_is_known_through_any_wrapping() {
+        let closed = std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed);
+        assert!(is_stdout_closed(&closed));
+        assert!(is_stdout_closed(&Outer(closed)));
+        // A broken pipe to a child is a real error, not our reader leaving.
+        let child = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(!is_stdout_closed(&Outer(child)));
+        assert_eq!(fail("t", &anyhow::Error::new(StdoutClosed)), Exit::Ok);
+    }
+
+    #[test]
+    fn the_exit_comes_from_the_typed_error_in_the_chain_however_it_was_wrapped() {
+        use anyhow::Context as _;
+        let root = anyhow::Error::new(PreconditionFailed::new("baseline red"));
+        assert_eq!(Stop::of(&root), Stop::Precondition);
+        let wrapped = Err::<(), _>(PreconditionFailed::new("setup failed"))
+            .context("preparing copy 2")
+            .unwrap_err();
+        assert_eq!(Stop::of(&wrapped), Stop::Precondition);
+        let as_context = Err::<(), _>(std::io::Error::other("x"))
+            .context(PreconditionFailed::new("red"))
+            .unwrap_err();
+        assert_eq!(Stop::of(&as_context), Stop::Precondition);
+        let deep = Outer(std::io::Error::other(Interrupted));
+        assert_eq!(Stop::of(&anyhow::Error::new(deep)), Stop::Interrupted);
+        // Bad usage named, and an error of no kind (an output that cannot be written), are
+        // the same exit 2 in every tool.
+        let named = anyhow::Error::new(Failure::Usage("--out is busy".into()));
+        assert_eq!(Stop::of(&named), Stop::Usage);
+        let unwritable =
+            anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::NotADirectory))
+                .context("writing results.json");
+        assert_eq!(Stop::of(&unwritable), Stop::Usage);
+        assert_eq!(after_writing(Exit::Ok, &[unwritable]), Exit::Usage);
+        assert_eq!(after_writing(Exit::Findings, &[named]), Exit::Findings);
+        assert_eq!(after_writing(Exit::Ok, &[]), Exit::Ok);
+        // The words alone decide nothing.
+        let words = anyhow::anyhow!("interrupted: precondition failed");
+        assert_eq!(Stop::of(&words), Stop::Usage);
+        assert_eq!(Stop::Precondition.exit(), Exit::Precondition);
+        // Its lines are kept, and what it quotes cannot drive the terminal.
+        let quoted = PreconditionFailed::new("no tool \"x\u{1b}[2J\"\nlisted: a\rb").to_string();
+        assert_eq!(quoted, "no tool \"x\\u{1b}[2J\"\nlisted: a\\rb");
+        assert_eq!(PreconditionFailed::new(quoted.clone()).to_string(), quoted);
+    }
+}

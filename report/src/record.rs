@@ -1,0 +1,154 @@
+//! The record of one run of a child command: what the [`runner`] saw of the process, with what
+//! its log says (the tests' [`counts`] and the [`failures`] named), and the one rule every tool
+//! judges a run by ([`RunRecord::outcome`]).
+//!
+//! The runner does not read logs: it returns a [`runner::Finished`], and [`RunRecord::read`]
+//! (or [`run`], which does both) turns it into this record.
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use runner::{Finished, Job, Outcome};
+use serde::{Deserialize, Serialize};
+
+use crate::counts::{self, Counts};
+use crate::failures;
+use crate::time::Timestamp;
+
+/// How much of a log's end is read for its counts: summaries are at the end, logs can be huge.
+const LOG_TAIL: u64 = 1 << 20;
+
+/// Everything known about one finished run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RunRecord {
+    pub argv: Vec<String>,
+    pub dir: PathBuf,
+    pub start: Timestamp,
+    pub end: Timestamp,
+    /// Wall time, in seconds.
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    /// The exit code, when the child exited on its own.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the child (e.g. `SIGKILL`), when one did.
+    pub signal: Option<String>,
+    /// The timeout passed and the group was killed.
+    pub hang: bool,
+    /// The tool was interrupted while this ran.
+    pub interrupted: bool,
+    /// Processes still alive after the child ended (in its group, escaped from it, or
+    /// descended from either) that the runner had to kill.
+    pub strays_killed: u32,
+    /// Why the child could not be started, if it could not.
+    pub spawn_error: Option<String>,
+    /// Pass/fail/skip counts read from the log's closing lines.
+    pub counts: Option<Counts>,
+    /// Tests the runner named as failed.
+    pub failed_tests: Vec<String>,
+    pub log: PathBuf,
+}
+
+/// Runs `job` to the end (see [`runner::run`]) and returns its record, its log read.
+///
+/// Errors only when the log cannot be created; a command that cannot start is a record with
+/// `spawn_error` set, because for a judge that is an outcome ("could not start"), not a crash.
+pub fn run(job: &Job) -> io::Result<RunRecord> {
+    runner::run(job).map(RunRecord::read)
+}
+
+impl RunRecord {
+    /// The record of a finished run: what the runner saw, with the pass/fail counts and the
+    /// failed tests read off the end of its log (none when the log cannot be read).
+    pub fn read(finished: Finished) -> RunRecord {
+        let text = runner::read_tail(&finished.log, LOG_TAIL).unwrap_or_default();
+        RunRecord {
+            argv: finished.argv,
+            dir: finished.dir,
+            start: Timestamp::from(finished.start),
+            end: Timestamp::from(finished.end),
+            duration_secs: finished.duration_secs,
+            exit_code: finished.exit_code,
+            signal: finished.signal,
+            hang: finished.hang,
+            interrupted: finished.interrupted,
+            strays_killed: finished.strays_killed,
+            spawn_error: finished.spawn_error,
+            counts: counts::read(&text),
+            failed_tests: failures::failed_tests(&text),
+            log: finished.log,
+        }
+    }
+
+    /// A record of a command not run yet (or never, with `spawn_error` set by the caller), stamped
+    /// now: the one place a record starts, so every field has its neutral value.
+    pub fn not_yet_run(argv: Vec<String>, dir: PathBuf, log: PathBuf) -> RunRecord {
+        let now = Timestamp::now();
+        RunRecord {
+            argv,
+            dir,
+            start: now,
+            end: now,
+            duration_secs: 0.0,
+            exit_code: None,
+            signal: None,
+            hang: false,
+            interrupted: false,
+            strays_killed: 0,
+            spawn_error: None,
+            counts: None,
+            failed_tests: Vec::new(),
+            log,
+        }
+    }
+
+    /// How the run ended, as every tool judges it. The one place the rule lives: how the
+    /// process ended ([`Outcome::of_process`]), except that exit 0 is a pass only when the
+    /// runner's own closing lines do not say tests failed. A suite whose runner reports
+    /// failures while its command exits 0 (a `| tee` pipeline, a wrapper that swallows the
+    /// code) has failed: the exit code was lost on the way, the failures were not.
+    pub fn outcome(&self) -> Outcome {
+        match Outcome::of_process(
+            self.interrupted,
+            self.hang,
+            self.spawn_error.is_some(),
+            self.exit_code,
+        ) {
+            Outcome::Passed if self.failures_despite_exit_0().is_some() => Outcome::Failed,
+            outcome => outcome,
+        }
+    }
+
+    /// How many tests the runner's closing lines say failed, when the command still exited 0:
+    /// the counts and the exit disagree, and the run is not a pass (see [`RunRecord::outcome`]).
+    pub fn failures_despite_exit_0(&self) -> Option<u64> {
+        match (self.exit_code, self.counts) {
+            (Some(0), Some(c)) if c.failed > 0 => Some(c.failed),
+            _ => None,
+        }
+    }
+
+    pub fn duration(&self) -> Duration {
+        Duration::from_secs_f64(self.duration_secs.max(0.0))
+    }
+
+    /// How it ended in a few words: `exit 0`, `exit 1`, `SIGSEGV`, `hang`, `not started`.
+    pub fn status_text(&self) -> String {
+        if self.hang {
+            "hang".to_string()
+        } else if self.interrupted {
+            "interrupted".to_string()
+        } else if let Some(e) = &self.spawn_error {
+            format!("not started ({e})")
+        } else if let Some(failed) = self.failures_despite_exit_0() {
+            format!("exit 0 but {failed} failed: the counts and the exit disagree")
+        } else if let Some(code) = self.exit_code {
+            format!("exit {code}")
+        } else if let Some(sig) = &self.signal {
+            sig.clone()
+        } else {
+            "unknown".to_string()
+        }
+    }
+}
