@@ -228,7 +228,7 @@ pub(crate) struct Launch {
 }
 
 /// The prompt every preset sends: the stand-in reads n (and fill) from it
-/// (`model::turn::emit_input`).
+/// (`model::turn::emit_inputs`).
 pub(crate) fn prompt(n: u64, fill: crate::emit::Fill) -> String {
     format!("Call the emit tool once with PROBE n={n} fill={fill}, then reply done.")
 }
