@@ -1,6 +1,7 @@
 //! `probe check`: is a client's threshold still where it was? One command per version bump.
 //!
-//! It runs `--expect N` and `N+1`: N must come back inline and N+1 saved or truncated. When the
+//! It runs `--expect N` and `N+1`: N must come back inline and N+1 saved or truncated (with
+//! `--expect-turn`, N is the total of one turn's results, split over its calls). When the
 //! threshold moved, it goes on to find the new one (doubling up, or bisecting down) so the report
 //! says where it went, and the suggested reply cap follows the threshold actually measured.
 
@@ -97,11 +98,13 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
             _ => {}
         }
         // The unit: the same size under the astral fill (two UTF-16 units, four bytes, one
-        // code point a character) must also be inline, and one character more over.
+        // code point a character) must also be inline, and one character more over. (Not for
+        // a turn's budget: its total is split over the calls, which a second fill would split
+        // differently in every unit.)
         if let Some(unit) = settings
             .unit
             .and_then(Measure::unit)
-            .filter(|u| *u != Unit::Lines)
+            .filter(|u| *u != Unit::Lines && settings.client.calls == 1)
         {
             let a = n_for(settings.expect, Fill::Astral, unit).min(MAX_N - 1);
             driver.set_fill(Fill::Astral);

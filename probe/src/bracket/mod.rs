@@ -21,6 +21,7 @@ mod judge;
 mod render;
 mod results;
 mod search;
+mod turn;
 
 #[cfg(test)]
 pub(crate) use compare::compare as compare_for_test;
@@ -31,6 +32,7 @@ pub(crate) use judge::Verdict;
 pub(crate) use render::progress_line;
 pub(crate) use results::{CheckRecord, Results};
 pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
+pub(crate) use turn::{split, MAX_CALLS};
 
 use crate::emit::Fill;
 use regex::Regex;
@@ -58,6 +60,9 @@ pub(crate) enum Client {
 pub(crate) struct ClientSettings {
     pub client: Client,
     pub fill: Fill,
+    /// The results the model asks for at once in one turn: 1 measures one result's limit, more
+    /// the turn's total (each point's n is then the total, split over the calls).
+    pub calls: u64,
     /// Regexes that mark a reply as saved; empty means [`DEFAULT_SPILL_PATTERNS`].
     pub spill_patterns: Vec<Regex>,
     pub timeout: Duration,

@@ -68,6 +68,12 @@ pub(crate) fn text(r: &Results, paint: Painter) -> String {
     let table = points_table(r);
     out.push_str(&table.render_painted(paint));
     out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
+    if r.calls > 1 {
+        out.push_str(&format!(
+            "turn: {} results asked for at once; n is their total\n",
+            r.calls
+        ));
+    }
     if let Some(b) = &r.bisect {
         if !b.held {
             out.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
@@ -154,6 +160,12 @@ pub(crate) fn render_markdown(r: &Results) -> String {
         ),
         ("threshold", markdown::escape(&r.threshold.text)),
     ];
+    if r.calls > 1 {
+        facts.push((
+            "turn",
+            format!("{} results at once; n is their total", r.calls),
+        ));
+    }
     if let Some(c) = &r.check {
         facts.push(("expected", format!("inline up to {}", c.expect)));
         if let (Some(cap), Some(measured)) = (c.suggested_cap, c.measured) {
@@ -208,5 +220,13 @@ pub(crate) fn progress_line(p: &Point) -> String {
             format!(": {}", report::escape::text(&first))
         })
         .unwrap_or_default();
-    format!("n={} {} ({:.1}s){message}", p.n, p.verdict, p.duration_secs)
+    let turn = if p.calls > 1 {
+        format!(" (turn of {})", p.calls)
+    } else {
+        String::new()
+    };
+    format!(
+        "n={}{turn} {} ({:.1}s){message}",
+        p.n, p.verdict, p.duration_secs
+    )
 }

@@ -238,6 +238,7 @@ fn measure(
             count_tokens: None,
         },
         fill: crate::emit::Fill::Ascii,
+        calls: 1,
         spill_patterns: Vec::new(),
         timeout: settings.timeout,
         out: dir,
