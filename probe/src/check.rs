@@ -6,8 +6,8 @@
 //! says where it went, and the suggested reply cap follows the threshold actually measured.
 
 use crate::bracket::{
-    bisect, conclude, publish, run_with_progress, BisectEnd, CheckRecord, ClientSettings, Driver,
-    Verdict,
+    bisect, conclude, publish, run_observed, BisectEnd, CheckRecord, ClientSettings, Driver,
+    ProgressView, Verdict,
 };
 use crate::emit::{Fill, MAX_N};
 use crate::units::{n_for, size_of, Measure, Unit};
@@ -47,11 +47,11 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     client.fill = fill;
     let mut driver = Driver::new(&client)?;
     let quiet = settings.client.output_format() == report::Format::Json;
-    let mut progress = report::progress::Progress::new(2, quiet);
+    let mut progress = ProgressView::new(2, quiet);
     let mut note = None;
     let mut unit_held = None;
     let outcome: anyhow::Result<()> = (|| {
-        let run = run_with_progress;
+        let run = run_observed;
         let at = run(&mut driver, n, &mut progress)?;
         let above = run(&mut driver, n + 1, &mut progress)?;
         match (at, above) {
@@ -115,7 +115,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         }
         Ok(())
     })();
-    let mut results = conclude("check", &driver, started, progress, outcome)?;
+    let mut results = conclude("check", &driver, started, &mut progress, outcome)?;
     let verdict_at = |m: u64| {
         results
             .points

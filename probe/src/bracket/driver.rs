@@ -181,6 +181,11 @@ impl Driver {
         self.fill = fill;
     }
 
+    /// The results the next points ask for in one turn.
+    pub(crate) fn calls(&self) -> u64 {
+        self.calls
+    }
+
     /// Makes the following points ask for `calls` results in one turn, n being their total
     /// (1: one result of n).
     pub(crate) fn set_calls(&mut self, calls: u64) {

@@ -16,6 +16,7 @@
 
 mod compare;
 mod driver;
+pub(crate) mod events;
 mod fills;
 mod judge;
 mod render;
@@ -29,15 +30,14 @@ pub(crate) use compare::Shape;
 pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;
-pub(crate) use render::progress_line;
+pub(crate) use render::ProgressView;
 pub(crate) use results::{CheckRecord, Results};
-pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
+pub(crate) use search::{around, bisect, run_observed, BisectEnd, Plan};
 pub(crate) use turn::{split, MAX_CALLS};
 
 use crate::emit::Fill;
 use regex::Regex;
 use report::exit::Interrupted;
-use report::progress::Progress;
 use report::{ColorChoice, Exit, Format, Timestamp};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -104,14 +104,14 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
     let mut driver = Driver::new(&settings.client)?;
     let quiet = settings.client.output_format() == Format::Json;
-    let mut progress = Progress::new(settings.plan.runs(), quiet);
+    let mut progress = ProgressView::new(settings.plan.runs(), quiet);
     let mut bisect_record = None;
     let mut units = None;
     let outcome: anyhow::Result<()> = (|| {
         match &settings.plan {
             Plan::Points(points) => {
                 for &n in points {
-                    search::run_with_progress(&mut driver, n, &mut progress)?;
+                    search::run_observed(&mut driver, n, &mut progress)?;
                     driver.write_partial("bracket", started)?;
                 }
             }
@@ -124,7 +124,7 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         }
         Ok(())
     })();
-    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
+    let mut results = conclude("bracket", &driver, started, &mut progress, outcome)?;
     results.bisect = bisect_record;
     results.units = units;
     publish(&driver, &results)?;
@@ -154,10 +154,10 @@ pub(crate) fn conclude(
     command: &'static str,
     driver: &Driver,
     started: Timestamp,
-    mut progress: Progress,
+    observer: &mut dyn events::Observer,
     outcome: anyhow::Result<()>,
 ) -> anyhow::Result<Results> {
-    progress.clear();
+    observer.clear();
     let interrupted = match outcome {
         Ok(()) => false,
         Err(e) if e.is::<Interrupted>() => true,

@@ -2,6 +2,7 @@
 //! GitHub-flavoured Markdown for a pull request or a job summary, and the progress line per
 //! point. Colour comes from the verdict's kind and only ever reaches stdout.
 
+use super::events::{Observer, Search, Step};
 use super::results::{CheckRecord, CheckVerdict, Point, Results};
 use super::ClientSettings;
 use report::markdown::{self, code};
@@ -208,6 +209,59 @@ pub(crate) fn print_results(settings: &ClientSettings, r: &Results) -> anyhow::R
     };
     crate::print_out(&out)?;
     Ok(())
+}
+
+/// The progress a person sees: a live line while a point runs (on a terminal), and a line per
+/// finished point, from the steps the runners report.
+#[derive(Debug)]
+pub(crate) struct ProgressView {
+    progress: report::progress::Progress,
+}
+
+impl ProgressView {
+    /// `total` points at most; `quiet` shows nothing (JSON on stdout).
+    pub(crate) fn new(total: usize, quiet: bool) -> ProgressView {
+        ProgressView {
+            progress: report::progress::Progress::new(total, quiet),
+        }
+    }
+}
+
+impl Observer for ProgressView {
+    fn point(
+        &mut self,
+        step: Step,
+        work: &mut dyn FnMut() -> anyhow::Result<Point>,
+    ) -> anyhow::Result<Point> {
+        let turn = |calls: u64| {
+            if calls > 1 {
+                format!(" (turn of {calls})")
+            } else {
+                String::new()
+            }
+        };
+        let status = match step {
+            Step::Point { n, calls } => format!("n={n}{}", turn(calls)),
+            Step::Between { n, lo, hi, calls } => {
+                format!("n={n}{} (between {lo} and {hi})", turn(calls))
+            }
+        };
+        let p = self.progress.during(&status, work)?;
+        self.progress.finished(&progress_line(&p));
+        Ok(p)
+    }
+
+    fn search(&mut self, search: Search) {
+        let status = match search {
+            Search::Client(preset) => preset.to_string(),
+            Search::Turn(preset, calls) => format!("{preset}: turns of {calls} results"),
+        };
+        self.progress.status(&status);
+    }
+
+    fn clear(&mut self) {
+        self.progress.clear();
+    }
 }
 
 /// A progress line per finished point.

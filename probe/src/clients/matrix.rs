@@ -8,7 +8,10 @@
 //! be judged is a row with its reason, and the command goes on to the next.
 
 use super::Preset;
-use crate::bracket::{bracket_units, conclude, save_results, Client, ClientSettings, Driver};
+use crate::bracket::events::{Observer, Search};
+use crate::bracket::{
+    bracket_units, conclude, save_results, Client, ClientSettings, Driver, ProgressView,
+};
 use crate::check::suggested_cap;
 use crate::emit::Fill;
 use crate::units::Unit;
@@ -258,12 +261,12 @@ fn measure(
     row.version = driver.info.version.clone();
     // At most three bisections of the range.
     let runs = 3 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
-    let mut progress = report::progress::Progress::new(runs, quiet);
-    progress.status(&format!("{preset}"));
+    let mut progress = ProgressView::new(runs, quiet);
+    progress.search(Search::Client(preset));
     let mut record = None;
     let outcome = bracket_units(&mut driver, settings.lo, settings.hi, &mut progress)
         .map(|r| record = Some(r));
-    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
+    let mut results = conclude("bracket", &driver, started, &mut progress, outcome)?;
     *interrupted = results.interrupted;
     results.units = record.clone();
     save_results(&driver, &results)?;
