@@ -31,8 +31,8 @@ pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;
 pub(crate) use render::ProgressView;
-pub(crate) use results::{CheckRecord, Results};
-pub(crate) use search::{around, bisect, run_observed, BisectEnd, Plan};
+pub(crate) use results::{threshold, CheckRecord, Point, Results, UnitsRecord};
+pub(crate) use search::{around, bisect, bisect_range, run_observed, BisectEnd, Plan};
 pub(crate) use turn::{split, MAX_CALLS};
 
 use crate::emit::Fill;

@@ -21,12 +21,24 @@ use report::text::clip;
 /// The most calls one turn may ask for (the stand-in's bound on a prompt).
 pub(crate) const MAX_CALLS: u64 = crate::model::MAX_CALLS as u64;
 
-/// `total` split over `calls` results as evenly as units allow, the larger ones first:
-/// 10 over 3 is 4, 3, 3. The sum is always `total`, so a bisection over it is exact.
+/// `total` split over `calls` results, each n different and the larger first, as evenly as
+/// that allows: 100 over 4 is 27, 26, 24, 23. Every call must differ, since clients stop a
+/// turn that repeats a call with identical arguments (Qwen Code's and Gemini CLI's loop
+/// detection); the sum is always `total`, so a bisection over it is exact. A total too small to
+/// give every call its own n (under calls·(calls-1)/2) is split as evenly as units allow.
 pub(crate) fn split(total: u64, calls: u64) -> Vec<u64> {
     let calls = calls.max(1);
-    let (each, more) = (total / calls, total % calls);
-    (0..calls).map(|i| each + u64::from(i < more)).collect()
+    let steps = calls * (calls - 1) / 2;
+    if total < steps {
+        let (each, more) = (total / calls, total % calls);
+        return (0..calls).map(|i| each + u64::from(i < more)).collect();
+    }
+    // n_i = base + i, and the remainder one each on the largest: still all different.
+    let (base, more) = ((total - steps) / calls, (total - steps) % calls);
+    (0..calls)
+        .rev()
+        .map(|i| base + i + u64::from(i >= calls - more))
+        .collect()
 }
 
 /// One result as the client handed it on: the n of the call it answers when known, its text,
@@ -262,12 +274,25 @@ mod tests {
 
     #[test]
     fn a_total_splits_into_calls_that_sum_to_it_the_larger_first() {
-        assert_eq!(split(10, 3), [4, 3, 3]);
-        assert_eq!(split(200_001, 4), [50_001, 50_000, 50_000, 50_000]);
+        assert_eq!(split(100, 4), [27, 26, 24, 23]);
+        assert_eq!(split(10, 3), [5, 3, 2]);
+        assert_eq!(split(200_001, 4), [50_002, 50_001, 50_000, 49_998]);
         assert_eq!(split(5, 1), [5]);
-        for (t, k) in [(0, 3), (7, 7), (1_000_003, 20)] {
+        // Too small for every call to differ: as even as units allow.
+        assert_eq!(split(2, 3), [1, 1, 0]);
+        for (t, k) in [
+            (0, 3),
+            (7, 7),
+            (21, 7),
+            (1_000_003, 20),
+            (190, 20),
+            (12_345, 1000),
+        ] {
             let s = split(t, k);
-            assert_eq!((s.len() as u64, s.iter().sum::<u64>()), (k, t));
+            assert_eq!((s.len() as u64, s.iter().sum::<u64>()), (k, t), "{t} {k}");
+            if t >= k * (k - 1) / 2 {
+                assert!(s.windows(2).all(|w| w[0] > w[1]), "{t} {k}: {s:?}");
+            }
         }
     }
 

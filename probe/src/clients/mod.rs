@@ -12,9 +12,11 @@ mod claude;
 mod cline;
 mod codex;
 mod gemini;
+mod kinds;
 pub(crate) mod matrix;
 mod opencode;
 mod qwen;
+mod render;
 
 use std::fmt;
 use std::fs;

@@ -1,0 +1,268 @@
+//! Every kind of limit a client has, as `probe clients` reports them: one result's size (in the
+//! unit the client counts), its lines, its tokens, and the total of all results in one turn.
+//!
+//! A kind is `found` (with its value, unit and what happens above it), `none found` up to
+//! where it was searched, `not reachable` (another limit stops every result first: a lines
+//! limit behind a size limit, Claude Code's token limit behind its 50,000-unit save), or `not
+//! measured`; each of the last three says why in words, so no kind is ever left out silently.
+//! The per-turn budget is searched with turns of [`TURN_CALLS`] results, each far under the
+//! size limit, so only the total can be over.
+
+use crate::bracket::events::{Observer, Search};
+use crate::bracket::{bisect_range, threshold, Driver, Point, Shape, UnitsRecord, Verdict};
+use crate::clients::Preset;
+use crate::emit::{Fill, MAX_N};
+use crate::units::{size_of, Unit};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The results one turn asks for when `probe clients` looks for a per-turn budget.
+pub(crate) const TURN_CALLS: u64 = 20;
+
+/// A kind of limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum LimitKind {
+    /// One result's size, in the unit the client counts.
+    Size,
+    /// One result's lines.
+    Lines,
+    /// One result's tokens.
+    Tokens,
+    /// All results of one turn together.
+    Turn,
+}
+
+impl LimitKind {
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            LimitKind::Size => "size",
+            LimitKind::Lines => "lines",
+            LimitKind::Tokens => "tokens",
+            LimitKind::Turn => "turn",
+        }
+    }
+}
+
+/// What the search for a kind found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Found {
+    /// The limit, exact or an estimate (see the note).
+    Found,
+    /// Everything came back whole up to where it was searched.
+    NoneFound,
+    /// Another limit stops every result first, so this one is never seen.
+    NotReachable,
+    /// Not searched (the note says why).
+    NotMeasured,
+}
+
+impl Found {
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Found::Found => "found",
+            Found::NoneFound => "none found",
+            Found::NotReachable => "not reachable",
+            Found::NotMeasured => "not measured",
+        }
+    }
+}
+
+/// One kind of limit of one client.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct Limit {
+    pub kind: LimitKind,
+    pub found: Found,
+    /// The most that came back whole, in `unit`.
+    pub limit: Option<u64>,
+    pub unit: Option<String>,
+    /// For the per-turn budget: the results asked for in one turn.
+    pub calls: Option<u64>,
+    /// How the first reply (or turn) over the limit came back.
+    pub above: Option<Verdict>,
+    /// What the client did to it, in its own words (for a turn: its first result over).
+    pub above_shape: Option<Shape>,
+    /// Why it was not found, or what to know about it.
+    pub note: Option<String>,
+}
+
+impl Limit {
+    fn of(kind: LimitKind, found: Found, note: impl Into<String>) -> Limit {
+        Limit {
+            kind,
+            found,
+            limit: None,
+            unit: None,
+            calls: None,
+            above: None,
+            above_shape: None,
+            note: Some(note.into()),
+        }
+    }
+}
+
+/// The point at `n` with `fill` and `calls`, if it was run.
+fn point(points: &[Point], n: Option<u64>, fill: Fill, calls: u64) -> Option<&Point> {
+    points
+        .iter()
+        .find(|p| Some(p.n) == n && p.fill == fill && p.calls == calls)
+}
+
+/// The lines limit, read off the lines fill's bisection: found when the unit the fills agree
+/// in is lines; else not reachable when the lines fill stopped where the size limit is.
+pub(crate) fn lines(record: &UnitsRecord, hi: u64) -> Limit {
+    let inference = record.inference.as_ref();
+    let obs = record.observations.iter().find(|o| o.fill == Fill::Lines);
+    match (inference, obs) {
+        (Some(i), _) if i.unit == Unit::Lines => Limit {
+            limit: Some(i.limit),
+            unit: Some("lines".into()),
+            note: None,
+            ..Limit::of(LimitKind::Lines, Found::Found, "")
+        },
+        (_, Some(o)) if o.first_over.is_some() => {
+            let lines = size_of(o.last_inline, Fill::Lines, Unit::Lines);
+            let size = inference.map_or("size".to_string(), |i| {
+                format!("{} {} size", i.limit, i.unit.name())
+            });
+            Limit::of(
+                LimitKind::Lines,
+                Found::NotReachable,
+                format!(
+                    "the {size} limit comes first: the lines fill stopped at {} units, {lines} lines",
+                    o.last_inline
+                ),
+            )
+        }
+        (_, Some(o)) => Limit::of(
+            LimitKind::Lines,
+            Found::NoneFound,
+            format!(
+                "the lines fill came back whole up to {hi} units ({} lines)",
+                size_of(o.last_inline, Fill::Lines, Unit::Lines)
+            ),
+        ),
+        (_, None) => Limit::of(
+            LimitKind::Lines,
+            Found::NotMeasured,
+            "no lines-fill bisection (the ascii one found no limit to search near)",
+        ),
+    }
+}
+
+/// The token limit, from what the runs show: a bytes limit is the client's estimate of tokens
+/// (four bytes a token); a client that asks the token counter only above its size limit has a
+/// token limit the stand-in never reaches; one that never asks has none to reach here.
+pub(crate) fn tokens(record: &UnitsRecord, points: &[Point]) -> Limit {
+    let inference = record.inference.as_ref();
+    if let Some((i, t)) = inference.and_then(|i| i.tokens_estimate.map(|t| (i, t))) {
+        return Limit {
+            limit: Some(t),
+            unit: Some("tokens".into()),
+            note: Some(format!(
+                "estimated: the {} bytes limit at four bytes a token",
+                i.limit
+            )),
+            ..Limit::of(LimitKind::Tokens, Found::Found, "")
+        };
+    }
+    let counted = points
+        .iter()
+        .filter(|p| p.count_tokens_calls.unwrap_or(0) > 0)
+        .map(|p| p.n)
+        .min();
+    let size = inference.and_then(|i| i.first_over.map(|_| i.limit));
+    match (counted, size) {
+        (Some(from), Some(limit)) if from > limit => Limit::of(
+            LimitKind::Tokens,
+            Found::NotReachable,
+            format!(
+                "the client asks the token counter only from n={from}, above its size limit \
+                 ({limit}), where the result is already over it"
+            ),
+        ),
+        (Some(from), _) => Limit::of(
+            LimitKind::Tokens,
+            Found::NotMeasured,
+            format!(
+                "the client asks the token counter from n={from}: bracket with --count-tokens \
+                 to find where its answer matters"
+            ),
+        ),
+        (None, _) => Limit::of(
+            LimitKind::Tokens,
+            Found::NotReachable,
+            "the client never asked the token counter and no limit counts bytes as tokens",
+        ),
+    }
+}
+
+/// Searches the per-turn budget: turns of [`TURN_CALLS`] results from a total of `lo` to ten
+/// times one result's limit (`size`, ascii n; the range's `hi` when none was found), so each
+/// result stays at half that limit or less.
+pub(crate) fn turn(
+    driver: &mut Driver,
+    preset: Preset,
+    size: Option<u64>,
+    lo: u64,
+    hi: u64,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<Limit> {
+    let k = TURN_CALLS;
+    let top = size.map_or(hi, |s| s.saturating_mul(10)).min(MAX_N);
+    let lo = lo.max(k * k).min(top / 2);
+    observer.search(Search::Turn(preset, k));
+    driver.set_calls(k);
+    let record = bisect_range(driver, lo, top, observer);
+    driver.set_calls(1);
+    let record = record?;
+    let t = threshold(&driver.points, Fill::Ascii, k);
+    let at = |n| point(&driver.points, Some(n), Fill::Ascii, k);
+    let mut limit = Limit {
+        calls: Some(k),
+        unit: Some("utf16".into()),
+        ..Limit::of(LimitKind::Turn, Found::NotMeasured, "")
+    };
+    if record.held && t.exact {
+        limit.found = Found::Found;
+        limit.limit = t.last_inline;
+        limit.above = t.over_verdict;
+        limit.above_shape =
+            point(&driver.points, t.first_over, Fill::Ascii, k).and_then(|p| p.shape.clone());
+        limit.note = Some(format!(
+            "in a turn of {k} results (ascii fill: the same in bytes and code points)"
+        ));
+        return Ok(limit);
+    }
+    let why = |n: u64| at(n).and_then(|p| p.message.clone()).unwrap_or_default();
+    let (found, note) = match (at(lo).map(|p| p.verdict), at(top).map(|p| p.verdict)) {
+        (Some(Verdict::Inline), Some(Verdict::Inline)) => (
+            Found::NoneFound,
+            format!("every result of a turn of {k} came back whole up to a total of {top}"),
+        ),
+        (Some(Verdict::NotCalled), _) | (_, Some(Verdict::NotCalled)) => (
+            Found::NotReachable,
+            format!(
+                "the client does not make {k} calls in one turn: {}",
+                why(if at(lo).is_some_and(|p| p.verdict == Verdict::NotCalled) {
+                    lo
+                } else {
+                    top
+                })
+            ),
+        ),
+        _ => (
+            Found::NotMeasured,
+            record
+                .why
+                .clone()
+                .unwrap_or_else(|| format!("no exact threshold: {}", t.text)),
+        ),
+    };
+    limit.found = found;
+    limit.unit = None;
+    limit.note = Some(report::escape::text(&note).into_owned());
+    Ok(limit)
+}
