@@ -47,7 +47,7 @@ impl LimitKind {
 /// What the search for a kind found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Found {
+pub(crate) enum Finding {
     /// The limit, exact or an estimate (see the note).
     Found,
     /// Everything came back whole up to where it was searched.
@@ -58,13 +58,13 @@ pub(crate) enum Found {
     NotMeasured,
 }
 
-impl Found {
+impl Finding {
     pub(crate) fn word(self) -> &'static str {
         match self {
-            Found::Found => "found",
-            Found::NoneFound => "none found",
-            Found::NotReachable => "not reachable",
-            Found::NotMeasured => "not measured",
+            Finding::Found => "found",
+            Finding::NoneFound => "none found",
+            Finding::NotReachable => "not reachable",
+            Finding::NotMeasured => "not measured",
         }
     }
 }
@@ -74,7 +74,7 @@ impl Found {
 #[schemars(deny_unknown_fields)]
 pub(crate) struct Limit {
     pub kind: LimitKind,
-    pub found: Found,
+    pub found: Finding,
     /// The most that came back whole, in `unit`.
     pub limit: Option<u64>,
     pub unit: Option<String>,
@@ -89,7 +89,7 @@ pub(crate) struct Limit {
 }
 
 impl Limit {
-    fn of(kind: LimitKind, found: Found, note: impl Into<String>) -> Limit {
+    fn of(kind: LimitKind, found: Finding, note: impl Into<String>) -> Limit {
         Limit {
             kind,
             found,
@@ -120,7 +120,7 @@ pub(crate) fn lines(record: &UnitsRecord, hi: u64) -> Limit {
             limit: Some(i.limit),
             unit: Some("lines".into()),
             note: None,
-            ..Limit::of(LimitKind::Lines, Found::Found, "")
+            ..Limit::of(LimitKind::Lines, Finding::Found, "")
         },
         (_, Some(o)) if o.first_over.is_some() => {
             let lines = size_of(o.last_inline, Fill::Lines, Unit::Lines);
@@ -129,7 +129,7 @@ pub(crate) fn lines(record: &UnitsRecord, hi: u64) -> Limit {
             });
             Limit::of(
                 LimitKind::Lines,
-                Found::NotReachable,
+                Finding::NotReachable,
                 format!(
                     "the {size} limit comes first: the lines fill stopped at {} units, {lines} lines",
                     o.last_inline
@@ -138,7 +138,7 @@ pub(crate) fn lines(record: &UnitsRecord, hi: u64) -> Limit {
         }
         (_, Some(o)) => Limit::of(
             LimitKind::Lines,
-            Found::NoneFound,
+            Finding::NoneFound,
             format!(
                 "the lines fill came back whole up to {hi} units ({} lines)",
                 size_of(o.last_inline, Fill::Lines, Unit::Lines)
@@ -146,7 +146,7 @@ pub(crate) fn lines(record: &UnitsRecord, hi: u64) -> Limit {
         ),
         (_, None) => Limit::of(
             LimitKind::Lines,
-            Found::NotMeasured,
+            Finding::NotMeasured,
             "no lines-fill bisection (the ascii one found no limit to search near)",
         ),
     }
@@ -165,7 +165,7 @@ pub(crate) fn tokens(record: &UnitsRecord, points: &[Point]) -> Limit {
                 "estimated: the {} bytes limit at four bytes a token",
                 i.limit
             )),
-            ..Limit::of(LimitKind::Tokens, Found::Found, "")
+            ..Limit::of(LimitKind::Tokens, Finding::Found, "")
         };
     }
     let counted = points
@@ -177,7 +177,7 @@ pub(crate) fn tokens(record: &UnitsRecord, points: &[Point]) -> Limit {
     match (counted, size) {
         (Some(from), Some(limit)) if from > limit => Limit::of(
             LimitKind::Tokens,
-            Found::NotReachable,
+            Finding::NotReachable,
             format!(
                 "the client asks the token counter only from n={from}, above its size limit \
                  ({limit}), where the result is already over it"
@@ -185,7 +185,7 @@ pub(crate) fn tokens(record: &UnitsRecord, points: &[Point]) -> Limit {
         ),
         (Some(from), _) => Limit::of(
             LimitKind::Tokens,
-            Found::NotMeasured,
+            Finding::NotMeasured,
             format!(
                 "the client asks the token counter from n={from}: bracket with --count-tokens \
                  to find where its answer matters"
@@ -193,7 +193,7 @@ pub(crate) fn tokens(record: &UnitsRecord, points: &[Point]) -> Limit {
         ),
         (None, _) => Limit::of(
             LimitKind::Tokens,
-            Found::NotReachable,
+            Finding::NotReachable,
             "the client never asked the token counter and no limit counts bytes as tokens",
         ),
     }
@@ -223,10 +223,10 @@ pub(crate) fn turn(
     let mut limit = Limit {
         calls: Some(k),
         unit: Some("utf16".into()),
-        ..Limit::of(LimitKind::Turn, Found::NotMeasured, "")
+        ..Limit::of(LimitKind::Turn, Finding::NotMeasured, "")
     };
     if record.held && t.exact {
-        limit.found = Found::Found;
+        limit.found = Finding::Found;
         limit.limit = t.last_inline;
         limit.above = t.over_verdict;
         limit.above_shape =
@@ -239,11 +239,11 @@ pub(crate) fn turn(
     let why = |n: u64| at(n).and_then(|p| p.message.clone()).unwrap_or_default();
     let (found, note) = match (at(lo).map(|p| p.verdict), at(top).map(|p| p.verdict)) {
         (Some(Verdict::Inline), Some(Verdict::Inline)) => (
-            Found::NoneFound,
+            Finding::NoneFound,
             format!("every result of a turn of {k} came back whole up to a total of {top}"),
         ),
         (Some(Verdict::NotCalled), _) | (_, Some(Verdict::NotCalled)) => (
-            Found::NotReachable,
+            Finding::NotReachable,
             format!(
                 "the client does not make {k} calls in one turn: {}",
                 why(if at(lo).is_some_and(|p| p.verdict == Verdict::NotCalled) {
@@ -254,7 +254,7 @@ pub(crate) fn turn(
             ),
         ),
         _ => (
-            Found::NotMeasured,
+            Finding::NotMeasured,
             record
                 .why
                 .clone()

@@ -7,7 +7,7 @@
 //! A client that is not installed is listed as such, never measured; a client that could not
 //! be judged is a row with its reason, and the command goes on to the next.
 
-use super::kinds::{self, Found, Limit, LimitKind};
+use super::kinds::{self, Finding, Limit, LimitKind};
 use super::render::{limits_table, table};
 use super::Preset;
 use crate::bracket::events::{Observer, Search};
@@ -384,7 +384,7 @@ fn limits(
     let size = match (row.status, row.limit) {
         (RowStatus::Measured, Some(limit)) => Limit {
             kind: LimitKind::Size,
-            found: Found::Found,
+            found: Finding::Found,
             limit: Some(limit),
             unit: row.unit.map(|u| match row.offset {
                 Some(o) => format!("{u} (+{o} wrapper)"),
@@ -400,9 +400,9 @@ fn limits(
         _ => Limit {
             kind: LimitKind::Size,
             found: if row.status == RowStatus::Partial && row.limit.is_none() {
-                Found::NoneFound
+                Finding::NoneFound
             } else {
-                Found::NotMeasured
+                Finding::NotMeasured
             },
             limit: None,
             unit: None,
@@ -414,7 +414,7 @@ fn limits(
     };
     let not_run = |kind| Limit {
         kind,
-        found: Found::NotMeasured,
+        found: Finding::NotMeasured,
         limit: None,
         unit: None,
         calls: None,

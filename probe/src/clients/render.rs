@@ -3,7 +3,7 @@
 //! has (size, lines, tokens, the per-turn total), each with its unit and what happens above
 //! it, or the reason it was not found. The runner ([`super::matrix`]) only builds the record.
 
-use super::kinds::Found;
+use super::kinds::Finding;
 use super::matrix::Matrix;
 use report::table::Cell;
 use report::Table;
@@ -70,7 +70,7 @@ pub(crate) fn limits_table(m: &Matrix) -> Table {
     for r in &m.rows {
         for l in &r.limits {
             let limit = match (l.found, l.limit) {
-                (Found::Found, Some(v)) => v.to_string(),
+                (Finding::Found, Some(v)) => v.to_string(),
                 (found, _) => found.word().to_string(),
             };
             let kind = match l.calls {
@@ -81,7 +81,7 @@ pub(crate) fn limits_table(m: &Matrix) -> Table {
                 Cell::from(r.client.name()),
                 Cell::from(kind),
                 match l.found {
-                    Found::Found => Cell::from(limit),
+                    Finding::Found => Cell::from(limit),
                     _ => Cell::styled(limit, report::color::Style::Warn),
                 },
                 Cell::from(l.unit.clone().unwrap_or_else(|| "-".into())),
