@@ -31,6 +31,8 @@ pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;
 pub(crate) use render::ProgressView;
+#[cfg(test)]
+pub(crate) use results::point_for_test;
 pub(crate) use results::{threshold, CheckRecord, Point, Results, UnitsRecord};
 pub(crate) use search::{around, bisect, bisect_range, run_observed, BisectEnd, Plan};
 pub(crate) use turn::{split, MAX_CALLS};

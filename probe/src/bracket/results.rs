@@ -343,11 +343,17 @@ pub(crate) struct BisectRecord {
     pub why: Option<String>,
 }
 
+/// A point at `n`, inline, with every other field empty (for tests elsewhere).
+#[cfg(test)]
+pub(crate) fn point_for_test(n: u64) -> Point {
+    tests::point(n, Verdict::Inline)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn point(n: u64, verdict: Verdict) -> Point {
+    pub(super) fn point(n: u64, verdict: Verdict) -> Point {
         Point {
             n,
             fill: Fill::Ascii,

@@ -266,3 +266,74 @@ pub(crate) fn turn(
     limit.note = Some(report::escape::text(&note).into_owned());
     Ok(limit)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{infer, Observation};
+
+    fn record(obs: Vec<Observation>) -> UnitsRecord {
+        UnitsRecord {
+            inference: infer(&obs),
+            observations: obs,
+        }
+    }
+
+    fn over(fill: Fill, last_inline: u64) -> Observation {
+        Observation {
+            fill,
+            last_inline,
+            first_over: Some(last_inline + 1),
+        }
+    }
+
+    #[test]
+    fn a_lines_limit_behind_a_size_limit_is_not_reachable_and_says_where_it_stopped() {
+        // A client that counts UTF-16 units: every fill stops at 50000.
+        let r = record(vec![
+            over(Fill::Ascii, 50_000),
+            over(Fill::Astral, 50_000),
+            over(Fill::Lines, 50_000),
+        ]);
+        let l = lines(&r, 1_000_000);
+        assert_eq!(l.found, Finding::NotReachable, "{l:?}");
+        let note = l.note.unwrap();
+        assert!(
+            note.starts_with(
+                "the 50000 utf16 size limit comes first: the lines fill stopped at 50000 units"
+            ),
+            "{note}"
+        );
+        // A lines fill that never stopped: none found, with how far it was searched.
+        let mut r = r;
+        r.observations[2].first_over = None;
+        assert_eq!(lines(&r, 1_000_000).found, Finding::NoneFound);
+        assert_eq!(lines(&record(vec![]), 9).found, Finding::NotMeasured);
+    }
+
+    #[test]
+    fn a_token_limit_is_an_estimate_of_bytes_or_not_reachable_when_asked_only_above() {
+        // Counting bytes (12000 astral bytes are 6000 units): the estimate at four a token.
+        let r = record(vec![over(Fill::Ascii, 12_000), over(Fill::Astral, 6_000)]);
+        let t = tokens(&r, &[]);
+        assert_eq!((t.found, t.limit), (Finding::Found, Some(3_000)), "{t:?}");
+        // Counting UTF-16 units, the counter asked only above the limit.
+        let r = record(vec![over(Fill::Ascii, 50_000), over(Fill::Astral, 50_000)]);
+        let at = |n: u64, calls: u64| {
+            let mut p = crate::bracket::point_for_test(n);
+            p.count_tokens_calls = Some(calls);
+            p
+        };
+        let t = tokens(&r, &[at(50_000, 0), at(50_002, 1)]);
+        assert_eq!(t.found, Finding::NotReachable, "{t:?}");
+        assert!(t
+            .note
+            .unwrap()
+            .contains("only from n=50002, above its size limit (50000)"));
+        let t = tokens(&r, &[at(40_000, 1)]);
+        assert_eq!(t.found, Finding::NotMeasured);
+        let t = tokens(&r, &[at(50_002, 0)]);
+        assert_eq!(t.found, Finding::NotReachable);
+        assert!(t.note.unwrap().contains("never asked the token counter"));
+    }
+}

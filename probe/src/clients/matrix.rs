@@ -221,20 +221,40 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
     ))
 }
 
-/// Measures one preset into its row.
-fn measure(
-    preset: Preset,
-    settings: &MatrixSettings,
-    quiet: bool,
-    interrupted: &mut bool,
-) -> anyhow::Result<Row> {
-    let bin = preset.find_bin();
-    let dir = settings.out.join(preset.name());
-    let mut row = Row {
+/// A table of one row (Claude, not installed), for the renderer's tests.
+#[cfg(test)]
+pub(crate) fn one_row_for_test() -> Matrix {
+    let settings = MatrixSettings {
+        only: Vec::new(),
+        lo: 1,
+        hi: 2,
+        margin: 0.2,
+        timeout: Duration::from_secs(1),
+        out: PathBuf::from("/nonexistent"),
+        format: Format::Text,
+        color: ColorChoice::Never,
+    };
+    let mut row = blank_row(Preset::Claude, &settings);
+    row.version = Some("2.1.332".into());
+    Matrix {
+        version: 1,
+        tool: "probe",
+        command: "clients",
+        started: Timestamp::now(),
+        finished: Timestamp::now(),
+        margin: 0.2,
+        range: [1, 2],
+        rows: vec![row],
+    }
+}
+
+/// A preset's row before it is measured: not installed, nothing found.
+fn blank_row(preset: Preset, settings: &MatrixSettings) -> Row {
+    Row {
         client: preset,
         status: RowStatus::NotInstalled,
         api: preset.spec().api,
-        bin: bin.display().to_string(),
+        bin: preset.find_bin().display().to_string(),
         pinned: preset.spec().version,
         version: None,
         model: preset.spec().model.map(String::from),
@@ -248,8 +268,20 @@ fn measure(
         suggested_cap: None,
         note: None,
         limits: Vec::new(),
-        dir: dir.display().to_string(),
-    };
+        dir: settings.out.join(preset.name()).display().to_string(),
+    }
+}
+
+/// Measures one preset into its row.
+fn measure(
+    preset: Preset,
+    settings: &MatrixSettings,
+    quiet: bool,
+    interrupted: &mut bool,
+) -> anyhow::Result<Row> {
+    let bin = preset.find_bin();
+    let dir = settings.out.join(preset.name());
+    let mut row = blank_row(preset, settings);
     if !bin.is_file() {
         row.note = Some(format!("scripts/install-clients.sh {preset} installs it"));
         return Ok(row);

@@ -122,4 +122,50 @@ mod tests {
         );
         assert_eq!(above(Verdict::Saved, None), "saved");
     }
+
+    #[test]
+    fn every_limit_kind_is_a_line_found_with_its_unit_or_saying_why_not() {
+        use super::super::kinds::{Limit, LimitKind};
+        let limit = |kind, found, value: Option<u64>, note: &str| Limit {
+            kind,
+            found,
+            limit: value,
+            unit: value.map(|_| "utf16".to_string()),
+            calls: (kind == LimitKind::Turn).then_some(20),
+            above: value.map(|_| crate::bracket::Verdict::Saved),
+            above_shape: None,
+            note: Some(note.into()),
+        };
+        let mut matrix = super::super::matrix::one_row_for_test();
+        matrix.rows[0].limits = vec![
+            limit(LimitKind::Size, Finding::Found, Some(50_000), ""),
+            limit(
+                LimitKind::Tokens,
+                Finding::NotReachable,
+                None,
+                "behind the save",
+            ),
+            limit(
+                LimitKind::Turn,
+                Finding::NoneFound,
+                None,
+                "whole up to 500000",
+            ),
+        ];
+        let text = limits_table(&matrix).render_text();
+        let lines: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(
+            lines[0].contains("size") && lines[0].contains("50000") && lines[0].contains("saved"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains("not reachable") && lines[1].ends_with("behind the save"),
+            "{text}"
+        );
+        assert!(
+            lines[2].contains("turn (20 results)") && lines[2].contains("none found"),
+            "{text}"
+        );
+    }
 }
