@@ -11,8 +11,10 @@
 //! The concerns, one file each: [`driver`] runs the client for one point; [`judge`] turns what
 //! came back into a [`Verdict`]; [`results`] holds the points, the threshold and what
 //! `results.json` records; [`render`] shows them as text and Markdown; [`search`] picks the
-//! points (a list, N-S, N and N+S around a point, or a bisection). `probe check` is built from the same parts
-//! and ends the same way ([`conclude`], [`publish`]).
+//! points (a list, N-S, N and N+S around a point, or a bisection), reporting each to an
+//! [`events::Observer`] that [`render::ProgressView`] shows; [`turn`] judges a point of the
+//! per-turn budget (`--turn K`: K results in one turn, n their total). `probe check` is built
+//! from the same parts and ends the same way ([`conclude`], [`publish`]).
 
 mod compare;
 mod driver;

@@ -213,7 +213,7 @@ struct BracketArgs {
     bisect: Option<Range>,
     /// With --bisect: bisect again with the astral and lines fills and infer the unit the
     /// client counts in.
-    #[arg(long, requires = "bisect")]
+    #[arg(long, requires = "bisect", conflicts_with = "turn")]
     units: bool,
 }
 
