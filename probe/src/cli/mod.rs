@@ -77,7 +77,9 @@ enum Sub {
     TestClient(TestClientArgs),
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
-    /// Measure every installed preset: version, limit, unit, what happens above, a cap.
+    /// Measure every installed preset: version, each kind of limit (one result's size in its
+    /// unit, its lines, its tokens, the total of one turn's results) with what happens above it
+    /// or why it was not found, and a cap.
     Clients(ClientsArgs),
     #[command(flatten)]
     Describe(Describe),

@@ -311,8 +311,8 @@ fn measure(
         }
     };
     row.version = driver.info.version.clone();
-    // At most three bisections of the range.
-    let runs = 3 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
+    // At most three bisections of the range (one per fill) and one of the turn's total.
+    let runs = 4 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
     let mut progress = ProgressView::new(runs, quiet);
     progress.search(Search::Client(preset));
     let mut record = None;
