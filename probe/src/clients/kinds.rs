@@ -162,7 +162,8 @@ pub(crate) fn tokens(record: &UnitsRecord, points: &[Point]) -> Limit {
             limit: Some(t),
             unit: Some("tokens".into()),
             note: Some(format!(
-                "estimated: the {} bytes limit at four bytes a token",
+                "the {} bytes limit read at four bytes a token: a client estimating tokens from \
+                 bytes and one counting bytes stop at the same size",
                 i.limit
             )),
             ..Limit::of(LimitKind::Tokens, Finding::Found, "")
