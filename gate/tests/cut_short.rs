@@ -322,14 +322,17 @@ impl Tmpfs {
         match out {
             Ok(o) if o.status.success() => Some(Tmpfs(dir.to_path_buf())),
             Ok(o) => {
-                eprintln!(
-                    "skipped: cannot mount a tmpfs here: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
+                testkit::skip(
+                    "tmpfs",
+                    &format!(
+                        "cannot mount a tmpfs here: {}",
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    ),
                 );
                 None
             }
             Err(e) => {
-                eprintln!("skipped: cannot run mount: {e}");
+                testkit::skip("tmpfs", &format!("cannot run mount: {e}"));
                 None
             }
         }

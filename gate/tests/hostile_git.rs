@@ -298,7 +298,10 @@ fn is_root() -> bool {
 #[test]
 fn a_repository_another_user_owns_gets_gits_refusal_unless_the_user_trusts_it() {
     if !is_root() {
-        eprintln!("skipped: only root can give a test repository another owner");
+        testkit::skip(
+            "other-owner",
+            "only root can give a test repository another owner",
+        );
         return;
     }
     let repo = Repo::new();

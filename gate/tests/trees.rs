@@ -313,7 +313,10 @@ fn a_manifest_of_many_files_gets_exactly_the_statuses_and_text_of_a_file_by_file
     let manifest = outside.path().join("m.sha256");
     std::fs::write(&manifest, manifest_text(&with_pipe)).unwrap();
     let Some(_) = unprivileged("/usr/bin/sha256sum") else {
-        eprintln!("skipped: root without setpriv cannot make a file unreadable");
+        testkit::skip(
+            "setpriv",
+            "root without setpriv cannot make a file unreadable",
+        );
         return;
     };
     let check = |args: &[&str]| {

@@ -1,12 +1,13 @@
 //! `probe check`: is a client's threshold still where it was? One command per version bump.
 //!
-//! It runs `--expect N` and `N+1`: N must come back inline and N+1 saved or truncated. When the
+//! It runs `--expect N` and `N+1`: N must come back inline and N+1 saved or truncated (with
+//! `--expect-turn`, N is the total of one turn's results, split over its calls). When the
 //! threshold moved, it goes on to find the new one (doubling up, or bisecting down) so the report
 //! says where it went, and the suggested reply cap follows the threshold actually measured.
 
 use crate::bracket::{
-    bisect, conclude, publish, run_with_progress, BisectEnd, CheckRecord, ClientSettings, Driver,
-    Verdict,
+    bisect, conclude, publish, run_observed, BisectEnd, CheckRecord, ClientSettings, Driver,
+    ProgressView, Verdict,
 };
 use crate::emit::{Fill, MAX_N};
 use crate::units::{n_for, size_of, Measure, Unit};
@@ -47,11 +48,11 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     client.fill = fill;
     let mut driver = Driver::new(&client)?;
     let quiet = settings.client.output_format() == report::Format::Json;
-    let mut progress = cmdline::progress::Progress::new(2, quiet);
+    let mut progress = ProgressView::new(2, quiet);
     let mut note = None;
     let mut unit_held = None;
     let outcome: anyhow::Result<()> = (|| {
-        let run = run_with_progress;
+        let run = run_observed;
         let at = run(&mut driver, n, &mut progress)?;
         let above = run(&mut driver, n + 1, &mut progress)?;
         match (at, above) {
@@ -98,11 +99,13 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
             _ => {}
         }
         // The unit: the same size under the astral fill (two UTF-16 units, four bytes, one
-        // code point a character) must also be inline, and one character more over.
+        // code point a character) must also be inline, and one character more over. (Not for
+        // a turn's budget: its total is split over the calls, which a second fill would split
+        // differently in every unit.)
         if let Some(unit) = settings
             .unit
             .and_then(Measure::unit)
-            .filter(|u| *u != Unit::Lines)
+            .filter(|u| *u != Unit::Lines && settings.client.calls == 1)
         {
             let a = n_for(settings.expect, Fill::Astral, unit).min(MAX_N - 1);
             driver.set_fill(Fill::Astral);
@@ -113,7 +116,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         }
         Ok(())
     })();
-    let mut results = conclude("check", &driver, started, progress, outcome)?;
+    let mut results = conclude("check", &driver, started, &mut progress, outcome)?;
     let verdict_at = |m: u64| {
         results
             .points

@@ -10,6 +10,12 @@
 //! text of the same length, one that repeats a chunk in place of another (the last two leave the
 //! length exact, so only a comparison finds them), one that answers without calling the tool,
 //! one that hangs.
+//!
+//! With `--calls K` it asks for K results in one turn (n split over them as a driver splits a
+//! turn's total) and prints each as a JSON line with its `text`; `--turn-budget B` then plays a
+//! client with a budget for all results of a turn together: once their sum (in UTF-16 units)
+//! is over B, the result that crosses it keeps what fits and gets a note, and the ones after it
+//! are the note alone.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -65,6 +71,37 @@ pub(crate) struct TestClientSettings {
     pub client_info: Implementation,
     /// How long to wait before starting, so a driver's progress has something to show.
     pub delay: Duration,
+    /// The results asked for in one turn (1: one result, printed as it is).
+    pub calls: u64,
+    /// The most UTF-16 units all results of one turn may hold together (none: no budget).
+    pub turn_budget: Option<u64>,
+}
+
+/// The note that takes the place of what a turn's budget left out.
+fn budget_note(budget: u64) -> String {
+    format!("\n[... tool results over this turn's budget of {budget} units omitted ...]")
+}
+
+/// What each result of a turn becomes under `budget`: whole while the sum fits, then cut to
+/// what is left with the note, then the note alone.
+fn apply_budget(texts: Vec<String>, budget: Option<u64>) -> Vec<String> {
+    let Some(budget) = budget else {
+        return texts;
+    };
+    let mut used = 0u64;
+    texts
+        .into_iter()
+        .map(|text| {
+            let units = utf16_len(&text);
+            let left = budget.saturating_sub(used);
+            used = used.saturating_add(units);
+            if units <= left {
+                text
+            } else {
+                format!("{}{}", cut(&text, left), budget_note(budget))
+            }
+        })
+        .collect()
 }
 
 /// The first server of an MCP config, as a command line.
@@ -169,15 +206,29 @@ pub(crate) fn run_test_client(s: &TestClientSettings) -> Result<Exit> {
         }
         Mode::Spill | Mode::Cut | Mode::CutMiddle | Mode::Substitute | Mode::Repeat => {}
     }
-    let report = client::call(&CallSettings {
-        tool: "emit".into(),
-        arguments: json!({ "n": s.n, "fill": s.fill.to_string() }),
-        cap: None,
-        timeout: Duration::from_secs(60),
-        json: false,
-        server,
-        client_info: s.client_info.clone(),
-    })?;
+    let call = |n: u64| {
+        client::call(&CallSettings {
+            tool: "emit".into(),
+            arguments: json!({ "n": n, "fill": s.fill.to_string() }),
+            cap: None,
+            timeout: Duration::from_secs(60),
+            json: false,
+            server: server.clone(),
+            client_info: s.client_info.clone(),
+        })
+    };
+    if s.calls > 1 {
+        let ns = crate::bracket::split(s.n, s.calls);
+        let mut texts = Vec::new();
+        for &n in &ns {
+            texts.push(call(n)?.texts.concat());
+        }
+        for (n, text) in ns.iter().zip(apply_budget(texts, s.turn_budget)) {
+            cmdline::outln!("{}", json!({"n": n, "text": text}))?;
+        }
+        return Ok(Exit::Ok);
+    }
+    let report = call(s.n)?;
     let text = report.texts.concat();
     if s.mode == Mode::Cut {
         cmdline::outln!("{}", cut(&text, s.limit))?;
@@ -229,6 +280,23 @@ mod tests {
         );
         assert_eq!(first_server(&json!({"mcpServers": {}})), None);
         assert_eq!(first_server(&json!({})), None);
+    }
+
+    #[test]
+    fn a_turns_budget_keeps_results_whole_while_their_sum_fits_then_cuts_with_a_note() {
+        let texts = vec!["aaaa".to_string(), "bbbb".into(), "cccc".into()];
+        assert_eq!(apply_budget(texts.clone(), None), texts);
+        assert_eq!(apply_budget(texts.clone(), Some(12)), texts);
+        let note = budget_note(9);
+        assert_eq!(
+            apply_budget(texts, Some(9)),
+            ["aaaa".to_string(), "bbbb".into(), format!("c{note}")]
+        );
+        let note = budget_note(3);
+        assert_eq!(
+            apply_budget(vec!["aaaa".into(), "bb".into()], Some(3)),
+            [format!("aaa{note}"), note.clone()]
+        );
     }
 
     #[test]

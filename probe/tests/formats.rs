@@ -242,7 +242,10 @@ fn each_point_ticks_its_seconds_on_a_terminal_and_gets_a_plain_line_elsewhere() 
     assert!(err.contains("[1/1] n=100\n"), "{err}");
     assert!(!err.contains('\r'), "{err:?}");
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIP: util-linux `script` is not installed, so no pty test");
+        testkit::skip(
+            "script",
+            "util-linux `script` is not installed, so no pty test",
+        );
         return;
     }
     let line = format!(
@@ -343,11 +346,10 @@ fn every_probe_command_in_the_workflows_exists_as_written() {
         .output()
         .unwrap();
     if out.status.code() == Some(3) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "PyYAML is missing under CI"
+        testkit::skip(
+            "pyyaml",
+            "PyYAML is not installed, so the workflow was not parsed",
         );
-        eprintln!("SKIP: PyYAML is not installed");
         return;
     }
     assert!(

@@ -46,8 +46,9 @@ fn has_python_mcp() -> bool {
 #[test]
 fn the_python_sdk_initializes_lists_and_calls() {
     if !has_python_mcp() {
-        eprintln!(
-            "SKIP: the Python `mcp` package is not installed (run scripts/install-mcp-clients.sh)"
+        testkit::skip(
+            "python-mcp",
+            "the Python `mcp` package is not installed (run scripts/install-mcp-clients.sh)",
         );
         return;
     }
@@ -89,9 +90,12 @@ fn the_python_sdk_initializes_lists_and_calls() {
 fn the_inspector_cli_calls_emit() {
     let bin = cache_dir().join("mcp-clients/node_modules/.bin/mcp-inspector");
     if !bin.exists() {
-        eprintln!(
-            "SKIP: the MCP Inspector is not installed at {} (run scripts/install-mcp-clients.sh)",
-            bin.display()
+        testkit::skip(
+            "mcp-inspector",
+            &format!(
+                "the MCP Inspector is not installed at {} (run scripts/install-mcp-clients.sh)",
+                bin.display()
+            ),
         );
         return;
     }

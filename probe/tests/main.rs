@@ -14,3 +14,4 @@ mod presets;
 mod serve;
 mod standins;
 mod testclient;
+mod turn;

@@ -11,7 +11,10 @@ use crate::common::{gate, stderr, stdout, Fixture};
 /// terminal; returns everything it wrote there. `None` when `script` is missing.
 fn on_a_terminal(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<String> {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIP: util-linux `script` is not installed, so no pty test");
+        testkit::skip(
+            "script",
+            "util-linux `script` is not installed, so no pty test",
+        );
         return None;
     }
     let gate_bin = env!("CARGO_BIN_EXE_gate");
@@ -145,7 +148,10 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
     let run_page = fs::read_to_string(pages.join("gate-run.1")).unwrap();
     assert!(run_page.contains(".TH gate-run") && run_page.contains("junit"));
     if Command::new("groff").arg("--version").output().is_err() {
-        eprintln!("SKIP: groff is not installed, so the man page was not rendered");
+        testkit::skip(
+            "groff",
+            "groff is not installed, so the man page was not rendered",
+        );
         return;
     }
     let rendered = Command::new("groff")

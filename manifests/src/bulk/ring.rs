@@ -317,7 +317,7 @@ mod tests {
     fn ring_or_skip() -> Option<Ring> {
         let ring = Ring::new(Io::Ring);
         if ring.is_none() {
-            eprintln!("SKIP: this kernel gives no io_uring");
+            testkit::skip("io_uring", "this kernel gives no io_uring");
         }
         ring
     }

@@ -14,7 +14,11 @@ use super::{every_verdict, EVERY_VERDICT};
 fn chromium(url: &str, screenshot: Option<&Path>) -> Option<String> {
     let bin = Path::new("/usr/bin/chromium");
     if !bin.exists() {
-        eprintln!("SKIP: /usr/bin/chromium is absent (scripts/install-chromium.sh installs it), so mutants.html was not rendered");
+        testkit::skip(
+            "chromium",
+            "/usr/bin/chromium is absent (scripts/install-chromium.sh installs it), so mutants.html \
+             was not rendered",
+        );
         return None;
     }
     let profile = tempfile::tempdir().unwrap();

@@ -12,7 +12,10 @@ use testkit::Output;
 /// a terminal; everything it wrote there. `None` when `script` is missing.
 fn on_a_terminal(fx: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<String> {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("SKIP: util-linux `script` is not installed, so no pty test");
+        testkit::skip(
+            "script",
+            "util-linux `script` is not installed, so no pty test",
+        );
         return None;
     }
     let bin = env!("CARGO_BIN_EXE_mutants");
@@ -166,7 +169,10 @@ fn version_completions_and_man_pages_come_from_the_command_line_definitions() {
         assert!(pages.join(page).is_file(), "{page}");
     }
     if Command::new("groff").arg("--version").output().is_err() {
-        eprintln!("SKIP: groff is not installed, so the man page was not rendered");
+        testkit::skip(
+            "groff",
+            "groff is not installed, so the man page was not rendered",
+        );
         return;
     }
     let rendered = Command::new("groff")

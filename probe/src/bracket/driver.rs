@@ -7,8 +7,9 @@
 //! environment but PATH and the preset's variables, so the only connection it makes is to the
 //! stand-in.
 
-use super::judge::{judge_output, judge_stand_in};
-use super::results::{ClientInfo, Point, Results};
+use super::judge::{failed_run, judge_output, judge_stand_in, Judgment, Verdict};
+use super::results::{ClientInfo, Point, Results, TurnResult};
+use super::turn::{judge_turn, Handed};
 use super::{Client, ClientSettings, DEFAULT_SPILL_PATTERNS};
 use crate::clients::{self, Preset};
 use crate::emit::Fill;
@@ -37,6 +38,9 @@ pub(crate) struct Driver {
     stand_in: Option<StandIn>,
     /// The fill the next points run with: the settings' fill, until a unit search changes it.
     fill: Fill,
+    /// The results the next points ask for in one turn: the settings' calls, until a search
+    /// of another limit kind changes it.
+    calls: u64,
     pub(crate) info: ClientInfo,
     pub(crate) points: Vec<Point>,
 }
@@ -100,6 +104,7 @@ impl Driver {
             probe_exe,
             stand_in: None,
             fill: settings.fill,
+            calls: settings.calls.max(1),
             info: ClientInfo {
                 kind: "command".into(),
                 command: String::new(),
@@ -196,21 +201,42 @@ impl Driver {
         self.fill = fill;
     }
 
-    /// Runs the client at `n` with `fill` (once per n and fill: a repeat returns the first
-    /// result) and records it.
+    /// The results the next points ask for in one turn.
+    pub(crate) fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    /// Makes the following points ask for `calls` results in one turn, n being their total
+    /// (1: one result of n).
+    pub(crate) fn set_calls(&mut self, calls: u64) {
+        self.calls = calls.max(1);
+    }
+
+    /// Runs the client at `n` with `fill` (once per n, fill and calls: a repeat returns the
+    /// first result) and records it.
     pub(crate) fn run_point_with(&mut self, n: u64, fill: Fill) -> anyhow::Result<Point> {
-        if let Some(p) = self.points.iter().find(|p| p.n == n && p.fill == fill) {
+        let k = self.calls;
+        if let Some(p) = self
+            .points
+            .iter()
+            .find(|p| p.n == n && p.fill == fill && p.calls == k)
+        {
             return Ok(p.clone());
         }
         // An interrupt between points stops before the next one starts.
         if files::interrupt::requested() {
             return Err(Interrupted.into());
         }
-        let name = if fill == self.settings.fill {
+        let mut name = if fill == self.settings.fill {
             format!("n-{n}")
         } else {
             format!("n-{n}-{fill}")
         };
+        if k > 1 {
+            name.push_str(&format!("-turn{k}"));
+        }
+        // What each call of the turn asks for (one call: n itself).
+        let ns = super::split(n, k);
         let dir = self.settings.out.join("points").join(name);
         fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let serve_log = dir.join("serve.log");
@@ -233,78 +259,108 @@ impl Driver {
         .with_context(|| format!("writing {}", config.display()))?;
         let client_log = dir.join("client.log");
         let start = Timestamp::now();
-        let (judgment, received, count_calls, record, calls) = match self.settings.client.clone() {
-            Client::Command(cmd) => {
-                let script = substitute(&cmd, n, &config);
-                let cwd = std::env::current_dir()?;
-                let job = Job::shell(script, cwd, &client_log)
-                    .timeout(self.settings.timeout)
-                    .env("PROBE_N", n.to_string())
-                    .env("PROBE_MCP_CONFIG", config.display().to_string())
-                    .env("PROBE_FILL", fill.to_string());
-                let record = report::record::run(&job)?;
-                if record.outcome() == Outcome::Interrupted {
-                    return Err(Interrupted.into());
+        let (judgment, received, count_calls, record, calls, results) =
+            match self.settings.client.clone() {
+                Client::Command(cmd) => {
+                    let script = substitute(&cmd, n, &config).replace("{calls}", &k.to_string());
+                    let cwd = std::env::current_dir()?;
+                    let job = Job::shell(script, cwd, &client_log)
+                        .timeout(self.settings.timeout)
+                        .env("PROBE_N", n.to_string())
+                        .env("PROBE_CALLS", k.to_string())
+                        .env("PROBE_MCP_CONFIG", config.display().to_string())
+                        .env("PROBE_FILL", fill.to_string());
+                    let record = report::record::run(&job)?;
+                    if record.outcome() == Outcome::Interrupted {
+                        return Err(Interrupted.into());
+                    }
+                    let output = read_output(&client_log);
+                    let output = String::from_utf8_lossy(&output);
+                    let calls = calls_for(&serve_log, &ns);
+                    let (judgment, results) = if k > 1 {
+                        let handed = Handed::from_output(&output);
+                        judge_turn_run(
+                            &record,
+                            &ns,
+                            &calls,
+                            handed.as_deref(),
+                            &output,
+                            &self.settings.spill_patterns,
+                        )
+                    } else {
+                        let judgment =
+                            judge_output(&record, &calls, &output, &self.settings.spill_patterns);
+                        (judgment, Vec::new())
+                    };
+                    (judgment, None, None, record, calls, results)
                 }
-                let output = read_output(&client_log);
-                let calls = calls_for(&serve_log, n);
-                let judgment = judge_output(
-                    &record,
-                    &calls,
-                    &String::from_utf8_lossy(&output),
-                    &self.settings.spill_patterns,
-                );
-                (judgment, None, None, record, calls)
-            }
-            Client::Preset { preset, bin, .. } => {
-                let home = scratch_home()?;
-                let work = home.path().join("work");
-                fs::create_dir_all(&work)?;
-                let stand_in = self.stand_in.as_ref().expect("a preset has a stand-in");
-                stand_in.take_model_events();
-                let prompt = clients::prompt(n, fill);
-                let launch = preset
-                    .launch(&clients::Run {
-                        bin: &bin,
-                        home: home.path(),
-                        port: stand_in.port(),
-                        server: &server,
-                        mcp_config: &config,
-                        prompt: &prompt,
-                    })
-                    .with_context(|| format!("writing {preset}'s config"))?;
-                let mut job = Job::new(Program::Argv(launch.argv), &work, &client_log)
-                    .timeout(self.settings.timeout);
-                job.env_clear = true;
-                job = base_env(job, home.path());
-                for (key, value) in launch.env {
-                    job = job.env(key, value);
+                Client::Preset { preset, bin, .. } => {
+                    let home = scratch_home()?;
+                    let work = home.path().join("work");
+                    fs::create_dir_all(&work)?;
+                    let stand_in = self.stand_in.as_ref().expect("a preset has a stand-in");
+                    stand_in.take_model_events();
+                    let prompt = clients::prompt(&ns, fill);
+                    let launch = preset
+                        .launch(&clients::Run {
+                            bin: &bin,
+                            home: home.path(),
+                            port: stand_in.port(),
+                            server: &server,
+                            mcp_config: &config,
+                            prompt: &prompt,
+                        })
+                        .with_context(|| format!("writing {preset}'s config"))?;
+                    let mut job = Job::new(Program::Argv(launch.argv), &work, &client_log)
+                        .timeout(self.settings.timeout);
+                    job.env_clear = true;
+                    job = base_env(job, home.path());
+                    for (key, value) in launch.env {
+                        job = job.env(key, value);
+                    }
+                    let record = report::record::run(&job)?;
+                    if record.outcome() == Outcome::Interrupted {
+                        return Err(Interrupted.into());
+                    }
+                    let events = stand_in.take_model_events();
+                    let calls = calls_for(&serve_log, &ns);
+                    let spill = &self.settings.spill_patterns;
+                    let (judgment, received, results) = if k > 1 {
+                        let handed = Handed::from_events(&events);
+                        let received = handed.iter().map(|h| h.units).sum::<u64>();
+                        let (j, results) =
+                            judge_turn_run(&record, &ns, &calls, Some(&handed), "", spill);
+                        (j, (!handed.is_empty()).then_some(received), results)
+                    } else {
+                        let (j, received) = judge_stand_in(&record, &calls, &events, n, spill);
+                        (j, received, Vec::new())
+                    };
+                    let count_calls = events
+                        .iter()
+                        .filter(|e| matches!(e, ModelEvent::CountTokens { .. }))
+                        .count() as u64;
+                    // What the stand-in saw, kept beside the point for a reader (HOME goes).
+                    let _ = files::atomic::write_bytes_atomic(
+                        &dir.join("model-events.json"),
+                        serde_json::to_string_pretty(&events)
+                            .unwrap_or_default()
+                            .as_bytes(),
+                    );
+                    (
+                        judgment,
+                        received,
+                        Some(count_calls),
+                        record,
+                        calls,
+                        results,
+                    )
                 }
-                let record = report::record::run(&job)?;
-                if record.outcome() == Outcome::Interrupted {
-                    return Err(Interrupted.into());
-                }
-                let events = stand_in.take_model_events();
-                let calls = calls_for(&serve_log, n);
-                let (judgment, received) =
-                    judge_stand_in(&record, &calls, &events, n, &self.settings.spill_patterns);
-                let count_calls = events
-                    .iter()
-                    .filter(|e| matches!(e, ModelEvent::CountTokens { .. }))
-                    .count() as u64;
-                // What the stand-in saw, kept beside the point for a reader (HOME goes).
-                let _ = files::atomic::write_bytes_atomic(
-                    &dir.join("model-events.json"),
-                    serde_json::to_string_pretty(&events)
-                        .unwrap_or_default()
-                        .as_bytes(),
-                );
-                (judgment, received, Some(count_calls), record, calls)
-            }
-        };
+            };
         let point = Point {
             n,
             fill,
+            calls: k,
+            results,
             verdict: judgment.verdict,
             message: judgment.message.map(|m| clip(&m, 300)),
             saved_path: judgment.saved_path,
@@ -372,11 +428,28 @@ fn read_output(log: &Path) -> Vec<u8> {
     out
 }
 
-fn calls_for(serve_log: &Path, n: u64) -> Vec<LoggedCall> {
+/// The calls the server logged for this point's ns (a call for another n is not this
+/// point's: a client retrying with other arguments).
+fn calls_for(serve_log: &Path, ns: &[u64]) -> Vec<LoggedCall> {
     read_calls(serve_log)
         .into_iter()
-        .filter(|c| c.n == n)
+        .filter(|c| ns.contains(&c.n))
         .collect()
+}
+
+/// A turn's judgment, unless the run itself gives none (a hang, a client that did not start).
+fn judge_turn_run(
+    record: &report::record::RunRecord,
+    ns: &[u64],
+    calls: &[LoggedCall],
+    handed: Option<&[Handed]>,
+    whole: &str,
+    spill: &[Regex],
+) -> (Judgment, Vec<TurnResult>) {
+    match failed_run(record) {
+        Some(why) => (Judgment::of(Verdict::Error, Some(why)), Vec::new()),
+        None => judge_turn(record, ns, calls, handed, whole, spill),
+    }
 }
 
 impl Driver {

@@ -6,12 +6,12 @@
 //! astral fill near t/2, one counting code points near 2t, so `astral` bisects t/4..4t; a lines
 //! limit can lie anywhere, so `lines` bisects the whole range again.
 
+use super::events::Observer;
 use super::results::UnitsRecord;
-use super::search::{bisect, run_with_progress, BisectEnd};
+use super::search::{bisect, run_observed, BisectEnd};
 use super::{Driver, Verdict};
 use crate::emit::{Fill, MAX_N};
 use crate::units::{infer, Observation};
-use cmdline::progress::Progress;
 
 /// Bisects `lo..hi` with `fill` and reads the observation off it: `None` when LO did not come
 /// back inline or a midpoint gave no side.
@@ -20,13 +20,13 @@ fn observe(
     fill: Fill,
     lo: u64,
     hi: u64,
-    progress: &mut Progress,
+    observer: &mut dyn Observer,
 ) -> anyhow::Result<Option<Observation>> {
     driver.set_fill(fill);
-    if run_with_progress(driver, lo, progress)? != Verdict::Inline {
+    if run_observed(driver, lo, observer)? != Verdict::Inline {
         return Ok(None);
     }
-    let at_hi = run_with_progress(driver, hi, progress)?;
+    let at_hi = run_observed(driver, hi, observer)?;
     if at_hi == Verdict::Inline {
         return Ok(Some(Observation {
             fill,
@@ -37,7 +37,7 @@ fn observe(
     if !at_hi.is_over() {
         return Ok(None);
     }
-    Ok(match bisect(driver, lo, hi, progress)? {
+    Ok(match bisect(driver, lo, hi, observer)? {
         BisectEnd::Pinned => {
             let inline = driver
                 .points
@@ -62,10 +62,10 @@ pub(crate) fn bracket_units(
     driver: &mut Driver,
     lo: u64,
     hi: u64,
-    progress: &mut Progress,
+    observer: &mut dyn Observer,
 ) -> anyhow::Result<UnitsRecord> {
     let mut observations = Vec::new();
-    let ascii = observe(driver, Fill::Ascii, lo, hi, progress)?;
+    let ascii = observe(driver, Fill::Ascii, lo, hi, observer)?;
     observations.extend(ascii);
     if let Some(a) = ascii {
         let t = a.last_inline;
@@ -73,8 +73,8 @@ pub(crate) fn bracket_units(
             (t / 4).max(1),
             t.saturating_mul(4).saturating_add(4).min(MAX_N),
         );
-        observations.extend(observe(driver, Fill::Astral, alo, ahi, progress)?);
-        observations.extend(observe(driver, Fill::Lines, lo, hi, progress)?);
+        observations.extend(observe(driver, Fill::Astral, alo, ahi, observer)?);
+        observations.extend(observe(driver, Fill::Lines, lo, hi, observer)?);
     }
     driver.set_fill(Fill::Ascii);
     Ok(UnitsRecord {

@@ -160,7 +160,7 @@ pub(crate) fn saved_path(text: &str) -> Option<String> {
 }
 
 /// Why a run gives no verdict at all, if it does not.
-fn failed_run(record: &RunRecord) -> Option<String> {
+pub(crate) fn failed_run(record: &RunRecord) -> Option<String> {
     match record.outcome() {
         Outcome::Hang => Some(format!(
             "hang: killed after the timeout ({:.0}s)",
@@ -196,7 +196,7 @@ pub(crate) struct Judgment {
 }
 
 impl Judgment {
-    fn of(verdict: Verdict, message: Option<String>) -> Judgment {
+    pub(crate) fn of(verdict: Verdict, message: Option<String>) -> Judgment {
         Judgment {
             verdict,
             message,

@@ -11,16 +11,20 @@
 //! The concerns, one file each: [`driver`] runs the client for one point; [`judge`] turns what
 //! came back into a [`Verdict`]; [`results`] holds the points, the threshold and what
 //! `results.json` records; [`render`] shows them as text and Markdown; [`search`] picks the
-//! points (a list, N-S, N and N+S around a point, or a bisection). `probe check` is built from the same parts
-//! and ends the same way ([`conclude`], [`publish`]).
+//! points (a list, N-S, N and N+S around a point, or a bisection), reporting each to an
+//! [`events::Observer`] that [`render::ProgressView`] shows; [`turn`] judges a point of the
+//! per-turn budget (`--turn K`: K results in one turn, n their total). `probe check` is built
+//! from the same parts and ends the same way ([`conclude`], [`publish`]).
 
 mod compare;
 mod driver;
+pub(crate) mod events;
 mod fills;
 mod judge;
 mod render;
 mod results;
 mod search;
+mod turn;
 
 #[cfg(test)]
 pub(crate) use compare::compare as compare_for_test;
@@ -28,12 +32,14 @@ pub(crate) use compare::Shape;
 pub(crate) use driver::{set_serve_prefix, Driver};
 pub(crate) use fills::bracket_units;
 pub(crate) use judge::Verdict;
-pub(crate) use render::progress_line;
-pub(crate) use results::{CheckRecord, Results};
-pub(crate) use search::{around, bisect, run_with_progress, BisectEnd, Plan};
+pub(crate) use render::ProgressView;
+#[cfg(test)]
+pub(crate) use results::point_for_test;
+pub(crate) use results::{threshold, CheckRecord, Point, Results, UnitsRecord};
+pub(crate) use search::{around, bisect, bisect_range, run_observed, BisectEnd, Plan};
+pub(crate) use turn::{split, MAX_CALLS};
 
 use crate::emit::Fill;
-use cmdline::progress::Progress;
 use cmdline::Exit;
 use regex::Regex;
 use report::{ColorChoice, Format, Timestamp};
@@ -59,6 +65,9 @@ pub(crate) enum Client {
 pub(crate) struct ClientSettings {
     pub client: Client,
     pub fill: Fill,
+    /// The results the model asks for at once in one turn: 1 measures one result's limit, more
+    /// the turn's total (each point's n is then the total, split over the calls).
+    pub calls: u64,
     /// Regexes that mark a reply as saved; empty means [`DEFAULT_SPILL_PATTERNS`].
     pub spill_patterns: Vec<Regex>,
     pub timeout: Duration,
@@ -100,14 +109,14 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
     let mut driver = Driver::new(&settings.client)?;
     let quiet = settings.client.output_format() == Format::Json;
-    let mut progress = Progress::new(settings.plan.runs(), quiet);
+    let mut progress = ProgressView::new(settings.plan.runs(), quiet);
     let mut bisect_record = None;
     let mut units = None;
     let outcome: anyhow::Result<()> = (|| {
         match &settings.plan {
             Plan::Points(points) => {
                 for &n in points {
-                    search::run_with_progress(&mut driver, n, &mut progress)?;
+                    search::run_observed(&mut driver, n, &mut progress)?;
                     driver.write_partial("bracket", started)?;
                 }
             }
@@ -120,7 +129,7 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         }
         Ok(())
     })();
-    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
+    let mut results = conclude("bracket", &driver, started, &mut progress, outcome)?;
     results.bisect = bisect_record;
     results.units = units;
     publish(&driver, &results)?;
@@ -150,10 +159,10 @@ pub(crate) fn conclude(
     command: &'static str,
     driver: &Driver,
     started: Timestamp,
-    mut progress: Progress,
+    observer: &mut dyn events::Observer,
     outcome: anyhow::Result<()>,
 ) -> anyhow::Result<Results> {
-    progress.clear();
+    observer.clear();
     let interrupted = match outcome {
         Ok(()) => false,
         Err(e) if e.is::<Interrupted>() => true,

@@ -2,6 +2,7 @@
 //! GitHub-flavoured Markdown for a pull request or a job summary, and the progress line per
 //! point. Colour comes from the verdict's kind and only ever reaches stdout.
 
+use super::events::{Observer, Search, Step};
 use super::results::{CheckRecord, CheckVerdict, Point, Results};
 use super::ClientSettings;
 use report::markdown::{self, code};
@@ -68,6 +69,12 @@ pub(crate) fn text(r: &Results, paint: Painter) -> String {
     let table = points_table(r);
     out.push_str(&table.render_painted(paint));
     out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
+    if r.calls > 1 {
+        out.push_str(&format!(
+            "turn: {} results asked for at once; n is their total\n",
+            r.calls
+        ));
+    }
     if let Some(b) = &r.bisect {
         if !b.held {
             out.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
@@ -154,6 +161,12 @@ pub(crate) fn render_markdown(r: &Results) -> String {
         ),
         ("threshold", markdown::escape(&r.threshold.text)),
     ];
+    if r.calls > 1 {
+        facts.push((
+            "turn",
+            format!("{} results at once; n is their total", r.calls),
+        ));
+    }
     if let Some(c) = &r.check {
         facts.push(("expected", format!("inline up to {}", c.expect)));
         if let (Some(cap), Some(measured)) = (c.suggested_cap, c.measured) {
@@ -198,6 +211,59 @@ pub(crate) fn print_results(settings: &ClientSettings, r: &Results) -> anyhow::R
     Ok(())
 }
 
+/// The progress a person sees: a live line while a point runs (on a terminal), and a line per
+/// finished point, from the steps the runners report.
+#[derive(Debug)]
+pub(crate) struct ProgressView {
+    progress: cmdline::progress::Progress,
+}
+
+impl ProgressView {
+    /// `total` points at most; `quiet` shows nothing (JSON on stdout).
+    pub(crate) fn new(total: usize, quiet: bool) -> ProgressView {
+        ProgressView {
+            progress: cmdline::progress::Progress::new(total, quiet),
+        }
+    }
+}
+
+impl Observer for ProgressView {
+    fn point(
+        &mut self,
+        step: Step,
+        work: &mut dyn FnMut() -> anyhow::Result<Point>,
+    ) -> anyhow::Result<Point> {
+        let turn = |calls: u64| {
+            if calls > 1 {
+                format!(" (turn of {calls})")
+            } else {
+                String::new()
+            }
+        };
+        let status = match step {
+            Step::Point { n, calls } => format!("n={n}{}", turn(calls)),
+            Step::Between { n, lo, hi, calls } => {
+                format!("n={n}{} (between {lo} and {hi})", turn(calls))
+            }
+        };
+        let p = self.progress.during(&status, work)?;
+        self.progress.finished(&progress_line(&p));
+        Ok(p)
+    }
+
+    fn search(&mut self, search: Search) {
+        let status = match search {
+            Search::Client(preset) => preset.to_string(),
+            Search::Turn(preset, calls) => format!("{preset}: turns of {calls} results"),
+        };
+        self.progress.status(&status);
+    }
+
+    fn clear(&mut self) {
+        self.progress.clear();
+    }
+}
+
 /// A progress line per finished point.
 pub(crate) fn progress_line(p: &Point) -> String {
     let message = p
@@ -208,5 +274,13 @@ pub(crate) fn progress_line(p: &Point) -> String {
             format!(": {}", files::escape::text(&first))
         })
         .unwrap_or_default();
-    format!("n={} {} ({:.1}s){message}", p.n, p.verdict, p.duration_secs)
+    let turn = if p.calls > 1 {
+        format!(" (turn of {})", p.calls)
+    } else {
+        String::new()
+    };
+    format!(
+        "n={}{turn} {} ({:.1}s){message}",
+        p.n, p.verdict, p.duration_secs
+    )
 }

@@ -19,9 +19,16 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub(crate) struct Point {
+    /// The units asked for: of the one result, or of all results of the turn together.
     pub n: u64,
     /// The fill this point ran with (the run's `fill`, or another one for the unit).
     pub fill: Fill,
+    /// How many results the model asked for at once in the turn (1: one result; more: a
+    /// point of the per-turn budget, n split over them).
+    #[schemars(range(min = 1))]
+    pub calls: u64,
+    /// Each result of a turn of several, judged on its own, in call order (empty for one).
+    pub results: Vec<TurnResult>,
     pub verdict: Verdict,
     /// What the client substituted or why the run failed (first 300 characters).
     pub message: Option<String>,
@@ -43,6 +50,43 @@ pub(crate) struct Point {
     pub dir: PathBuf,
 }
 
+/// One result of a turn of several calls, judged exactly on its own.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct TurnResult {
+    /// The units its call asked for.
+    pub n: u64,
+    pub verdict: Verdict,
+    /// What the client substituted or why it was not judged (first 300 characters).
+    pub message: Option<String>,
+    pub saved_path: Option<String>,
+    /// How what came back differs from what was sent (none when it came back exactly).
+    pub shape: Option<super::compare::Shape>,
+    /// UTF-16 units of what the client handed on for it.
+    pub received_units: Option<u64>,
+    /// The nonce its call was served with (none for a call the client never made).
+    pub nonce: Option<String>,
+}
+
+impl TurnResult {
+    pub(crate) fn of(
+        n: u64,
+        nonce: Option<&str>,
+        judgment: super::judge::Judgment,
+        received_units: Option<u64>,
+    ) -> TurnResult {
+        TurnResult {
+            n,
+            verdict: judgment.verdict,
+            message: judgment.message.map(|m| report::text::clip(&m, 300)),
+            saved_path: judgment.saved_path,
+            shape: judgment.shape,
+            received_units,
+            nonce: nonce.map(String::from),
+        }
+    }
+}
+
 /// Where the results put the threshold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -61,9 +105,12 @@ pub(crate) struct Threshold {
     pub text: String,
 }
 
-/// Reads the threshold off the points run with `fill`.
-pub(crate) fn threshold(points: &[Point], fill: Fill) -> Threshold {
-    let mut sorted: Vec<&Point> = points.iter().filter(|p| p.fill == fill).collect();
+/// Reads the threshold off the points run with `fill` and `calls` results a turn.
+pub(crate) fn threshold(points: &[Point], fill: Fill, calls: u64) -> Threshold {
+    let mut sorted: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.fill == fill && p.calls == calls)
+        .collect();
     sorted.sort_by_key(|p| p.n);
     let first = sorted.iter().find(|p| p.verdict.is_over());
     let first_over = first.map(|p| p.n);
@@ -139,6 +186,10 @@ pub(crate) struct Results {
     pub command: &'static str,
     pub client: ClientInfo,
     pub fill: Fill,
+    /// The results asked for in one turn (`--turn K`; 1 without): with more than one, n and
+    /// the threshold are the turn's total.
+    #[schemars(range(min = 1))]
+    pub calls: u64,
     pub spill_patterns: Vec<String>,
     pub started: Timestamp,
     pub finished: Timestamp,
@@ -181,6 +232,7 @@ impl Results {
             command,
             client: driver.info.clone(),
             fill: driver.settings().fill,
+            calls: driver.settings().calls,
             spill_patterns: driver
                 .settings()
                 .spill_patterns
@@ -192,7 +244,11 @@ impl Results {
             interrupted: false,
             complete: false,
             points: driver.points.clone(),
-            threshold: threshold(&driver.points, driver.settings().fill),
+            threshold: threshold(
+                &driver.points,
+                driver.settings().fill,
+                driver.settings().calls,
+            ),
             check: None,
             bisect: None,
             units: None,
@@ -287,14 +343,22 @@ pub(crate) struct BisectRecord {
     pub why: Option<String>,
 }
 
+/// A point at `n`, inline, with every other field empty (for tests elsewhere).
+#[cfg(test)]
+pub(crate) fn point_for_test(n: u64) -> Point {
+    tests::point(n, Verdict::Inline)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn point(n: u64, verdict: Verdict) -> Point {
+    pub(super) fn point(n: u64, verdict: Verdict) -> Point {
         Point {
             n,
             fill: Fill::Ascii,
+            calls: 1,
+            results: Vec::new(),
             verdict,
             message: None,
             saved_path: None,
@@ -314,6 +378,7 @@ mod tests {
         threshold(
             &points.iter().map(|&(n, v)| point(n, v)).collect::<Vec<_>>(),
             Fill::Ascii,
+            1,
         )
     }
 

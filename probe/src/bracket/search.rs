@@ -1,15 +1,15 @@
 //! Which n to run: the plan (`--points`, or N-S, N and N+S for `--around`, or `--bisect
-//! LO..HI`), each point with its progress line, and the halving between a bisection's ends.
+//! LO..HI`), each point reported to an observer, and the halving between a bisection's ends.
 //!
 //! Bisection steers only by `inline` (the threshold is above) and saved or truncated (it is at
 //! or below); a midpoint that gives anything else (`error`, `not called`) stops the search where
 //! it is, and the record says why, because guessing a side would report a threshold that was
 //! never measured.
 
+use super::events::{Observer, Step};
 use super::results::BisectRecord;
-use super::{progress_line, Driver, Verdict};
+use super::{Driver, Verdict};
 use crate::emit::MAX_N;
-use cmdline::progress::Progress;
 use std::fmt;
 
 /// Which n to run.
@@ -44,15 +44,17 @@ pub(crate) fn around(n: u64, step: u64) -> Result<Vec<u64>, String> {
     Ok(vec![below, n, above])
 }
 
-/// Runs the client at `n` with a progress line while it runs and one when it is done.
-pub(crate) fn run_with_progress(
+/// Runs the client at `n`, observed as a point of its own.
+pub(crate) fn run_observed(
     driver: &mut Driver,
     n: u64,
-    progress: &mut Progress,
+    observer: &mut dyn Observer,
 ) -> anyhow::Result<Verdict> {
-    let p = progress.during(&format!("n={n}"), || driver.run_point(n))?;
-    progress.finished(&progress_line(&p));
-    Ok(p.verdict)
+    let step = Step::Point {
+        n,
+        calls: driver.calls(),
+    };
+    Ok(observer.point(step, &mut || driver.run_point(n))?.verdict)
 }
 
 /// The next n to run between `lo` (inline) and `hi` (over): their midpoint, or `None` once they
@@ -116,13 +118,16 @@ pub(crate) fn bisect(
     driver: &mut Driver,
     mut lo: u64,
     mut hi: u64,
-    progress: &mut Progress,
+    observer: &mut dyn Observer,
 ) -> anyhow::Result<BisectEnd> {
     while let Some(mid) = midpoint(lo, hi) {
-        let p = progress.during(&format!("n={mid} (between {lo} and {hi})"), || {
-            driver.run_point(mid)
-        })?;
-        progress.finished(&progress_line(&p));
+        let step = Step::Between {
+            n: mid,
+            lo,
+            hi,
+            calls: driver.calls(),
+        };
+        let p = observer.point(step, &mut || driver.run_point(mid))?;
         match Side::of(p.verdict) {
             Some(Side::Below) => lo = mid,
             Some(Side::Above) => hi = mid,
@@ -144,10 +149,10 @@ pub(crate) fn bisect_range(
     driver: &mut Driver,
     lo: u64,
     hi: u64,
-    progress: &mut Progress,
+    observer: &mut dyn Observer,
 ) -> anyhow::Result<BisectRecord> {
-    let at_lo = run_with_progress(driver, lo, progress)?;
-    let at_hi = run_with_progress(driver, hi, progress)?;
+    let at_lo = run_observed(driver, lo, observer)?;
+    let at_hi = run_observed(driver, hi, observer)?;
     let why = if at_lo != Verdict::Inline {
         Some(format!(
             "LO={lo} came back `{at_lo}`, not inline: the threshold is not in {lo}..{hi}"
@@ -157,7 +162,7 @@ pub(crate) fn bisect_range(
             "HI={hi} came back `{at_hi}`, not saved or truncated: the threshold is not in {lo}..{hi}"
         ))
     } else {
-        match bisect(driver, lo, hi, progress)? {
+        match bisect(driver, lo, hi, observer)? {
             BisectEnd::Pinned => None,
             stopped => Some(stopped.to_string()),
         }

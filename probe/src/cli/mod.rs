@@ -78,7 +78,9 @@ enum Sub {
     TestClient(TestClientArgs),
     /// Check that a client's threshold is still N; exit 1 if it moved.
     Check(CheckArgs),
-    /// Measure every installed preset: version, limit, unit, what happens above, a cap.
+    /// Measure every installed preset: version, each kind of limit (one result's size in its
+    /// unit, its lines, its tokens, the total of one turn's results) with what happens above it
+    /// or why it was not found, and a cap.
     Clients(ClientsArgs),
     #[command(flatten)]
     Describe(Describe),
@@ -120,6 +122,14 @@ struct TestClientArgs {
     /// Wait this long before starting (e.g. 2s), so a driver's progress has a run to show.
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = delay_parser)]
     delay: Duration,
+    /// Ask for K results in one turn, n split over them (default: $PROBE_CALLS, which bracket
+    /// and check set, else 1); each is printed as a JSON line with its `text`.
+    #[arg(long, value_name = "K", value_parser = units_parser)]
+    calls: Option<u64>,
+    /// The most UTF-16 units all results of one turn may hold together: the result that
+    /// crosses it keeps what fits and gets a note, the ones after it are the note alone.
+    #[arg(long, value_name = "N", value_parser = units_parser)]
+    turn_budget: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -169,6 +179,11 @@ struct ClientArgs {
     /// Fill for every point: ascii, astral or lines.
     #[arg(long, default_value = "ascii", value_parser = fill_parser())]
     fill: Fill,
+    /// Measure the total of all results in one turn: the model asks for K results at once
+    /// (parallel tool calls), each point's n is their total, split evenly over them (keep
+    /// n/K under the client's limit for one result). With check: --expect-turn (default 10).
+    #[arg(long, value_name = "K", value_parser = calls_parser)]
+    turn: Option<u64>,
     /// A regex that marks a reply as saved to a file; repeat for more (replaces the defaults).
     #[arg(long = "spill-pattern", value_name = "REGEX", value_parser = regex_parser)]
     spill_patterns: Vec<regex::Regex>,
@@ -201,7 +216,7 @@ struct BracketArgs {
     bisect: Option<Range>,
     /// With --bisect: bisect again with the astral and lines fills and infer the unit the
     /// client counts in.
-    #[arg(long, requires = "bisect")]
+    #[arg(long, requires = "bisect", conflicts_with = "turn")]
     units: bool,
 }
 
@@ -232,8 +247,12 @@ struct CheckArgs {
     client: ClientArgs,
     /// The threshold expected: inline up to N, not from N+1, optionally in a unit
     /// (`51200bytes`; utf16, bytes, codepoints or lines), which is then checked too.
+    #[arg(long, value_name = "N[UNIT]", value_parser = expect_parser, required_unless_present = "expect_turn", conflicts_with = "expect_turn")]
+    expect: Option<Expect>,
+    /// The budget expected for all results of one turn together: inline up to N in total, not
+    /// from N+1 (units as --expect), in a turn of --turn K results (default 10).
     #[arg(long, value_name = "N[UNIT]", value_parser = expect_parser)]
-    expect: Expect,
+    expect_turn: Option<Expect>,
     /// How far under the threshold the suggested reply cap stays (0% to under 100%).
     #[arg(long, default_value = "20%", value_parser = margin_parser)]
     margin: f64,
@@ -289,6 +308,16 @@ impl Cli {
                     version: a.client_version,
                 },
                 delay: a.delay,
+                calls: a
+                    .calls
+                    .or_else(|| {
+                        std::env::var("PROBE_CALLS")
+                            .ok()
+                            .and_then(|c| c.parse().ok())
+                    })
+                    .unwrap_or(1)
+                    .clamp(1, crate::bracket::MAX_CALLS),
+                turn_budget: a.turn_budget,
             }),
             Sub::Model {
                 port,
@@ -340,12 +369,26 @@ impl Cli {
                     units: a.units,
                 })
             }
-            Sub::Check(a) => Command::Check(CheckSettings {
-                expect: a.expect.n,
-                unit: a.expect.unit,
-                margin: a.margin,
-                client: client_settings(a.client, color),
-            }),
+            Sub::Check(a) => {
+                let (expect, calls) = match (a.expect, a.expect_turn) {
+                    (Some(_), Some(_)) | (None, None) => {
+                        return Err("give one of --expect and --expect-turn".into())
+                    }
+                    (Some(_), _) if a.client.turn.is_some() => {
+                        return Err("--turn goes with --expect-turn, not --expect".into())
+                    }
+                    (Some(e), None) => (e, 1),
+                    (None, Some(e)) => (e, a.client.turn.unwrap_or(DEFAULT_TURN)),
+                };
+                let mut client = client_settings(a.client, color);
+                client.calls = calls;
+                Command::Check(CheckSettings {
+                    expect: expect.n,
+                    unit: expect.unit,
+                    margin: a.margin,
+                    client,
+                })
+            }
             Sub::Clients(a) => Command::Clients(crate::clients::matrix::MatrixSettings {
                 only: a.only,
                 lo: a.range.lo,
@@ -360,6 +403,10 @@ impl Cli {
     }
 }
 
+/// The results one turn asks for in `check --expect-turn` without `--turn`: a 200,000 budget
+/// is then 20,000 a result, far under any one-result limit measured so far.
+const DEFAULT_TURN: u64 = 10;
+
 fn client_settings(a: ClientArgs, color: ColorChoice) -> crate::bracket::ClientSettings {
     let client = match a.client {
         ClientKind::Preset(preset) => Client::Preset {
@@ -372,6 +419,7 @@ fn client_settings(a: ClientArgs, color: ColorChoice) -> crate::bracket::ClientS
     crate::bracket::ClientSettings {
         client,
         fill: a.fill,
+        calls: a.turn.unwrap_or(1),
         spill_patterns: a.spill_patterns,
         timeout: a.timeout,
         out: a.out,

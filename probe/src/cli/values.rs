@@ -40,6 +40,15 @@ pub(crate) fn units_parser(text: &str) -> Result<u64, String> {
     whole(text, MAX_N)
 }
 
+/// `--turn K`: how many results one turn asks for, 2 to the stand-in's bound.
+pub(crate) fn calls_parser(text: &str) -> Result<u64, String> {
+    let max = crate::bracket::MAX_CALLS;
+    match whole(text, max)? {
+        0 | 1 => Err(format!("a turn of results is 2 to {max} calls")),
+        k => Ok(k),
+    }
+}
+
 pub(crate) fn step_parser(text: &str) -> Result<u64, String> {
     match units_parser(text)? {
         0 => Err("the step must be at least 1".into()),
@@ -236,6 +245,13 @@ mod tests {
                 prop_assert!(!d.is_zero() && d <= report::duration::MAX);
             }
         }
+    }
+
+    #[test]
+    fn a_turn_is_two_calls_or_more_and_bounded() {
+        assert_eq!(calls_parser("20"), Ok(20));
+        assert!(calls_parser("1").is_err());
+        assert!(calls_parser("1001").is_err());
     }
 
     #[test]

@@ -96,7 +96,7 @@ mod tests {
             .output()
             .is_ok_and(|o| o.status.success());
         if !has_node {
-            eprintln!("SKIP: no node on PATH");
+            testkit::skip("node", "no node on PATH, so the fetch guard was not run");
             return;
         }
         let dir = tempfile::tempdir().unwrap();

@@ -7,16 +7,20 @@
 //! A client that is not installed is listed as such, never measured; a client that could not
 //! be judged is a row with its reason, and the command goes on to the next.
 
+use super::kinds::{self, Finding, Limit, LimitKind};
+use super::render::{limits_table, table};
 use super::Preset;
-use crate::bracket::{bracket_units, conclude, save_results, Client, ClientSettings, Driver};
+use crate::bracket::events::{Observer, Search};
+use crate::bracket::{
+    bracket_units, conclude, save_results, Client, ClientSettings, Driver, ProgressView,
+};
 use crate::check::suggested_cap;
 use crate::emit::Fill;
 use crate::units::Unit;
 use anyhow::Context;
 use cmdline::Exit;
 use report::color::Style;
-use report::table::Cell;
-use report::{ColorChoice, Format, Painter, Table, Timestamp};
+use report::{ColorChoice, Format, Painter, Timestamp};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -50,7 +54,7 @@ pub(crate) enum RowStatus {
 }
 
 impl RowStatus {
-    fn style(self) -> Style {
+    pub(crate) fn style(self) -> Style {
         match self {
             RowStatus::Measured => Style::Good,
             RowStatus::Partial | RowStatus::NotInstalled => Style::Warn,
@@ -58,7 +62,7 @@ impl RowStatus {
         }
     }
 
-    fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             RowStatus::Measured => "measured",
             RowStatus::Partial => "partial",
@@ -99,6 +103,9 @@ pub(crate) struct Row {
     pub suggested_cap: Option<u64>,
     /// Why the row is not measured, or what to know about it.
     pub note: Option<String>,
+    /// Every kind of limit looked for (size, lines, tokens, the per-turn total), each found or
+    /// said why not (empty when the client was not run).
+    pub limits: Vec<Limit>,
     /// The client's bracket folder (results.json with every point).
     pub dir: String,
 }
@@ -172,13 +179,28 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
         .context("writing clients.json")?;
     files::atomic::write_text_atomic(
         &settings.out.join("clients.txt"),
-        &table(&matrix).render_text(),
+        &format!(
+            "{}\n{}",
+            table(&matrix).render_text(),
+            limits_table(&matrix).render_text()
+        ),
     )
     .context("writing clients.txt")?;
     let shown = match settings.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&matrix)?),
-        Format::Markdown => format!("## probe clients\n\n{}", table(&matrix).render_markdown()),
-        Format::Text => table(&matrix).render_painted(Painter::new(settings.color.for_stdout())),
+        Format::Markdown => format!(
+            "## probe clients\n\n{}\n### Every limit\n\n{}",
+            table(&matrix).render_markdown(),
+            limits_table(&matrix).render_markdown()
+        ),
+        Format::Text => {
+            let paint = Painter::new(settings.color.for_stdout());
+            format!(
+                "{}\n{}",
+                table(&matrix).render_painted(paint),
+                limits_table(&matrix).render_painted(paint)
+            )
+        }
     };
     crate::print_out(&shown)?;
     if interrupted {
@@ -200,20 +222,40 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
     ))
 }
 
-/// Measures one preset into its row.
-fn measure(
-    preset: Preset,
-    settings: &MatrixSettings,
-    quiet: bool,
-    interrupted: &mut bool,
-) -> anyhow::Result<Row> {
-    let bin = preset.find_bin();
-    let dir = settings.out.join(preset.name());
-    let mut row = Row {
+/// A table of one row (Claude, not installed), for the renderer's tests.
+#[cfg(test)]
+pub(crate) fn one_row_for_test() -> Matrix {
+    let settings = MatrixSettings {
+        only: Vec::new(),
+        lo: 1,
+        hi: 2,
+        margin: 0.2,
+        timeout: Duration::from_secs(1),
+        out: PathBuf::from("/nonexistent"),
+        format: Format::Text,
+        color: ColorChoice::Never,
+    };
+    let mut row = blank_row(Preset::Claude, &settings);
+    row.version = Some("2.1.332".into());
+    Matrix {
+        version: 1,
+        tool: "probe",
+        command: "clients",
+        started: Timestamp::now(),
+        finished: Timestamp::now(),
+        margin: 0.2,
+        range: [1, 2],
+        rows: vec![row],
+    }
+}
+
+/// A preset's row before it is measured: not installed, nothing found.
+fn blank_row(preset: Preset, settings: &MatrixSettings) -> Row {
+    Row {
         client: preset,
         status: RowStatus::NotInstalled,
         api: preset.spec().api,
-        bin: bin.display().to_string(),
+        bin: preset.find_bin().display().to_string(),
         pinned: preset.spec().version,
         version: None,
         model: preset.spec().model.map(String::from),
@@ -226,8 +268,21 @@ fn measure(
         above_shape: None,
         suggested_cap: None,
         note: None,
-        dir: dir.display().to_string(),
-    };
+        limits: Vec::new(),
+        dir: settings.out.join(preset.name()).display().to_string(),
+    }
+}
+
+/// Measures one preset into its row.
+fn measure(
+    preset: Preset,
+    settings: &MatrixSettings,
+    quiet: bool,
+    interrupted: &mut bool,
+) -> anyhow::Result<Row> {
+    let bin = preset.find_bin();
+    let dir = settings.out.join(preset.name());
+    let mut row = blank_row(preset, settings);
     if !bin.is_file() {
         row.note = Some(format!("scripts/install-clients.sh {preset} installs it"));
         return Ok(row);
@@ -239,6 +294,7 @@ fn measure(
             count_tokens: None,
         },
         fill: crate::emit::Fill::Ascii,
+        calls: 1,
         spill_patterns: Vec::new(),
         timeout: settings.timeout,
         out: dir,
@@ -256,14 +312,32 @@ fn measure(
         }
     };
     row.version = driver.info.version.clone();
-    // At most three bisections of the range.
-    let runs = 3 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
-    let mut progress = cmdline::progress::Progress::new(runs, quiet);
-    progress.status(&format!("{preset}"));
+    // At most three bisections of the range (one per fill) and one of the turn's total.
+    let runs = 4 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
+    let mut progress = ProgressView::new(runs, quiet);
+    progress.search(Search::Client(preset));
     let mut record = None;
-    let outcome = bracket_units(&mut driver, settings.lo, settings.hi, &mut progress)
-        .map(|r| record = Some(r));
-    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
+    let mut turn = None;
+    let outcome =
+        bracket_units(&mut driver, settings.lo, settings.hi, &mut progress).and_then(|r| {
+            let size = r
+                .observations
+                .iter()
+                .find(|o| o.fill == Fill::Ascii && o.first_over.is_some())
+                .map(|o| o.last_inline);
+            record = Some(r);
+            let limit = kinds::turn(
+                &mut driver,
+                preset,
+                size,
+                settings.lo,
+                settings.hi,
+                &mut progress,
+            )?;
+            turn = Some(limit);
+            Ok(())
+        });
+    let mut results = conclude("bracket", &driver, started, &mut progress, outcome)?;
     *interrupted = results.interrupted;
     results.units = record.clone();
     save_results(&driver, &results)?;
@@ -273,6 +347,7 @@ fn measure(
         .iter()
         .find(|p| Some(p.n) == results.threshold.first_over && p.fill == Fill::Ascii)
         .and_then(|p| p.shape.clone());
+    let units = record.clone();
     match record.and_then(|r| r.inference) {
         Some(i) => {
             row.status = if i.first_over.is_some() {
@@ -326,89 +401,71 @@ fn measure(
             });
         }
     }
+    row.limits = limits(&row, units.as_ref(), &results.points, turn, settings.hi);
     Ok(row)
 }
 
-/// What happens above the limit, in a few words: the verdict, where the text was changed, and
-/// the start of the client's own note.
-fn above(v: crate::bracket::Verdict, shape: Option<&crate::bracket::Shape>) -> String {
-    match shape {
-        Some(s) => {
-            let place = serde_json::to_value(s.place)
-                .ok()
-                .and_then(|p| p.as_str().map(String::from))
-                .unwrap_or_default();
-            let note = s
-                .note
-                .as_deref()
-                .map(|n| format!(" {}", report::text::clip(n, 60)))
-                .unwrap_or_default();
-            format!("{v} ({place}){note}")
-        }
-        None => v.to_string(),
-    }
-}
-
-/// The table a person reads: one row per client, the status and the behaviour above coloured
-/// by their kind.
-fn table(m: &Matrix) -> Table {
-    let mut t = Table::new([
-        "client", "version", "model", "limit", "unit", "above", "cap", "status", "note",
-    ]);
-    let dash = || "-".to_string();
-    for r in &m.rows {
-        let unit = r.unit.map(|u| match r.offset {
-            Some(o) => format!("{u} (+{o} wrapper)"),
-            None => u.to_string(),
-        });
-        // Tokens only where the fills disagree a little in bytes: a client estimating them.
-        let limit = r.limit.map(|l| match (r.tokens_estimate, r.estimate) {
-            (Some(t), true) => format!("~{l} (~{t} tokens)"),
-            _ => l.to_string(),
-        });
-        t.row([
-            Cell::from(r.client.name()),
-            Cell::from(r.version.clone().unwrap_or_else(dash)),
-            Cell::from(r.model.clone().unwrap_or_else(dash)),
-            Cell::from(limit.unwrap_or_else(dash)),
-            Cell::from(unit.unwrap_or_else(dash)),
-            match r.above {
-                Some(v) => Cell::styled(above(v, r.above_shape.as_ref()), v.style()),
-                None => Cell::from(dash()),
+/// Every kind of limit for a measured row: its size limit as the row says it, then lines,
+/// tokens and the per-turn total, each found or said why not.
+fn limits(
+    row: &Row,
+    units: Option<&crate::bracket::UnitsRecord>,
+    points: &[crate::bracket::Point],
+    turn: Option<Limit>,
+    hi: u64,
+) -> Vec<Limit> {
+    let size = match (row.status, row.limit) {
+        (RowStatus::Measured, Some(limit)) => Limit {
+            kind: LimitKind::Size,
+            found: Finding::Found,
+            limit: Some(limit),
+            unit: row.unit.map(|u| match row.offset {
+                Some(o) => format!("{u} (+{o} wrapper)"),
+                None => u.to_string(),
+            }),
+            calls: None,
+            above: row.above,
+            above_shape: row.above_shape.clone(),
+            note: row
+                .estimate
+                .then(|| "an estimate: the fills stop up to 1% apart".into()),
+        },
+        _ => Limit {
+            kind: LimitKind::Size,
+            found: if row.status == RowStatus::Partial && row.limit.is_none() {
+                Finding::NoneFound
+            } else {
+                Finding::NotMeasured
             },
-            Cell::from(r.suggested_cap.map(|c| c.to_string()).unwrap_or_else(dash)),
-            Cell::styled(r.status.word(), r.status.style()),
-            Cell::from(r.note.clone().unwrap_or_default()),
-        ]);
-    }
-    t
+            limit: None,
+            unit: None,
+            calls: None,
+            above: None,
+            above_shape: None,
+            note: row.note.clone(),
+        },
+    };
+    let not_run = |kind| Limit {
+        kind,
+        found: Finding::NotMeasured,
+        limit: None,
+        unit: None,
+        calls: None,
+        above: None,
+        above_shape: None,
+        note: Some("the run stopped before this kind was searched".into()),
+    };
+    vec![
+        size,
+        units.map_or_else(|| not_run(LimitKind::Lines), |u| kinds::lines(u, hi)),
+        units.map_or_else(|| not_run(LimitKind::Tokens), |u| kinds::tokens(u, points)),
+        turn.unwrap_or_else(|| not_run(LimitKind::Turn)),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn what_happens_above_is_the_verdict_where_and_the_clients_note() {
-        use crate::bracket::Verdict;
-        let blocks = crate::emit::emit_with_nonce(
-            crate::emit::EmitArgs {
-                n: 20_000,
-                fill: Fill::Ascii,
-                blocks: 1,
-            },
-            "0badcafe",
-        )
-        .blocks;
-        let w = &blocks[0];
-        let got = format!("{}\n…9000 tokens truncated…\n{}", &w[..1000], &w[19_000..]);
-        let shape = crate::bracket::compare_for_test(&blocks, &got).unwrap();
-        assert_eq!(
-            above(Verdict::Cut, Some(&shape)),
-            "cut (middle) \"…9000 tokens truncated…\""
-        );
-        assert_eq!(above(Verdict::Saved, None), "saved");
-    }
 
     #[test]
     fn the_committed_schema_is_the_one_the_record_types_generate() {

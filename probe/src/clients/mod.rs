@@ -14,9 +14,11 @@ mod codex;
 mod r#continue;
 mod copilot;
 mod gemini;
+mod kinds;
 pub(crate) mod matrix;
 mod opencode;
 mod qwen;
+mod render;
 
 use std::fmt;
 use std::fs;
@@ -238,9 +240,21 @@ pub(crate) struct Launch {
 }
 
 /// The prompt every preset sends: the stand-in reads n (and fill) from it
-/// (`model::turn::emit_input`).
-pub(crate) fn prompt(n: u64, fill: crate::emit::Fill) -> String {
-    format!("Call the emit tool once with PROBE n={n} fill={fill}, then reply done.")
+/// (`model::turn::emit_inputs`).
+/// Several ns ask for as many calls at once, in one turn.
+pub(crate) fn prompt(ns: &[u64], fill: crate::emit::Fill) -> String {
+    let list: Vec<String> = ns.iter().map(u64::to_string).collect();
+    match ns.len() {
+        1 => format!(
+            "Call the emit tool once with PROBE n={} fill={fill}, then reply done.",
+            list[0]
+        ),
+        k => format!(
+            "Call the emit tool {k} times at once, in parallel, one call for each n, with PROBE \
+             n={} fill={fill}, then reply done.",
+            list.join(",")
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -319,8 +333,15 @@ mod tests {
     #[test]
     fn the_prompt_names_n_and_the_fill_as_the_stand_in_reads_them() {
         // The stand-in takes the last `n=` and `fill=` words of the prompt.
-        let p = prompt(50_001, Fill::Astral);
+        let p = prompt(&[50_001], Fill::Astral);
         assert!(p.contains(" n=50001 fill=astral,"), "{p}");
         assert_eq!(p.matches("n=").count(), 1, "{p}");
+        let p = prompt(&[4, 3, 3], Fill::Ascii);
+        let inputs = crate::model::emit_inputs_for_test(&p).unwrap();
+        assert_eq!(
+            inputs.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+            [4, 3, 3],
+            "{p}"
+        );
     }
 }

@@ -116,27 +116,29 @@ fn conversation(request: &Value) -> Conversation<'_> {
         model: &request["model"],
         tools,
         prompt,
-        result: result(messages),
+        results: results(messages),
         search,
     }
 }
 
-/// The emit tool's result: a `tool` message after the last assistant message that answers one
-/// of its calls other than a search (by `tool_call_id`, or the first such call when the
-/// message names none), with that call's input (unwrapped from `tool_call`'s arguments).
-fn result(messages: &[Value]) -> Option<ToolResult<'_>> {
-    let last = messages.iter().rposition(|m| m["role"] == "assistant")?;
+/// The emit tool's results: the `tool` messages after the last assistant message that answer
+/// its calls other than a search (by `tool_call_id`, or the calls in order when a message names
+/// none), each with its call's input (unwrapped from `tool_call`'s arguments).
+fn results(messages: &[Value]) -> Vec<ToolResult<'_>> {
+    let Some(last) = messages.iter().rposition(|m| m["role"] == "assistant") else {
+        return Vec::new();
+    };
     let calls: Vec<_> = calls(&messages[last])
         .into_iter()
         .filter(|(_, name, _)| *name != SEARCH)
         .collect();
-    messages[last + 1..]
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .find_map(|m| {
+    let answers = messages[last + 1..].iter().filter(|m| m["role"] == "tool");
+    answers
+        .enumerate()
+        .filter_map(|(k, m)| {
             let (id, name, arguments) = match m["tool_call_id"].as_str() {
                 Some(id) => *calls.iter().find(|(call, _, _)| *call == id)?,
-                None => *calls.first()?,
+                None => *calls.get(k)?,
             };
             let input = arguments_of(arguments);
             let input = if name == PROXY {
@@ -152,35 +154,37 @@ fn result(messages: &[Value]) -> Option<ToolResult<'_>> {
                 raw: None,
             })
         })
+        .collect()
 }
 
-/// A turn's message: its text, or its one call (through the client's proxy where the tool
-/// is deferred).
+/// A turn's message: its text, or its calls (through the client's proxy where the tool is
+/// deferred), each with its index when streamed.
 fn message(turn: &Turn, streamed: bool) -> (Value, &'static str) {
-    let call = |id: &str, name: &str, arguments: String| {
-        let mut call = json!({"id": id, "type": "function",
-            "function": {"name": name, "arguments": arguments}});
-        if streamed {
-            call["index"] = json!(0);
-        }
-        call
-    };
-    let call = match turn {
+    let call = |id: &str, name: &str, arguments: String| json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}});
+    let mut calls = match turn {
         Turn::Text(text) => {
             return (json!({"role": "assistant", "content": text}), "stop");
         }
-        Turn::ToolUse { id, tool, input } => match &tool.via {
-            Some(via) => call(
-                id,
-                via,
-                json!({"name": tool.name, "arguments": input}).to_string(),
-            ),
-            None => call(id, &tool.name, input.to_string()),
-        },
-        Turn::Search { id, arguments } => call(id, SEARCH, arguments.to_string()),
+        Turn::ToolUse { tool, calls } => calls
+            .iter()
+            .map(|c| match &tool.via {
+                Some(via) => call(
+                    &c.id,
+                    via,
+                    json!({"name": tool.name, "arguments": c.input}).to_string(),
+                ),
+                None => call(&c.id, &tool.name, c.input.to_string()),
+            })
+            .collect::<Vec<_>>(),
+        Turn::Search { id, arguments } => vec![call(id, SEARCH, arguments.to_string())],
     };
+    if streamed {
+        for (index, call) in calls.iter_mut().enumerate() {
+            call["index"] = json!(index);
+        }
+    }
     (
-        json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+        json!({"role": "assistant", "content": null, "tool_calls": calls}),
         "tool_calls",
     )
 }
@@ -240,6 +244,46 @@ fn stream(request: &Value, turn: &Turn, usage: Usage, separate: bool) -> Vec<Sse
 mod tests {
     use super::*;
     use crate::model::turn::decide;
+
+    #[test]
+    fn parallel_calls_stream_with_their_indexes_and_every_tool_message_is_read() {
+        let request = json!({"model": "m", "stream": true, "tools": [function("probe_emit")],
+            "messages": [{"role": "user", "content": "PROBE n=2,9,4"}]});
+        let (turn, _) = decide(&conversation(&request), "call_");
+        let (whole, finish) = message(&turn, true);
+        assert_eq!(finish, "tool_calls");
+        let calls = whole["tool_calls"].as_array().unwrap().clone();
+        let indexes: Vec<&Value> = calls.iter().map(|c| &c["index"]).collect();
+        assert_eq!(indexes, [&json!(0), &json!(1), &json!(2)]);
+        assert_eq!(calls[1]["function"]["arguments"], r#"{"n":9}"#);
+        // Answered with ids, out of order, and without ids (in order of the calls).
+        let mut answered = request.clone();
+        let messages = answered["messages"].as_array_mut().unwrap();
+        messages.push(whole.clone());
+        messages.push(json!({"role": "tool", "tool_call_id": calls[2]["id"], "content": "c"}));
+        messages.push(json!({"role": "tool", "tool_call_id": calls[0]["id"], "content": "a"}));
+        let c = conversation(&answered);
+        let got: Vec<(Option<Value>, &Value)> = c
+            .results
+            .iter()
+            .map(|r| (r.input.clone(), r.content))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(json!({"n": 4})), &json!("c")),
+                (Some(json!({"n": 2})), &json!("a"))
+            ]
+        );
+        let mut bare = request.clone();
+        let messages = bare["messages"].as_array_mut().unwrap();
+        messages.push(whole);
+        messages.push(json!({"role": "tool", "content": "a"}));
+        messages.push(json!({"role": "tool", "content": "b"}));
+        let c = conversation(&bare);
+        let ns: Vec<Option<Value>> = c.results.iter().map(|r| r.input.clone()).collect();
+        assert_eq!(ns, [Some(json!({"n": 2})), Some(json!({"n": 9}))]);
+    }
 
     fn function(name: &str) -> Value {
         json!({"type": "function", "function": {"name": name, "parameters": {}}})
@@ -304,7 +348,7 @@ mod tests {
         messages.push(json!({"role": "tool", "tool_call_id": search_call["id"], "content": "found mcp__probe__emit"}));
         let c = conversation(&request);
         assert_eq!(c.search, None);
-        assert_eq!(c.result, None, "a search's answer is not the result");
+        assert!(c.results.is_empty(), "a search's answer is not the result");
         let (turn, _) = decide(&c, "call_");
         let (called, _) = message(&turn, true);
         let call = &called["tool_calls"][0];
@@ -321,7 +365,7 @@ mod tests {
         messages.push(called.clone());
         messages.push(json!({"role": "tool", "tool_call_id": call["id"], "content": parts}));
         let c = conversation(&request);
-        let result = c.result.expect("the result");
+        let result = &c.results[0];
         assert_eq!(result.id, call["id"]);
         assert_eq!(result.input, Some(json!({"n": 42})));
         assert_eq!(result.content, &parts);
@@ -335,7 +379,8 @@ mod tests {
                 "function": {"name": "probe__emit", "arguments": "{\"n\":5}"}}]},
             {"role": "tool", "content": "{\"content\":[],\"isError\":false}"},
             {"role": "user", "content": "<environment_details>n=9</environment_details>"}]});
-        let result = conversation(&request).result.expect("the result");
+        let c = conversation(&request);
+        let result = &c.results[0];
         assert_eq!(result.id, "c1");
         assert_eq!(result.input, Some(json!({"n": 5})));
         assert_eq!(result.content, &json!("{\"content\":[],\"isError\":false}"));

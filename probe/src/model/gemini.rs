@@ -109,35 +109,51 @@ fn conversation<'a>(request: &'a Value, model: &'a Value) -> Conversation<'a> {
             .map(Offered::named)
             .collect(),
         prompt,
-        result: result(contents),
+        results: results(contents),
         search: None,
     }
 }
 
-/// The result in the last content entry: its function response's `output` (the whole
+/// The results in the last content entry: each function response's `output` (the whole
 /// `response` when it has none, as an `error`), the entry itself as the raw item, and the
-/// input of the last call of that function.
-fn result(contents: &[Value]) -> Option<ToolResult<'_>> {
-    let last = contents.last()?;
-    let response = parts(last).iter().find_map(|p| p.get("functionResponse"))?;
-    let name = response["name"].as_str().unwrap_or("");
-    let input = contents
+/// input of the call it answers (the call of that name in the same place among the last model
+/// entry's calls, as Gemini answers parallel calls in their order).
+fn results(contents: &[Value]) -> Vec<ToolResult<'_>> {
+    let Some(last) = contents.last() else {
+        return Vec::new();
+    };
+    let calls: Vec<&Value> = contents
         .iter()
         .rev()
-        .filter(|c| c["role"] == "model")
-        .flat_map(parts)
-        .filter_map(|p| p.get("functionCall"))
-        .find(|call| call["name"] == name)
-        .map(|call| call["args"].clone());
-    Some(ToolResult {
-        id: response["id"].as_str().unwrap_or(name),
-        input,
-        is_error: Value::Null,
-        content: response["response"]
-            .get("output")
-            .unwrap_or(&response["response"]),
-        raw: Some(last),
-    })
+        .find(|c| c["role"] == "model" && parts(c).iter().any(|p| p.get("functionCall").is_some()))
+        .map(|c| {
+            parts(c)
+                .iter()
+                .filter_map(|p| p.get("functionCall"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let responses = parts(last).iter().filter_map(|p| p.get("functionResponse"));
+    responses
+        .enumerate()
+        .map(|(k, response)| {
+            let name = response["name"].as_str().unwrap_or("");
+            let input = calls
+                .get(k)
+                .filter(|call| call["name"] == name)
+                .or_else(|| calls.iter().rev().find(|call| call["name"] == name))
+                .map(|call| call["args"].clone());
+            ToolResult {
+                id: response["id"].as_str().unwrap_or(name),
+                input,
+                is_error: Value::Null,
+                content: response["response"]
+                    .get("output")
+                    .unwrap_or(&response["response"]),
+                raw: Some(last),
+            }
+        })
+        .collect()
 }
 
 /// The simplest value a JSON schema allows: the first of an `enum`, an object of its
@@ -188,19 +204,20 @@ fn asked_schema(request: &Value) -> Option<&Value> {
         .or_else(|| config.get("response_json_schema"))
 }
 
-/// One answer: a function call or text (the JSON the schema asks, for the classifier) as the
-/// candidate's one part, with the usage.
+/// One answer: the function calls (one part each) or text (the JSON the schema asks, for the
+/// classifier) as the candidate's parts, with the usage.
 fn answer(request: &Value, model: &Value, turn: &Turn, usage: Usage) -> Value {
-    let part = match (turn, asked_schema(request)) {
-        (Turn::ToolUse { tool, input, .. }, _) => {
-            json!({"functionCall": {"name": tool.name, "args": input}})
-        }
-        (_, Some(schema)) => json!({"text": value_for(schema).to_string()}),
-        (Turn::Text(text), None) => json!({"text": text}),
-        (Turn::Search { .. }, None) => json!({"text": ""}),
+    let parts = match (turn, asked_schema(request)) {
+        (Turn::ToolUse { tool, calls }, _) => calls
+            .iter()
+            .map(|c| json!({"functionCall": {"name": tool.name, "args": c.input}}))
+            .collect(),
+        (_, Some(schema)) => vec![json!({"text": value_for(schema).to_string()})],
+        (Turn::Text(text), None) => vec![json!({"text": text})],
+        (Turn::Search { .. }, None) => vec![json!({"text": ""})],
     };
     json!({
-        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
             "index": 0}],
         "usageMetadata": {"promptTokenCount": usage.input_tokens,
             "candidatesTokenCount": usage.output_tokens, "totalTokenCount": usage.total()},
@@ -259,7 +276,10 @@ mod tests {
             "responseJsonSchema": schema}, "contents": [{"role": "user", "parts": [{"text": "n=5"}]}]});
         let model = json!("flash-lite");
         let (turn, event) = decide(&conversation(&request, &model), "call_");
-        assert!(matches!(event, ModelEvent::NoTool { .. }), "{event:?}");
+        assert!(
+            matches!(event.as_slice(), [ModelEvent::NoTool { .. }]),
+            "{event:?}"
+        );
         let usage = Usage {
             input_tokens: 1,
             output_tokens: 1,
@@ -294,6 +314,40 @@ mod tests {
     }
 
     #[test]
+    fn parallel_calls_are_one_part_each_and_each_response_is_read_with_its_calls_input() {
+        let request = json!({"contents": [{"role": "user", "parts": [{"text": "PROBE n=8,7"}]}],
+            "tools": [{"functionDeclarations": [{"name": "mcp_probe_emit"}]}]});
+        let model = json!("pro");
+        let (turn, _) = decide(&conversation(&request, &model), "call_");
+        let usage = Usage {
+            input_tokens: 1,
+            output_tokens: 1,
+        };
+        let a = answer(&request, &model, &turn, usage);
+        let parts = a["candidates"][0]["content"]["parts"].clone();
+        assert_eq!(parts[1]["functionCall"]["args"], json!({"n": 7}));
+        let answered = json!({"contents": [
+            request["contents"][0],
+            {"role": "model", "parts": parts},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "mcp_probe_emit", "id": "a", "response": {"output": "eight"}}},
+                {"functionResponse": {"name": "mcp_probe_emit", "id": "b", "response": {"output": "seven"}}}]}]});
+        let c = conversation(&answered, &model);
+        let got: Vec<(Option<Value>, &Value)> = c
+            .results
+            .iter()
+            .map(|r| (r.input.clone(), r.content))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(json!({"n": 8})), &json!("eight")),
+                (Some(json!({"n": 7})), &json!("seven"))
+            ]
+        );
+    }
+
+    #[test]
     fn the_result_is_the_last_entrys_function_response_output() {
         let request = json!({"contents": [
             {"role": "user", "parts": [{"text": "n=7"}]},
@@ -302,7 +356,7 @@ mod tests {
                 "response": {"output": "<untrusted_context>\nx\n</untrusted_context>"}}}]}]});
         let model = json!("pro");
         let c = conversation(&request, &model);
-        let result = c.result.expect("the result");
+        let result = &c.results[0];
         assert_eq!(result.id, "mcp_probe_emit-1");
         assert_eq!(result.input, Some(json!({"n": 7})));
         assert_eq!(
@@ -314,7 +368,7 @@ mod tests {
         let error = json!({"contents": [{"role": "user", "parts": [
             {"functionResponse": {"name": "f", "response": {"error": "boom"}}}]}]});
         let c = conversation(&error, &model);
-        let result = c.result.expect("the result");
+        let result = &c.results[0];
         assert_eq!(result.content, &json!({"error": "boom"}));
         assert_eq!(result.id, "f");
         assert_eq!(result.input, None);

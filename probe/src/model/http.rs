@@ -107,8 +107,10 @@ pub(crate) fn take_turn(
     body: &Value,
     shared: &Shared,
 ) -> (super::turn::Turn, super::tokens::Usage) {
-    let (turn, event) = super::turn::decide(conversation, id_prefix);
-    shared.record(event);
+    let (turn, events) = super::turn::decide(conversation, id_prefix);
+    for event in events {
+        shared.record(event);
+    }
     (turn, super::tokens::Usage::of(body, &shared.settings))
 }
 

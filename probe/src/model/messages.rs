@@ -71,9 +71,9 @@ fn conversation(request: &Value) -> Conversation<'_> {
         .and_then(|m| m["content"].as_array())
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let result = blocks
+    let results = blocks
         .iter()
-        .find(|b| b["type"] == "tool_result")
+        .filter(|b| b["type"] == "tool_result")
         .map(|result| {
             let id = result["tool_use_id"].as_str().unwrap_or("");
             ToolResult {
@@ -83,7 +83,8 @@ fn conversation(request: &Value) -> Conversation<'_> {
                 content: &result["content"],
                 raw: None,
             }
-        });
+        })
+        .collect();
     Conversation {
         model: &request["model"],
         tools: request["tools"]
@@ -96,7 +97,7 @@ fn conversation(request: &Value) -> Conversation<'_> {
         prompt: last_user
             .map(|m| text_of(&m["content"]))
             .unwrap_or_default(),
-        result,
+        results,
         search: None,
     }
 }
@@ -127,62 +128,75 @@ fn stop_reason(turn: &Turn) -> &'static str {
     }
 }
 
+/// The content blocks of a turn: one `tool_use` per call, or its text.
+fn blocks(turn: &Turn) -> Vec<Value> {
+    match turn {
+        Turn::ToolUse { tool, calls } => calls
+            .iter()
+            .map(|c| json!({"type": "tool_use", "id": c.id, "name": tool.name, "input": c.input}))
+            .collect(),
+        // The Messages API's clients offer their tools directly: no search to run.
+        Turn::Search { .. } | Turn::Text(_) => vec![json!({"type": "text", "text": text(turn)})],
+    }
+}
+
 /// The whole answer as one (non-streamed) message.
 fn message(request: &Value, turn: &Turn, usage: Usage) -> Value {
-    let block = match turn {
-        Turn::ToolUse { id, tool, input } => {
-            json!({"type": "tool_use", "id": id, "name": tool.name, "input": input})
-        }
-        // The Messages API's clients offer their tools directly: no search to run.
-        Turn::Search { .. } | Turn::Text(_) => json!({"type": "text", "text": text(turn)}),
-    };
     json!({
         "id": format!("msg_{}", fresh_nonce()),
         "type": "message",
         "role": "assistant",
         "model": request["model"],
-        "content": [block],
+        "content": blocks(turn),
         "stop_reason": stop_reason(turn),
         "stop_sequence": null,
         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
     })
 }
 
-/// The answer as the stream of events the real API sends: the message starts, one content
-/// block (the tool call's input in one JSON delta, or the text in one text delta), the stop
-/// reason, the end.
+/// The answer as the stream of events the real API sends: the message starts, each content
+/// block (a tool call's input in one JSON delta, or the text in one text delta) starts, gets
+/// its delta and stops, then the stop reason, the end.
 fn stream(request: &Value, turn: &Turn, usage: Usage) -> Vec<Sse> {
-    let (start_block, delta) = match turn {
-        Turn::ToolUse { id, tool, input } => (
-            json!({"type": "tool_use", "id": id, "name": tool.name, "input": {}}),
-            json!({"type": "input_json_delta", "partial_json": input.to_string()}),
-        ),
-        Turn::Search { .. } | Turn::Text(_) => (
-            json!({"type": "text", "text": ""}),
-            json!({"type": "text_delta", "text": text(turn)}),
-        ),
-    };
-    [
-        (
-            "message_start",
-            json!({"type": "message_start", "message": {
-                "id": format!("msg_{}", fresh_nonce()), "type": "message", "role": "assistant",
-                "model": request["model"], "content": [], "stop_reason": null,
-                "stop_sequence": null,
-                "usage": {"input_tokens": usage.input_tokens, "output_tokens": 1}}}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": start_block}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": delta}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
+    let mut events = vec![(
+        "message_start",
+        json!({"type": "message_start", "message": {
+            "id": format!("msg_{}", fresh_nonce()), "type": "message", "role": "assistant",
+            "model": request["model"], "content": [], "stop_reason": null,
+            "stop_sequence": null,
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": 1}}}),
+    )];
+    for (index, block) in blocks(turn).into_iter().enumerate() {
+        let (start_block, delta) = if block["type"] == "tool_use" {
+            let mut start = block.clone();
+            start["input"] = json!({});
+            let partial = block["input"].to_string();
+            (
+                start,
+                json!({"type": "input_json_delta", "partial_json": partial}),
+            )
+        } else {
+            (
+                json!({"type": "text", "text": ""}),
+                json!({"type": "text_delta", "text": block["text"]}),
+            )
+        };
+        events.extend([
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": index, "content_block": start_block}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index, "delta": delta}),
+            ),
+            (
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": index}),
+            ),
+        ]);
+    }
+    events.extend([
         (
             "message_delta",
             json!({"type": "message_delta",
@@ -190,15 +204,82 @@ fn stream(request: &Value, turn: &Turn, usage: Usage) -> Vec<Sse> {
                 "usage": {"output_tokens": usage.output_tokens}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
-    ]
-    .into_iter()
-    .map(|(name, data)| Sse::named(name, &data))
-    .collect()
+    ]);
+    events
+        .into_iter()
+        .map(|(name, data)| Sse::named(name, &data))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::turn::{decide, Call};
+
+    #[test]
+    fn parallel_calls_are_one_tool_use_block_each_and_every_result_is_read() {
+        let request = json!({"model": "m", "stream": true, "tools": [{"name": "mcp__probe__emit"}],
+            "messages": [{"role": "user", "content": "PROBE n=4,3"}]});
+        let (turn, _) = decide(&conversation(&request), "toolu_");
+        let whole = message(
+            &request,
+            &turn,
+            Usage {
+                input_tokens: 1,
+                output_tokens: 1,
+            },
+        );
+        let ids: Vec<&Value> = whole["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| &b["id"])
+            .collect();
+        assert_eq!(whole["content"][1]["input"], json!({"n": 3}));
+        assert_eq!(ids.len(), 2);
+        let events = stream(
+            &request,
+            &turn,
+            Usage {
+                input_tokens: 1,
+                output_tokens: 1,
+            },
+        );
+        let data: Vec<Value> = events
+            .iter()
+            .map(|e| serde_json::from_str(&e.data).unwrap())
+            .collect();
+        let starts: Vec<&Value> = data
+            .iter()
+            .filter(|d| d["type"] == "content_block_start")
+            .map(|d| &d["index"])
+            .collect();
+        assert_eq!(starts, [&json!(0), &json!(1)]);
+        assert_eq!(data[5]["delta"]["partial_json"], r#"{"n":3}"#);
+        // The follow-up carries both results, each read with its call's input.
+        let answered = json!({"model": "m", "messages": [
+            {"role": "user", "content": "PROBE n=4,3"},
+            {"role": "assistant", "content": whole["content"]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": ids[0], "content": "aaaa"},
+                {"type": "tool_result", "tool_use_id": ids[1], "content": [{"type": "text", "text": "bbb"}]}]}]});
+        let c = conversation(&answered);
+        let got: Vec<(Option<Value>, &Value)> = c
+            .results
+            .iter()
+            .map(|r| (r.input.clone(), r.content))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(json!({"n": 4})), &json!("aaaa")),
+                (
+                    Some(json!({"n": 3})),
+                    &json!([{"type": "text", "text": "bbb"}])
+                )
+            ]
+        );
+    }
 
     #[test]
     fn the_result_is_read_from_the_last_user_message_past_a_trailing_system_one() {
@@ -209,7 +290,9 @@ mod tests {
             {"role": "system", "content": "after"}]});
         let c = conversation(&request);
         assert_eq!(c.tools, [Offered::named("mcp__probe__emit")]);
-        let result = c.result.expect("the tool result");
+        let [result] = c.results.as_slice() else {
+            panic!("{:?}", c.results)
+        };
         assert_eq!(result.id, "t1");
         assert_eq!(result.input, Some(json!({"n": 7})));
         assert_eq!(result.content, &json!("<persisted-output>"));
@@ -223,16 +306,18 @@ mod tests {
             {"role": "user", "content": [{"type": "text", "text": "call it with "}, {"type": "text", "text": "n=50001"}]}]});
         let c = conversation(&request);
         assert_eq!(c.prompt, "call it with n=50001");
-        assert!(c.result.is_none());
+        assert!(c.results.is_empty());
         assert_eq!(c.model, "m");
     }
 
     #[test]
     fn a_streamed_tool_call_is_the_six_events_of_the_real_api() {
         let turn = Turn::ToolUse {
-            id: "toolu_1".into(),
             tool: Offered::named("mcp__probe__emit"),
-            input: json!({"n": 5}),
+            calls: vec![Call {
+                id: "toolu_1".into(),
+                input: json!({"n": 5}),
+            }],
         };
         let usage = Usage {
             input_tokens: 9,

@@ -30,7 +30,10 @@ mod turn;
 
 pub use events::{ContentKind, ModelEvent};
 pub(crate) use tokens::tokens_for;
+#[cfg(test)]
+pub(crate) use turn::emit_inputs as emit_inputs_for_test;
 pub use turn::text_of;
+pub(crate) use turn::MAX_CALLS;
 
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};

@@ -30,13 +30,13 @@ impl Api for Responses {
             Err(refusal) => return Some(refusal),
         };
         let (turn, usage) = take_turn(&conversation(&body), "call_", &body, shared);
-        let item = output_item(&turn);
+        let items = output_items(&turn);
         Some(if body["stream"] == json!(true) {
-            Reply::Events(stream(&body, &item, usage))
+            Reply::Events(stream(&body, &items, usage))
         } else {
             Reply::Json {
                 status: 200,
-                body: response(&body, "completed", &[item], Some(usage)),
+                body: response(&body, "completed", &items, Some(usage)),
             }
         })
     }
@@ -74,28 +74,47 @@ fn conversation(request: &Value) -> Conversation<'_> {
         .any(|t| t["type"] == "tool_search" || t["name"] == "tool_search");
     let search = (can_search && searched.is_empty() && !tools.iter().any(|t| is_emit(&t.name)))
         .then(|| json!({"query": "probe emit", "limit": 5}));
-    let result = input
+    // The outputs of the last turn's calls: the run of calls and outputs that ends the input
+    // at its last output (a client may interleave them: call, output, call, output).
+    let last = input
         .iter()
-        .rev()
-        .find(|i| i["type"] == "function_call_output")
-        .map(|output| {
-            let id = output["call_id"].as_str().unwrap_or("");
-            ToolResult {
-                id,
-                input: input
-                    .iter()
-                    .find(|i| i["type"] == "function_call" && i["call_id"] == id)
-                    .and_then(|call| arguments_of(&call["arguments"])),
-                is_error: Value::Null,
-                content: &output["output"],
-                raw: None,
-            }
-        });
+        .rposition(|i| i["type"] == "function_call_output");
+    let first = last.map_or(0, |last| {
+        input[..last]
+            .iter()
+            .rposition(|i| {
+                !matches!(
+                    i["type"].as_str(),
+                    Some("function_call" | "function_call_output" | "reasoning")
+                )
+            })
+            .map_or(0, |k| k + 1)
+    });
+    let results = match last {
+        None => Vec::new(),
+        Some(last) => input[first..=last]
+            .iter()
+            .filter(|i| i["type"] == "function_call_output")
+            .map(|output| {
+                let id = output["call_id"].as_str().unwrap_or("");
+                ToolResult {
+                    id,
+                    input: input
+                        .iter()
+                        .find(|i| i["type"] == "function_call" && i["call_id"] == id)
+                        .and_then(|call| arguments_of(&call["arguments"])),
+                    is_error: Value::Null,
+                    content: &output["output"],
+                    raw: None,
+                }
+            })
+            .collect(),
+    };
     Conversation {
         model: &request["model"],
         tools,
         prompt,
-        result,
+        results,
         search,
     }
 }
@@ -125,25 +144,30 @@ fn offered(tools: &Value) -> Vec<Offered> {
     found
 }
 
-/// The one output item of a turn: a function call (naming its namespace where the tool has
-/// one), a client-side tool search, or an assistant message.
-fn output_item(turn: &Turn) -> Value {
+/// The output items of a turn: one function call per call (naming its namespace where the
+/// tool has one), a client-side tool search, or an assistant message.
+fn output_items(turn: &Turn) -> Vec<Value> {
     match turn {
-        Turn::ToolUse { id, tool, input } => {
-            let mut item = json!({"type": "function_call", "id": format!("fc_{}", fresh_nonce()),
-                "call_id": id, "name": tool.name, "arguments": input.to_string(),
-                "status": "completed"});
-            if let Some(namespace) = &tool.namespace {
-                item["namespace"] = json!(namespace);
-            }
-            item
-        }
-        Turn::Search { id, arguments } => json!({"type": "tool_search_call",
+        Turn::ToolUse { tool, calls } => calls
+            .iter()
+            .map(|c| {
+                let mut item = json!({"type": "function_call",
+                    "id": format!("fc_{}", fresh_nonce()), "call_id": c.id, "name": tool.name,
+                    "arguments": c.input.to_string(), "status": "completed"});
+                if let Some(namespace) = &tool.namespace {
+                    item["namespace"] = json!(namespace);
+                }
+                item
+            })
+            .collect(),
+        Turn::Search { id, arguments } => vec![json!({"type": "tool_search_call",
             "id": format!("ts_{}", fresh_nonce()), "call_id": id, "execution": "client",
-            "status": "completed", "arguments": arguments}),
-        Turn::Text(text) => json!({"type": "message", "id": format!("msg_{}", fresh_nonce()),
+            "status": "completed", "arguments": arguments})],
+        Turn::Text(text) => vec![
+            json!({"type": "message", "id": format!("msg_{}", fresh_nonce()),
             "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}]}),
+        ],
     }
 }
 
@@ -163,38 +187,35 @@ fn response(request: &Value, status: &str, output: &[Value], usage: Option<Usage
     response
 }
 
-/// The stream of events for one output item: the response is created; a message is added and
-/// its text streamed as one delta (a call or a search is not: Codex acts on the finished
-/// item); the item is done; the response completes, with the usage.
-fn stream(request: &Value, item: &Value, usage: Usage) -> Vec<Sse> {
+/// The stream of events for a turn's output items: the response is created; each item is
+/// done in turn (a message is first added and its text streamed as one delta; a call or a
+/// search is not: Codex acts on the finished item); the response completes, with the usage.
+fn stream(request: &Value, items: &[Value], usage: Usage) -> Vec<Sse> {
     let mut events = vec![(
         "response.created",
         json!({"type": "response.created", "response": response(request, "in_progress", &[], None)}),
     )];
-    if item["type"] == "message" {
-        let mut added = item.clone();
-        added["status"] = json!("in_progress");
-        added["content"] = json!([]);
+    for (index, item) in items.iter().enumerate() {
+        if item["type"] == "message" {
+            let mut added = item.clone();
+            added["status"] = json!("in_progress");
+            added["content"] = json!([]);
+            events.push((
+                "response.output_item.added",
+                json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+            ));
+            events.push((
+                "response.output_text.delta",
+                json!({"type": "response.output_text.delta", "item_id": item["id"],
+                    "output_index": index, "content_index": 0, "delta": item["content"][0]["text"]}),
+            ));
+        }
         events.push((
-            "response.output_item.added",
-            json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
-        ));
-        events.push((
-            "response.output_text.delta",
-            json!({"type": "response.output_text.delta", "item_id": item["id"],
-                "output_index": 0, "content_index": 0, "delta": item["content"][0]["text"]}),
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": index, "item": item}),
         ));
     }
-    events.push((
-        "response.output_item.done",
-        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
-    ));
-    let done = response(
-        request,
-        "completed",
-        std::slice::from_ref(item),
-        Some(usage),
-    );
+    let done = response(request, "completed", items, Some(usage));
     events.push((
         "response.completed",
         json!({"type": "response.completed", "response": done}),
@@ -240,13 +261,61 @@ mod tests {
         // Only the user's words name n (a developer message does not).
         assert_eq!(c.prompt, "Call it with n=1000.");
         assert_eq!(c.search, None);
-        assert_eq!(c.result, None);
+        assert!(c.results.is_empty());
     }
 
     #[test]
     fn an_input_that_is_one_string_is_the_prompt() {
         let request = json!({"model": "m", "tools": codex_tools(), "input": "n=4"});
         assert_eq!(conversation(&request).prompt, "n=4");
+    }
+
+    #[test]
+    fn parallel_calls_are_one_item_each_and_every_output_of_the_turn_is_read() {
+        let request = json!({"model": "m", "stream": true, "tools": codex_tools(), "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "n=5,6"}]}]});
+        let (turn, _) = decide(&conversation(&request), "call_");
+        let items = output_items(&turn);
+        assert_eq!(items.len(), 2);
+        assert!(items.iter().all(|i| i["namespace"] == "mcp__probe"));
+        let usage = Usage {
+            input_tokens: 1,
+            output_tokens: 1,
+        };
+        let events = stream(&request, &items, usage);
+        let done: Vec<Value> = events
+            .iter()
+            .filter(|e| e.event == Some("response.output_item.done"))
+            .map(|e| serde_json::from_str(&e.data).unwrap())
+            .collect();
+        assert_eq!(done[1]["output_index"], 1);
+        assert_eq!(done[1]["item"]["arguments"], r#"{"n":6}"#);
+        // Interleaved calls and outputs after an older turn's: only this turn's are read.
+        let mut answered = request.clone();
+        let input = answered["input"].as_array_mut().unwrap();
+        input.insert(
+            0,
+            json!({"type": "function_call_output", "call_id": "old", "output": "old"}),
+        );
+        input.extend([
+            items[0].clone(),
+            json!({"type": "function_call_output", "call_id": items[0]["call_id"], "output": "five"}),
+            items[1].clone(),
+            json!({"type": "function_call_output", "call_id": items[1]["call_id"], "output": "six"}),
+        ]);
+        let c = conversation(&answered);
+        let got: Vec<(Option<Value>, &Value)> = c
+            .results
+            .iter()
+            .map(|r| (r.input.clone(), r.content))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some(json!({"n": 5})), &json!("five")),
+                (Some(json!({"n": 6})), &json!("six"))
+            ]
+        );
     }
 
     #[test]
@@ -258,7 +327,7 @@ mod tests {
             {"type": "function_call", "call_id": "call_1", "name": "emit", "namespace": "mcp__probe", "arguments": "{\"n\":7}"},
             {"type": "function_call_output", "call_id": "call_1", "output": output}]});
         let c = conversation(&request);
-        let result = c.result.expect("the result");
+        let result = &c.results[0];
         assert_eq!(result.id, "call_1");
         assert_eq!(result.input, Some(json!({"n": 7})));
         assert_eq!(result.content, &output);
@@ -272,7 +341,7 @@ mod tests {
         let c = conversation(&request);
         assert_eq!(c.search, Some(json!({"query": "probe emit", "limit": 5})));
         let (turn, _) = decide(&c, "call_");
-        let item = output_item(&turn);
+        let item = output_items(&turn).remove(0);
         assert_eq!(item["type"], "tool_search_call");
         assert_eq!(item["execution"], "client");
         assert_eq!(item["arguments"]["query"], "probe emit");
@@ -285,7 +354,7 @@ mod tests {
         let c = conversation(&request);
         assert_eq!(c.search, None);
         let (turn, _) = decide(&c, "call_");
-        let item = output_item(&turn);
+        let item = output_items(&turn).remove(0);
         assert_eq!(item["type"], "function_call");
         // A search that found nothing is not run again.
         let mut empty = request.clone();
@@ -302,19 +371,21 @@ mod tests {
     #[test]
     fn a_call_streams_as_its_item_done_then_the_completed_response_with_usage() {
         let turn = Turn::ToolUse {
-            id: "call_1".into(),
             tool: Offered {
                 name: "emit".into(),
                 namespace: Some("mcp__probe".into()),
                 via: None,
             },
-            input: json!({"n": 1000}),
+            calls: vec![crate::model::turn::Call {
+                id: "call_1".into(),
+                input: json!({"n": 1000}),
+            }],
         };
         let usage = Usage {
             input_tokens: 100,
             output_tokens: 5,
         };
-        let events = stream(&json!({"model": "m"}), &output_item(&turn), usage);
+        let events = stream(&json!({"model": "m"}), &output_items(&turn), usage);
         let names: Vec<_> = events.iter().map(|e| e.event.unwrap_or("")).collect();
         assert_eq!(
             names,
@@ -349,8 +420,8 @@ mod tests {
             input_tokens: 1,
             output_tokens: 1,
         };
-        let item = output_item(&Turn::Text("done".into()));
-        let events = stream(&json!({}), &item, usage);
+        let item = output_items(&Turn::Text("done".into())).remove(0);
+        let events = stream(&json!({}), std::slice::from_ref(&item), usage);
         let names: Vec<_> = events.iter().map(|e| e.event.unwrap_or("")).collect();
         assert_eq!(
             names,

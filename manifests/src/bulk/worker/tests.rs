@@ -137,7 +137,7 @@ fn small_files_go_through_the_ring_and_the_rest_the_ordinary_way() {
         // Every small file came from the ring, none from a read of its own.
         assert_eq!(worker.via_ring, SLOTS + 10);
     } else {
-        eprintln!("SKIP (ring half): this kernel gives no io_uring");
+        testkit::skip("io_uring", "this kernel gives no io_uring (the ring half)");
         assert_eq!(worker.via_ring, 0);
     }
     // No folder handle is kept once the batch has run.
@@ -268,7 +268,7 @@ fn a_batch_of_files_in_many_folders_lets_them_go_before_it_holds_too_many() {
         );
     }
     if worker.ring.is_none() {
-        eprintln!("SKIP: this kernel gives no io_uring");
+        testkit::skip("io_uring", "this kernel gives no io_uring");
         return;
     }
     assert!(worker.via_ring > 0);

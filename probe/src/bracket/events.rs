@@ -1,0 +1,45 @@
+//! The seam between the searches that run a client (the runners: [`super::search`],
+//! [`super::fills`], `check`, `clients`) and what shows their progress (a renderer,
+//! [`super::render::ProgressView`]): the runners say what they do as typed steps and never
+//! format a line; the renderer decides what a person sees, as nextest's reporter does.
+
+use super::results::Point;
+use crate::clients::Preset;
+
+/// The point a runner is about to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A point on its own (a listed point, an end of a range, a check's N and N+1).
+    Point { n: u64, calls: u64 },
+    /// A bisection's midpoint between the last inline n and the first over.
+    Between {
+        n: u64,
+        lo: u64,
+        hi: u64,
+        calls: u64,
+    },
+}
+
+/// What a search is after, when a run measures more than one thing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Search {
+    /// `probe clients` starts on a client.
+    Client(Preset),
+    /// It looks for the client's per-turn budget in turns of `calls` results.
+    Turn(Preset, u64),
+}
+
+/// What a runner reports to. The runner hands over each point's work, so a live view can show
+/// it running (a point blocks for as long as the client runs).
+pub(crate) trait Observer {
+    /// Runs `work`, the point `step`, and takes note of the point it gives.
+    fn point(
+        &mut self,
+        step: Step,
+        work: &mut dyn FnMut() -> anyhow::Result<Point>,
+    ) -> anyhow::Result<Point>;
+    /// A new search starts.
+    fn search(&mut self, search: Search);
+    /// The run is over: whatever is shown live goes.
+    fn clear(&mut self);
+}
