@@ -93,7 +93,7 @@ impl Pristine {
 
     /// The tree under review is what `checkout` holds now: its HEAD with every change to
     /// tracked files and every untracked file the tree's own `.gitignore` files do not ignore
-    /// (a working copy made from DIR's uncommitted state).
+    /// (a checkout made from DIR's uncommitted state).
     pub fn of_checkout(checkout: &Path, index: PathBuf) -> Result<Pristine, GitError> {
         let git = Git::at(checkout).with_index(&index);
         git.bytes(["read-tree", "HEAD"])?;

@@ -12,7 +12,7 @@
 //!   the user's copy (that is what sharing means), so link only what suites read.
 //!
 //! - `cache` names ignored build folders (`target`) kept between runs under gatekit's cache
-//!   folder and handed from the first working copy to the others ([`crate::cache`]); unset, a
+//!   folder and handed from the first checkout to the others (the cache module); unset, a
 //!   Cargo project caches `target`, and `cache = []` says no.
 //!
 //! Every path is relative, stays inside the tree, and must be ignored by git in the source
@@ -47,7 +47,7 @@ pub struct WorktreeSetup {
     /// Ignored paths linked from the source checkout.
     pub link: Vec<String>,
     /// Ignored build folders kept between runs, as written; `None` when the table does not
-    /// say (then [`crate::cache::paths_for`] picks the ecosystem's default).
+    /// say (then the cache module's `paths_for` picks the ecosystem's default).
     pub cache: Option<Vec<String>>,
 }
 
@@ -72,7 +72,8 @@ pub fn validate(
         None => None,
     };
     let setup_timeout = match &raw.setup_timeout {
-        Some(t) => crate::config::timeout(t.get_ref())
+        Some(t) => report::duration::timeout(t.get_ref())
+            .map_err(|e| e.to_string())
             .map_err(|e| (Some(t.span()), format!("worktree.setup_timeout: {e}")))?,
         None => runner::DEFAULT_TIMEOUT,
     };

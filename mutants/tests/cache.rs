@@ -97,7 +97,7 @@ impl Crate {
     fn baseline_log(&self, j: usize) -> String {
         let name = match j {
             0 => "baseline.cargo.log".to_string(),
-            j => format!("baseline.cargo.copy{j}.log"),
+            j => format!("baseline.cargo.checkout{j}.log"),
         };
         std::fs::read_to_string(self.out().join("logs").join(name)).unwrap_or_default()
     }

@@ -5,7 +5,7 @@
 //! driver reads back to judge a run. Each event is one `write` of one whole line, flushed, under
 //! a lock: a process stopped by a signal, or another thread writing at the same moment, can
 //! never leave half a line behind. The events themselves are typed enums
-//! (`#[serde(tag = "event")]`, as [`crate::model::ModelEvent`]); this module only knows they
+//! (`#[serde(tag = "event")]`, as the model stand-in's `ModelEvent`); this module only knows they
 //! serialize to JSON objects.
 
 use serde::de::DeserializeOwned;

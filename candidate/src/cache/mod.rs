@@ -1,5 +1,5 @@
 //! Build outputs (`target/` for Cargo) handed from one checkout to another: from a run's first
-//! working copy to the others, and from one run to the next through gatekit's cache folder.
+//! checkout to the others, and from one run to the next through gatekit's cache folder.
 //!
 //! Within a run, the first copy builds (its baseline) and the others get its build folders
 //! instead of N cold builds fighting for the cores. Between runs, a snapshot of the first

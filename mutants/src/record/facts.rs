@@ -80,7 +80,7 @@ impl CandidateFacts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 #[schemars(
-    description = "The manifest checked in a working copy, as gate words it: `12/12 OK`, or what failed."
+    description = "The manifest checked in a checkout, as gate words it: `12/12 OK`, or what failed."
 )]
 pub(crate) struct ManifestCheck(pub manifests::Summary);
 

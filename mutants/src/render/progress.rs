@@ -174,11 +174,11 @@ mod tests {
             checkout: 1,
             suite: "unit".into(),
             status: "exit 1".into(),
-            log: "/out/logs/baseline.unit.copy1.log".into(),
+            log: "/out/logs/baseline.unit.checkout1.log".into(),
         };
         assert_eq!(
             checkout_line(&red),
-            "mutants: checkout 1: suite \"unit\" exit 1 unmutated (log /out/logs/baseline.unit.copy1.log); that checkout judges no mutant"
+            "mutants: checkout 1: suite \"unit\" exit 1 unmutated (log /out/logs/baseline.unit.checkout1.log); that checkout judges no mutant"
         );
         assert_eq!(checkout_line(&Event::Tick), "");
     }

@@ -156,7 +156,7 @@ pub(super) fn run_baseline(
     let name = if j == 0 {
         format!("baseline.{}.log", slug(&suite.name, "mutant"))
     } else {
-        format!("baseline.{}.copy{j}.log", slug(&suite.name, "mutant"))
+        format!("baseline.{}.checkout{j}.log", slug(&suite.name, "mutant"))
     };
     run_suite(
         suite,

@@ -161,7 +161,7 @@ impl Session {
                         let name = if j == 0 {
                             "setup.log".to_string()
                         } else {
-                            format!("setup.copy{j}.log")
+                            format!("setup.checkout{j}.log")
                         };
                         prep.apply(co, &name)
                     })

@@ -246,7 +246,7 @@ struct CheckArgs {
     #[command(flatten)]
     client: ClientArgs,
     /// The threshold expected: inline up to N, not from N+1, optionally in a unit
-    /// (`51200bytes`; utf16, bytes, codepoints or lines), which is then checked too.
+    /// (`51200bytes`; utf16, bytes, codepoints, lines or tokens), which is then checked too.
     #[arg(long, value_name = "N[UNIT]", value_parser = expect_parser, required_unless_present = "expect_turn", conflicts_with = "expect_turn")]
     expect: Option<Expect>,
     /// The budget expected for all results of one turn together: inline up to N in total, not
