@@ -263,11 +263,7 @@ mod tests {
         messages.push(json!({"role": "tool", "tool_call_id": calls[2]["id"], "content": "c"}));
         messages.push(json!({"role": "tool", "tool_call_id": calls[0]["id"], "content": "a"}));
         let c = conversation(&answered);
-        let got: Vec<(Option<Value>, &Value)> = c
-            .results
-            .iter()
-            .map(|r| (r.input.clone(), r.content))
-            .collect();
+        let got = c.inputs_and_contents();
         assert_eq!(
             got,
             [

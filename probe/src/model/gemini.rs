@@ -333,11 +333,7 @@ mod tests {
                 {"functionResponse": {"name": "mcp_probe_emit", "id": "a", "response": {"output": "eight"}}},
                 {"functionResponse": {"name": "mcp_probe_emit", "id": "b", "response": {"output": "seven"}}}]}]});
         let c = conversation(&answered, &model);
-        let got: Vec<(Option<Value>, &Value)> = c
-            .results
-            .iter()
-            .map(|r| (r.input.clone(), r.content))
-            .collect();
+        let got = c.inputs_and_contents();
         assert_eq!(
             got,
             [

@@ -264,11 +264,7 @@ mod tests {
                 {"type": "tool_result", "tool_use_id": ids[0], "content": "aaaa"},
                 {"type": "tool_result", "tool_use_id": ids[1], "content": [{"type": "text", "text": "bbb"}]}]}]});
         let c = conversation(&answered);
-        let got: Vec<(Option<Value>, &Value)> = c
-            .results
-            .iter()
-            .map(|r| (r.input.clone(), r.content))
-            .collect();
+        let got = c.inputs_and_contents();
         assert_eq!(
             got,
             [

@@ -304,11 +304,7 @@ mod tests {
             json!({"type": "function_call_output", "call_id": items[1]["call_id"], "output": "six"}),
         ]);
         let c = conversation(&answered);
-        let got: Vec<(Option<Value>, &Value)> = c
-            .results
-            .iter()
-            .map(|r| (r.input.clone(), r.content))
-            .collect();
+        let got = c.inputs_and_contents();
         assert_eq!(
             got,
             [

@@ -34,6 +34,17 @@ pub(crate) struct Conversation<'a> {
     pub search: Option<Value>,
 }
 
+#[cfg(test)]
+impl Conversation<'_> {
+    /// Each result's call input and content, in order: what every API shape's tests compare.
+    pub(crate) fn inputs_and_contents(&self) -> Vec<(Option<Value>, &Value)> {
+        self.results
+            .iter()
+            .map(|r| (r.input.clone(), r.content))
+            .collect()
+    }
+}
+
 /// A tool the model may call, and what a call of it must say.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Offered {
