@@ -374,13 +374,15 @@ fn a_deleted_path_that_still_opens_fails_apply_and_run() {
             .arg(out.path().join("candidate-manifest.sha256")),
     );
     let text = &applied.stdout;
-    // apply leaves its worktree for the reviewer: removed before any assertion can fail.
-    if let Some(wt) = text
+    // apply leaves its checkout for the reviewer: removed before any assertion can fail, and
+    // a summary that does not name it fails here (it would be left in the temp dir).
+    let checkout = text
         .lines()
-        .find_map(|l| l.strip_prefix("worktree"))
-        .and_then(|l| l.split_whitespace().next())
-    {
-        repo.remove_checkout(wt);
+        .find_map(|l| l.strip_prefix("checkout "))
+        .and_then(|l| l.split_whitespace().next());
+    match checkout {
+        Some(at) => repo.remove_checkout(at),
+        None => panic!("apply named no checkout:\n{text}"),
     }
     applied.assert_exit(1);
     assert!(text.contains("1/1 OK"), "{text}");

@@ -60,7 +60,7 @@ timeout = "30s"
     let start = json["suites"][0]["record"]["start"].as_str().unwrap();
     assert!(start.ends_with('Z') && start.len() == 20, "{start}");
     assert_eq!(json["candidate"]["manifest"]["summary"], "6/6 OK");
-    // The worktree was removed and the user's checkout is as it was.
+    // The checkout was removed and the user's checkout is as it was.
     assert!(f.repo.extra_worktrees().is_empty());
     assert_eq!(f.repo.status(), before);
 }

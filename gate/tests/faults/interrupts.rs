@@ -60,10 +60,7 @@ fn a_pack_interrupted_by_sigterm_exits_130_and_leaves_no_files() {
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
-    assert!(
-        repo.extra_worktrees().is_empty(),
-        "a scratch worktree was left"
-    );
+    assert!(repo.extra_worktrees().is_empty(), "a git worktree was left");
 }
 
 #[test]
@@ -85,7 +82,7 @@ fn an_apply_interrupted_by_sigterm_exits_130_and_leaves_no_worktree() {
         .arg("--worktree")
         .arg(&at);
     assert_eq!(terminated(cmd).code(), Some(130));
-    assert!(!at.exists(), "the worktree was left at {}", at.display());
+    assert!(!at.exists(), "the checkout was left at {}", at.display());
     assert!(repo.extra_worktrees().is_empty(), "a worktree was left");
 }
 
