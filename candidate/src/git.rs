@@ -63,7 +63,7 @@ const HERMETIC_ENV: &[(&str, &str)] = &[
 /// Config pinned on every call with `-c` (which beats the repository's own config): each key
 /// changes what git prints, which content it reads or writes, or runs a program. The value is
 /// git's default unless said otherwise. Explicit flags on the calls ([`PATCH_OPTIONS`],
-/// [`DIFF_OPTIONS`], the `log` in [`Git::commits_touching`]) repeat the ones that have a flag.
+/// `DIFF_OPTIONS`, the `log` in `Git::commits_touching`) repeat the ones that have a flag.
 ///
 /// Left as the repository says, deliberately: `core.filemode`, `core.symlinks` and
 /// `core.ignoreCase` describe the filesystem the user's checkout sits on (git probed it when

@@ -34,7 +34,7 @@ pub struct RunSettings {
     pub keep: bool,
     pub echo: bool,
     pub json: bool,
-    /// `--canary`: prove the suites read the checkout (see [`crate::canary`]).
+    /// `--canary`: prove the suites read the checkout (see the canary module).
     pub canary: bool,
     /// `--attest FILE [--sign-key KEY]` (written by the command once the run is done).
     pub attest: Option<crate::attest::Attest>,

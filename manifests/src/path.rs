@@ -42,7 +42,7 @@ pub enum PathProblem {
     Empty,
     /// The path holds a NUL byte, which no Unix file name can.
     Nul,
-    /// The path is [`PATH_MAX`] bytes or longer: the kernel opens no such path, so it could
+    /// The path is [`files::path::PATH_MAX`] bytes or longer: the kernel opens no such path, so it could
     /// only ever be missing, and an error quoting it whole would be a megabyte long.
     TooLong,
     /// The path starts with `/`.
@@ -139,7 +139,7 @@ pub(crate) fn show_path(path: &[u8]) -> String {
 
 /// Checks a manifest path without touching the file system, by the one path rule
 /// ([`files::path`]): relative, non-empty, no NUL, no `..` component, shorter than
-/// [`PATH_MAX`], naming something below the root; and, since a manifest line names a file, not
+/// [`files::path::PATH_MAX`], naming something below the root; and, since a manifest line names a file, not
 /// ending in `/`.
 ///
 /// `.` components and doubled slashes are allowed (`./a//b` is what some tools write, and

@@ -23,7 +23,7 @@ pub struct HandedOver {
     pub stamped: usize,
     /// Cargo units made to rebuild because they baked in the old checkout's path.
     pub forgotten: usize,
-    /// Build folders not handed over, and why (see [`refusal`]): the checkout builds them cold.
+    /// Build folders not handed over, and why (see `refusal`): the checkout builds them cold.
     pub refused: Vec<(String, String)>,
 }
 
