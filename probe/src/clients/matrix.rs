@@ -391,18 +391,29 @@ fn measure(
                 .iter()
                 .find(|p| !p.verdict.is_judged())
                 .and_then(|p| p.message.clone());
-            row.note = Some(match (judged, why) {
-                (true, _) => format!(
-                    "no unit makes the fills agree; ascii: {}",
-                    results.threshold.text
-                ),
-                (false, Some(why)) => files::escape::text(&why).into_owned(),
-                (false, None) => "no point was judged".into(),
-            });
+            row.note = Some(unmeasured_note(
+                judged,
+                why.as_deref(),
+                &results.threshold.text,
+            ));
         }
     }
     row.limits = limits(&row, units.as_ref(), &results.points, turn, settings.hi);
     Ok(row)
+}
+
+/// Why a row has no size limit: a point that was not judged (its message, which stopped the
+/// search there) comes first, since "no limit found" would claim a search that never ran.
+fn unmeasured_note(judged: bool, why: Option<&str>, ascii: &str) -> String {
+    match (judged, why) {
+        (true, Some(why)) => format!(
+            "ascii: {ascii}; the search stopped at a point that was no verdict: {}",
+            files::escape::text(why)
+        ),
+        (true, None) => format!("no unit makes the fills agree; ascii: {ascii}"),
+        (false, Some(why)) => files::escape::text(why).into_owned(),
+        (false, None) => "no point was judged".into(),
+    }
 }
 
 /// Every kind of limit for a measured row: its size limit as the row says it, then lines,
@@ -477,5 +488,23 @@ mod tests {
         if let Err(why) = report::schema::check_committed(&path, &schema) {
             panic!("{why}");
         }
+    }
+
+    #[test]
+    fn a_row_stopped_by_a_point_with_no_verdict_says_so_not_that_no_limit_was_found() {
+        // Continue's CLI: 1000 inline, HI dropped with the conversation (an error).
+        let note = unmeasured_note(
+            true,
+            Some("no result reached the stand-in\n(exit 0)"),
+            "inline up to 1000; no limit found",
+        );
+        assert_eq!(
+            note,
+            "ascii: inline up to 1000; no limit found; the search stopped at a point that was \
+             no verdict: no result reached the stand-in\\n(exit 0)"
+        );
+        assert!(unmeasured_note(true, None, "x").starts_with("no unit makes the fills agree"));
+        assert_eq!(unmeasured_note(false, None, "x"), "no point was judged");
+        assert_eq!(unmeasured_note(false, Some("hung"), "x"), "hung");
     }
 }
