@@ -63,6 +63,21 @@ fn an_output_onto_an_input_another_output_a_link_git_or_a_checkout_is_exit_2_bef
             stderr(&o)
         );
     }
+    // A link among the folders the run fills itself: an --out whose `logs` folder is a link
+    // to a folder elsewhere (the folders the user typed, on the way to --out, may be links).
+    let linked = elsewhere.path().join("linked");
+    fs::create_dir(&linked).unwrap();
+    let linked_out = elsewhere.path().join("linked-out");
+    fs::create_dir(&linked_out).unwrap();
+    symlink(&linked, linked_out.join("logs")).unwrap();
+    let o = f.run(&config, &linked_out).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is a link"), "{}", stderr(&o));
+    assert_eq!(
+        fs::read_dir(&linked).unwrap().count(),
+        0,
+        "written through a link"
+    );
     let out_cases = [
         (f.patch(), "is not a folder"),
         (f.out.path().to_path_buf(), "holds the run's gate.toml"),
