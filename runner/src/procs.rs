@@ -223,9 +223,15 @@ fn members(scope: &Scope) -> Vec<Proc> {
     let my_pgid = nix::unistd::getpgrp().as_raw();
     let pid = scope.pid;
     let needle = scope.tag.as_bytes();
+    // The runner's own children and the process table are read under one lock, which `spawn`
+    // holds from fork to registration: a child another run starts meanwhile is either already
+    // owned or not yet in the table, never an unowned child of ours (which, taken for an
+    // orphan, would be killed as this run's stray).
+    let owned_now = owned().lock().unwrap_or_else(|e| e.into_inner());
     let alone = ACTIVE.load(Ordering::SeqCst) <= 1;
-    let owned = owned().lock().unwrap_or_else(|e| e.into_inner()).clone();
     let procs: Vec<Proc> = scan().into_iter().filter(|p| p.pid != me).collect();
+    let owned = owned_now.clone();
+    drop(owned_now);
     let mut set: HashSet<i32> = procs
         .iter()
         .filter(|p| {
