@@ -3,7 +3,6 @@
 use crate::common::*;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 #[test]
@@ -262,13 +261,7 @@ fn small_n_degrades_to_the_end_marker_then_to_plain_fill() {
 
 #[test]
 fn a_million_units_come_back_exact_in_one_reply() {
-    let mut child = Command::new(PROBE)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_serve();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     // Warm up (process start, page faults) before the call that is shown timed.

@@ -73,6 +73,18 @@ pub fn cache_dir() -> PathBuf {
 }
 
 /// Starts `probe model --port 0 ARGS` (stderr dropped) and reads the port it prints first.
+/// `probe serve` with piped stdin and stdout (stderr discarded), for a test that speaks to it
+/// line by line.
+pub fn spawn_serve() -> std::process::Child {
+    std::process::Command::new(PROBE)
+        .arg("serve")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 pub fn spawn_model<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (std::process::Child, u16) {
     use std::io::BufRead as _;
     let mut child = std::process::Command::new(PROBE)

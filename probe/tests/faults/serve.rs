@@ -17,13 +17,7 @@ fn peak_kib(pid: i32) -> u64 {
 
 #[test]
 fn serve_answers_hostile_lines_with_errors_in_bounded_memory_and_keeps_serving() {
-    let mut child = Command::new(PROBE)
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::common::spawn_serve();
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let server = Running(child);

@@ -223,13 +223,7 @@ fn model_on_sigterm_exits_130_and_frees_its_port() {
 fn serve_on_sigint_or_sigterm_exits_130() {
     use nix::sys::signal::Signal;
     for sig in [Signal::SIGINT, Signal::SIGTERM] {
-        let mut child = Command::new(PROBE)
-            .arg("serve")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = crate::common::spawn_serve();
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut serve = Running(child);
