@@ -81,6 +81,9 @@ run = ".venv/bin/python -m unittest -v"
 
 #[test]
 fn a_python_project_uses_the_users_virtualenv_through_a_link() {
+    if !testkit::needs::python_modules("python-venv", &["venv"]) {
+        return;
+    }
     let repo = Repo::new();
     repo.write(".gitignore", ".venv/\n__pycache__/\n")
         .write("slug.py", "def slug(s):\n    return s.lower()\n")
@@ -145,6 +148,11 @@ fn a_rust_workspace_is_gated_with_cargo_test() {
 /// the user's `src/`, not the checkout under review, so the link is refused before any work.
 #[test]
 fn a_linked_virtualenv_with_the_project_installed_editable_is_refused_naming_the_file() {
+    // The editable wheel is built offline by the system's setuptools, which needs `wheel`.
+    if !testkit::needs::python_modules("python-packaging", &["venv", "pip", "setuptools", "wheel"])
+    {
+        return;
+    }
     let repo = Repo::new();
     repo.write(".gitignore", ".venv/\n__pycache__/\n*.egg-info/\nbuild/\n")
         .write(

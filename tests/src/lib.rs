@@ -13,6 +13,7 @@ use std::time::Duration;
 
 pub mod hostile;
 pub mod inputs;
+pub mod needs;
 mod output;
 mod procs;
 mod python;
