@@ -10,6 +10,7 @@ mod formats;
 mod inputs;
 mod interop;
 mod model;
+mod moved;
 mod presets;
 mod serve;
 mod standins;
