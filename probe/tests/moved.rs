@@ -222,3 +222,58 @@ fn a_hang_names_the_timeout_that_was_set() {
         .to_string();
     assert_eq!(message, "hang: killed after the timeout (1.50s)");
 }
+
+/// A one-word `--client` that is no preset, holds no `{mcp_config}` and is no program on PATH
+/// is refused before anything runs, with the nearest preset's name; one that is a program on
+/// PATH runs as the command it is.
+#[test]
+fn a_mistyped_preset_is_refused_with_the_nearest_name_and_never_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    for (word, nearest) in [
+        ("cladue", "claude"),
+        ("codx", "codex"),
+        ("gemeni", "gemini"),
+    ] {
+        let out = testkit::bin(PROBE)
+            .args(["check", "--expect", "100", "--client", word, "--out"])
+            .arg(dir.path().join("out"))
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("did you mean \"{nearest}\"")),
+            "{stderr}"
+        );
+        assert!(
+            !dir.path().join("out").exists(),
+            "a refused run wrote --out"
+        );
+    }
+    // A program of one word on PATH is a command: it runs (and leaves its mark).
+    let marker = dir.path().join("ran");
+    let script = bin.join("myclient");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$PROBE_N\" >> '{}'\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = testkit::bin(PROBE)
+        .args(["bracket", "--points", "7", "--client", "myclient", "--out"])
+        .arg(dir.path().join("out"))
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "7\n");
+}
