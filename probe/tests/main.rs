@@ -5,6 +5,7 @@ mod common;
 mod bracket;
 mod call;
 mod claims;
+mod clients_out;
 mod faults;
 mod formats;
 mod inputs;
