@@ -138,3 +138,40 @@ fn a_refused_clients_run_writes_nothing_and_removes_nothing() {
     assert!(out.join("clients.txt").is_file());
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
+
+/// clients.txt and the tables `probe clients` prints keep within 120 columns, with a client
+/// whose version line is long and notes that are whole sentences.
+#[test]
+fn the_clients_tables_keep_within_120_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("claude");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho '9.9.9 (a fake client whose version line goes on about its build, its \
+         channel and the day it was made)'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let out = testkit::bin(PROBE)
+        .args(["clients", "--out"])
+        .arg(dir.path().join("out"))
+        .env("GATEKIT_CLIENTS_CACHE", dir.path().join("cache"))
+        .env("HOME", dir.path())
+        .env("PATH", &path)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let file = std::fs::read_to_string(dir.path().join("out/clients.txt")).unwrap();
+    // The long values are there, wrapped in their columns.
+    assert!(file.contains("9.9.9 (a fake client"), "{file}");
+    assert!(file.contains("turn (20 results)"), "{file}");
+    for (what, text) in [("stdout", &stdout), ("clients.txt", &file)] {
+        for line in text.lines() {
+            assert!(line.chars().count() <= 120, "{what}: {line}\n\n{text}");
+        }
+    }
+}

@@ -277,3 +277,46 @@ fn a_mistyped_preset_is_refused_with_the_nearest_name_and_never_run() {
     );
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "7\n");
 }
+
+/// Every line of `text` within 120 columns.
+fn assert_within_120(what: &str, text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 120,
+            "{what}: a line of {} columns:\n{line}\n\n{text}",
+            line.chars().count()
+        );
+    }
+}
+
+/// results.txt and what check prints keep within 120 columns, however long the client's
+/// command and its messages: the message column wraps, the lines around the table too.
+#[test]
+fn the_reports_and_what_probe_prints_keep_within_120_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = format!(
+        "Output has been saved to /tmp/x.txt because it was {} long",
+        "very ".repeat(30)
+    );
+    let c = format!(
+        "{PROBE} test-client --limit 300 --mcp-config {{mcp_config}} --n {{n}} --saved-dir '{}' \
+         --spill-message '{message}' --client-name a-client-with-a-rather-long-name-indeed",
+        dir.path().display()
+    );
+    let ran = probe_in(dir.path(), &["check", "--expect", "200", "--client", &c]);
+    assert_eq!(ran.code, 1, "{}{}", ran.stdout, ran.stderr);
+    assert!(ran.stdout.contains("very very"), "{}", ran.stdout);
+    assert_within_120("check's stdout", &ran.stdout);
+    let file = std::fs::read_to_string(dir.path().join("out/results.txt")).unwrap();
+    assert_within_120("results.txt", &file);
+    // probe call: a long server command.
+    let long = "x".repeat(150);
+    let out = testkit::bin(PROBE)
+        .args(["call", "--n", "10", "--", PROBE, "serve", "--log"])
+        .arg(dir.path().join(format!("{long}.log")))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_within_120("probe call", &stdout);
+}

@@ -7,7 +7,7 @@ use super::results::{CheckRecord, CheckVerdict, Point, Results, UnitsRecord};
 use super::ClientSettings;
 use crate::units::Measure;
 use report::markdown::{self, code};
-use report::table::Cell;
+use report::table::{fit_lines, Cell};
 use report::text::clip;
 use report::{Format, Painter, Table};
 
@@ -22,6 +22,8 @@ fn points_table(r: &Results) -> Table {
         headers.insert(1, "fill");
     }
     let mut table = Table::new(headers);
+    // The message (what the client said, up to 100 characters) wraps inside its column.
+    table.wrap(if fills { 6 } else { 5 });
     for p in points {
         let mut cells = vec![
             Cell::from(p.n.to_string()),
@@ -51,50 +53,54 @@ fn points_table(r: &Results) -> Table {
 /// The text report: the client, the table of points, the threshold, and for `check` its
 /// verdict (in `paint`'s colours) and the suggested cap.
 pub(crate) fn text(r: &Results, paint: Painter) -> String {
-    let mut out = String::new();
+    let mut head = String::new();
     let version = client_version(r);
     // The command and the version come from outside (the version from the client itself):
     // escaped, so a newline in them cannot forge a `threshold:` line.
-    out.push_str(&format!(
+    head.push_str(&format!(
         "client: {}\n",
         files::escape::text(&r.client.command)
     ));
-    out.push_str(&format!(
+    head.push_str(&format!(
         "version: {}\n",
         files::escape::text(version.as_deref().unwrap_or("unknown"))
     ));
-    out.push_str(&format!(
+    head.push_str(&format!(
         "started: {}  finished: {}\n\n",
         r.started, r.finished
     ));
-    let table = points_table(r);
-    out.push_str(&table.render_painted(paint));
-    out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
+    let mut tail = format!("\nthreshold: {}\n", r.threshold.text);
     if r.calls > 1 {
-        out.push_str(&format!(
+        tail.push_str(&format!(
             "turn: {} results asked for at once; n is their total\n",
             r.calls
         ));
     }
     if let Some(b) = &r.bisect {
         if !b.held {
-            out.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
+            tail.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
         }
     }
     if let Some(u) = &r.units {
         for (key, line) in units_lines(u) {
-            out.push_str(&format!("{key}: {line}\n"));
+            tail.push_str(&format!("{key}: {line}\n"));
         }
     }
     if r.interrupted {
-        out.push_str("interrupted: the results above are partial\n");
+        tail.push_str("interrupted: the results above are partial\n");
     } else if !r.complete {
-        out.push_str("partial: written while the run was going; the points above are those finished so far\n");
+        tail.push_str("partial: written while the run was going; the points above are those finished so far\n");
     }
     if let Some(c) = &r.check {
-        out.push_str(&check_lines(r, c, paint));
+        tail.push_str(&check_lines(r, c, paint));
     }
-    out
+    // The table keeps within the text width by itself; the lines around it are fitted to it.
+    format!(
+        "{}{}{}",
+        fit_lines(&head),
+        points_table(r).render_painted(paint),
+        fit_lines(&tail)
+    )
 }
 
 /// What bracketing with every fill says of the unit, one line each (text and Markdown alike):
