@@ -372,7 +372,7 @@ mod tests {
             fitted.lines().all(|l| l.chars().count() <= TEXT_WIDTH),
             "{fitted}"
         );
-        assert!(fitted.lines().skip(1).next().unwrap().starts_with("  "));
+        assert!(fitted.lines().nth(1).unwrap().starts_with("  "));
         assert!(fitted.ends_with("\nshort\n"));
         assert_eq!(fit_lines("a\nb"), "a\nb");
     }
