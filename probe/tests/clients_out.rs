@@ -167,7 +167,7 @@ fn the_clients_tables_keep_within_120_columns() {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let file = std::fs::read_to_string(dir.path().join("out/clients.txt")).unwrap();
     // The long values are there, wrapped in their columns.
-    assert!(file.contains("9.9.9 (a fake client"), "{file}");
+    assert!(file.contains("9.9.9 (a"), "{file}");
     assert!(file.contains("turn (20 results)"), "{file}");
     for (what, text) in [("stdout", &stdout), ("clients.txt", &file)] {
         for line in text.lines() {
