@@ -141,6 +141,10 @@ pub(crate) struct CallReport {
 /// and what it held so far is dropped.
 pub(crate) const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
 
+/// How many lines the reader thread reads ahead of the session: one, so what probe holds of a
+/// server's output is a few lines of at most [`MAX_REPLY_LINE`] each, however fast it writes.
+const LINES_AHEAD: usize = 1;
+
 /// A line the reader thread read from the server.
 enum Line {
     /// A line (its newline included when it had one).
@@ -183,7 +187,9 @@ impl Session {
         .echo(true);
         let mut server = runner::start_piped(&job).map_err(starting)?;
         let stdout = server.take_stdout().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a server that writes lines faster than they are read waits for the reader
+        // instead of filling memory.
+        let (tx, rx) = mpsc::sync_channel(LINES_AHEAD);
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {
@@ -230,7 +236,19 @@ impl Session {
             // SIGINT or SIGTERM needs no look here: the runner's watcher stops the server's
             // group and every descendant on it, which closes this pipe (Disconnected below),
             // and run_tool makes any error after an interrupt the exit 130 it is.
+            // Checked before every line, not only while waiting: a server that writes lines
+            // without end (blank, notifications) never answers, and must not outlast the
+            // timeout by keeping the queue full.
             let left = self.deadline.saturating_duration_since(Instant::now());
+            let timed_out = || {
+                Err(
+                    PreconditionFailed::new(format!("no answer to {method} before the timeout"))
+                        .into(),
+                )
+            };
+            if left.is_zero() {
+                return timed_out();
+            }
             let line = match self.lines.recv_timeout(left) {
                 Ok(Line::Whole(line)) => line,
                 Ok(Line::TooLong) => {
@@ -241,12 +259,7 @@ impl Session {
                     ))
                     .into())
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(PreconditionFailed::new(format!(
-                        "no answer to {method} before the timeout"
-                    ))
-                    .into())
-                }
+                Err(RecvTimeoutError::Timeout) => return timed_out(),
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(PreconditionFailed::new(format!(
                         "the server closed its output before answering {method}"

@@ -122,3 +122,24 @@ fn sigterm_ends_a_call_whose_server_floods_stderr_at_once() {
     let len = std::fs::metadata(&err).unwrap().len();
     assert!(len <= runner::STDERR_KEPT + 4096, "{len} bytes echoed");
 }
+
+#[test]
+fn a_server_that_writes_lines_without_end_but_never_answers_ends_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = dir.path().join("stderr");
+    // Notifications as fast as the pipe takes them (for 20 seconds, then it sleeps): each is a
+    // well-formed line that is no answer.
+    let script = server(
+        "timeout 20 yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}'; \
+         exec sleep 600\n",
+        dir.path(),
+    );
+    let (code, took) = call_limited(&["--timeout", "2s", "--", "sh", &script], dir.path(), &err);
+    let stderr = std::fs::read_to_string(&err).unwrap_or_default();
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("no answer to initialize before the timeout"),
+        "{stderr}"
+    );
+    assert!(took < Duration::from_secs(4), "--timeout 2s took {took:?}");
+}
