@@ -73,7 +73,7 @@ fn a_server_that_floods_stderr_ends_at_the_timeout_with_its_log_capped() {
         tail.contains("no answer to initialize before the timeout"),
         "{tail}"
     );
-    assert!(took < Duration::from_secs(4), "--timeout 2s took {took:?}");
+    assert!(took < Duration::from_secs(6), "--timeout 2s took {took:?}");
     // What reached our stderr is the log's echo: the kept 16 MiB, the count, our own line.
     assert!(len <= runner::STDERR_KEPT + 4096, "{len} bytes echoed");
     assert!(
@@ -141,5 +141,5 @@ fn a_server_that_writes_lines_without_end_but_never_answers_ends_at_the_timeout(
         stderr.contains("no answer to initialize before the timeout"),
         "{stderr}"
     );
-    assert!(took < Duration::from_secs(4), "--timeout 2s took {took:?}");
+    assert!(took < Duration::from_secs(6), "--timeout 2s took {took:?}");
 }
