@@ -115,7 +115,7 @@ fn sigterm_ends_a_call_whose_server_floods_stderr_at_once() {
     let took = sent.elapsed();
     assert_eq!(code, Some(130));
     assert!(
-        took < Duration::from_secs(4),
+        took < Duration::from_secs(8),
         "SIGTERM took {took:?} to end the call"
     );
     assert!(with_arg(&marker).is_empty(), "the server outlived the call");
