@@ -175,3 +175,37 @@ fn the_clients_tables_keep_within_120_columns() {
         }
     }
 }
+
+/// A client's folder inside `probe clients`' --out keeps its own record: a bracket run into it
+/// afterwards takes back what the clients run wrote there, and the next clients run takes back
+/// the bracket's.
+#[test]
+fn a_clients_folder_and_a_bracket_run_into_it_take_each_others_files_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let path = fake_claude(dir.path());
+    assert_eq!(clients(dir.path(), &path, &["--only", "claude"]), 4);
+    let client = format!(
+        "{PROBE} test-client --mcp-config {{mcp_config}} --n {{n}} --saved-dir '{}'",
+        dir.path().display()
+    );
+    let bracket = testkit::bin(PROBE)
+        .args(["bracket", "--points", "10", "--client", &client, "--out"])
+        .arg(out.join("claude"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        bracket.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&bracket.stderr)
+    );
+    assert_eq!(clients(dir.path(), &path, &["--only", "claude"]), 4);
+    let written = files_below(&out);
+    assert!(written.is_subset(&recorded_below(&out)), "{written:?}");
+    assert!(
+        !written.iter().any(|p| p.starts_with("claude/points/n-10/")),
+        "the bracket run's point was not taken back: {written:?}"
+    );
+}
