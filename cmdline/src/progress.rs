@@ -60,6 +60,12 @@ impl Progress {
         eta(self.done, self.total, self.elapsed())
     }
 
+    /// At most `more` items follow the finished ones: the total grows to cover them, so a
+    /// search that learns its length as it goes never shows `[k/N]` with k past N.
+    pub fn expect_more(&mut self, more: usize) {
+        self.total = self.total.max(self.done + more);
+    }
+
     /// The live bar, made on first use (and again after [`Progress::clear`]).
     fn bar(&mut self) -> ProgressBar {
         self.bar
@@ -222,6 +228,17 @@ mod tests {
         );
         let line = live_line(2, 5, Duration::from_secs(10), "mutant \x1b[2J3");
         assert_eq!(line, "[2/5] 10.0s elapsed, ETA 15.0s  mutant \\u{1b}[2J3");
+    }
+
+    #[test]
+    fn the_total_grows_to_cover_what_is_expected_and_never_shrinks() {
+        let mut p = Progress::new(2, true);
+        p.finished("a");
+        p.finished("b");
+        p.expect_more(3);
+        assert_eq!(p.total, 5);
+        p.expect_more(1);
+        assert_eq!(p.total, 5, "a smaller plan keeps the total");
     }
 
     #[test]

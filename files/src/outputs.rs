@@ -471,13 +471,23 @@ pub fn claim(path: &Path) -> io::Result<()> {
     let mut all = owned();
     // Named below an owned folder: every step below it must still be a real folder (a link
     // raced in since the checks is refused, not followed).
-    if let Some(record) = all.iter().find(|r| abs.starts_with(&r.given)) {
+    // The most specific owned folder holds the record (`probe clients` owns --out, and each
+    // client's bracket run the folder of its own inside it).
+    if let Some(record) = all
+        .iter()
+        .filter(|r| abs.starts_with(&r.given))
+        .max_by_key(|r| r.given.as_os_str().len())
+    {
         let rel = abs.strip_prefix(&record.given).unwrap_or(Path::new(""));
         no_links_below(&record.given, rel, false).map_err(io::Error::other)?;
     }
     let real =
         resolve(abs.parent().unwrap_or(Path::new("/"))).join(abs.file_name().unwrap_or_default());
-    let Some(record) = all.iter_mut().find(|r| real.starts_with(&r.dir)) else {
+    let Some(record) = all
+        .iter_mut()
+        .filter(|r| real.starts_with(&r.dir))
+        .max_by_key(|r| r.dir.as_os_str().len())
+    else {
         return Ok(());
     };
     let rel = real

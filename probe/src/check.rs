@@ -5,9 +5,10 @@
 //! threshold moved, it goes on to find the new one (doubling up, or bisecting down) so the report
 //! says where it went, and the suggested reply cap follows the threshold actually measured.
 
+use crate::bracket::events::Observer as _;
 use crate::bracket::{
-    bisect, conclude, publish, run_observed, BisectEnd, CheckRecord, ClientSettings, Driver,
-    ProgressView, Verdict,
+    bisect, conclude, publish, run_observed, threshold, BisectEnd, CheckRecord, ClientSettings,
+    Driver, ProgressView, Verdict,
 };
 use crate::emit::{Fill, MAX_N};
 use crate::units::{n_for, size_of, Measure, Unit};
@@ -51,6 +52,8 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     let mut progress = ProgressView::new(2, quiet);
     let mut note = None;
     let mut unit_held = None;
+    let mut unit_at = None;
+    let mut unit_note = None;
     let outcome: anyhow::Result<()> = (|| {
         let run = run_observed;
         let at = run(&mut driver, n, &mut progress)?;
@@ -63,6 +66,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
                 loop {
                     step *= 2;
                     let hi = (n + step).min(MAX_N);
+                    progress.plan(1);
                     let v = run(&mut driver, hi, &mut progress)?;
                     if v.is_over() {
                         note = stopped(bisect(&mut driver, lo, hi, &mut progress)?);
@@ -84,6 +88,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
                 let mut hi = n;
                 loop {
                     let lo = hi / 2;
+                    progress.plan(1);
                     let v = run(&mut driver, lo, &mut progress)?;
                     if v == Verdict::Inline {
                         note = stopped(bisect(&mut driver, lo, hi, &mut progress)?);
@@ -98,21 +103,54 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
             }
             _ => {}
         }
-        // The unit: the same size under the astral fill (two UTF-16 units, four bytes, one
-        // code point a character) must also be inline, and one character more over. (Not for
-        // a turn's budget: its total is split over the calls, which a second fill would split
-        // differently in every unit.)
+        // The unit, checked where the threshold is now (the one expected when it held, the
+        // one measured when it moved): the same size under the astral fill (two UTF-16 units,
+        // four bytes, one code point a character) must also be inline, and one character more
+        // over. Where no threshold was pinned there is no size to check at, and the record
+        // says so rather than judge the unit at a size that no longer means anything.
         if let Some(unit) = settings
             .unit
             .and_then(Measure::unit)
-            .filter(|u| *u != Unit::Lines && settings.client.calls == 1)
+            .filter(|u| *u != Unit::Lines)
         {
-            let a = n_for(settings.expect, Fill::Astral, unit).min(MAX_N - 1);
-            driver.set_fill(Fill::Astral);
-            let at = run(&mut driver, a, &mut progress)?;
-            let above = run(&mut driver, a + 1, &mut progress)?;
-            unit_held = Some(at == Verdict::Inline && above.is_over());
-            driver.set_fill(fill);
+            let now = threshold(&driver.points, fill, driver.calls());
+            match (now.exact, now.last_inline) {
+                // A turn's budget is split over its calls, which a second fill would split
+                // differently in every unit.
+                _ if settings.client.calls > 1 => {
+                    unit_note = Some(
+                        "not checked: a turn's total is split over its calls, differently \
+                         under another fill"
+                            .to_string(),
+                    );
+                }
+                (true, Some(last)) => {
+                    let size = size_of(last, fill, unit);
+                    let a = n_for(size, Fill::Astral, unit).min(MAX_N - 1);
+                    driver.set_fill(Fill::Astral);
+                    progress.plan(2);
+                    let at = run(&mut driver, a, &mut progress)?;
+                    let above = run(&mut driver, a + 1, &mut progress)?;
+                    driver.set_fill(fill);
+                    unit_at = Some(size);
+                    if at.is_judged() && above.is_judged() {
+                        unit_held = Some(at == Verdict::Inline && above.is_over());
+                    } else {
+                        unit_note = Some(format!(
+                            "not checked: the astral fill came back `{at}` at n={a} and \
+                             `{above}` at n={}",
+                            a + 1
+                        ));
+                    }
+                }
+                _ => {
+                    unit_note = Some(
+                        "not checked: the threshold was not pinned, so there is no size to \
+                         check the astral fill at"
+                            .to_string(),
+                    );
+                }
+            }
         }
         Ok(())
     })();
@@ -142,12 +180,17 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
         expect: settings.expect,
         unit: settings.unit,
         unit_held,
+        unit_at,
+        unit_note,
         held,
         judged,
         margin: settings.margin,
         measured,
         note,
-        suggested_cap: measured.map(|t| suggested_cap(t, settings.margin)),
+        // A cap in a unit the client was just shown not to count in would be a guess.
+        suggested_cap: measured
+            .filter(|_| unit_held != Some(false))
+            .map(|t| suggested_cap(t, settings.margin)),
     });
     publish(&driver, &results)?;
     Ok(if results.interrupted {

@@ -14,12 +14,13 @@ use crate::protocol::{self, Incoming};
 use crate::units::Measure;
 use crate::Failure;
 use cmdline::Exit;
+use report::lines::LineEnd;
 use runner::scratch::ScratchDir;
 use runner::stop::PreconditionFailed;
 use runner::{Job, Piped, Program};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::ChildStdin;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
@@ -126,7 +127,8 @@ pub(crate) struct CallReport {
     pub cap: Option<u64>,
     /// The unit the cap counts in (`utf16` unless `--cap` named another).
     pub cap_unit: Option<Measure>,
-    /// Whether the text fits under the cap, measured in its unit (`None` without one).
+    /// Whether the text fits under the cap, measured in its unit (`None` without one, or when
+    /// the tool refused the call: its error text is no result).
     pub fits: Option<bool>,
     pub started: report::Timestamp,
     /// The text blocks themselves (not in the JSON report, which gives their sizes).
@@ -134,11 +136,28 @@ pub(crate) struct CallReport {
     pub texts: Vec<String>,
 }
 
+/// The longest reply line read from a server (64 MiB, what `probe serve`'s largest reply needs
+/// with every astral pair escaped, and the body `probe model` takes): a longer one is an error,
+/// and what it held so far is dropped.
+pub(crate) const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
+
+/// How many lines the reader thread reads ahead of the session: one, so what probe holds of a
+/// server's output is a few lines of at most [`MAX_REPLY_LINE`] each, however fast it writes.
+const LINES_AHEAD: usize = 1;
+
+/// A line the reader thread read from the server.
+enum Line {
+    /// A line (its newline included when it had one).
+    Whole(Vec<u8>),
+    /// A line past [`MAX_REPLY_LINE`]: the reader stopped there.
+    TooLong,
+}
+
 /// A running server and the lines it writes, read on a thread so a silent server can time out.
 struct Session {
     server: Piped,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Vec<u8>>,
+    lines: Receiver<Line>,
     next_id: u64,
     deadline: Instant,
     /// Holds the server's stderr log; removed with the session.
@@ -168,18 +187,25 @@ impl Session {
         .echo(true);
         let mut server = runner::start_piped(&job).map_err(starting)?;
         let stdout = server.take_stdout().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
+        // Bounded: a server that writes lines faster than they are read waits for the reader
+        // instead of filling memory.
+        let (tx, rx) = mpsc::sync_channel(LINES_AHEAD);
         thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {
                 let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        if tx.send(line).is_err() {
-                            return;
-                        }
-                    }
+                // Bounded while it is read: a server that never ends its line is stopped at
+                // MAX_REPLY_LINE, not held until memory runs out.
+                let end =
+                    report::lines::read_bounded(&mut reader, &mut line, MAX_REPLY_LINE, || false);
+                let message = match end {
+                    Ok(LineEnd::Line | LineEnd::Partial) => Line::Whole(line),
+                    Ok(LineEnd::TooLong) => Line::TooLong,
+                    Ok(LineEnd::Eof | LineEnd::Stopped) | Err(_) => return,
+                };
+                let last = matches!(message, Line::TooLong);
+                if tx.send(message).is_err() || last {
+                    return;
                 }
             }
         });
@@ -210,15 +236,30 @@ impl Session {
             // SIGINT or SIGTERM needs no look here: the runner's watcher stops the server's
             // group and every descendant on it, which closes this pipe (Disconnected below),
             // and run_tool makes any error after an interrupt the exit 130 it is.
+            // Checked before every line, not only while waiting: a server that writes lines
+            // without end (blank, notifications) never answers, and must not outlast the
+            // timeout by keeping the queue full.
             let left = self.deadline.saturating_duration_since(Instant::now());
+            let timed_out = || {
+                Err(
+                    PreconditionFailed::new(format!("no answer to {method} before the timeout"))
+                        .into(),
+                )
+            };
+            if left.is_zero() {
+                return timed_out();
+            }
             let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
+                Ok(Line::Whole(line)) => line,
+                Ok(Line::TooLong) => {
                     return Err(PreconditionFailed::new(format!(
-                        "no answer to {method} before the timeout"
+                        "the server's reply to {method} is a line over {} MiB; probe reads no \
+                         more of it",
+                        MAX_REPLY_LINE >> 20
                     ))
                     .into())
                 }
+                Err(RecvTimeoutError::Timeout) => return timed_out(),
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(PreconditionFailed::new(format!(
                         "the server closed its output before answering {method}"
@@ -269,11 +310,11 @@ impl Session {
         }
     }
 
-    /// Closes the server's input (its cue to exit), gives it two seconds to go, and then ends
-    /// its whole group and every process it left, through the runner.
-    fn finish(mut self) {
+    /// Closes the server's input (its cue to exit), gives it `linger` to go, and then ends its
+    /// whole group and every process it left, through the runner.
+    fn finish(mut self, linger: Duration) {
         drop(self.stdin.take());
-        self.server.finish(Duration::from_secs(2));
+        self.server.finish(linger);
     }
 }
 
@@ -328,13 +369,14 @@ pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
         let compact = serde_json::from_slice::<Value>(&raw)
             .map(|v| v.to_string())
             .unwrap_or_else(|_| raw_text.to_string());
+        let is_error = result["isError"] == json!(true);
         Ok(CallReport {
             server: settings.server.clone(),
             protocol_version: init["protocolVersion"].as_str().unwrap_or("").to_string(),
             server_info: init["serverInfo"].clone(),
             tool: settings.tool.clone(),
             arguments: settings.arguments.clone(),
-            is_error: result["isError"] == json!(true),
+            is_error,
             blocks: texts.len(),
             text,
             reply_as_sent: Size::of(&raw_text),
@@ -343,12 +385,23 @@ pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
             total_secs,
             cap: settings.cap.map(|c| c.n),
             cap_unit: settings.cap.map(|c| c.unit),
-            fits: settings.cap.map(|c| text.get(c.unit) <= c.n),
+            // A refusal's text is an error message, not the tool's result: no size of a result
+            // was measured, so the cap is not judged.
+            fits: settings
+                .cap
+                .filter(|_| !is_error)
+                .map(|c| text.get(c.unit) <= c.n),
             started,
             texts: texts.iter().map(|t| t.to_string()).collect(),
         })
     })();
-    session.finish();
+    // A server that answered gets two seconds to exit on its own; one that did not (a
+    // timeout, a line too long, an interrupt) is ended now, so the call ends on time.
+    session.finish(if outcome.is_ok() {
+        Duration::from_secs(2)
+    } else {
+        Duration::ZERO
+    });
     outcome
 }
 
@@ -388,6 +441,9 @@ pub(crate) fn render(r: &CallReport) -> String {
         "time: {:.3}s for the call, {:.3}s in all\n",
         r.call_secs, r.total_secs
     ));
+    if r.is_error && r.cap.is_some() {
+        out.push_str("cap: not judged, the tool refused the call (isError): its text is an error, not a result\n");
+    }
     if let (Some(cap), Some(unit), Some(fits)) = (r.cap, r.cap_unit, r.fits) {
         let size = r.text.get(unit);
         let words = unit.words();
@@ -403,10 +459,12 @@ pub(crate) fn render(r: &CallReport) -> String {
             ));
         }
     }
-    out
+    // A long server command (or tool argument) keeps within the width a report keeps to.
+    report::table::fit_lines(&out)
 }
 
-/// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap.
+/// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap, 4 when a cap was
+/// given and the tool refused the call (nothing was measured against it).
 pub(crate) fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
     let report = call(settings)?;
     let text = if settings.json {
@@ -415,5 +473,8 @@ pub(crate) fn run_call(settings: &CallSettings) -> anyhow::Result<Exit> {
         render(&report)
     };
     crate::print_out(&text)?;
+    if report.is_error && report.cap.is_some() {
+        return Ok(Exit::Precondition);
+    }
     Ok(Exit::from_held(report.fits != Some(false)))
 }

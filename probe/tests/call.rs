@@ -154,3 +154,39 @@ fn a_silent_server_times_out() {
     assert_eq!(code, 4);
     assert!(err.contains("timeout"), "{err}");
 }
+
+/// A refusal (`isError`) is no result: with a cap, `call` neither says it fits nor exits 0.
+#[test]
+fn a_refused_call_is_not_judged_against_the_cap() {
+    let (code, out, _) = call_probe(&[
+        "--args",
+        r#"{"n":-3}"#,
+        "--cap",
+        "1000",
+        "--",
+        PROBE,
+        "serve",
+    ]);
+    assert_eq!(code, 4, "{out}");
+    assert!(!out.contains("fits"), "{out}");
+    assert!(
+        out.contains("cap: not judged, the tool refused the call (isError)"),
+        "{out}"
+    );
+    let (code, out, _) = call_probe(&[
+        "--json",
+        "--args",
+        r#"{"n":-3}"#,
+        "--cap",
+        "1000",
+        "--",
+        PROBE,
+        "serve",
+    ]);
+    assert_eq!(code, 4, "{out}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (r["is_error"].clone(), r["fits"].clone()),
+        (true.into(), Value::Null)
+    );
+}

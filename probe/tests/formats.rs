@@ -429,3 +429,46 @@ fn clients_json_validates_with_a_row_per_preset_even_when_none_is_installed() {
         .unwrap()
         .is_empty());
 }
+
+/// Every environment variable probe reads or hands a client is in the book's Environment table:
+/// the names are taken from the sources (`env::var("NAME")`, `.env("NAME", ...)`), so a new one
+/// without a line in the book fails here.
+#[test]
+fn every_environment_variable_probe_reads_is_in_the_book() {
+    let root = testkit::workspace();
+    let book = fs::read_to_string(root.join("docs/book/src/probe.md")).unwrap();
+    let table = book
+        .split("## Environment")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .expect("probe.md has an Environment section");
+    let named = regex::Regex::new(r#"(?:env::var(?:_os)?|\.env)\("([A-Z][A-Z0-9_]+)""#).unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    let mut sources: Vec<std::path::PathBuf> = vec![root.join("report/src/color.rs")];
+    let mut dirs = vec![root.join("probe/src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                sources.push(path);
+            }
+        }
+    }
+    for path in sources {
+        let text = fs::read_to_string(&path).unwrap();
+        // Tests' own variables are not the user's.
+        let text = text.split("#[cfg(test)]").next().unwrap();
+        for c in named.captures_iter(text) {
+            names.insert(c[1].to_string());
+        }
+    }
+    assert!(names.len() >= 8, "{names:?}");
+    for name in &names {
+        assert!(
+            table.contains(&format!("`{name}`")),
+            "{name} is read by probe but not in the book's Environment table"
+        );
+    }
+}

@@ -53,7 +53,7 @@ pub mod stale;
 pub mod stop;
 
 use echo::Echo;
-pub use piped::{start_piped, Piped};
+pub use piped::{start_piped, Piped, STDERR_KEPT};
 pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
 
 /// The default timeout when a caller gives none (SPEC: suites default to 30 minutes).

@@ -286,10 +286,16 @@ impl Driver {
                             handed.as_deref(),
                             &output,
                             &self.settings.spill_patterns,
+                            self.settings.timeout,
                         )
                     } else {
-                        let judgment =
-                            judge_output(&record, &calls, &output, &self.settings.spill_patterns);
+                        let judgment = judge_output(
+                            &record,
+                            &calls,
+                            &output,
+                            &self.settings.spill_patterns,
+                            self.settings.timeout,
+                        );
                         (judgment, Vec::new())
                     };
                     (judgment, None, None, record, calls, results)
@@ -325,14 +331,16 @@ impl Driver {
                     let events = stand_in.take_model_events();
                     let calls = calls_for(&serve_log, &ns);
                     let spill = &self.settings.spill_patterns;
+                    let timeout = self.settings.timeout;
                     let (judgment, received, results) = if k > 1 {
                         let handed = Handed::from_events(&events);
                         let received = handed.iter().map(|h| h.units).sum::<u64>();
                         let (j, results) =
-                            judge_turn_run(&record, &ns, &calls, Some(&handed), "", spill);
+                            judge_turn_run(&record, &ns, &calls, Some(&handed), "", spill, timeout);
                         (j, (!handed.is_empty()).then_some(received), results)
                     } else {
-                        let (j, received) = judge_stand_in(&record, &calls, &events, n, spill);
+                        let (j, received) =
+                            judge_stand_in(&record, &calls, &events, n, spill, timeout);
                         (j, received, Vec::new())
                     };
                     let count_calls = events
@@ -445,8 +453,9 @@ fn judge_turn_run(
     handed: Option<&[Handed]>,
     whole: &str,
     spill: &[Regex],
+    timeout: Duration,
 ) -> (Judgment, Vec<TurnResult>) {
-    match failed_run(record) {
+    match failed_run(record, timeout) {
         Some(why) => (Judgment::of(Verdict::Error, Some(why)), Vec::new()),
         None => judge_turn(record, ns, calls, handed, whole, spill),
     }

@@ -40,6 +40,9 @@ pub(crate) trait Observer {
     ) -> anyhow::Result<Point>;
     /// A new search starts.
     fn search(&mut self, search: Search);
+    /// At most `runs` more points follow in the part of the search that starts now (a
+    /// bisection's midpoints, a range's two ends, a step of a search up or down).
+    fn plan(&mut self, runs: usize);
     /// The run is over: whatever is shown live goes.
     fn clear(&mut self);
 }

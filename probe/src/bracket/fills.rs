@@ -23,6 +23,7 @@ fn observe(
     observer: &mut dyn Observer,
 ) -> anyhow::Result<Option<Observation>> {
     driver.set_fill(fill);
+    observer.plan(2);
     if run_observed(driver, lo, observer)? != Verdict::Inline {
         return Ok(None);
     }

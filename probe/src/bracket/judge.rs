@@ -17,6 +17,7 @@ use report::RunRecord;
 use runner::Outcome;
 use serde::Serialize;
 use std::fmt;
+use std::time::Duration;
 
 /// What happened to one point's tool result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -159,12 +160,13 @@ pub(crate) fn saved_path(text: &str) -> Option<String> {
         .map(|c| c[1].trim_end_matches(['.', ',', ':', ';']).to_string())
 }
 
-/// Why a run gives no verdict at all, if it does not.
-pub(crate) fn failed_run(record: &RunRecord) -> Option<String> {
+/// Why a run gives no verdict at all, if it does not. A hang names the timeout that was set
+/// (`--timeout`), which is what a reader changes, not the time the kill took.
+pub(crate) fn failed_run(record: &RunRecord, timeout: Duration) -> Option<String> {
     match record.outcome() {
         Outcome::Hang => Some(format!(
-            "hang: killed after the timeout ({:.0}s)",
-            record.duration_secs
+            "hang: killed after the timeout ({})",
+            report::duration::HumanDuration(timeout)
         )),
         Outcome::CouldNotStart => Some(format!("could not start: {}", record.status_text())),
         _ => None,
@@ -212,8 +214,9 @@ pub(crate) fn judge_output(
     calls: &[LoggedCall],
     output: &str,
     spill: &[Regex],
+    timeout: Duration,
 ) -> Judgment {
-    if let Some(why) = failed_run(record) {
+    if let Some(why) = failed_run(record, timeout) {
         return Judgment::of(Verdict::Error, Some(why));
     }
     let Some(call) = calls.last() else {
@@ -281,8 +284,9 @@ pub(crate) fn judge_stand_in(
     events: &[ModelEvent],
     n: u64,
     spill: &[Regex],
+    timeout: Duration,
 ) -> (Judgment, Option<u64>) {
-    if let Some(why) = failed_run(record) {
+    if let Some(why) = failed_run(record, timeout) {
         return (Judgment::of(Verdict::Error, Some(why)), None);
     }
     let result = events.iter().rev().find_map(|e| match e {
@@ -353,6 +357,9 @@ mod tests {
     use super::*;
     use crate::emit::{end_marker, start_marker, utf16_len, Fill};
     use std::path::PathBuf;
+
+    /// The timeout the tests' runs were given.
+    const T: Duration = Duration::from_millis(1500);
 
     fn record(exit: i32) -> RunRecord {
         let mut r = RunRecord::not_yet_run(vec!["client".into()], PathBuf::new(), PathBuf::new());
@@ -468,22 +475,26 @@ mod tests {
         hung.exit_code = None;
         hung.hang = true;
         let full = end_marker(500, "n0nce");
-        let j = judge_output(&hung, &[call(500, true)], &full, &spill());
+        let j = judge_output(&hung, &[call(500, true)], &full, &spill(), T);
         let (v, m) = (j.verdict, j.message);
         assert_eq!(v, Verdict::Error);
-        assert!(m.unwrap().starts_with("hang"));
         assert_eq!(
-            judge_output(&record(0), &[], "hi", &spill()).verdict,
+            m.as_deref(),
+            Some("hang: killed after the timeout (1.50s)"),
+            "the timeout set, not the time taken"
+        );
+        assert_eq!(
+            judge_output(&record(0), &[], "hi", &spill(), T).verdict,
             Verdict::NotCalled
         );
         assert_eq!(
-            judge_output(&record(2), &[], "hi", &spill()).verdict,
+            judge_output(&record(2), &[], "hi", &spill(), T).verdict,
             Verdict::Error
         );
         let mut missing = record(127);
         missing.exit_code = Some(127);
         assert_eq!(
-            judge_output(&missing, &[], "", &spill()).verdict,
+            judge_output(&missing, &[], "", &spill(), T).verdict,
             Verdict::Error
         );
     }

@@ -3,10 +3,11 @@
 //! point. Colour comes from the verdict's kind and only ever reaches stdout.
 
 use super::events::{Observer, Search, Step};
-use super::results::{CheckRecord, CheckVerdict, Point, Results};
+use super::results::{CheckRecord, CheckVerdict, Point, Results, UnitsRecord};
 use super::ClientSettings;
+use crate::units::Measure;
 use report::markdown::{self, code};
-use report::table::Cell;
+use report::table::{fit_lines, Cell};
 use report::text::clip;
 use report::{Format, Painter, Table};
 
@@ -21,6 +22,8 @@ fn points_table(r: &Results) -> Table {
         headers.insert(1, "fill");
     }
     let mut table = Table::new(headers);
+    // The message (what the client said, up to 100 characters) wraps inside its column.
+    table.wrap(if fills { 6 } else { 5 });
     for p in points {
         let mut cells = vec![
             Cell::from(p.n.to_string()),
@@ -50,45 +53,111 @@ fn points_table(r: &Results) -> Table {
 /// The text report: the client, the table of points, the threshold, and for `check` its
 /// verdict (in `paint`'s colours) and the suggested cap.
 pub(crate) fn text(r: &Results, paint: Painter) -> String {
-    let mut out = String::new();
+    let mut head = String::new();
     let version = client_version(r);
     // The command and the version come from outside (the version from the client itself):
     // escaped, so a newline in them cannot forge a `threshold:` line.
-    out.push_str(&format!(
+    head.push_str(&format!(
         "client: {}\n",
         files::escape::text(&r.client.command)
     ));
-    out.push_str(&format!(
+    head.push_str(&format!(
         "version: {}\n",
         files::escape::text(version.as_deref().unwrap_or("unknown"))
     ));
-    out.push_str(&format!(
+    head.push_str(&format!(
         "started: {}  finished: {}\n\n",
         r.started, r.finished
     ));
-    let table = points_table(r);
-    out.push_str(&table.render_painted(paint));
-    out.push_str(&format!("\nthreshold: {}\n", r.threshold.text));
+    let mut tail = format!("\nthreshold: {}\n", r.threshold.text);
     if r.calls > 1 {
-        out.push_str(&format!(
+        tail.push_str(&format!(
             "turn: {} results asked for at once; n is their total\n",
             r.calls
         ));
     }
     if let Some(b) = &r.bisect {
         if !b.held {
-            out.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
+            tail.push_str(&format!("bisect: {}\n", b.why.as_deref().unwrap_or("")));
+        }
+    }
+    if let Some(u) = &r.units {
+        for (key, line) in units_lines(u) {
+            tail.push_str(&format!("{key}: {line}\n"));
         }
     }
     if r.interrupted {
-        out.push_str("interrupted: the results above are partial\n");
+        tail.push_str("interrupted: the results above are partial\n");
     } else if !r.complete {
-        out.push_str("partial: written while the run was going; the points above are those finished so far\n");
+        tail.push_str("partial: written while the run was going; the points above are those finished so far\n");
     }
     if let Some(c) = &r.check {
-        out.push_str(&check_lines(r, c, paint));
+        tail.push_str(&check_lines(r, c, paint));
     }
-    out
+    // The table keeps within the text width by itself; the lines around it are fitted to it.
+    format!(
+        "{}{}{}",
+        fit_lines(&head),
+        points_table(r).render_painted(paint),
+        fit_lines(&tail)
+    )
+}
+
+/// What bracketing with every fill says of the unit, one line each (text and Markdown alike):
+/// the unit and the limit in it, which fills agree, the wrapper a client counts with the reply.
+fn units_lines(u: &UnitsRecord) -> Vec<(&'static str, String)> {
+    let fills = |fills: &[crate::emit::Fill]| {
+        fills
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(i) = &u.inference else {
+        let tried: Vec<_> = u.observations.iter().map(|o| o.fill).collect();
+        let why = if tried.is_empty() {
+            "no fill gave a threshold".to_string()
+        } else {
+            format!("no unit makes the {} fills agree", fills(&tried))
+        };
+        return vec![("unit", format!("not inferred: {why}"))];
+    };
+    let word = Measure::from(i.unit).words();
+    let mut lines = vec![(
+        "unit",
+        format!(
+            "{} (inline up to {} {word}{}; fills {})",
+            i.unit,
+            i.limit,
+            if i.exact {
+                ""
+            } else {
+                ", an estimate: the fills miss by under 1%"
+            },
+            fills(&i.fills)
+        ),
+    )];
+    if !i.also.is_empty() {
+        let also: Vec<_> = i.also.iter().map(|u| u.to_string()).collect();
+        lines.push((
+            "unit also",
+            format!("{} (these fills cannot tell them apart)", also.join(", ")),
+        ));
+    }
+    lines.push((
+        "wrapper",
+        match i.offset {
+            Some(o) => format!(
+                "{o} {word} counted with the reply (the limit is likely {})",
+                i.limit + o
+            ),
+            None => "none seen (the limit is round, or not near a round number)".to_string(),
+        },
+    ));
+    if let Some(t) = i.tokens_estimate {
+        lines.push(("tokens", format!("~{t} at four bytes a token")));
+    }
+    lines
 }
 
 /// `check`'s lines under the report: its verdict, why a search stopped, the suggested cap.
@@ -110,20 +179,49 @@ fn check_lines(r: &Results, c: &CheckRecord, paint: Painter) -> String {
     if let Some(note) = &c.note {
         out.push_str(&format!("note: {}\n", files::escape::text(note)));
     }
-    if c.unit_held == Some(false) {
-        out.push_str(&format!(
-            "unit: not {}: the astral fill did not stop at the same size\n",
-            unit_word(c)
-        ));
-    }
-    if let (Some(t), Some(cap)) = (c.measured, c.suggested_cap) {
-        out.push_str(&format!(
-            "suggested cap: {cap} {} ({t} less {}%)\n",
-            unit_word(c),
-            (c.margin * 100.0).round()
-        ));
+    for (key, line) in unit_lines(c) {
+        out.push_str(&format!("{key}: {}\n", files::escape::text(&line)));
     }
     out
+}
+
+/// What `check` says of the unit and the cap, one line each (text and Markdown alike): whether
+/// the astral fill agreed at the size it was checked at, or why it was not checked; the cap,
+/// only in a unit not shown wrong.
+fn unit_lines(c: &CheckRecord) -> Vec<(&'static str, String)> {
+    let word = unit_word(c);
+    let mut lines = Vec::new();
+    match (c.unit_held, c.unit_at) {
+        (Some(true), Some(at)) => lines.push((
+            "unit",
+            format!("{word}, the astral fill also stops at {at} {word}"),
+        )),
+        (Some(false), Some(at)) => lines.push((
+            "unit",
+            format!(
+                "not {word}: at {at} {word} the astral fill did not stop where the ascii fill did"
+            ),
+        )),
+        _ => {}
+    }
+    if let Some(note) = &c.unit_note {
+        lines.push(("unit", format!("{word} {note}")));
+    }
+    if let (Some(t), Some(cap)) = (c.measured, c.suggested_cap) {
+        lines.push((
+            "suggested cap",
+            format!("{cap} {word} ({t} less {}%)", (c.margin * 100.0).round()),
+        ));
+    } else if c.unit_held == Some(false) {
+        lines.push((
+            "suggested cap",
+            format!(
+                "none in {word}, which the client does not count in; \
+                 `probe bracket --bisect LO..HI --units` finds the unit it does"
+            ),
+        ));
+    }
+    lines
 }
 
 /// The unit `check`'s numbers are in: the one expected, or "units" (UTF-16, as emit counts).
@@ -169,15 +267,8 @@ pub(crate) fn render_markdown(r: &Results) -> String {
     }
     if let Some(c) = &r.check {
         facts.push(("expected", format!("inline up to {}", c.expect)));
-        if let (Some(cap), Some(measured)) = (c.suggested_cap, c.measured) {
-            facts.push((
-                "suggested cap",
-                format!(
-                    "{cap} {} ({measured} less {}%)",
-                    unit_word(c),
-                    (c.margin * 100.0).round()
-                ),
-            ));
+        for (key, line) in unit_lines(c) {
+            facts.push((key, markdown::escape(&line)));
         }
         if let Some(note) = &c.note {
             facts.push(("note", markdown::escape(note)));
@@ -186,6 +277,11 @@ pub(crate) fn render_markdown(r: &Results) -> String {
     if let Some(b) = &r.bisect {
         if !b.held {
             facts.push(("bisect", markdown::escape(b.why.as_deref().unwrap_or(""))));
+        }
+    }
+    if let Some(u) = &r.units {
+        for (key, line) in units_lines(u) {
+            facts.push((key, markdown::escape(&line)));
         }
     }
     facts.push(("time", format!("{} .. {}", r.started, r.finished)));
@@ -246,6 +342,8 @@ impl Observer for ProgressView {
                 format!("n={n}{} (between {lo} and {hi})", turn(calls))
             }
         };
+        // Whatever the plan said, this point is one of the total.
+        self.progress.expect_more(1);
         let p = self.progress.during(&status, work)?;
         self.progress.finished(&progress_line(&p));
         Ok(p)
@@ -257,6 +355,10 @@ impl Observer for ProgressView {
             Search::Turn(preset, calls) => format!("{preset}: turns of {calls} results"),
         };
         self.progress.status(&status);
+    }
+
+    fn plan(&mut self, runs: usize) {
+        self.progress.expect_more(runs);
     }
 
     fn clear(&mut self) {

@@ -273,8 +273,14 @@ pub(crate) struct CheckRecord {
     pub expect: u64,
     /// The unit expected (`--expect 51200bytes`, `25000tokens`), or none.
     pub unit: Option<crate::units::Measure>,
-    /// Whether the astral fill agreed with the unit (`None`: no unit, `lines` or `tokens`).
+    /// Whether the astral fill stopped at the same size in the unit as the threshold found
+    /// (`None`: no unit, `lines` or `tokens`, or not checked: see `unit_note`).
     pub unit_held: Option<bool>,
+    /// The size, in `unit`, the astral fill was checked at: the threshold expected when it
+    /// held, the one measured when it moved.
+    pub unit_at: Option<u64>,
+    /// Why a unit of text was not checked (no threshold pinned, a turn, no verdict).
+    pub unit_note: Option<String>,
     /// N came back inline and N+1 saved or truncated.
     pub held: bool,
     /// Both N and N+1 gave a verdict (inline, saved or truncated).
@@ -428,6 +434,8 @@ mod tests {
             expect: 5,
             unit: None,
             unit_held: None,
+            unit_at: None,
+            unit_note: None,
             held: true,
             judged: true,
             margin: 0.2,

@@ -28,8 +28,18 @@ impl Plan {
     pub(crate) fn runs(&self) -> usize {
         match self {
             Plan::Points(p) => p.len(),
-            Plan::Bisect { lo, hi } => 2 + (64 - (hi - lo).leading_zeros()) as usize,
+            Plan::Bisect { lo, hi } => 2 + midpoints(*lo, *hi),
         }
+    }
+}
+
+/// How many midpoints a bisection between `lo` and `hi` runs at most: ceil(log2(hi - lo)).
+pub(crate) fn midpoints(lo: u64, hi: u64) -> usize {
+    let gap = hi.saturating_sub(lo);
+    if gap <= 1 {
+        0
+    } else {
+        (64 - (gap - 1).leading_zeros()) as usize
     }
 }
 
@@ -120,6 +130,7 @@ pub(crate) fn bisect(
     mut hi: u64,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<BisectEnd> {
+    observer.plan(midpoints(lo, hi));
     while let Some(mid) = midpoint(lo, hi) {
         let step = Step::Between {
             n: mid,
@@ -151,6 +162,7 @@ pub(crate) fn bisect_range(
     hi: u64,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<BisectRecord> {
+    observer.plan(2);
     let at_lo = run_observed(driver, lo, observer)?;
     let at_hi = run_observed(driver, hi, observer)?;
     let why = if at_lo != Verdict::Inline {
@@ -216,6 +228,7 @@ mod tests {
             (10, 12, 11),
             (10, 12, 10),
         ] {
+            let start = (lo, hi);
             let (mut lo, mut hi, mut steps) = (lo, hi, 0);
             while let Some(mid) = midpoint(lo, hi) {
                 if mid <= t {
@@ -226,7 +239,7 @@ mod tests {
                 steps += 1;
             }
             assert_eq!((lo, hi), (t, t + 1));
-            assert!(steps <= 21, "{steps} steps");
+            assert!(steps <= midpoints(start.0, start.1), "{steps} steps");
         }
     }
 

@@ -177,13 +177,66 @@ pub(crate) fn client_parser(text: &str) -> Result<ClientKind, String> {
     if let Some(preset) = Preset::parse(text) {
         return Ok(ClientKind::Preset(preset));
     }
+    let presets = Preset::ALL.map(Preset::name).join(", ");
     if text.trim().is_empty() {
         return Err(format!(
-            "--client must be a preset ({}) or a command",
-            Preset::ALL.map(Preset::name).join(", ")
+            "--client must be a preset ({presets}) or a command"
+        ));
+    }
+    // A bare name that is no preset, holds no `{mcp_config}` and names no program on PATH is a
+    // preset mistyped far more often than a command: run through the shell it would only fail
+    // at every point (or run something else of that name), so it is refused here.
+    let word = text.trim();
+    if is_bare_name(word) && !on_path(word) {
+        let nearest = Preset::ALL
+            .into_iter()
+            .min_by_key(|p| edit_distance(word, p.name()))
+            .expect("there are presets");
+        return Err(format!(
+            "not a preset, and no program of that name is on PATH; did you mean {:?}? (presets: \
+             {presets}; a command runs with {{mcp_config}} and {{n}})",
+            nearest.name()
         ));
     }
     Ok(ClientKind::Command(text.to_string()))
+}
+
+/// A name as a program or a preset is written: letters, digits, `-`, `_`, `.` and `+` only.
+fn is_bare_name(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'))
+}
+
+/// Whether an executable file named `name` is in a folder of `$PATH`.
+fn on_path(name: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        std::fs::metadata(dir.join(name))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// The Levenshtein distance between `a` and `b`: the fewest one-character edits between them.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// `--only`: a preset's name.
@@ -314,5 +367,22 @@ mod tests {
             client_parser("codex exec"),
             Ok(ClientKind::Command("codex exec".into()))
         );
+    }
+
+    #[test]
+    fn a_bare_name_that_is_no_preset_and_no_program_names_the_nearest_preset() {
+        let e = client_parser("cladue").unwrap_err();
+        assert!(e.contains("did you mean \"claude\""), "{e}");
+        let e = client_parser("gemeni").unwrap_err();
+        assert!(e.contains("did you mean \"gemini\""), "{e}");
+        // A program on PATH, a command with arguments or a config stays a command.
+        assert_eq!(client_parser("sh"), Ok(ClientKind::Command("sh".into())));
+        assert!(matches!(
+            client_parser("my-client {mcp_config}"),
+            Ok(ClientKind::Command(_))
+        ));
+        assert_eq!(edit_distance("cladue", "claude"), 2);
+        assert_eq!(edit_distance("", "qwen"), 4);
+        assert_eq!(edit_distance("codex", "codex"), 0);
     }
 }

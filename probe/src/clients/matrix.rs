@@ -137,24 +137,30 @@ pub(crate) struct Matrix {
 /// 4 when none could be judged at all.
 pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
-    // The one output guard (see `files::outputs`): a bad --out is exit 2 before any client runs.
-    let mut plan = files::outputs::Plan::new();
-    plan.folder("--out", &settings.out)
-        .file_in(&settings.out, "clients.json")
-        .file_in(&settings.out, "clients.txt");
-    plan.check()
-        .map_err(|e| crate::Failure::Usage(e.to_string()))?;
-    std::fs::create_dir_all(&settings.out).map_err(|e| {
-        crate::Failure::Usage(format!(
-            "{}: cannot create --out: {e}",
-            settings.out.display()
-        ))
-    })?;
     let presets: Vec<Preset> = if settings.only.is_empty() {
         Preset::ALL.to_vec()
     } else {
         settings.only.clone()
     };
+    // The one output guard (see `files::outputs`): every path this run writes is planned and
+    // checked before anything is written or removed, so a refusal (exit 2) leaves --out as it
+    // was. Then --out is locked and taken as this run's folder: what it writes there (the
+    // tables, and each client's folder) goes on its record, and only what an earlier run
+    // recorded is removed.
+    let mut plan = files::outputs::Plan::new();
+    plan.folder("--out", &settings.out)
+        .file_in(&settings.out, "clients.json")
+        .file_in(&settings.out, "clients.txt");
+    for preset in &presets {
+        plan.folder_in(&settings.out, preset.name());
+    }
+    plan.check()
+        .map_err(|e| crate::Failure::Usage(e.to_string()))?;
+    let _lock = files::lock::OutLock::acquire(&settings.out)
+        .map_err(|e| crate::Failure::Usage(e.to_string()))?;
+    files::outputs::own(&settings.out)
+        .and_then(|()| files::outputs::clear_previous(&settings.out))
+        .map_err(|e| crate::Failure::Usage(format!("{}: {e}", settings.out.display())))?;
     let quiet = settings.format == Format::Json;
     let mut rows = Vec::new();
     let mut interrupted = false;

@@ -34,6 +34,9 @@ pub(crate) fn table(m: &Matrix) -> Table {
     let mut t = Table::new([
         "client", "version", "model", "limit", "unit", "above", "cap", "status", "note",
     ]);
+    // Within the text width: every column of words wraps inside itself (the widest first, the
+    // note in practice), so a row stays one row however long a version or a note is.
+    t.wrap(1).wrap(2).wrap(3).wrap(4).wrap(5).wrap(8);
     let dash = || "-".to_string();
     for r in &m.rows {
         let unit = r.unit.map(|u| match r.offset {
@@ -67,6 +70,8 @@ pub(crate) fn table(m: &Matrix) -> Table {
 /// what happens above it, or why not ("not reachable: ...").
 pub(crate) fn limits_table(m: &Matrix) -> Table {
     let mut t = Table::new(["client", "kind", "limit", "unit", "above", "note"]);
+    // Within the text width: what happens above and the note wrap in their columns.
+    t.wrap(4).wrap(5);
     for r in &m.rows {
         for l in &r.limits {
             let limit = match (l.found, l.limit) {

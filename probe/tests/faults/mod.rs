@@ -8,6 +8,7 @@
 //! SIGTERM), `outputs` (one run per --out, a closed stdout, outside text in the reports). The
 //! helpers they share are here.
 
+mod call;
 mod model;
 mod numbers;
 mod outputs;
