@@ -230,3 +230,79 @@ impl Row {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sample report's one row: `killed`, its suite `exit 1` with one test failed.
+    fn sample() -> Row {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let report: crate::record::RunReport = serde_json::from_str(sample).unwrap();
+        report.mutants[0].clone()
+    }
+
+    #[test]
+    fn a_rows_verdict_is_the_one_its_own_records_give() {
+        let row = sample();
+        assert_eq!(row.judged(), Verdict::Killed);
+        let judged = |edit: &dyn Fn(&mut Row)| {
+            let mut r = sample();
+            edit(&mut r);
+            r.judged()
+        };
+        let passed = |r: &mut Row| {
+            let run = r.run.as_mut().unwrap();
+            run.exit_code = Some(0);
+            run.counts = None;
+        };
+        assert_eq!(judged(&passed), Verdict::Survived);
+        assert_eq!(
+            judged(&|r| {
+                passed(r);
+                r.control = true;
+            }),
+            Verdict::ControlHeld
+        );
+        // Exit 0 with the runner's own counts saying a test failed: not a pass.
+        assert_eq!(
+            judged(&|r| r.run.as_mut().unwrap().exit_code = Some(0)),
+            Verdict::Killed
+        );
+        assert_eq!(
+            judged(&|r| r.run.as_mut().unwrap().not_started = Some("build failed".into())),
+            Verdict::Error
+        );
+        assert_eq!(
+            judged(&|r| {
+                passed(r);
+                r.run.as_mut().unwrap().hang = true;
+            }),
+            Verdict::KilledHang
+        );
+        assert_eq!(
+            judged(&|r| {
+                let run = r.run.as_mut().unwrap();
+                run.exit_code = None;
+                run.signal = Some("SIGKILL".into());
+            }),
+            Verdict::Error
+        );
+        // A comparison suite that replaced the mutated file spoils the row, not only its run.
+        assert_eq!(
+            judged(&|r| {
+                let mut also = r.run.clone().unwrap();
+                also.file_changed = Some("the suite deleted the mutated file".into());
+                r.also.push(also);
+            }),
+            Verdict::Error
+        );
+        assert_eq!(
+            judged(&|r| {
+                r.run = None;
+                r.matches = 2;
+            }),
+            Verdict::Skipped { matches: 2 }
+        );
+    }
+}
