@@ -29,6 +29,10 @@ use crate::record::{Row, RunReport, Shard, Tally};
 use crate::session::Selection;
 use crate::spec::Spec;
 
+/// The largest spec the shards' own spec path is read for (a spec of thousands of mutants is a
+/// few megabytes).
+const MAX_SPEC_BYTES: u64 = 64 << 20;
+
 /// The spec the shards are held to, and where it came from, for the note a merge without one
 /// prints.
 pub(super) enum SpecFound {
@@ -67,6 +71,12 @@ pub(super) fn spec_for(given: Option<&Path>, shards: &[(PathBuf, RunReport)]) ->
             escape::path(path)
         )))
     };
+    // Only a regular file of a spec's size is read: the path is the shards' word.
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() && m.len() <= MAX_SPEC_BYTES => {}
+        Ok(m) if m.is_file() => return missing("here is too large to be a spec"),
+        _ => return missing("is not here"),
+    }
     let Ok(read) = crate::swap::read_regular(path) else {
         return missing("is not here");
     };

@@ -67,6 +67,7 @@ pub(crate) fn merge(
         signed::check_allowed(allowed)?;
     }
     let mut shards: Vec<(PathBuf, RunReport)> = Vec::new();
+    let mut signers = Vec::new();
     for dir in dirs {
         let path = dir.join("mutants.json");
         let bytes = crate::swap::read_regular(&path)
@@ -74,7 +75,7 @@ pub(crate) fn merge(
             .bytes;
         // The signature first, over the bytes read once: what is verified is what is merged.
         if let Some(allowed) = &against.allowed_signers {
-            signed::verify(dir, &bytes, allowed)?;
+            signers.push((dir, signed::verify(dir, &bytes, allowed)?));
         }
         let report = shard::parse(&bytes)
             .map_err(|why| anyhow::anyhow!("{}: {why}", escape::path(&path)))?;
@@ -110,6 +111,14 @@ pub(crate) fn merge(
         plan.file_in(out, &format!("logs/{name}"));
     }
     plan.check()?;
+    // Said once every check passed, so a refusal stays the one line it is.
+    for (dir, principal) in &signers {
+        cmdline::errln!(
+            "mutants: {} signed by {}",
+            escape::path(dir),
+            escape::text(principal)
+        );
+    }
 
     let _lock = files::lock::OutLock::acquire(out)?;
     files::outputs::own(out)

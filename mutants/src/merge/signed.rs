@@ -33,11 +33,12 @@ pub(super) fn check_allowed(allowed_signers: &Path) -> Result<()> {
 }
 
 /// Refuses the shard in `dir` unless its statement is signed by a key `allowed_signers` lists
-/// and names `report` (the bytes of its `mutants.json` as the merge read them).
-pub(super) fn verify(dir: &Path, report: &[u8], allowed_signers: &Path) -> Result<()> {
+/// and names `report` (the bytes of its `mutants.json` as the merge read them); returns the
+/// principal whose key signed it.
+pub(super) fn verify(dir: &Path, report: &[u8], allowed_signers: &Path) -> Result<String> {
     let path = dir.join(SHARD_STATEMENT);
     let shown = escape::path(&path);
-    let unsigned = |why: String| -> Result<()> {
+    let unsigned = |why: String| -> Result<String> {
         bail!(
             "{}: unsigned shard ({why}): with --allowed-signers every shard must be run with --attest {} --sign-key KEY",
             escape::path(dir),
@@ -59,14 +60,14 @@ pub(super) fn verify(dir: &Path, report: &[u8], allowed_signers: &Path) -> Resul
         }
         Err(e) => bail!("{}: cannot read it ({e})", escape::path(&sig_path)),
     };
-    match attest::verify_signature(&bytes, &signature, allowed_signers)? {
-        SignatureCheck::Good { .. } => {}
+    let principal = match attest::verify_signature(&bytes, &signature, allowed_signers)? {
+        SignatureCheck::Good { principal, .. } => principal,
         SignatureCheck::Bad(reason) => bail!(
             "{}: bad signature: {}",
             escape::path(&sig_path),
             escape::text(&reason)
         ),
-    }
+    };
     let statement = Statement::parse(&bytes).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     if statement.predicate_type != MUTANTS_PREDICATE {
         bail!(
@@ -88,5 +89,5 @@ pub(super) fn verify(dir: &Path, report: &[u8], allowed_signers: &Path) -> Resul
             escape::text(named)
         );
     }
-    Ok(())
+    Ok(principal)
 }

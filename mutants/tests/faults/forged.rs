@@ -368,6 +368,14 @@ fn signed_shards_are_taken_only_while_their_report_is_the_one_signed() {
     let merged = s.merge_in(s.repo.path(), &with_signers);
     merged.assert_exit(1);
     assert_eq!(report_in(&s.out())["tally"]["survived"], 1);
+    for k in ["s1", "s2"] {
+        assert!(
+            merged
+                .stderr
+                .contains(&format!("{k} signed by ci@example.invalid")),
+            "{merged}"
+        );
+    }
 
     // An edit every other check lets through (a duration), made after signing: refused.
     let _ = fs::remove_dir_all(s.out());
