@@ -230,6 +230,19 @@ fn a_verdict_flipped_to_killed_while_its_record_says_exit_0_is_refused() {
         &s.merge_in(s.repo.path(), &[]),
         &["s2/mutants.json", "field `mutants[0].verdict` is killed"],
     );
+    // A survivor passed off as a skip, though its anchor was found once and its suite ran.
+    let s = Shards::new();
+    s.edit(2, |v| {
+        let r = row(v, "stays");
+        r["verdict"] = json!("skipped (1 matches)");
+        r["run"] = json!(null);
+        v["tally"]["survived"] = json!(0);
+        v["tally"]["skipped"] = json!(1);
+    });
+    s.refused(
+        &s.merge_with_spec(),
+        &["s2/mutants.json", "field `mutants[0].run` is null"],
+    );
     // A kill made out of a run that could not start: an error, never a kill.
     let s = Shards::new();
     s.edit(1, |v| {
@@ -302,6 +315,15 @@ fn counts_that_do_not_add_up_are_refused() {
                 v["tally"]["survived"] = json!(0);
             }),
             "field `planned` is 1",
+        ),
+        (
+            Box::new(|v| {
+                v["mutants"] = json!([]);
+                v["unjudged"] = json!([{"index": 1, "name": "stays", "file": "lib.sh"}]);
+                v["tally"]["total"] = json!(0);
+                v["tally"]["survived"] = json!(0);
+            }),
+            "field `complete` is true, but 1 of its 1 planned mutants have no verdict",
         ),
     ];
     for (edit, words) in cases {
