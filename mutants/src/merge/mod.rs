@@ -82,14 +82,9 @@ pub(crate) fn merge(
         shards.push((dir.clone(), report));
     }
     let merged = join::merge_reports(&shards)?;
-    let spec = match check::spec_for(against.spec.as_deref(), &shards)? {
-        check::SpecFound::Spec(spec) => Some(spec),
-        check::SpecFound::Missing(why) => {
-            cmdline::errln!(
-                "mutants: {why}: the shards are checked against each other, not against their spec (give --spec SPEC)"
-            );
-            None
-        }
+    let (spec, unchecked) = match check::spec_for(against.spec.as_deref(), &shards)? {
+        check::SpecFound::Spec(spec) => (Some(spec), None),
+        check::SpecFound::Missing(why) => (None, Some(why)),
     };
     check::shards(&shards, spec.as_ref())?;
     logs::refuse_out_among_shards(out, dirs)?;
@@ -112,6 +107,11 @@ pub(crate) fn merge(
     }
     plan.check()?;
     // Said once every check passed, so a refusal stays the one line it is.
+    if let Some(why) = unchecked {
+        cmdline::errln!(
+            "mutants: {why}: the shards were checked against each other, not against their spec (give --spec SPEC)"
+        );
+    }
     for (dir, principal) in &signers {
         cmdline::errln!(
             "mutants: {} signed by {}",

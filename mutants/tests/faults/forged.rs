@@ -177,6 +177,14 @@ fn untouched_shards_merge_into_what_the_single_run_says() {
         !merged.stderr.contains("not against their spec"),
         "{merged}"
     );
+    // Away from it, the merge says it could not hold the shards to their spec.
+    let _ = fs::remove_dir_all(s.out());
+    let elsewhere = s.tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let merged = s.merge_in(&elsewhere, &[]);
+    merged.assert_exit(1);
+    let note = "the shards' spec mutants.toml is not here: the shards were checked against each other, not against their spec";
+    assert!(merged.stderr.contains(note), "{merged}");
 }
 
 #[test]
@@ -197,14 +205,27 @@ fn a_survivors_row_deleted_with_planned_lowered_is_refused_naming_the_shard_and_
     // leave no room for shard 1's "two" (index 2): still refused, naming that row.
     let elsewhere = s.tmp.path().join("elsewhere");
     fs::create_dir_all(&elsewhere).unwrap();
-    let out = s.merge_in(&elsewhere, &[]);
-    assert_eq!(out.exit(), 2, "{out}");
-    assert!(out.stderr.contains("not against their spec"), "{out}");
-    let refusal = out.stderr.lines().last().unwrap();
-    assert!(
-        refusal.contains("s1/mutants.json") && refusal.contains("\"two\" (index 2)"),
-        "{refusal}"
+    s.refused(
+        &s.merge_in(&elsewhere, &[]),
+        &["s1/mutants.json", "\"two\" (index 2)", "extra row"],
     );
+}
+
+/// The spec's last mutant dropped (its row gone, `planned` lowered, the tally and exit code
+/// made to match) leaves shards that look like a run of a shorter spec: only the spec tells.
+#[test]
+fn the_specs_last_mutant_dropped_is_refused_against_the_spec() {
+    let s = Shards::new();
+    s.edit(1, |v| {
+        let rows = v["mutants"].as_array_mut().unwrap();
+        rows.retain(|r| r["name"] != "two");
+        v["planned"] = json!(1);
+        v["tally"]["total"] = json!(1);
+        v["tally"]["killed"] = json!(1);
+    });
+    let words = ["s1/mutants.json", "\"two\" (index 2)", "missing row"];
+    s.refused(&s.merge_with_spec(), &words);
+    s.refused(&s.merge_in(s.repo.path(), &[]), &words);
 }
 
 #[test]
