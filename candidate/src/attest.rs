@@ -132,6 +132,28 @@ impl Statement {
         Ok(found)
     }
 
+    /// The value of digest `alg` of the subject named `name`: `Ok(None)` when no subject of
+    /// that name has it, an error when two of that name disagree. A statement may name several
+    /// files of one algorithm (a patch, a report), each told apart by its subject's name.
+    pub fn subject_digest(&self, name: &str, alg: &str) -> Result<Option<&str>, String> {
+        let mut found: Option<&str> = None;
+        let named = self
+            .subject
+            .iter()
+            .filter(|s| s.name.as_deref() == Some(name));
+        for value in named.filter_map(|s| s.digest.get(alg)) {
+            match found {
+                Some(v) if !v.eq_ignore_ascii_case(value) => {
+                    return Err(format!(
+                        "two subjects named {name:?} name two {alg} digests"
+                    ))
+                }
+                _ => found = Some(value),
+            }
+        }
+        Ok(found)
+    }
+
     /// The statement as written: pretty JSON and a final newline (the bytes that are signed).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
@@ -414,5 +436,28 @@ mod tests {
         });
         assert!(s.digest("gitTree").is_err());
         assert_eq!(s.digest("gitBlob").unwrap(), None);
+    }
+
+    #[test]
+    fn a_named_subject_is_found_by_its_name_beside_others_of_its_algorithm() {
+        let mut s = Statement::new(&subjects(), "urn:x", serde_json::Value::Null);
+        s.subject.push(Subject {
+            name: Some("mutants.json".into()),
+            digest: BTreeMap::from([("sha256".into(), "cd".repeat(32))]),
+        });
+        assert_eq!(
+            s.subject_digest("patch", "sha256").unwrap(),
+            Some("ab".repeat(32).as_str())
+        );
+        assert_eq!(
+            s.subject_digest("mutants.json", "sha256").unwrap(),
+            Some("cd".repeat(32).as_str())
+        );
+        assert_eq!(s.subject_digest("other", "sha256").unwrap(), None);
+        s.subject.push(Subject {
+            name: Some("mutants.json".into()),
+            digest: BTreeMap::from([("sha256".into(), "ef".repeat(32))]),
+        });
+        assert!(s.subject_digest("mutants.json", "sha256").is_err());
     }
 }

@@ -163,7 +163,11 @@ pub(crate) fn verify(
         })
     });
     let attested_commit = digest("gitCommit")?;
-    let attested_patch_sha256 = digest("sha256")?;
+    // By name: a mutants run's statement also names its report's sha256.
+    let attested_patch_sha256 = statement
+        .subject_digest("patch", "sha256")
+        .map(|d| d.map(str::to_ascii_lowercase))
+        .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
     Ok(Verification {
         attestation: shown,
         predicate_type: statement.predicate_type.clone(),

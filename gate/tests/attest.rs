@@ -372,14 +372,19 @@ fn gate_verify_checks_a_mutants_attestation_and_refuses_an_unknown_type() {
     let subjects = candidate::attest::Subjects {
         tree: tree.clone(),
         commit: repo.head().trim().to_string(),
-        patch_sha256: None,
+        patch_sha256: Some("ab".repeat(32)),
     };
     let check = |predicate_type: &str, result: &str| {
-        let s = candidate::attest::Statement::new(
+        let mut s = candidate::attest::Statement::new(
             &subjects,
             predicate_type,
             serde_json::json!({ "result": result }),
         );
+        // As `mutants run` writes it: its report is a sha256 subject beside the patch.
+        s.subject.push(candidate::attest::Subject {
+            name: Some("mutants.json".into()),
+            digest: [("sha256".to_string(), "cd".repeat(32))].into(),
+        });
         let att = dir.path().join("m.json");
         fs::write(&att, s.to_bytes()).unwrap();
         // Signed by hand, as a reviewer could: the same format gate writes.
@@ -406,6 +411,9 @@ fn gate_verify_checks_a_mutants_attestation_and_refuses_an_unknown_type() {
     let ok = check(candidate::attest::MUTANTS_PREDICATE, "PASSED");
     ok.assert_exit(0);
     assert!(ok.stdout.contains("verified   yes"), "{ok}");
+    // The patch is the subject named `patch`, never the report's sha256.
+    assert!(ok.stdout.contains(&"ab".repeat(32)), "{ok}");
+    assert!(!ok.stdout.contains(&"cd".repeat(32)), "{ok}");
     check(candidate::attest::MUTANTS_PREDICATE, "FAILED").assert_exit(1);
     let other = check("https://slsa.dev/provenance/v1", "PASSED");
     other.assert_exit(2);

@@ -54,6 +54,14 @@ pub(crate) enum Command {
         /// Where the merged report goes.
         #[arg(long, default_value = "mutants-out")]
         out: PathBuf,
+        /// The spec the shards ran: each shard must hold exactly its share of it, each row the
+        /// spec's mutant [default: the spec the shards name, when it is here unchanged].
+        #[arg(long, value_name = "SPEC")]
+        spec: Option<PathBuf>,
+        /// Accept only shards whose statement (`--attest OUT/mutants.intoto.json --sign-key
+        /// KEY`) is signed by a key this file lists and names their very mutants.json.
+        #[arg(long, value_name = "FILE")]
+        allowed_signers: Option<PathBuf>,
         #[command(flatten)]
         output: FormatArgs,
     },

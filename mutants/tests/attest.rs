@@ -72,8 +72,11 @@ fn a_candidate_run_attests_its_verdicts_the_spec_and_the_tree_signed() {
                 "sha256".to_string(),
                 sha256(&dir.path().join("build.patch"))
             ),
+            // The report itself, as written: a signature binds these very bytes.
+            ("sha256".to_string(), sha256(&fx.out().join("mutants.json"))),
         ]
     );
+    assert_eq!(statement["subject"][3]["name"], "mutants.json");
     let p = &statement["predicate"];
     assert_eq!(p["result"], "PASSED");
     assert_eq!(p["complete"], true);
@@ -138,6 +141,7 @@ fn a_run_with_a_survivor_is_attested_failed_without_a_patch_subject() {
         [
             ("gitTree".to_string(), tree.trim().to_string()),
             ("gitCommit".to_string(), head.trim().to_string()),
+            ("sha256".to_string(), sha256(&fx.out().join("mutants.json"))),
         ]
     );
     assert_eq!(statement["predicate"]["result"], "FAILED");

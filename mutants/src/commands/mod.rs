@@ -29,8 +29,18 @@ fn dispatch(cli: Cli) -> Result<Exit> {
         Command::Check { target, json } => check::check(&target.spec, target.dir, json),
         Command::List { target, json } => check::list(&target.spec, target.dir, json),
         Command::Run(args) => session::run(settings(*args, color)),
-        Command::Merge { dirs, out, output } => {
-            crate::merge::merge(&dirs, &out, output.chosen(), color)
+        Command::Merge {
+            dirs,
+            out,
+            spec,
+            allowed_signers,
+            output,
+        } => {
+            let against = crate::merge::Against {
+                spec,
+                allowed_signers,
+            };
+            crate::merge::merge(&dirs, &out, &against, output.chosen(), color)
         }
         Command::Clean { dir, all } => clean(dir, all),
         Command::Describe(describe) => {

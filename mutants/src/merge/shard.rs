@@ -231,11 +231,17 @@ mod tests {
                 (PathBuf::from("a"), r.clone()),
                 (PathBuf::from("b"), r.clone()),
             ];
-            let _ = merge_reports(&shards);
+            if merge_reports(&shards).is_ok() {
+                let _ = crate::merge::check::shards(&shards, None);
+            }
             // The sample is shard 1/2; alone, as a whole run, it merges.
             let mut whole = r.clone();
             whole.shard = None;
-            let merged = merge_reports(&[(PathBuf::from("a"), whole)]);
+            let alone = [(PathBuf::from("a"), whole)];
+            let merged = merge_reports(&alone);
+            if merged.is_ok() {
+                let _ = crate::merge::check::shards(&alone, None);
+            }
             // The renderers read logs: only after the log paths passed, as in `merge`.
             let logs_ok = r
                 .mutants

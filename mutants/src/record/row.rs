@@ -6,9 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::strict::required;
 
-use report::{Counts, Timestamp};
+use std::path::PathBuf;
+
+use report::{Counts, RunRecord, Timestamp};
 
 use crate::anchor::Span;
+use crate::spec::Expect;
 use crate::verdict::Verdict;
 
 /// One suite run with a mutant in place: the mutant's own suite or a comparison suite.
@@ -24,6 +27,16 @@ pub(crate) struct SuiteRun {
     pub exit_code: Option<i32>,
     #[serde(deserialize_with = "required")]
     pub signal: Option<String>,
+    /// The suite ran past its timeout and its process group was killed.
+    pub hang: bool,
+    /// Why the suite could not start (its `build` step failed or timed out, or the command
+    /// could not be spawned); `None` when it started.
+    #[serde(deserialize_with = "required")]
+    pub not_started: Option<String>,
+    /// How the suite changed the mutated file itself (deleted or replaced it), which makes the
+    /// run prove nothing whatever it exited with; `None` when it left the file alone.
+    #[serde(deserialize_with = "required")]
+    pub file_changed: Option<String>,
     pub start: Timestamp,
     pub end: Timestamp,
     /// The suite's run alone, in seconds (0 when its `build` step failed and it never ran).
@@ -50,6 +63,23 @@ pub(crate) struct SuiteRun {
 }
 
 impl SuiteRun {
+    /// The verdict this run's own record gives a mutant that expects `expect`: the one judge
+    /// ([`Verdict::judge_record`]) on the record's facts (exit code, signal, hang, a start that
+    /// failed, the counts), and `error` when the suite changed the mutated file. The run
+    /// writes every verdict through here, and `merge` holds a shard's verdicts to it.
+    pub fn judged(&self, expect: Expect) -> Verdict {
+        if self.file_changed.is_some() {
+            return Verdict::Error;
+        }
+        let mut record = RunRecord::not_yet_run(Vec::new(), PathBuf::new(), PathBuf::new());
+        record.exit_code = self.exit_code;
+        record.signal = self.signal.clone();
+        record.hang = self.hang;
+        record.spawn_error = self.not_started.clone();
+        record.counts = self.counts;
+        Verdict::judge_record(expect, &record).unwrap_or(Verdict::Error)
+    }
+
     /// `196 pass -> 188 passed, 8 failed`: the baseline's passes, then every count the runner
     /// gave with the mutant (what passed beside what failed), or `unknown`.
     pub fn counts_text(&self) -> String {
@@ -107,6 +137,36 @@ pub(crate) struct Row {
     /// (or, when it could not be, the copy made again) before the next mutant.
     #[serde(deserialize_with = "required")]
     pub restored_after: Option<String>,
+}
+
+impl Row {
+    /// What the mutant expects of its suites: to be noticed, or (a control) not.
+    pub fn expect(&self) -> Expect {
+        if self.control {
+            Expect::Survive
+        } else {
+            Expect::Kill
+        }
+    }
+
+    /// The row's verdict as its own records give it: `skipped (N matches)` when its anchor did
+    /// not occur exactly once (no suite ran); `error` when any of its suites changed the
+    /// mutated file (the checkout no longer held the tree under review); otherwise what the
+    /// mutant's own suite's record judges ([`SuiteRun::judged`]).
+    pub fn judged(&self) -> Verdict {
+        match &self.run {
+            None => Verdict::Skipped {
+                matches: self.matches,
+            },
+            Some(_) if self.suite_runs().any(|s| s.file_changed.is_some()) => Verdict::Error,
+            Some(run) => run.judged(self.expect()),
+        }
+    }
+
+    /// The mutant's own suite run and its comparison runs, in order.
+    pub fn suite_runs(&self) -> impl Iterator<Item = &SuiteRun> {
+        self.run.iter().chain(self.also.iter())
+    }
 }
 
 /// A canary: one mutated file made unloadable, one suite run (see `run::canary`).
@@ -168,5 +228,81 @@ impl Row {
             restored_before: None,
             restored_after: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sample report's one row: `killed`, its suite `exit 1` with one test failed.
+    fn sample() -> Row {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let report: crate::record::RunReport = serde_json::from_str(sample).unwrap();
+        report.mutants[0].clone()
+    }
+
+    #[test]
+    fn a_rows_verdict_is_the_one_its_own_records_give() {
+        let row = sample();
+        assert_eq!(row.judged(), Verdict::Killed);
+        let judged = |edit: &dyn Fn(&mut Row)| {
+            let mut r = sample();
+            edit(&mut r);
+            r.judged()
+        };
+        let passed = |r: &mut Row| {
+            let run = r.run.as_mut().unwrap();
+            run.exit_code = Some(0);
+            run.counts = None;
+        };
+        assert_eq!(judged(&passed), Verdict::Survived);
+        assert_eq!(
+            judged(&|r| {
+                passed(r);
+                r.control = true;
+            }),
+            Verdict::ControlHeld
+        );
+        // Exit 0 with the runner's own counts saying a test failed: not a pass.
+        assert_eq!(
+            judged(&|r| r.run.as_mut().unwrap().exit_code = Some(0)),
+            Verdict::Killed
+        );
+        assert_eq!(
+            judged(&|r| r.run.as_mut().unwrap().not_started = Some("build failed".into())),
+            Verdict::Error
+        );
+        assert_eq!(
+            judged(&|r| {
+                passed(r);
+                r.run.as_mut().unwrap().hang = true;
+            }),
+            Verdict::KilledHang
+        );
+        assert_eq!(
+            judged(&|r| {
+                let run = r.run.as_mut().unwrap();
+                run.exit_code = None;
+                run.signal = Some("SIGKILL".into());
+            }),
+            Verdict::Error
+        );
+        // A comparison suite that replaced the mutated file spoils the row, not only its run.
+        assert_eq!(
+            judged(&|r| {
+                let mut also = r.run.clone().unwrap();
+                also.file_changed = Some("the suite deleted the mutated file".into());
+                r.also.push(also);
+            }),
+            Verdict::Error
+        );
+        assert_eq!(
+            judged(&|r| {
+                r.run = None;
+                r.matches = 2;
+            }),
+            Verdict::Skipped { matches: 2 }
+        );
     }
 }

@@ -111,15 +111,15 @@ pub(super) fn run_one(
         // A suite that replaced or deleted the file proves nothing, whatever it exited with,
         // and the tree is no longer the one under review: stop here.
         if let Err(c) = file.check() {
-            run.verdict = Verdict::Error;
             run.status = c.to_string();
+            run.file_changed = Some(c.to_string());
+            run.verdict = run.judged(m.expect);
             runs.push(run);
             changed = Some(c);
             break;
         }
         runs.push(run);
     }
-    let mut changed_file = changed.is_some();
     let spoiled = match changed {
         Some(_) => {
             file.abandon();
@@ -143,26 +143,22 @@ pub(super) fn run_one(
             },
             // Replaced after the check (by a process the suite left behind): the same error.
             Err(c) => {
-                changed_file = true;
                 if let Some(last) = runs.last_mut() {
-                    last.verdict = Verdict::Error;
                     last.status = c.to_string();
+                    last.file_changed = Some(c.to_string());
+                    last.verdict = last.judged(m.expect);
                 }
                 true
             }
         },
     };
     let mut runs = runs.into_iter();
-    let main = runs.next().expect("a mutant has its own suite");
-    // A checkout spoiled only by what the suite did besides the mutated file (it was judged on the
-    // whole tree) keeps its verdict; one whose mutated file was replaced proves nothing.
-    row.verdict = if changed_file {
-        Verdict::Error
-    } else {
-        main.verdict
-    };
-    row.run = Some(main);
+    row.run = runs.next();
     row.also = runs.collect();
+    // A checkout spoiled only by what the suite did besides the mutated file (it was judged on the
+    // whole tree) keeps its verdict; one whose mutated file was replaced proves nothing: the
+    // row's own records say which (see `Row::judged`).
+    row.verdict = row.judged();
     Ok(Done {
         row: Some(row),
         spoiled,
@@ -178,12 +174,15 @@ fn suite_run(
     baseline_counts: Option<Counts>,
 ) -> SuiteRun {
     let record = &ran.record;
-    SuiteRun {
+    let mut run = SuiteRun {
         suite: suite.to_string(),
-        verdict: Verdict::judge_record(expect, record).unwrap_or(Verdict::Error),
+        verdict: Verdict::Error,
         status: record.status_text(),
         exit_code: record.exit_code,
         signal: record.signal.clone(),
+        hang: record.hang,
+        not_started: record.spawn_error.clone(),
+        file_changed: None,
         start: record.start,
         end: record.end,
         duration_secs: record.duration_secs,
@@ -194,5 +193,7 @@ fn suite_run(
         failed_tests: record.failed_tests.clone(),
         strays_killed: record.strays_killed,
         log: relative(out, &record.log),
-    }
+    };
+    run.verdict = run.judged(expect);
+    run
 }

@@ -55,7 +55,9 @@ pub(super) fn write(attest: &Attest, report: &RunReport) -> Result<()> {
     let Some(subjects) = &attest.subjects else {
         return Ok(());
     };
-    let statement = crate::attest::statement(report, subjects);
+    // The bytes `render::write_all` wrote as mutants.json, from the same renderer.
+    let bytes = crate::render::json::render(report)?;
+    let statement = crate::attest::statement(report, subjects, bytes.as_bytes());
     candidate::attest::write(&attest.file, &statement, attest.key.as_deref())
         .context("writing the attestation")
 }

@@ -3,7 +3,8 @@
 //! values, names that try to forge lines, two runs on one `--out`, a reader that closes stdout.
 //!
 //! Every attack here aims only at files inside the test's own temp dir (the "victim").
-//! A suite that spoils the mutated file is in [`spoiled`], crafted shards in [`merge`].
+//! A suite that spoils the mutated file is in [`spoiled`], crafted shards in [`merge`], shards
+//! forged to merge green in [`forged`].
 
 use std::fs;
 use std::path::Path;
@@ -14,6 +15,7 @@ use testkit::{Output, Repo};
 
 use crate::common::report_in;
 
+mod forged;
 mod merge;
 mod spoiled;
 
