@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::checkout::Checkout;
 use crate::git::Git;
-use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
+use crate::patch::{self, gitlinks, parse_name_status};
 use report::text::short_id as short;
 
 /// File names inside the output folder.
@@ -206,19 +206,35 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         .collect();
     let deleted = changes.len() - kept.len();
 
-    // Rebuild the candidate the way `apply` will, and hash that.
-    wt.bytes_with_input(APPLY_ARGS.iter().chain(&["-"]), Some(&patch))
-        .context("the staged diff does not apply to its own base")?;
+    // Rebuild the candidate the way `apply` will (files as a fresh clone writes them), and
+    // hash that.
+    patch::apply(&wt, &patch).context("the staged diff does not apply to its own base")?;
     // A submodule bump is a commit id in the index, not a file: sha256sum has no way to say
     // it, so it gets no line (like a deletion) and is bound by the tree id instead.
     let gitlinks = gitlinks(&wt)?;
-    let kept: Vec<Vec<u8>> = kept.into_iter().filter(|p| !gitlinks.contains(p)).collect();
+    let kept: Vec<Vec<u8>> = kept
+        .into_iter()
+        .filter(|p| !gitlinks.contains_key(p))
+        .collect();
     let submodules = changes.len() - deleted - kept.len();
     let manifest = if kept.is_empty() {
         None
     } else {
         Some(manifests::manifest_as_recorded(scratch.path(), &kept)?)
     };
+    // The rule `apply` judges by: no file the patch leaves may go without a line.
+    let unnamed = patch::unnamed(
+        &changes,
+        &gitlinks,
+        manifest.as_ref().unwrap_or(&Default::default()),
+    );
+    if let Some(first) = unnamed.first() {
+        bail!(
+            "the manifest would not name {} the patch changes (first {}): nothing written",
+            report::text::plural(unnamed.len(), "file"),
+            files::escape::bytes(first)
+        );
+    }
     drop(scratch);
 
     let patch_path = out.join(PATCH_FILE);

@@ -56,10 +56,7 @@ impl GateReport {
                 "patch",
                 format!("{} sha256 {}", code(&c.patch), code(&c.patch_sha256)),
             ),
-            (
-                "manifest",
-                format!("{} {}", code(&c.manifest.file), c.manifest.summary),
-            ),
+            ("manifest", manifest_cell(c)),
             ("deleted", deleted),
             ("drift", markdown::escape(&drift_text(c))),
             ("tree", code(&c.tree)),
@@ -90,6 +87,19 @@ impl GateReport {
                 code(short(&commit.sha)),
                 markdown::escape(&commit.subject)
             );
+        }
+        if !c.base_side.is_empty() {
+            out.push_str(
+                "\nCommits on the base's side (head..base) that touch candidate paths:\n\n",
+            );
+            for commit in &c.base_side {
+                let _ = writeln!(
+                    out,
+                    "- {} {}",
+                    code(short(&commit.sha)),
+                    markdown::escape(&commit.subject)
+                );
+            }
         }
         if !c.drift.is_empty() {
             out.push_str("\nCommits since the base that touch candidate paths:\n\n");
@@ -158,4 +168,30 @@ fn with_typed(id: &str, rev: &str) -> String {
         Some(rev) => format!("{} ({})", code(id), code(rev)),
         None => code(id),
     }
+}
+
+/// The manifest's cell: its file and counts, then what it does not name, the submodules and
+/// deletions the patch alone can say, and the paths no check could see as CI's clone does.
+fn manifest_cell(c: &crate::record::CandidateFacts) -> String {
+    let mut cell = format!("{} {}", code(&c.manifest.file), c.manifest.summary);
+    if !c.unnamed.is_empty() {
+        let names: Vec<String> = c.unnamed.iter().map(|p| code(p)).collect();
+        let _ = write!(cell, "; **does not name** {}", names.join(", "));
+    }
+    if !c.submodules.is_empty() || !c.deleted.is_empty() {
+        let _ = write!(
+            cell,
+            "; checked from the patch (no sha256sum line holds them): {} deleted, {} submodule(s)",
+            c.deleted.len(),
+            c.submodules.len()
+        );
+    }
+    if !c.filtered.is_empty() {
+        let _ = write!(
+            cell,
+            "; **not checked**, a `filter=` driver lives in config: {}",
+            markdown::escape(&crate::record::first_few(&c.filtered))
+        );
+    }
+    cell
 }
