@@ -168,7 +168,7 @@ pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
     if !c.filtered.is_empty() {
         let _ = writeln!(
             out,
-            "filtered  {} name a filter= driver, which lives in config, not the tree: NOT \
+            "filtered  {} with a filter= driver, which lives in config, not the tree: NOT \
              CHECKED as a clone with that driver writes them: {}",
             report::text::plural(c.filtered.len(), "path"),
             esc(&crate::record::first_few(&c.filtered))

@@ -19,3 +19,4 @@ mod ownership;
 mod recorded;
 mod run;
 mod trees;
+mod whole_change;
