@@ -24,5 +24,6 @@ pub mod pack;
 mod patch;
 pub mod pristine;
 pub mod setup;
+mod unique_keys;
 
 pub use apply::{Applied, Candidate, Place, Prepared};

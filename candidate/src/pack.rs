@@ -62,24 +62,58 @@ pub struct LeftOut {
 /// they hold it) and write tree objects into their repository; so it runs on a copy of the
 /// index, with the scratch checkout's store (which borrows the user's) as its object store.
 fn staged_tree(repo: &Git, scratch: &Checkout) -> Result<String> {
+    let git_dir = scratch.path().join(".git");
+    let objects = git_dir.join("objects");
+    write_staged_tree(repo, &git_dir.join("gatekit-staged-index"), &objects, None)
+}
+
+/// The id of the tree the user's index holds (what they staged), as `git write-tree` prints
+/// it, written into a store of our own that is gone when this returns: the user's index and
+/// object store are never written.
+pub fn staged_tree_id(repo: &Git) -> Result<String> {
+    let scratch = tempfile::Builder::new()
+        .prefix("gatekit-staged-")
+        .tempdir()
+        .context("making a folder for the staged tree")?;
+    let objects = scratch.path().join("objects");
+    fs::create_dir(&objects).context("making a folder for the staged tree")?;
+    let theirs = repo.text([
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-path",
+        "objects",
+    ])?;
+    let index = scratch.path().join("index");
+    write_staged_tree(repo, &index, &objects, Some(Path::new(&theirs)))
+}
+
+/// `git write-tree` of a copy (at `copy`) of the user's index, its objects written to
+/// `objects`, which borrows the user's store through `alternates` when it does not already.
+fn write_staged_tree(
+    repo: &Git,
+    copy: &Path,
+    objects: &Path,
+    alternates: Option<&Path>,
+) -> Result<String> {
     let index = repo.text(["rev-parse", "--path-format=absolute", "--git-path", "index"])?;
-    let copy = scratch.path().join(".git").join("gatekit-staged-index");
     // No index at all is an empty one to git: the copy's absence says the same.
-    match fs::copy(&index, &copy) {
+    match fs::copy(&index, copy) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(e).with_context(|| format!("reading the index {index}"));
         }
         _ => {}
     }
-    let objects = scratch.path().join(".git").join("objects");
-    let env = [
+    let mut env = vec![
         ("GIT_INDEX_FILE", copy.as_os_str()),
         ("GIT_OBJECT_DIRECTORY", objects.as_os_str()),
     ];
+    if let Some(theirs) = alternates {
+        env.push(("GIT_ALTERNATE_OBJECT_DIRECTORIES", theirs.as_os_str()));
+    }
     let tree = repo
         .bytes_with(["write-tree"], None, &env)
         .context("reading the staged tree (git write-tree)")?;
-    let _ = fs::remove_file(&copy);
+    let _ = fs::remove_file(copy);
     Ok(String::from_utf8_lossy(&tree).trim().to_string())
 }
 
