@@ -58,6 +58,9 @@ impl GateReport {
             ),
             ("manifest", manifest_cell(c)),
             ("deleted", deleted),
+        ]);
+        facts.extend(extra_rows(c));
+        facts.extend([
             ("drift", markdown::escape(&drift_text(c))),
             ("tree", code(&c.tree)),
             ("time", format!("{} .. {}", self.started, self.finished)),
@@ -170,28 +173,43 @@ fn with_typed(id: &str, rev: &str) -> String {
     }
 }
 
-/// The manifest's cell: its file and counts, then what it does not name, the submodules and
-/// deletions the patch alone can say, and the paths no check could see as CI's clone does.
+/// The manifest's cell: its file and counts, then the files the patch changes that it does
+/// not name.
 fn manifest_cell(c: &crate::record::CandidateFacts) -> String {
     let mut cell = format!("{} {}", code(&c.manifest.file), c.manifest.summary);
     if !c.unnamed.is_empty() {
         let names: Vec<String> = c.unnamed.iter().map(|p| code(p)).collect();
         let _ = write!(cell, "; **does not name** {}", names.join(", "));
     }
-    if !c.submodules.is_empty() || !c.deleted.is_empty() {
-        let _ = write!(
-            cell,
-            "; checked from the patch (no sha256sum line holds them): {} deleted, {} submodule(s)",
-            c.deleted.len(),
-            c.submodules.len()
-        );
+    cell
+}
+
+/// Rows only some candidates have: submodules (checked from the patch) and paths a `filter=`
+/// driver would write (not checked).
+fn extra_rows(c: &crate::record::CandidateFacts) -> Vec<(&'static str, String)> {
+    let mut rows = Vec::new();
+    if !c.submodules.is_empty() {
+        let moved: Vec<String> = c
+            .submodules
+            .iter()
+            .map(|s| format!("{} at {}", code(&s.path), code(&s.commit)))
+            .collect();
+        rows.push((
+            "submodules",
+            format!(
+                "{} (checked from the patch: no sha256sum line holds a gitlink)",
+                moved.join(", ")
+            ),
+        ));
     }
     if !c.filtered.is_empty() {
-        let _ = write!(
-            cell,
-            "; **not checked**, a `filter=` driver lives in config: {}",
-            markdown::escape(&crate::record::first_few(&c.filtered))
-        );
+        rows.push((
+            "filtered",
+            format!(
+                "**not checked**, a `filter=` driver lives in config: {}",
+                markdown::escape(&crate::record::first_few(&c.filtered))
+            ),
+        ));
     }
-    cell
+    rows
 }
