@@ -88,6 +88,15 @@ fn a_file_the_manifest_does_not_name_is_a_finding_in_apply_and_run() {
         summary.contains("verdict   FAIL: the manifest does not name 2 files"),
         "{summary}"
     );
+    // The pull-request summary names them too.
+    let gated = tempfile::tempdir().unwrap();
+    let md = run_config(&repo, &config, gated.path(), &["--format", "markdown"]);
+    md.assert_exit(1);
+    assert!(
+        md.stdout
+            .contains("1/1 OK; **does not name** `b.txt`, `new/c.txt` |"),
+        "{md}"
+    );
 }
 
 #[test]
