@@ -3,10 +3,13 @@
 //!
 //! The order matters: everything that can be judged without a checkout (the patch exists, the
 //! manifest parses and obeys the path rules, both revisions exist) is checked first, so bad
-//! input leaves nothing behind. Then: `git apply --index` in the new checkout, the manifest
-//! against its files, the paths the patch deletes verified gone, drift (every commit in
-//! `base..head` touching a candidate path), and the tree id of the index, which is what an
-//! approval should name: it is the candidate's content, independent of any commit metadata.
+//! input leaves nothing behind. Then: `git apply --index` in the new checkout (its files then
+//! what a fresh clone of the tree writes, see `patch`), the manifest against its files and
+//! against the patch (every file the patch adds or changes must have a line), the paths the
+//! patch deletes verified gone, whether the base is in the head's history at all
+//! ([`crate::history`]), drift (every commit in `base..head` touching a candidate path), and
+//! the tree id of the index, which is what an approval should name: it is the candidate's
+//! content, independent of any commit metadata.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -17,7 +20,7 @@ use manifests::{Manifest, Verification};
 
 use crate::checkout::Checkout;
 use crate::git::{Commit, Git};
-use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
+use crate::patch::{self, gitlinks, parse_name_status};
 
 /// What the reviewer was handed.
 #[derive(Clone, Debug)]
@@ -72,6 +75,17 @@ pub struct Applied {
     pub landed: Vec<Commit>,
     /// How many commits `base..head` holds (drift is the subset touching candidate paths).
     pub commits_since_base: usize,
+    /// Set when the base is not in the head's history: the tree gated is then not the head
+    /// plus the candidate, whatever drift says.
+    pub off_head: Option<crate::history::OffHead>,
+    /// Files the patch adds or changes that the manifest does not name.
+    pub unnamed: Vec<Vec<u8>>,
+    /// Submodules the patch adds or moves, each with the commit it now records: no manifest
+    /// line can hold one, so they are checked from the patch and bound by the tree id.
+    pub submodules: Vec<(Vec<u8>, String)>,
+    /// Paths whose attributes name a `filter=` driver (see `patch::filtered`): written as
+    /// their blobs hold them, so not checked as a clone with that driver would write them.
+    pub filtered: Vec<Vec<u8>>,
     /// `git write-tree` of the checkout's index after the patch.
     pub tree: String,
 }
@@ -148,18 +162,15 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     checkout.keep(false);
     let wt = checkout.git();
     // The bytes read once go in on stdin: the patch may have been a FIFO, now drained.
-    let args = APPLY_ARGS.iter().copied().chain(["-"]);
-    if let Err(e) = wt.bytes_with_input(args, Some(&prepared.patch)) {
+    match patch::apply(&wt, &prepared.patch) {
+        Ok(()) => {}
         // The checkout is dropped (removed) on the way out: nothing is left behind.
-        let message = match e {
-            crate::git::GitError::Failed { message, .. } => message,
-            other => other.to_string(),
-        };
-        bail!(
+        Err(patch::ApplyError::Rejected(message)) => bail!(
             "patch {} does not apply to {}: {message}",
             prepared.candidate.patch.display(),
             report::text::short_id(&prepared.base)
-        );
+        ),
+        Err(patch::ApplyError::Git(e)) => return Err(e.into()),
     }
     let verification = manifests::verify_as_recorded(checkout.path(), &prepared.manifest)
         .with_context(|| format!("{}", prepared.candidate.manifest.display()))?;
@@ -169,28 +180,32 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     args.push(&prepared.base);
     let changes = wt.bytes(args)?;
     let changed = parse_name_status(&changes);
+    let links = gitlinks(&wt)?;
+    let unnamed = patch::unnamed(&changed, &links, &prepared.manifest);
     if prepared.manifest.is_empty() {
         // The rule for a manifest of no lines: sound only when the patch leaves nothing in
         // place a line could bind (it deletes files, checked gone below, and moves submodules,
         // which sha256sum cannot express); the tree id binds all of it. Otherwise the manifest
         // is bad input, as sha256sum would find it.
-        let links = gitlinks(&wt)?;
-        let kept: Vec<&Vec<u8>> = changed
-            .iter()
-            .filter(|(status, path)| *status != b'D' && !links.contains(path))
-            .map(|(_, path)| path)
-            .collect();
-        if let Some(first) = kept.first() {
+        if let Some(first) = unnamed.first() {
             bail!(
                 "{}: {} (the patch leaves {} in place, first {}; a manifest may list none only \
                  when its candidate just deletes files and moves submodules)",
                 prepared.candidate.manifest.display(),
                 manifests::ParseError::NoEntries,
-                report::text::plural(kept.len(), "file"),
+                report::text::plural(unnamed.len(), "file"),
                 report::text::elide(&files::escape::bytes(first), 80)
             );
         }
     }
+    // Submodules the patch moves: no sha256sum line can hold a gitlink, so the patch says
+    // where each now points, and the tree id binds it.
+    let submodules: Vec<(Vec<u8>, String)> = changed
+        .iter()
+        .filter(|(status, _)| *status != b'D')
+        .filter_map(|(_, path)| links.get(path).map(|id| (path.clone(), id.clone())))
+        .collect();
+    let filtered = patch::filtered(&wt)?;
     let deleted: Vec<Deleted> = changed
         .iter()
         .filter(|(status, _)| *status == b'D')
@@ -215,6 +230,7 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
     }
     let touching = repo.commits_touching(&prepared.base, &prepared.head, &paths)?;
     let commits_since_base = repo.count_commits(&prepared.base, &prepared.head)?;
+    let off_head = crate::history::off_head(repo, &prepared.base, &prepared.head, &paths)?;
     let tree = wt.text(["write-tree"])?;
     let (landed, drift) = split_landed(repo, &wt, &prepared, &tree, &paths, touching)?;
     if files::interrupt::requested() {
@@ -231,6 +247,10 @@ pub fn apply(repo: &Git, prepared: Prepared, place: &Place) -> Result<Applied> {
         drift,
         landed,
         commits_since_base,
+        off_head,
+        unnamed,
+        submodules,
+        filtered,
         tree,
     })
 }

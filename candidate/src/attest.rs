@@ -97,9 +97,12 @@ impl Statement {
         }
     }
 
-    /// Reads a statement: JSON with the v1 `_type`, at least one subject, and every subject
-    /// with a digest. The error says what is wrong, for the caller to prefix with the file.
+    /// Reads a statement: JSON with no key twice in one object (another parser could read a
+    /// different result from the same signed bytes), the v1 `_type`, at least one subject, and
+    /// every subject with a digest. The error says what is wrong, for the caller to prefix
+    /// with the file.
     pub fn parse(bytes: &[u8]) -> Result<Statement, String> {
+        crate::unique_keys::check(bytes).map_err(|e| format!("not an in-toto statement: {e}"))?;
         let statement: Statement =
             serde_json::from_slice(bytes).map_err(|e| format!("not an in-toto statement: {e}"))?;
         if statement.statement_type != STATEMENT_TYPE {
@@ -381,6 +384,37 @@ mod tests {
             commit: "9c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d".into(),
             patch_sha256: Some("ab".repeat(32)),
         }
+    }
+
+    #[test]
+    fn the_mutants_predicate_type_is_a_uri_under_the_workspace_repository() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        let workspace: toml::Table = std::fs::read_to_string(manifest).unwrap().parse().unwrap();
+        let repository = workspace["workspace"]["package"]["repository"]
+            .as_str()
+            .unwrap();
+        assert!(repository.starts_with("https://"), "{repository}");
+        assert_eq!(
+            MUTANTS_PREDICATE,
+            format!("{repository}/attestation/mutants/v0.1")
+        );
+    }
+
+    #[test]
+    fn a_statement_with_a_key_twice_is_refused() {
+        let s = Statement::new(
+            &subjects(),
+            "urn:x",
+            serde_json::json!({"result": "FAILED"}),
+        );
+        let text = String::from_utf8(s.to_bytes()).unwrap();
+        let twice = text.replace(
+            "\"result\": \"FAILED\"",
+            "\"result\": \"FAILED\", \"result\": \"PASSED\"",
+        );
+        assert_ne!(text, twice);
+        let e = Statement::parse(twice.as_bytes()).unwrap_err();
+        assert!(e.contains("\"result\" appears twice"), "{e}");
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //!
 //! `patch` and `manifest` may be anywhere (absolute, or climbing out with `..`): they are only
 //! read, and every output is refused if it would land on one (`files::outputs`), so one
-//! gate.toml serves many candidates; the command line may name them instead ([`Overrides`]).
+//! gate.toml serves many candidates; the command line may name them instead ([`Overrides`]),
+//! and a project's own gate.toml may hold only its suites, `base`, `patch` and `manifest`
+//! coming from `--base`, `--patch` and `--manifest` (one missing from both is an error naming
+//! its flag).
 //! A suite's `glob` matches files of the candidate's tree, so it stays relative. No string may
 //! hold a NUL byte (the kernel cannot pass one in an argument or environment), an `[env]` name
 //! is a valid variable name, and a `timeout` is at most [`MAX_TIMEOUT`].
@@ -33,9 +36,9 @@ pub type ConfigError = files::located::Located;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
-    base: Spanned<String>,
-    patch: Spanned<String>,
-    manifest: Spanned<String>,
+    base: Option<Spanned<String>>,
+    patch: Option<Spanned<String>>,
+    manifest: Option<Spanned<String>>,
     head: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, Spanned<String>>,
@@ -108,8 +111,15 @@ impl Config {
             .input("manifest", &self.manifest);
     }
 
-    /// Reads and validates `path`.
+    /// Reads and validates `path`, which must name the candidate itself.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Config::load_with(path, &Overrides::default())
+    }
+
+    /// Reads and validates `path`, with what the command line names in place of its `base`,
+    /// `patch` and `manifest`: one gate.toml, many candidates, and a project's gate.toml may
+    /// hold only its suites. A field given in neither place is one error naming the flag.
+    pub fn load_with(path: &Path, overrides: &Overrides) -> Result<Config, ConfigError> {
         let bytes = files::input::read(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: None,
@@ -121,24 +131,8 @@ impl Config {
             line: None,
             message: format!("not UTF-8 text ({e})"),
         })?;
-        let mut config = Config::parse(&text, path)?;
+        let mut config = Config::parse_with(&text, path, overrides)?;
         config.sha256 = sha256;
-        Ok(config)
-    }
-
-    /// Reads and validates `path`, then puts what the command line names in place of its
-    /// `base`, `patch` and `manifest`: one gate.toml, many candidates.
-    pub fn load_with(path: &Path, overrides: &Overrides) -> Result<Config, ConfigError> {
-        let mut config = Config::load(path)?;
-        if let Some(base) = &overrides.base {
-            config.base = base.clone();
-        }
-        if let Some(patch) = &overrides.patch {
-            config.patch = patch.clone();
-        }
-        if let Some(manifest) = &overrides.manifest {
-            config.manifest = manifest.clone();
-        }
         Ok(config)
     }
 
@@ -155,8 +149,18 @@ impl Config {
         Ok(())
     }
 
-    /// Validates `text` as if read from `path`.
+    /// Validates `text` as if read from `path`, which must name the candidate itself.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        Config::parse_with(text, path, &Overrides::default())
+    }
+
+    /// Validates `text` as if read from `path`, the command line's `overrides` in place of
+    /// its `base`, `patch` and `manifest` (see [`Config::load_with`]).
+    pub fn parse_with(
+        text: &str,
+        path: &Path,
+        overrides: &Overrides,
+    ) -> Result<Config, ConfigError> {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| ConfigError {
             file: file.clone(),
@@ -179,9 +183,36 @@ impl Config {
         };
         // Relative to the gate.toml's folder; an absolute path stays as it is.
         let input = |s: &Spanned<String>, key: &str| Ok(folder.join(nonempty(s, key)?));
-        let base = nonempty(&raw.base, "base")?;
-        let patch = input(&raw.patch, "patch")?;
-        let manifest = input(&raw.manifest, "manifest")?;
+        // The command line wins; a field named in neither place is one error naming both.
+        let missing = |key: &str, flag: &str| {
+            at(
+                None,
+                format!("no `{key}`: set `{key}` in this file or pass {flag} on the command line"),
+            )
+        };
+        // Each field the file holds is valid whether or not the command line replaces it.
+        let base = raw.base.as_ref().map(|b| nonempty(b, "base")).transpose()?;
+        let patch = raw.patch.as_ref().map(|p| input(p, "patch")).transpose()?;
+        let manifest = raw
+            .manifest
+            .as_ref()
+            .map(|m| input(m, "manifest"))
+            .transpose()?;
+        let base = overrides
+            .base
+            .clone()
+            .or(base)
+            .ok_or_else(|| missing("base", "--base REV"))?;
+        let patch = overrides
+            .patch
+            .clone()
+            .or(patch)
+            .ok_or_else(|| missing("patch", "--patch FILE"))?;
+        let manifest = overrides
+            .manifest
+            .clone()
+            .or(manifest)
+            .ok_or_else(|| missing("manifest", "--manifest FILE"))?;
         let head = match &raw.head {
             Some(h) => nonempty(h, "head")?,
             None => "HEAD".to_string(),
@@ -362,11 +393,67 @@ glob = "scripts/test-*.sh"
         assert!(parse("patch = \"p\"\nmanifest = \"m\"\n")
             .unwrap_err()
             .message
-            .contains("base"));
+            .contains("pass --base"));
         let dup = format!("{GOOD}\n[[suite]]\nname = \"bus\"\nrun = \"true\"\n");
         assert!(parse(&dup).unwrap_err().message.contains("two suites"));
         let neither = "base=\"a\"\npatch=\"p\"\nmanifest=\"m\"\n[[suite]]\nname=\"x\"\n";
         assert!(parse(neither).unwrap_err().message.contains("neither"));
+    }
+
+    #[test]
+    fn a_file_of_suites_only_is_completed_by_the_command_line() {
+        let suites = "[[suite]]\nname = \"unit\"\nrun = \"true\"\n";
+        let all = Overrides {
+            base: Some("main".into()),
+            patch: Some("/c/build.patch".into()),
+            manifest: Some("m.sha256".into()),
+        };
+        let c = Config::parse_with(suites, Path::new("cand/gate.toml"), &all).unwrap();
+        assert_eq!(c.base, "main");
+        assert_eq!(c.patch, Path::new("/c/build.patch"));
+        assert_eq!(c.manifest, Path::new("m.sha256"));
+        assert_eq!(c.suites.len(), 1);
+        // Each field missing from both places is one error naming its flag.
+        for (key, flag, overrides) in [
+            (
+                "base",
+                "--base REV",
+                Overrides {
+                    base: None,
+                    ..all.clone()
+                },
+            ),
+            (
+                "patch",
+                "--patch FILE",
+                Overrides {
+                    patch: None,
+                    ..all.clone()
+                },
+            ),
+            (
+                "manifest",
+                "--manifest FILE",
+                Overrides {
+                    manifest: None,
+                    ..all.clone()
+                },
+            ),
+        ] {
+            let e =
+                Config::parse_with(suites, Path::new("cand/gate.toml"), &overrides).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "cand/gate.toml: no `{key}`: set `{key}` in this file or pass {flag} on \
+                     the command line"
+                )
+            );
+        }
+        // A field the file holds is still checked when the command line replaces it.
+        let e = Config::parse_with(&format!("base = \"\"\n{suites}"), Path::new("g"), &all)
+            .unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
     }
 
     #[test]

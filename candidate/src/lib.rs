@@ -5,7 +5,8 @@
 //! runs mutate a candidate's checkout): [`git`] runs the real git, [`checkout`] makes and
 //! cleans up the checkouts (each a repository of its own), [`setup`] reads the `[worktree]`
 //! table, [`cache`] hands build outputs between checkouts and keeps them between runs,
-//! [`config`] reads gate.toml, [`apply`] applies a candidate and runs its checks, [`pack`]
+//! [`config`] reads gate.toml, [`apply`] applies a candidate and runs its checks ([`history`]:
+//! where its base stands against the head), [`pack`]
 //! makes one from staged changes (both over `patch`: what a patch did to an index),
 //! [`attest`] writes and checks the signed statements that bind a verdict to it.
 //! Nothing here ever writes to the user's checkout.
@@ -17,10 +18,12 @@ pub mod canary;
 pub mod checkout;
 pub mod config;
 pub mod git;
+pub mod history;
 pub mod installs;
 pub mod pack;
 mod patch;
 pub mod pristine;
 pub mod setup;
+mod unique_keys;
 
 pub use apply::{Applied, Candidate, Place, Prepared};

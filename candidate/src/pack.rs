@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::checkout::Checkout;
 use crate::git::Git;
-use crate::patch::{gitlinks, parse_name_status, APPLY_ARGS};
+use crate::patch::{self, gitlinks, parse_name_status};
 use report::text::short_id as short;
 
 /// File names inside the output folder.
@@ -62,24 +62,58 @@ pub struct LeftOut {
 /// they hold it) and write tree objects into their repository; so it runs on a copy of the
 /// index, with the scratch checkout's store (which borrows the user's) as its object store.
 fn staged_tree(repo: &Git, scratch: &Checkout) -> Result<String> {
+    let git_dir = scratch.path().join(".git");
+    let objects = git_dir.join("objects");
+    write_staged_tree(repo, &git_dir.join("gatekit-staged-index"), &objects, None)
+}
+
+/// The id of the tree the user's index holds (what they staged), as `git write-tree` prints
+/// it, written into a store of our own that is gone when this returns: the user's index and
+/// object store are never written.
+pub fn staged_tree_id(repo: &Git) -> Result<String> {
+    let scratch = tempfile::Builder::new()
+        .prefix("gatekit-staged-")
+        .tempdir()
+        .context("making a folder for the staged tree")?;
+    let objects = scratch.path().join("objects");
+    fs::create_dir(&objects).context("making a folder for the staged tree")?;
+    let theirs = repo.text([
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-path",
+        "objects",
+    ])?;
+    let index = scratch.path().join("index");
+    write_staged_tree(repo, &index, &objects, Some(Path::new(&theirs)))
+}
+
+/// `git write-tree` of a copy (at `copy`) of the user's index, its objects written to
+/// `objects`, which borrows the user's store through `alternates` when it does not already.
+fn write_staged_tree(
+    repo: &Git,
+    copy: &Path,
+    objects: &Path,
+    alternates: Option<&Path>,
+) -> Result<String> {
     let index = repo.text(["rev-parse", "--path-format=absolute", "--git-path", "index"])?;
-    let copy = scratch.path().join(".git").join("gatekit-staged-index");
     // No index at all is an empty one to git: the copy's absence says the same.
-    match fs::copy(&index, &copy) {
+    match fs::copy(&index, copy) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
             return Err(e).with_context(|| format!("reading the index {index}"));
         }
         _ => {}
     }
-    let objects = scratch.path().join(".git").join("objects");
-    let env = [
+    let mut env = vec![
         ("GIT_INDEX_FILE", copy.as_os_str()),
         ("GIT_OBJECT_DIRECTORY", objects.as_os_str()),
     ];
+    if let Some(theirs) = alternates {
+        env.push(("GIT_ALTERNATE_OBJECT_DIRECTORIES", theirs.as_os_str()));
+    }
     let tree = repo
         .bytes_with(["write-tree"], None, &env)
         .context("reading the staged tree (git write-tree)")?;
-    let _ = fs::remove_file(&copy);
+    let _ = fs::remove_file(copy);
     Ok(String::from_utf8_lossy(&tree).trim().to_string())
 }
 
@@ -206,19 +240,35 @@ pub fn pack(repo: &Git, base: &str, out: &Path, paths: &[String]) -> Result<Pack
         .collect();
     let deleted = changes.len() - kept.len();
 
-    // Rebuild the candidate the way `apply` will, and hash that.
-    wt.bytes_with_input(APPLY_ARGS.iter().chain(&["-"]), Some(&patch))
-        .context("the staged diff does not apply to its own base")?;
+    // Rebuild the candidate the way `apply` will (files as a fresh clone writes them), and
+    // hash that.
+    patch::apply(&wt, &patch).context("the staged diff does not apply to its own base")?;
     // A submodule bump is a commit id in the index, not a file: sha256sum has no way to say
     // it, so it gets no line (like a deletion) and is bound by the tree id instead.
     let gitlinks = gitlinks(&wt)?;
-    let kept: Vec<Vec<u8>> = kept.into_iter().filter(|p| !gitlinks.contains(p)).collect();
+    let kept: Vec<Vec<u8>> = kept
+        .into_iter()
+        .filter(|p| !gitlinks.contains_key(p))
+        .collect();
     let submodules = changes.len() - deleted - kept.len();
     let manifest = if kept.is_empty() {
         None
     } else {
         Some(manifests::manifest_as_recorded(scratch.path(), &kept)?)
     };
+    // The rule `apply` judges by: no file the patch leaves may go without a line.
+    let unnamed = patch::unnamed(
+        &changes,
+        &gitlinks,
+        manifest.as_ref().unwrap_or(&Default::default()),
+    );
+    if let Some(first) = unnamed.first() {
+        bail!(
+            "the manifest would not name {} the patch changes (first {}): nothing written",
+            report::text::plural(unnamed.len(), "file"),
+            files::escape::bytes(first)
+        );
+    }
     drop(scratch);
 
     let patch_path = out.join(PATCH_FILE);

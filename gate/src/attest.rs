@@ -68,6 +68,30 @@ pub(crate) fn statement(report: &GateReport, config: &Path, config_sha256: &str)
     Statement::new(&subjects, TEST_RESULT, predicate)
 }
 
+/// What `gate run --attest` says once it wrote: where, what the statement binds and says, and
+/// whether and with which key it is signed (and where the signature went).
+pub(crate) fn written_text(statement: &Statement, attest: &Attest) -> String {
+    let digest = |alg: &str| statement.digest(alg).ok().flatten().unwrap_or("none");
+    let signed = match &attest.key {
+        Some(key) => format!(
+            "signed with {} into {} (ssh-keygen namespace {})",
+            key.display(),
+            candidate::attest::signature_path(&attest.file).display(),
+            candidate::attest::NAMESPACE
+        ),
+        None => "NOT signed (no --sign-key): gate verify will not call it verified".to_string(),
+    };
+    format!(
+        "attestation written to {}: {} {} for tree {}, head {}, patch sha256 {}; {signed}",
+        attest.file.display(),
+        statement.predicate_type,
+        statement.predicate["result"].as_str().unwrap_or("?"),
+        digest("gitTree"),
+        digest("gitCommit"),
+        digest("sha256"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,11 +56,11 @@ impl GateReport {
                 "patch",
                 format!("{} sha256 {}", code(&c.patch), code(&c.patch_sha256)),
             ),
-            (
-                "manifest",
-                format!("{} {}", code(&c.manifest.file), c.manifest.summary),
-            ),
+            ("manifest", manifest_cell(c)),
             ("deleted", deleted),
+        ]);
+        facts.extend(extra_rows(c));
+        facts.extend([
             ("drift", markdown::escape(&drift_text(c))),
             ("tree", code(&c.tree)),
             ("time", format!("{} .. {}", self.started, self.finished)),
@@ -90,6 +90,19 @@ impl GateReport {
                 code(short(&commit.sha)),
                 markdown::escape(&commit.subject)
             );
+        }
+        if !c.base_side.is_empty() {
+            out.push_str(
+                "\nCommits on the base's side (head..base) that touch candidate paths:\n\n",
+            );
+            for commit in &c.base_side {
+                let _ = writeln!(
+                    out,
+                    "- {} {}",
+                    code(short(&commit.sha)),
+                    markdown::escape(&commit.subject)
+                );
+            }
         }
         if !c.drift.is_empty() {
             out.push_str("\nCommits since the base that touch candidate paths:\n\n");
@@ -158,4 +171,45 @@ fn with_typed(id: &str, rev: &str) -> String {
         Some(rev) => format!("{} ({})", code(id), code(rev)),
         None => code(id),
     }
+}
+
+/// The manifest's cell: its file and counts, then the files the patch changes that it does
+/// not name.
+fn manifest_cell(c: &crate::record::CandidateFacts) -> String {
+    let mut cell = format!("{} {}", code(&c.manifest.file), c.manifest.summary);
+    if !c.unnamed.is_empty() {
+        let names: Vec<String> = c.unnamed.iter().map(|p| code(p)).collect();
+        let _ = write!(cell, "; **does not name** {}", names.join(", "));
+    }
+    cell
+}
+
+/// Rows only some candidates have: submodules (checked from the patch) and paths a `filter=`
+/// driver would write (not checked).
+fn extra_rows(c: &crate::record::CandidateFacts) -> Vec<(&'static str, String)> {
+    let mut rows = Vec::new();
+    if !c.submodules.is_empty() {
+        let moved: Vec<String> = c
+            .submodules
+            .iter()
+            .map(|s| format!("{} at {}", code(&s.path), code(&s.commit)))
+            .collect();
+        rows.push((
+            "submodules",
+            format!(
+                "{} (checked from the patch: no sha256sum line holds a gitlink)",
+                moved.join(", ")
+            ),
+        ));
+    }
+    if !c.filtered.is_empty() {
+        rows.push((
+            "filtered",
+            format!(
+                "**not checked**, a `filter=` driver lives in config: {}",
+                markdown::escape(&crate::record::first_few(&c.filtered))
+            ),
+        ));
+    }
+    rows
 }

@@ -139,8 +139,51 @@ pub(crate) fn render_candidate(c: &CandidateFacts) -> String {
                 .unwrap_or_default()
         );
     }
-    let _ = writeln!(out, "deleted   {}", deleted_text(&c.deleted));
+    for path in &c.unnamed {
+        let _ = writeln!(
+            out,
+            "          {}: NOT IN THE MANIFEST (the patch adds or changes it)",
+            esc(path)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "deleted   {}{}",
+        deleted_text(&c.deleted),
+        if c.deleted.is_empty() {
+            ""
+        } else {
+            " (checked from the patch: no sha256sum line holds a deletion)"
+        }
+    );
+    for s in &c.submodules {
+        let _ = writeln!(
+            out,
+            "submodule {} at {} (checked from the patch: no sha256sum line holds a gitlink; \
+             the tree binds it)",
+            esc(&s.path),
+            esc(&s.commit)
+        );
+    }
+    if !c.filtered.is_empty() {
+        let _ = writeln!(
+            out,
+            "filtered  {} with a filter= driver, which lives in config, not the tree: NOT \
+             CHECKED as a clone with that driver writes them: {}",
+            report::text::plural(c.filtered.len(), "path"),
+            esc(&crate::record::first_few(&c.filtered))
+        );
+    }
     let _ = writeln!(out, "drift     {}", drift_text(c));
+    for commit in &c.base_side {
+        let _ = writeln!(
+            out,
+            "          {} {}{} (in head..base: the base's side, not in head)",
+            esc(short(&commit.sha)),
+            esc(&commit.subject),
+            if commit.merge { " (merge)" } else { "" }
+        );
+    }
     for commit in &c.drift {
         let _ = writeln!(
             out,
@@ -265,6 +308,17 @@ fn deleted_text(deleted: &[DeletedFact]) -> String {
 
 pub(crate) fn drift_text(c: &CandidateFacts) -> String {
     let range = format!("{}..{}", esc(short(&c.base)), esc(short(&c.head)));
+    if c.base_off_head {
+        let back = format!("{}..{}", esc(short(&c.head)), esc(short(&c.base)));
+        return format!(
+            "BASE NOT IN HEAD'S HISTORY: the tree gated is not head plus the candidate; {} of \
+             {} commits in {back} and {} of {} in {range} touch candidate paths",
+            c.base_side.len(),
+            c.base_side_count,
+            c.drift.len() + c.landed.len(),
+            c.commits_since_base
+        );
+    }
     if c.commits_since_base == 0 {
         format!("none: head is the base ({range} holds no commit), nothing to compare")
     } else if c.drift.is_empty() && !c.landed.is_empty() {

@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use candidate::attest::{self, SignatureCheck, Statement};
-use candidate::git::Git;
+use candidate::git::{Git, GitError};
 
 /// What the attested tree must be.
 #[derive(Clone, Debug)]
@@ -95,6 +95,9 @@ pub(crate) fn verify(
     let result = statement.predicate["result"].as_str().map(str::to_string);
     let passed = result.as_deref() == Some("PASSED");
 
+    // The attested tree is not the head's but what the user has staged: an approval of a
+    // candidate not committed yet, which `--tree` checks.
+    let mut staged: Option<String> = None;
     let (against_text, head, expected_tree) = match against {
         Against::Tree(id) => {
             if !is_full_id(id) {
@@ -108,7 +111,17 @@ pub(crate) fn verify(
                 None => std::env::current_dir().context("current directory")?,
             };
             let repo = Git::open(&dir)?;
-            let commit = repo.commit_id(rev).context("--head")?;
+            let commit = match repo.commit_id(rev) {
+                Ok(commit) => commit,
+                // A repository whose first commit is still being staged: no HEAD, but the
+                // staged tree can be named.
+                Err(e @ GitError::UnknownRevision { .. }) if rev == "HEAD" => bail!(
+                    "--head HEAD: {e}: nothing is committed yet; to check what is staged, run: \
+                     {}",
+                    staged_command(repo_dir, attestation, allowed_signers)
+                ),
+                Err(e) => return Err(anyhow::Error::new(e).context("--head")),
+            };
             let tree = repo
                 .text([
                     "rev-parse",
@@ -117,6 +130,10 @@ pub(crate) fn verify(
                     &format!("{commit}^{{tree}}"),
                 ])
                 .context("the head's tree")?;
+            staged = (tree != attested_tree)
+                .then(|| candidate::pack::staged_tree_id(&repo).ok())
+                .flatten()
+                .filter(|staged| *staged == attested_tree);
             (files::escape::text(rev).into_owned(), Some(commit), tree)
         }
     };
@@ -142,16 +159,24 @@ pub(crate) fn verify(
     };
 
     let reason = match &signature {
-        Signature::NotChecked => Some(
-            "the signature was not checked (give --allowed-signers FILE)".to_string(),
-        ),
+        Signature::NotChecked => {
+            Some("the signature was not checked (give --allowed-signers FILE)".to_string())
+        }
         Signature::Missing { path } => Some(format!("no signature: {path} is missing")),
         Signature::Bad { reason } => Some(format!("bad signature: {reason}")),
         Signature::Good { .. } => None,
     }
     .or_else(|| {
-        (!tree_matches).then(|| {
-            format!("the attested tree {attested_tree} is not the tree of {against_text} ({expected_tree})")
+        (!tree_matches).then(|| match &staged {
+            Some(_) => format!(
+                "the attested tree {attested_tree} is the tree of the staged changes, not of \
+                 {against_text} ({expected_tree}): commit them, or check what is staged with: {}",
+                staged_command(repo_dir, attestation, allowed_signers)
+            ),
+            None => format!(
+                "the attested tree {attested_tree} is not the tree of {against_text} \
+                 ({expected_tree})"
+            ),
         })
     })
     .or_else(|| {
@@ -184,6 +209,30 @@ pub(crate) fn verify(
         verified: reason.is_none(),
         reason,
     })
+}
+
+/// The command that checks `attestation` against the staged tree: `gate verify` with the same
+/// arguments and `--tree "$(git write-tree)"` (quoted for a POSIX shell).
+fn staged_command(
+    repo_dir: Option<&Path>,
+    attestation: &Path,
+    allowed_signers: Option<&Path>,
+) -> String {
+    let quote = |p: &Path| report::text::shell_quote(&p.display().to_string());
+    let (repo, git) = match repo_dir {
+        Some(dir) => (
+            format!(" --repo {}", quote(dir)),
+            format!("git -C {} write-tree", quote(dir)),
+        ),
+        None => (String::new(), "git write-tree".to_string()),
+    };
+    let signers = allowed_signers
+        .map(|f| format!(" --allowed-signers {}", quote(f)))
+        .unwrap_or_default();
+    format!(
+        "gate{repo} verify {}{signers} --tree \"$({git})\"",
+        quote(attestation)
+    )
 }
 
 /// A full object id: 40 (SHA-1) or 64 (SHA-256) hex digits.

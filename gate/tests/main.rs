@@ -2,6 +2,7 @@
 //! module per concern. One test binary for the crate, so the fixtures in `common` are built once.
 
 mod apply;
+mod approvals;
 mod attest;
 mod canary;
 mod cites;
@@ -19,3 +20,4 @@ mod ownership;
 mod recorded;
 mod run;
 mod trees;
+mod whole_change;

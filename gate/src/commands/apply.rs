@@ -64,7 +64,7 @@ pub(super) fn cmd_apply(
             let word = paint.paint(verdict.as_str(), verdict.style());
             if findings.is_empty() {
                 outln!(
-                    "verdict   {word}: the candidate applies cleanly, its manifest holds, no drift"
+                    "verdict   {word}: the candidate applies cleanly, its manifest holds and names every file it changes, no drift"
                 )?;
             } else {
                 outln!("verdict   {word}: {}", esc(&findings.join("; ")))?;

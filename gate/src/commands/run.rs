@@ -44,8 +44,12 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     // run is attested too (`FAILED`), so an earlier PASS at FILE never outlives this run.
     if let Some(a) = &s.attest {
         let statement = crate::attest::statement(report, &s.config, &gated.config_sha256);
-        if let Err(e) = candidate::attest::write(&a.file, &statement, a.key.as_deref()) {
-            write_errors.push(e.context("writing the attestation"));
+        match candidate::attest::write(&a.file, &statement, a.key.as_deref()) {
+            Ok(()) => cmdline::errln!(
+                "gate: {}",
+                files::escape::text(&crate::attest::written_text(&statement, a))
+            ),
+            Err(e) => write_errors.push(e.context("writing the attestation")),
         }
     }
     let printed = match output.format {

@@ -37,6 +37,14 @@ pub(crate) struct DeletedFact {
     pub gone: bool,
 }
 
+/// A submodule the patch adds or moves, and the commit its gitlink now records.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct SubmoduleFact {
+    pub path: String,
+    pub commit: String,
+}
+
 /// Everything known about the candidate, independent of its suites.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -62,6 +70,27 @@ pub(crate) struct CandidateFacts {
     #[serde(default)]
     pub landed: Vec<Commit>,
     pub commits_since_base: usize,
+    /// Whether the base is not in the head's history: then the tree gated is not the head
+    /// plus the candidate, a finding whatever drift says.
+    #[serde(default)]
+    pub base_off_head: bool,
+    /// With `base_off_head`: the commits in `head..base` (the base's side) that touch
+    /// candidate paths, and how many that range holds.
+    #[serde(default)]
+    pub base_side: Vec<Commit>,
+    #[serde(default)]
+    pub base_side_count: usize,
+    /// Files the patch adds or changes that the manifest does not name: a finding.
+    #[serde(default)]
+    pub unnamed: Vec<String>,
+    /// Submodules the patch adds or moves: checked from the patch (no sha256sum line can hold
+    /// a gitlink) and bound by the tree id.
+    #[serde(default)]
+    pub submodules: Vec<SubmoduleFact>,
+    /// Paths whose attributes name a `filter=` driver (config, not the tree): written as their
+    /// blobs hold them, so not checked as a clone with that driver would write them.
+    #[serde(default)]
+    pub filtered: Vec<String>,
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
     pub worktree: String,
@@ -94,6 +123,23 @@ impl CandidateFacts {
             drift: a.drift.clone(),
             landed: a.landed.clone(),
             commits_since_base: a.commits_since_base,
+            base_off_head: a.off_head.is_some(),
+            base_side: a
+                .off_head
+                .as_ref()
+                .map(|o| o.base_side.clone())
+                .unwrap_or_default(),
+            base_side_count: a.off_head.as_ref().map_or(0, |o| o.base_side_count),
+            unnamed: a.unnamed.iter().map(|p| lossy(p)).collect(),
+            submodules: a
+                .submodules
+                .iter()
+                .map(|(path, commit)| SubmoduleFact {
+                    path: lossy(path),
+                    commit: commit.clone(),
+                })
+                .collect(),
+            filtered: a.filtered.iter().map(|p| lossy(p)).collect(),
             tree: a.tree.clone(),
             worktree: a.checkout.path().display().to_string(),
             worktree_kept: a.checkout.kept(),
@@ -111,6 +157,23 @@ impl CandidateFacts {
         if present > 0 {
             out.push(format!("{present} deleted path(s) still present"));
         }
+        if !self.unnamed.is_empty() {
+            out.push(format!(
+                "the manifest does not name {} the patch changes: {}",
+                report::text::plural(self.unnamed.len(), "file"),
+                first_few(&self.unnamed)
+            ));
+        }
+        if self.base_off_head {
+            out.push(format!(
+                "base {} is not in the history of head {}: the tree gated is not the head plus \
+                 the candidate ({} in head..base and {} in base..head touch candidate paths)",
+                report::text::short_id(&self.base),
+                report::text::short_id(&self.head),
+                report::text::plural(self.base_side.len(), "commit"),
+                report::text::plural(self.drift.len() + self.landed.len(), "commit")
+            ));
+        }
         if !self.drift.is_empty() {
             out.push(format!(
                 "drift: {} commit(s) since base touch candidate paths",
@@ -119,6 +182,20 @@ impl CandidateFacts {
         }
         out
     }
+}
+
+fn lossy(path: &[u8]) -> String {
+    String::from_utf8_lossy(path).into_owned()
+}
+
+/// The first paths of a list, and how many more: a finding names them, the summary lists all.
+pub(crate) fn first_few(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut text = paths[..paths.len().min(SHOWN)].join(", ");
+    if paths.len() > SHOWN {
+        text.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    text
 }
 
 fn manifest_facts(file: &str, v: &manifests::Verification) -> ManifestFacts {

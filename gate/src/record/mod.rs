@@ -22,7 +22,7 @@ use crate::suite::SuiteResult;
 mod candidate_facts;
 mod verdict;
 
-pub(crate) use candidate_facts::{CandidateFacts, DeletedFact, EntryFact};
+pub(crate) use candidate_facts::{first_few, CandidateFacts, DeletedFact, EntryFact};
 pub use verdict::Verdict;
 
 /// The version of the gate.json layout; bumped when a field changes meaning or goes away.
@@ -301,6 +301,12 @@ pub(crate) mod fixtures {
             drift: Vec::new(),
             landed: Vec::new(),
             commits_since_base: 0,
+            base_off_head: false,
+            base_side: Vec::new(),
+            base_side_count: 0,
+            unnamed: Vec::new(),
+            submodules: Vec::new(),
+            filtered: Vec::new(),
             tree: "a".repeat(40),
             worktree: "wt".into(),
             worktree_kept: false,
