@@ -5,4 +5,5 @@ mod common;
 mod counts_cases;
 mod junit;
 mod record;
+mod results_cases;
 mod runner_counts;
