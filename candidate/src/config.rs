@@ -53,6 +53,8 @@ struct RawSuite {
     timeout: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, Spanned<String>>,
+    junit: Option<Spanned<String>>,
+    tap: Option<Spanned<bool>>,
 }
 
 /// What the suite runs: a shell command, or every file a glob matches.
@@ -69,6 +71,9 @@ pub struct SuiteSpec {
     pub command: SuiteCommand,
     pub timeout: Duration,
     pub env: BTreeMap<String, String>,
+    /// Where its counts and failed tests are read from: the log, the runner's JUnit file
+    /// (`junit = "reports/junit.xml"`), or TAP on stdout (`tap = true`).
+    pub results: report::results::Source,
 }
 
 /// A validated gate.toml.
@@ -233,6 +238,7 @@ impl Config {
                 command,
                 timeout,
                 env: env_table(&suite.env, &at)?,
+                results: suite_results(&suite.junit, &suite.tap, &at)?,
             });
         }
         Ok(Config {
@@ -280,6 +286,32 @@ pub fn env_table(
         env.insert(name.clone(), value.get_ref().clone());
     }
     Ok(env)
+}
+
+/// A suite's `junit` and `tap` keys, the one rule for gate.toml's and mutants.toml's: `junit`
+/// names the runner's JUnit file by the one path rule (relative to the checkout, never
+/// absolute or climbing), `tap = true` says the runner prints TAP; not both. The error is at
+/// the key's line.
+pub fn suite_results(
+    junit: &Option<Spanned<String>>,
+    tap: &Option<Spanned<bool>>,
+    at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
+) -> Result<report::results::Source, ConfigError> {
+    use report::results::Source;
+    match (junit, tap.as_ref().map(|t| (*t.get_ref(), t.span()))) {
+        (Some(_), Some((true, span))) => Err(at(
+            Some(span),
+            "a suite reads `junit` or `tap`, not both".into(),
+        )),
+        (Some(path), _) => Source::junit(path.get_ref()).map_err(|why| {
+            at(
+                Some(path.span()),
+                format!("`junit` {:?} {why}", files::escape::text(path.get_ref())),
+            )
+        }),
+        (None, Some((true, _))) => Ok(Source::Tap),
+        (None, _) => Ok(Source::Log),
+    }
 }
 
 /// A suite timeout as written (`15m`), by the one duration rule ([`report::duration::timeout`]):

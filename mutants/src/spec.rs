@@ -36,6 +36,8 @@ struct RawSuite {
     build_timeout: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, Spanned<String>>,
+    junit: Option<Spanned<String>>,
+    tap: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -67,6 +69,9 @@ pub(crate) struct Suite {
     /// The spec's own timeout for the `build` step, if it gives one.
     pub build_timeout: Option<Duration>,
     pub env: BTreeMap<String, String>,
+    /// Where its counts and failed tests are read from (`junit = PATH`, `tap = true`, or the
+    /// log's closing lines).
+    pub results: report::results::Source,
 }
 
 /// What the suite is expected to do with a mutant.
@@ -186,6 +191,10 @@ impl Spec {
             let env = candidate::config::env_table(&suite.env, &|span, why| {
                 at(span, format!("suite {name:?}: {why}"))
             })?;
+            let results =
+                candidate::config::suite_results(&suite.junit, &suite.tap, &|span, why| {
+                    at(span, format!("suite {name:?}: {why}"))
+                })?;
             suites.insert(
                 name.clone(),
                 Suite {
@@ -199,6 +208,7 @@ impl Spec {
                     timeout,
                     build_timeout,
                     env,
+                    results,
                 },
             );
         }

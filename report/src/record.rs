@@ -172,6 +172,22 @@ impl RunRecord {
         }
     }
 
+    /// Why the run failed, as a summary shows it under the run's line: [`RunRecord::why`]
+    /// (each failed test named with its first error line), then how many failed tests are not
+    /// named and where the log is (`log` as the summary names it), then a report the suite
+    /// names that was not read. Empty for a run that passed with its report read.
+    pub fn why_lines(&self, log: &str) -> Vec<String> {
+        let mut lines = self.why.clone();
+        let failed = self.counts.map(|c| c.failed);
+        if let Some(note) = results::unnamed_text(self.failed_tests.len() as u64, failed, log) {
+            lines.push(note);
+        }
+        if let Some(missing) = &self.results_missing {
+            lines.push(missing.clone());
+        }
+        lines
+    }
+
     pub fn duration(&self) -> Duration {
         Duration::from_secs_f64(self.duration_secs.max(0.0))
     }

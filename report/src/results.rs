@@ -208,3 +208,64 @@ impl Results {
 pub fn why(log: &str) -> Vec<String> {
     read(&Source::Log, log, Path::new("."), SystemTime::UNIX_EPOCH).why()
 }
+
+/// The failed tests' names as every rendering shows them: the first `shown`, then how many
+/// more were named; and when the runner named fewer tests than failed, how many it did not
+/// name and the log that holds them, so a list is never shorter than the count without saying
+/// so. `failed` is the count the runner gave (none when it gave none).
+pub fn names_text(names: &[String], failed: Option<u64>, shown: usize, log: &str) -> String {
+    let named = names.len() as u64;
+    let mut text = names
+        .iter()
+        .take(shown)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > shown {
+        text.push_str(&format!(", +{} more", names.len() - shown));
+    }
+    if let Some(note) = unnamed_text(named, failed, log) {
+        if !text.is_empty() {
+            text.push_str("; ");
+        }
+        text.push_str(&note);
+    }
+    text
+}
+
+/// `48 of 53 failed tests not named: see LOG` when the runner named fewer tests than failed
+/// (`53 failed tests, none named: see LOG` when it named none); `None` when none is missing.
+pub fn unnamed_text(named: u64, failed: Option<u64>, log: &str) -> Option<String> {
+    let failed = failed?;
+    if failed <= named {
+        return None;
+    }
+    let unnamed = failed - named;
+    Some(if named == 0 {
+        let tests = if failed == 1 { "test" } else { "tests" };
+        format!("{failed} failed {tests}, none named: see {log}")
+    } else {
+        format!("{unnamed} of {failed} failed tests not named: see {log}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_of_names_shorter_than_the_count_says_how_many_are_unnamed_and_where() {
+        let names: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        assert_eq!(
+            names_text(&names, Some(53), 3, "logs/x.log"),
+            "a, b, c, +2 more; 48 of 53 failed tests not named: see logs/x.log"
+        );
+        assert_eq!(names_text(&names, Some(5), 3, "l"), "a, b, c, +2 more");
+        assert_eq!(names_text(&names[..1], None, 3, "l"), "a");
+        assert_eq!(
+            names_text(&[], Some(7), 3, "logs/x.log"),
+            "7 failed tests, none named: see logs/x.log"
+        );
+        assert_eq!(names_text(&[], Some(0), 3, "l"), "");
+    }
+}

@@ -42,6 +42,11 @@ pub(crate) struct Baseline {
     pub timeout_source: String,
     #[schemars(regex(pattern = r"^logs/"))]
     pub log: String,
+    /// Why it failed, a line each: its failed tests with their first error lines (a chained
+    /// error's innermost cause), how many are not named, the report that was not read; empty
+    /// when it passed. Absent in reports written before it was recorded.
+    #[serde(default)]
+    pub why: Vec<String>,
 }
 
 /// The candidate a run worked on (`--candidate gate.toml`).
