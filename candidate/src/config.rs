@@ -336,6 +336,37 @@ mod tests {
         Config::parse(text, Path::new("cand/gate.toml"))
     }
 
+    #[test]
+    fn a_suites_junit_report_is_a_path_in_the_checkout_and_tap_its_alternative() {
+        use report::results::Source;
+        let with = |keys: &str| {
+            format!("base=\"a\"\npatch=\"p\"\nmanifest=\"m\"\n[[suite]]\nname=\"x\"\nrun=\"true\"\n{keys}\n")
+        };
+        let results = |keys: &str| parse(&with(keys)).unwrap().suites[0].results.clone();
+        assert_eq!(
+            results("junit = \"./reports/junit.xml\""),
+            Source::Junit("reports/junit.xml".into())
+        );
+        assert_eq!(results("tap = true"), Source::Tap);
+        assert_eq!(results("tap = false"), Source::Log);
+        assert_eq!(results(""), Source::Log);
+        let e = |keys: &str| parse(&with(keys)).unwrap_err().to_string();
+        assert_eq!(
+            e("junit = \"/tmp/junit.xml\""),
+            "cand/gate.toml:7: `junit` \"/tmp/junit.xml\" is absolute (write it relative to the tree's root)"
+        );
+        assert!(
+            e("junit = \"../junit.xml\"").starts_with("cand/gate.toml:7: `junit` \"../junit.xml\" climbs"),
+            "{}",
+            e("junit = \"../junit.xml\"")
+        );
+        assert_eq!(
+            e("junit = \"j.xml\"\ntap = true"),
+            "cand/gate.toml:8: a suite reads `junit` or `tap`, not both"
+        );
+        assert!(e("tap = \"yes\"").starts_with("cand/gate.toml:7:"));
+    }
+
     const GOOD: &str = r#"
 base = "a3f6e9e6"
 patch = "build.patch"

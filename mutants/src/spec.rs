@@ -466,6 +466,33 @@ mod tests {
     }
 
     #[test]
+    fn a_suites_junit_report_is_a_path_in_the_checkout_and_tap_its_alternative() {
+        use report::results::Source;
+        let with = |keys: &str| {
+            format!("[suites.bus]\nrun = \"true\"\n{keys}\n\n[[mutant]]\nname = \"a\"\nfile = \"x\"\nanchor = \"q\"\nreplace = \"r\"\nsuite = \"bus\"\n")
+        };
+        let spec = parse(&with("junit = \"reports/junit.xml\"")).unwrap();
+        assert_eq!(
+            spec.suites["bus"].results,
+            Source::Junit("reports/junit.xml".into())
+        );
+        assert_eq!(parse(&with("tap = true")).unwrap().suites["bus"].results, Source::Tap);
+        assert_eq!(parse(&with("")).unwrap().suites["bus"].results, Source::Log);
+        assert!(
+            error(&with("junit = \"/abs/j.xml\"")).starts_with(
+                "mutants.toml:3: suite \"bus\": `junit` \"/abs/j.xml\" is absolute"
+            ),
+            "{}",
+            error(&with("junit = \"/abs/j.xml\""))
+        );
+        assert!(error(&with("junit = \"a/../j.xml\"")).starts_with("mutants.toml:3: suite \"bus\": `junit`"));
+        assert_eq!(
+            error(&with("junit = \"j.xml\"\ntap = true")),
+            "mutants.toml:4: suite \"bus\": a suite reads `junit` or `tap`, not both"
+        );
+    }
+
+    #[test]
     fn unknown_suites_duplicates_and_files_outside_are_refused_at_their_line() {
         let m = |extra: &str, file: &str, suite: &str| {
             format!("{SUITE}[[mutant]]\nname = \"a\"\nfile = \"{file}\"\nanchor = \"q\"\nreplace = \"r\"\nsuite = \"{suite}\"\n{extra}")

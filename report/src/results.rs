@@ -212,7 +212,8 @@ pub fn why(log: &str) -> Vec<String> {
 /// The failed tests' names as every rendering shows them: the first `shown`, then how many
 /// more were named; and when the runner named fewer tests than failed, how many it did not
 /// name and the log that holds them, so a list is never shorter than the count without saying
-/// so. `failed` is the count the runner gave (none when it gave none).
+/// so. `shown` 0 leaves the names out (for a rendering that lists them elsewhere) and keeps the
+/// note. `failed` is the count the runner gave (none when it gave none).
 pub fn names_text(names: &[String], failed: Option<u64>, shown: usize, log: &str) -> String {
     let named = names.len() as u64;
     let mut text = names
@@ -221,7 +222,8 @@ pub fn names_text(names: &[String], failed: Option<u64>, shown: usize, log: &str
         .cloned()
         .collect::<Vec<_>>()
         .join(", ");
-    if names.len() > shown {
+    // `shown` 0 is for a rendering that lists the names elsewhere (Stryker's `killedBy`).
+    if names.len() > shown && shown > 0 {
         text.push_str(&format!(", +{} more", names.len() - shown));
     }
     if let Some(note) = unnamed_text(named, failed, log) {
@@ -267,5 +269,9 @@ mod tests {
             "7 failed tests, none named: see logs/x.log"
         );
         assert_eq!(names_text(&[], Some(0), 3, "l"), "");
+        assert_eq!(
+            names_text(&names, Some(6), 0, "l"),
+            "1 of 6 failed tests not named: see l"
+        );
     }
 }
