@@ -356,7 +356,8 @@ mod tests {
             "cand/gate.toml:7: `junit` \"/tmp/junit.xml\" is absolute (write it relative to the tree's root)"
         );
         assert!(
-            e("junit = \"../junit.xml\"").starts_with("cand/gate.toml:7: `junit` \"../junit.xml\" climbs"),
+            e("junit = \"../junit.xml\"")
+                .starts_with("cand/gate.toml:7: `junit` \"../junit.xml\" climbs"),
             "{}",
             e("junit = \"../junit.xml\"")
         );

@@ -16,6 +16,7 @@ mod inputs;
 mod liveness;
 mod outputs;
 mod ownership;
+mod reasons;
 mod recorded;
 mod run;
 mod trees;

@@ -476,16 +476,19 @@ mod tests {
             spec.suites["bus"].results,
             Source::Junit("reports/junit.xml".into())
         );
-        assert_eq!(parse(&with("tap = true")).unwrap().suites["bus"].results, Source::Tap);
+        assert_eq!(
+            parse(&with("tap = true")).unwrap().suites["bus"].results,
+            Source::Tap
+        );
         assert_eq!(parse(&with("")).unwrap().suites["bus"].results, Source::Log);
         assert!(
-            error(&with("junit = \"/abs/j.xml\"")).starts_with(
-                "mutants.toml:3: suite \"bus\": `junit` \"/abs/j.xml\" is absolute"
-            ),
+            error(&with("junit = \"/abs/j.xml\""))
+                .starts_with("mutants.toml:3: suite \"bus\": `junit` \"/abs/j.xml\" is absolute"),
             "{}",
             error(&with("junit = \"/abs/j.xml\""))
         );
-        assert!(error(&with("junit = \"a/../j.xml\"")).starts_with("mutants.toml:3: suite \"bus\": `junit`"));
+        assert!(error(&with("junit = \"a/../j.xml\""))
+            .starts_with("mutants.toml:3: suite \"bus\": `junit`"));
         assert_eq!(
             error(&with("junit = \"j.xml\"\ntap = true")),
             "mutants.toml:4: suite \"bus\": a suite reads `junit` or `tap`, not both"

@@ -66,7 +66,10 @@ fn a_killed_row_tells_a_crash_from_an_assertion_with_ids_and_counts_from_the_jun
     let out = fx.run(&["--no-canary"]);
     out.assert_exit(0);
     let report = fx.report();
-    let ids = serde_json::json!(["test_calc.test_add[one plus two]", "test_calc.test_add[two - two]"]);
+    let ids = serde_json::json!([
+        "test_calc.test_add[one plus two]",
+        "test_calc.test_add[two - two]"
+    ]);
     let assertion = &row(&report, "plus to minus")["run"];
     let crash = &row(&report, "plus none")["run"];
     for run in [assertion, crash] {
@@ -84,7 +87,9 @@ fn a_killed_row_tells_a_crash_from_an_assertion_with_ids_and_counts_from_the_jun
     assert!(first.starts_with("assert -1 == 3"), "{first}");
     let text = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
     assert!(
-        text.contains("first error: TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'"),
+        text.contains(
+            "first error: TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'"
+        ),
         "{text}"
     );
     let stryker = std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap();
@@ -115,7 +120,12 @@ fn a_list_of_names_shorter_than_the_count_says_how_many_are_unnamed_and_where_th
     // Words only: the text table wraps a long cell.
     let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let note = format!("7 failed tests, none named: see {log}");
-    for file in ["mutants.txt", "mutants.html", "junit.xml", "mutation-report.json"] {
+    for file in [
+        "mutants.txt",
+        "mutants.html",
+        "junit.xml",
+        "mutation-report.json",
+    ] {
         let text = std::fs::read_to_string(fx.out().join(file)).unwrap();
         let flat = words(&text.replace("\n    ", ""));
         assert!(flat.contains(&note), "{file} lacks {note:?}:\n{text}");
