@@ -269,7 +269,7 @@ fn live_junit_reports_read_as_their_fixtures() {
 
 /// The record of `script` run in `dir`, its results read from `source`.
 fn run(dir: &Path, script: &str, source: &Source) -> report::RunRecord {
-    let job = Job::shell(script, dir, &dir.join("out.log"));
+    let job = Job::shell(script, dir, dir.join("out.log"));
     let source = source.clone();
     within(30, move || record::run_reading(&job, &source).unwrap())
 }
