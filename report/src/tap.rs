@@ -264,3 +264,23 @@ fn unquote(v: &str) -> String {
     }
     v.to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        /// Any text, and any mix of TAP's own pieces: read without a panic, and never more
+        /// failures named than counted.
+        #[test]
+        fn any_text_reads_as_tap_without_a_panic(
+            text in "((not ok|ok|  ---|  \\.\\.\\.|# Subtest: x|    ok|# pass  |1\\.\\.|  error: \\|-|# SKIP|#|\\PC{0,6}) ?[0-9a-z# ]{0,6}\n){0,30}"
+        ) {
+            let tap = super::read(&text);
+            prop_assert!(tap.failed.len() as u64 <= tap.counts.failed);
+            let _ = super::is_tap(&text);
+        }
+    }
+}

@@ -269,4 +269,18 @@ mod tests {
         let ok = "<a>".repeat(10) + &"</a>".repeat(10);
         assert!(events(&ok).is_ok());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Any text, and any mix of XML's own pieces: events or an error, never a panic; a
+        /// JUnit reading of it likewise.
+        #[test]
+        fn any_text_is_events_or_an_error(
+            text in "(<testcase|<failure|</testcase>|</failure>|<testsuite name='a'>|</testsuite>|/>|>|<!--|-->|<!\\[CDATA\\[|\\]\\]>|&amp;|&#x1F600;|&#|&|\"|'| name=\"x\"|\\PC{0,4}){0,40}"
+        ) {
+            let _ = events(&text);
+            let _ = crate::junit_read::read(&text);
+        }
+    }
 }
