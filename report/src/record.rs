@@ -173,11 +173,18 @@ impl RunRecord {
     }
 
     /// Why the run failed, as a summary shows it under the run's line: [`RunRecord::why`]
-    /// (each failed test named with its first error line), then how many failed tests are not
-    /// named and where the log is (`log` as the summary names it), then a report the suite
-    /// names that was not read. Empty for a run that passed with its report read.
+    /// (each failed test named with its first error line), then [`RunRecord::notes`].
     pub fn why_lines(&self, log: &str) -> Vec<String> {
         let mut lines = self.why.clone();
+        lines.extend(self.notes(log));
+        lines
+    }
+
+    /// What a reader of its failed tests must also know: how many failed tests are not named
+    /// and where the log is (`log` as the summary names it), and a report the suite names that
+    /// was not read.
+    pub fn notes(&self, log: &str) -> Vec<String> {
+        let mut lines = Vec::new();
         let failed = self.counts.map(|c| c.failed);
         if let Some(note) = results::unnamed_text(self.failed_tests.len() as u64, failed, log) {
             lines.push(note);

@@ -138,8 +138,9 @@ pub(crate) fn baseline(
             why: if passed {
                 Vec::new()
             } else {
-                worst.why_lines(&relative(out, &worst.log))
+                worst.why.clone()
             },
+            notes: worst.notes(&relative(out, &worst.log)),
         });
     }
     // A checkout that stopped early (its first suite failed) left the later suites unrun.

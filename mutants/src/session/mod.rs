@@ -251,7 +251,7 @@ impl Session {
                         cmdline::errln!("  | {}", files::escape::terminal_line(line));
                     }
                 }
-                for line in &b.why {
+                for line in b.why.iter().chain(&b.notes) {
                     cmdline::errln!("  {}", files::escape::text(line));
                 }
                 cmdline::errln!("  log {}", files::escape::path(&log));
