@@ -56,6 +56,8 @@ struct RawSuite {
     timeout: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, Spanned<String>>,
+    junit: Option<Spanned<String>>,
+    tap: Option<Spanned<bool>>,
 }
 
 /// What the suite runs: a shell command, or every file a glob matches.
@@ -72,6 +74,9 @@ pub struct SuiteSpec {
     pub command: SuiteCommand,
     pub timeout: Duration,
     pub env: BTreeMap<String, String>,
+    /// Where its counts and failed tests are read from: the log, the runner's JUnit file
+    /// (`junit = "reports/junit.xml"`), or TAP on stdout (`tap = true`).
+    pub results: report::results::Source,
 }
 
 /// A validated gate.toml.
@@ -264,6 +269,7 @@ impl Config {
                 command,
                 timeout,
                 env: env_table(&suite.env, &at)?,
+                results: suite_results(&suite.junit, &suite.tap, &at)?,
             });
         }
         Ok(Config {
@@ -313,6 +319,32 @@ pub fn env_table(
     Ok(env)
 }
 
+/// A suite's `junit` and `tap` keys, the one rule for gate.toml's and mutants.toml's: `junit`
+/// names the runner's JUnit file by the one path rule (relative to the checkout, never
+/// absolute or climbing), `tap = true` says the runner prints TAP; not both. The error is at
+/// the key's line.
+pub fn suite_results(
+    junit: &Option<Spanned<String>>,
+    tap: &Option<Spanned<bool>>,
+    at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
+) -> Result<report::results::Source, ConfigError> {
+    use report::results::Source;
+    match (junit, tap.as_ref().map(|t| (*t.get_ref(), t.span()))) {
+        (Some(_), Some((true, span))) => Err(at(
+            Some(span),
+            "a suite reads `junit` or `tap`, not both".into(),
+        )),
+        (Some(path), _) => Source::junit(path.get_ref()).map_err(|why| {
+            at(
+                Some(path.span()),
+                format!("`junit` {:?} {why}", files::escape::text(path.get_ref())),
+            )
+        }),
+        (None, Some((true, _))) => Ok(Source::Tap),
+        (None, _) => Ok(Source::Log),
+    }
+}
+
 /// A suite timeout as written (`15m`), by the one duration rule ([`report::duration::timeout`]):
 /// more than zero, at most [`MAX_TIMEOUT`], at most [`report::duration::MAX_LEN`] characters.
 pub fn timeout(text: &str) -> Result<Duration, String> {
@@ -333,6 +365,38 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(text, Path::new("cand/gate.toml"))
+    }
+
+    #[test]
+    fn a_suites_junit_report_is_a_path_in_the_checkout_and_tap_its_alternative() {
+        use report::results::Source;
+        let with = |keys: &str| {
+            format!("base=\"a\"\npatch=\"p\"\nmanifest=\"m\"\n[[suite]]\nname=\"x\"\nrun=\"true\"\n{keys}\n")
+        };
+        let results = |keys: &str| parse(&with(keys)).unwrap().suites[0].results.clone();
+        assert_eq!(
+            results("junit = \"./reports/junit.xml\""),
+            Source::Junit("reports/junit.xml".into())
+        );
+        assert_eq!(results("tap = true"), Source::Tap);
+        assert_eq!(results("tap = false"), Source::Log);
+        assert_eq!(results(""), Source::Log);
+        let e = |keys: &str| parse(&with(keys)).unwrap_err().to_string();
+        assert_eq!(
+            e("junit = \"/tmp/junit.xml\""),
+            "cand/gate.toml:7: `junit` \"/tmp/junit.xml\" is absolute (write it relative to the tree's root)"
+        );
+        assert!(
+            e("junit = \"../junit.xml\"")
+                .starts_with("cand/gate.toml:7: `junit` \"../junit.xml\" climbs"),
+            "{}",
+            e("junit = \"../junit.xml\"")
+        );
+        assert_eq!(
+            e("junit = \"j.xml\"\ntap = true"),
+            "cand/gate.toml:8: a suite reads `junit` or `tap`, not both"
+        );
+        assert!(e("tap = \"yes\"").starts_with("cand/gate.toml:7:"));
     }
 
     const GOOD: &str = r#"

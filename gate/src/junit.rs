@@ -45,18 +45,26 @@ pub(crate) fn junit(report: &GateReport) -> TestSuites {
     for suite in &latest {
         let r = &suite.record;
         let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.duration_secs);
-        case.system_out = Some(format!(
+        let mut out = format!(
             "command: {}\nresult: {}\ncounts: {}\nlog: {}",
             suite.command,
             suite.result_text(),
             suite.counts_text(),
             r.log.display()
-        ));
+        );
+        for line in r.why_lines(&r.log.display().to_string()) {
+            out.push_str(&format!("\nwhy: {line}"));
+        }
+        case.system_out = Some(out);
         let tail = || {
             let text = runner::read_tail(&r.log, 64 * 1024).unwrap_or_default();
             junit::tail(&text, 80, 16 * 1024)
         };
-        let counts = r.counts.map(|c| format!(" ({c})")).unwrap_or_default();
+        let mut counts = r.counts.map(|c| format!(" ({c})")).unwrap_or_default();
+        if let Some(e) = &r.first_error {
+            // A crash (`TypeError`) reads apart from an assertion in the CI's list of failures.
+            counts.push_str(&format!(": {e}"));
+        }
         case.status = match suite.outcome {
             Outcome::Passed => Status::Passed,
             Outcome::Failed => Status::Failed {

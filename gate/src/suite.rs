@@ -30,6 +30,8 @@ pub(crate) struct Planned {
     pub script: String,
     pub timeout: Duration,
     pub env: BTreeMap<String, String>,
+    /// Where its counts and failed tests are read from.
+    pub results: report::results::Source,
     /// Why this match of a glob is not run (`not executable`), if it is not.
     pub refused: Option<String>,
 }
@@ -106,6 +108,7 @@ pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
                 script: script.clone(),
                 timeout: spec.timeout,
                 env: spec.env.clone(),
+                results: spec.results.clone(),
                 refused: None,
             }),
             SuiteCommand::Glob(pattern) => {
@@ -120,6 +123,7 @@ pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
                         name: file,
                         timeout: spec.timeout,
                         env: spec.env.clone(),
+                        results: spec.results.clone(),
                     });
                 }
             }
@@ -148,8 +152,8 @@ pub(crate) fn run_suite(
         job = job.env(k, v);
     }
     let job = job.tmpdir(scratch.path());
-    let record =
-        report::record::run(&job).with_context(|| format!("creating log {}", log.display()))?;
+    let record = report::record::run_reading(&job, &suite.results)
+        .with_context(|| format!("creating log {}", log.display()))?;
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();

@@ -257,23 +257,38 @@ fn suite_table(suites: &[SuiteResult]) -> Table {
     t
 }
 
-/// For each suite that did not pass, why, as its log says (the failed tests and the first
-/// error line of each, [`report::failures::why`]), then the log's path; read from the log on
-/// disk, so a summary rendered where the logs are gone has only the path.
+/// For each suite that did not pass, why, as its record says (the failed tests and the first
+/// error line of each, how many failed tests are not named, a report the suite names that was
+/// not read: [`report::RunRecord::why_lines`]), then the log's path. A record written before
+/// it held these reasons has them read from its log, where the log is still on disk. A suite
+/// that passed but whose named report was not read says so too.
 pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
     let mut out = String::new();
-    for s in suites.iter().filter(|s| !s.passed()) {
+    for s in suites {
+        let log = files::escape::path(&s.record.log);
+        if s.passed() {
+            if let Some(missing) = &s.record.results_missing {
+                let _ = writeln!(out, "note      suite {}: {}", esc(&s.name), esc(missing));
+            }
+            continue;
+        }
         let _ = writeln!(
             out,
             "failed    suite {}: {}",
             esc(&s.name),
             esc(&s.result_text())
         );
-        let log = runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
-        for line in report::failures::why(&log) {
+        let mut why = s.record.why_lines(&log);
+        if s.record.why.is_empty() {
+            let text = runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
+            let mut read = report::results::why(&text);
+            read.extend(why);
+            why = read;
+        }
+        for line in why {
             let _ = writeln!(out, "          {}", esc(&line));
         }
-        let _ = writeln!(out, "          log {}", files::escape::path(&s.record.log));
+        let _ = writeln!(out, "          log {log}");
     }
     out
 }

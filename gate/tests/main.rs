@@ -17,6 +17,7 @@ mod inputs;
 mod liveness;
 mod outputs;
 mod ownership;
+mod reasons;
 mod recorded;
 mod run;
 mod trees;

@@ -36,6 +36,8 @@ struct RawSuite {
     build_timeout: Option<Spanned<String>>,
     #[serde(default)]
     env: BTreeMap<String, Spanned<String>>,
+    junit: Option<Spanned<String>>,
+    tap: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -67,6 +69,9 @@ pub(crate) struct Suite {
     /// The spec's own timeout for the `build` step, if it gives one.
     pub build_timeout: Option<Duration>,
     pub env: BTreeMap<String, String>,
+    /// Where its counts and failed tests are read from (`junit = PATH`, `tap = true`, or the
+    /// log's closing lines).
+    pub results: report::results::Source,
 }
 
 /// What the suite is expected to do with a mutant.
@@ -186,6 +191,10 @@ impl Spec {
             let env = candidate::config::env_table(&suite.env, &|span, why| {
                 at(span, format!("suite {name:?}: {why}"))
             })?;
+            let results =
+                candidate::config::suite_results(&suite.junit, &suite.tap, &|span, why| {
+                    at(span, format!("suite {name:?}: {why}"))
+                })?;
             suites.insert(
                 name.clone(),
                 Suite {
@@ -199,6 +208,7 @@ impl Spec {
                     timeout,
                     build_timeout,
                     env,
+                    results,
                 },
             );
         }
@@ -453,6 +463,36 @@ mod tests {
     fn missing_fields_name_the_mutant() {
         let e = error(&format!("{SUITE}[[mutant]]\nname = \"a\"\nfile = \"x\"\n"));
         assert!(e.starts_with("mutants.toml:4: missing field"), "{e}");
+    }
+
+    #[test]
+    fn a_suites_junit_report_is_a_path_in_the_checkout_and_tap_its_alternative() {
+        use report::results::Source;
+        let with = |keys: &str| {
+            format!("[suites.bus]\nrun = \"true\"\n{keys}\n\n[[mutant]]\nname = \"a\"\nfile = \"x\"\nanchor = \"q\"\nreplace = \"r\"\nsuite = \"bus\"\n")
+        };
+        let spec = parse(&with("junit = \"reports/junit.xml\"")).unwrap();
+        assert_eq!(
+            spec.suites["bus"].results,
+            Source::Junit("reports/junit.xml".into())
+        );
+        assert_eq!(
+            parse(&with("tap = true")).unwrap().suites["bus"].results,
+            Source::Tap
+        );
+        assert_eq!(parse(&with("")).unwrap().suites["bus"].results, Source::Log);
+        assert!(
+            error(&with("junit = \"/abs/j.xml\""))
+                .starts_with("mutants.toml:3: suite \"bus\": `junit` \"/abs/j.xml\" is absolute"),
+            "{}",
+            error(&with("junit = \"/abs/j.xml\""))
+        );
+        assert!(error(&with("junit = \"a/../j.xml\""))
+            .starts_with("mutants.toml:3: suite \"bus\": `junit`"));
+        assert_eq!(
+            error(&with("junit = \"j.xml\"\ntap = true")),
+            "mutants.toml:4: suite \"bus\": a suite reads `junit` or `tap`, not both"
+        );
     }
 
     #[test]

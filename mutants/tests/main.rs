@@ -17,6 +17,7 @@ mod inputs;
 mod isolation;
 mod liveness;
 mod order;
+mod reasons;
 mod run;
 mod usage;
 mod wholeness;

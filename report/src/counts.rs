@@ -85,7 +85,8 @@ fn patterns() -> &'static Patterns {
         Patterns {
             cargo: re(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored;"),
             nextest: re(r"^\s*Summary \[[^\]]*\]\s+\d+ tests? run: (.*)$"),
-            node: re(r"^(?:#|ℹ) (pass|fail|skipped|todo|cancelled) (\d+)\s*$"),
+            // node's TAP and spec summaries, and tape's (`# pass  5`, two spaces).
+            node: re(r"^(?:#|ℹ) (pass|fail|skipped|todo|cancelled)\s+(\d+)\s*$"),
             // Default form inside `=` rules, or `-q`'s bare line; every item a known word.
             // pytest 9 adds `N subtests passed` (and xfailed, skipped) beside the tests' counts.
             pytest: re(r"^(?:=+ )?((?:\d+ (?:subtests )?(?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+) in [\d.]+s(?: \([^)]*\))?(?: =+)?\s*$"),

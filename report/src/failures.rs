@@ -7,6 +7,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::counts::{strip_ansi, tail};
+use crate::errors::{self, Failed};
+use crate::tap;
 
 struct NamePatterns {
     cargo: Regex,
@@ -31,9 +33,10 @@ fn name_patterns() -> &'static NamePatterns {
         NamePatterns {
             cargo: re(r"^(?:test (\S+) \.\.\. FAILED|---- (\S+) stdout ----)\s*$"),
             nextest: re(r"^\s*(?:FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL) \[\s*[\d.]+s\]\s+(?:\(\s*\d+/\d+\)\s+)?(.+?)\s*$"),
-            tap: re(r"^\s*not ok \d+ - (.+?)(?:\s+#\s.*)?\s*$"),
+            tap: re(r"^\s*not ok \d+(?: -)? (.+?)(?:\s+#\s.*)?\s*$"),
             node_spec: re(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$"),
-            pytest: re(r"^(?:FAILED|ERROR) (\S+)(?: - .*)?\s*$"),
+            // An id's parameters may hold spaces and ` - ` (`t.py::test_x[a - b]`).
+            pytest: re(r"^(?:FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - .*)?\s*$"),
             // pytest 9: `SUBFAILED[msg] (i=2) path::test - message`, the description first.
             pytest_sub: re(r"^SUBFAILED(.*?) (\S+::\S+)(?: - .*)?\s*$"),
             // A subtest adds its parameters after the name: `FAIL: test_x (m.T.test_x) (i=2)`.
@@ -50,6 +53,13 @@ fn name_patterns() -> &'static NamePatterns {
 
 /// The names of the tests that failed, where the runner names them, in order, without repeats.
 pub fn failed_tests(log: &str) -> Vec<String> {
+    if tap::is_tap(tail(log)) {
+        return tap::read(tail(log))
+            .failed
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+    }
     let p = name_patterns();
     let mut names: Vec<String> = Vec::new();
     let mut vitest_failed = false;
@@ -116,79 +126,119 @@ pub fn failed_tests(log: &str) -> Vec<String> {
     names
 }
 
-/// Why a suite failed, as its log says it: each failed test the runner named (at most
-/// [`WHY_TESTS`]) with the first error line found under it, or, when no test is named, the
-/// first error lines of the whole log. The summary block at a log's end says only how many
-/// failed; the line that says why (`Cannot find package 'x'`, `E   assert 1 == 2`,
-/// `AssertionError: ...`) is further up, and this finds it. Lines are as in the log (colour
-/// removed); callers escape them.
-pub fn why(log: &str) -> Vec<String> {
+/// For each of `failed` (the first [`WHY_TESTS`] of them), the line in the log that says why
+/// it failed: found under a line that mentions it (its full name or its last part), before the
+/// next line that mentions another failed test or starts another section.
+pub fn errors_in_log(log: &str, failed: &[Failed]) -> Vec<Option<String>> {
     let lines: Vec<String> = tail(log)
         .lines()
         .map(|l| strip_ansi(l.trim_end_matches('\r')))
         .collect();
-    let names = failed_tests(log);
+    let keys: Vec<Vec<String>> = failed.iter().map(|f| mention_keys(&f.name)).collect();
     let mut out = Vec::new();
-    if names.is_empty() {
-        // No test named: the log's first error lines, each found after the one before.
-        let mut at = 0;
-        while out.len() < 3 {
-            let Some(i) =
-                (at..lines.len()).find(|&i| !error_lines(&lines, i, i + 1, &[]).is_empty())
-            else {
-                break;
-            };
-            out.extend(error_lines(&lines, i, i + 1, &[]));
-            at = i + 1;
+    for (i, own) in keys.iter().enumerate() {
+        if i >= WHY_TESTS {
+            out.push(None);
+            continue;
         }
-        return out;
-    }
-    // The short forms each test is mentioned by in the log (`test_fails` of `t.py::test_fails`).
-    let keys: Vec<Vec<String>> = names.iter().map(|n| mention_keys(n)).collect();
-    for (i, name) in names.iter().enumerate().take(WHY_TESTS) {
         let others: Vec<&str> = keys
             .iter()
             .enumerate()
             .filter(|(j, _)| *j != i)
             .flat_map(|(_, k)| k.iter().map(String::as_str))
-            .filter(|k| !keys[i].iter().any(|own| own.contains(k)))
+            .filter(|k| !own.iter().any(|o| o.contains(k)))
             .collect();
-        let mut found = Vec::new();
+        let mut found = None;
         for (at, line) in lines.iter().enumerate() {
-            if !keys[i].iter().any(|k| line.contains(k.as_str())) {
+            if !own.iter().any(|k| line.contains(k.as_str())) {
                 continue;
             }
-            found = error_lines(&lines, at, (at + 40).min(lines.len()), &others);
-            if !found.is_empty() {
+            let end = block_end(&lines, at, &others);
+            found = errors::first_error(&lines[at..end]);
+            if found.is_some() {
                 break;
             }
         }
-        match found.first() {
-            Some(first) => out.push(format!("{name}: {first}")),
-            None => out.push(name.clone()),
-        }
-    }
-    if names.len() > WHY_TESTS {
-        out.push(format!("+{} more failed tests", names.len() - WHY_TESTS));
+        out.push(found);
     }
     out
 }
 
-/// How many failed tests [`why`] explains.
+/// How many lines under a mention of a test may say why it failed.
+const BLOCK_LINES: usize = 80;
+
+/// Where the text about one failure that starts at `from` ends: at a line that mentions
+/// another failed test, or a pytest section line (`____ name ____`, `==== ... ====`).
+fn block_end(lines: &[String], from: usize, others: &[&str]) -> usize {
+    let limit = (from + BLOCK_LINES).min(lines.len());
+    (from + 1..limit)
+        .find(|&i| {
+            let line = lines[i].trim();
+            others.iter().any(|o| line.contains(o))
+                || line.starts_with("____")
+                || line.starts_with("====")
+        })
+        .unwrap_or(limit)
+}
+
+/// The log's first error lines (at most three), for a failure that names no test.
+pub fn log_errors(log: &str) -> Vec<String> {
+    let lines: Vec<String> = tail(log)
+        .lines()
+        .map(|l| strip_ansi(l.trim_end_matches('\r')))
+        .collect();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while out.len() < 3 && at < lines.len() {
+        let Some(i) = (at..lines.len()).find(|&i| errors::is_error_line(lines[i].trim())) else {
+            break;
+        };
+        let end = block_end(&lines, i, &[]);
+        if let Some(line) = errors::first_error(&lines[i..end]) {
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+        at = end.max(i + 1);
+    }
+    out
+}
+
+/// How many failed tests a summary explains by name.
 pub const WHY_TESTS: usize = 5;
 
 /// A failed test's full name and its last part, each at least 4 characters long.
 fn mention_keys(name: &str) -> Vec<String> {
     let mut keys = vec![name.to_string()];
     // The part after the last separator runners put in a test's full name; a path's dots are
-    // not one (`a.test.mjs`), a Python name's are (`mod.T.test_x`).
+    // not one (`a.test.mjs`), a Python name's are (`mod.T.test_x`). pytest heads a failure with
+    // the name and its parameters only (`test_x[a b]`).
     let seps: &[&str] = if name.contains('/') {
-        &["::", " > ", " › ", " "]
+        &["::", " > ", " › "]
     } else {
-        &["::", " > ", " › ", " ", "."]
+        &["::", " > ", " › ", "."]
     };
     let base = name.split(" (").next().unwrap_or(name);
-    let last = seps
+    let base = match base.find('[') {
+        // The parameters may hold any separator: the name ends where they start.
+        Some(b) => {
+            let (head, params) = base.split_at(b);
+            let last = seps
+                .iter()
+                .filter_map(|s| head.rsplit_once(s).map(|(_, l)| l))
+                .min_by_key(|l| l.len())
+                .unwrap_or(head);
+            let short = format!("{last}{params}");
+            if short.chars().count() >= 4 && short != name {
+                keys.push(short);
+            }
+            return keys;
+        }
+        None => base,
+    };
+    let mut seps_all: Vec<&str> = seps.to_vec();
+    seps_all.push(" ");
+    let last = seps_all
         .iter()
         .filter_map(|s| base.rsplit_once(s).map(|(_, l)| l))
         .min_by_key(|l| l.len())
@@ -197,60 +247,6 @@ fn mention_keys(name: &str) -> Vec<String> {
         keys.push(last.to_string());
     }
     keys
-}
-
-/// The first error line in `lines[from..to]` (none or one), stopping at a line that mentions another
-/// failed test (`others`) after the first.
-fn error_lines(lines: &[String], from: usize, to: usize, others: &[&str]) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut i = from;
-    while i < to && found.is_empty() {
-        let line = lines[i].trim().trim_start_matches(['#', '|']).trim();
-        if i > from && others.iter().any(|o| line.contains(o)) {
-            break;
-        }
-        if let Some(rest) = line.strip_prefix("E ") {
-            found.push(rest.trim().to_string());
-        } else if line.ends_with("error: |-") || line.ends_with("error: |") {
-            // node's TAP writes the message on the lines under `error: |-`.
-            if let Some(next) = lines[i + 1..to]
-                .iter()
-                .map(|l| l.trim())
-                .find(|l| !l.is_empty())
-            {
-                found.push(next.to_string());
-            }
-        } else if is_error_line(line) {
-            // Rust's panic says where on its line and what on the next.
-            let next = lines.get(i + 1).map(|l| l.trim()).unwrap_or("");
-            if line.contains("panicked at") && line.ends_with(':') && !next.is_empty() {
-                found.push(format!("{line} {next}"));
-            } else {
-                found.push(line.to_string());
-            }
-        }
-        i += 1;
-    }
-    found
-        .into_iter()
-        .map(|l| crate::text::clip(&l, 200))
-        .collect()
-}
-
-fn is_error_line(line: &str) -> bool {
-    static P: OnceLock<Regex> = OnceLock::new();
-    let re = P.get_or_init(|| {
-        Regex::new(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\b|panicked at|^error(?:\[\w+\])?:|Cannot find|No module named|command not found|[Nn]ot found:")
-            .expect("static pattern")
-    });
-    // An error's type starts its line (`AssertionError: ...`, `Error [ERR_X]: ...`); in the middle
-    // of one it is source code quoted. Stack frames, pytest's source lines (`>`) and the generic `error: 'test failed'` say
-    // where, not why.
-    !line.starts_with("at ")
-        && !line.starts_with('>')
-        && !line.starts_with("File \"")
-        && !line.contains("'test failed'")
-        && re.is_match(line)
 }
 
 #[cfg(test)]

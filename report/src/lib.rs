@@ -15,17 +15,22 @@
 pub mod color;
 pub mod counts;
 pub mod duration;
+pub mod errors;
 pub mod failures;
 pub mod format;
 pub mod json;
 pub mod junit;
+pub mod junit_read;
 pub mod lines;
 pub mod markdown;
 pub mod record;
+pub mod results;
 pub mod schema;
 pub mod table;
+pub mod tap;
 pub mod text;
 pub mod time;
+pub mod xml;
 
 pub use color::{ColorChoice, Painter};
 pub use counts::Counts;

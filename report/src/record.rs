@@ -1,5 +1,6 @@
 //! The record of one run of a child command: what the [`runner`] saw of the process, with what
-//! its log says (the tests' [`counts`] and the [`failures`] named), and the one rule every tool
+//! its log or its runner's own report says (the tests' [`counts`](crate::counts) and the
+//! failures named, [`results`]), and the one rule every tool
 //! judges a run by ([`RunRecord::outcome`]).
 //!
 //! The runner does not read logs: it returns a [`runner::Finished`], and [`RunRecord::read`]
@@ -12,8 +13,8 @@ use std::time::Duration;
 use runner::{Finished, Job, Outcome};
 use serde::{Deserialize, Serialize};
 
-use crate::counts::{self, Counts};
-use crate::failures;
+use crate::counts::Counts;
+use crate::results::{self, Source};
 use crate::time::Timestamp;
 
 /// How much of a log's end is read for its counts: summaries are at the end, logs can be huge.
@@ -47,6 +48,23 @@ pub struct RunRecord {
     pub counts: Option<Counts>,
     /// Tests the runner named as failed.
     pub failed_tests: Vec<String>,
+    /// The line that says why the run failed: its first failed test's first error line
+    /// (`TypeError: ...` for a crash, `AssertionError: ...` for an assertion; a chained error's
+    /// innermost cause), or the log's first when no test is named. `None` for a run that passed.
+    #[serde(default)]
+    pub first_error: Option<String>,
+    /// Why the run failed, a line each: the failed tests named with their first error lines (at
+    /// most five, then how many more), or the log's first error lines.
+    #[serde(default)]
+    pub why: Vec<String>,
+    /// The runner's own report the counts and names were read from (`reports/junit.xml`,
+    /// `TAP`); `None` when they come from the log's closing lines.
+    #[serde(default)]
+    pub results_from: Option<String>,
+    /// Why the report the suite names was not read (`reports/junit.xml was not written by this
+    /// run: counts and names from the log`).
+    #[serde(default)]
+    pub results_missing: Option<String>,
     pub log: PathBuf,
 }
 
@@ -58,12 +76,24 @@ pub fn run(job: &Job) -> io::Result<RunRecord> {
     runner::run(job).map(RunRecord::read)
 }
 
+/// [`run`], with the counts and failed tests read from `source` (the log, the runner's JUnit
+/// file relative to the job's folder, or TAP on its stdout).
+pub fn run_reading(job: &Job, source: &Source) -> io::Result<RunRecord> {
+    runner::run(job).map(|finished| RunRecord::read_from(finished, source))
+}
+
 impl RunRecord {
     /// The record of a finished run: what the runner saw, with the pass/fail counts and the
     /// failed tests read off the end of its log (none when the log cannot be read).
     pub fn read(finished: Finished) -> RunRecord {
+        RunRecord::read_from(finished, &Source::Log)
+    }
+
+    /// [`RunRecord::read`], with the counts and failed tests read from `source`.
+    pub fn read_from(finished: Finished, source: &Source) -> RunRecord {
         let text = runner::read_tail(&finished.log, LOG_TAIL).unwrap_or_default();
-        RunRecord {
+        let results = results::read(source, &text, &finished.dir, finished.start);
+        let mut record = RunRecord {
             argv: finished.argv,
             dir: finished.dir,
             start: Timestamp::from(finished.start),
@@ -75,10 +105,19 @@ impl RunRecord {
             interrupted: finished.interrupted,
             strays_killed: finished.strays_killed,
             spawn_error: finished.spawn_error,
-            counts: counts::read(&text),
-            failed_tests: failures::failed_tests(&text),
+            counts: results.counts,
+            failed_tests: results.names(),
+            first_error: None,
+            why: Vec::new(),
+            results_from: results.from.clone(),
+            results_missing: results.missing.clone(),
             log: finished.log,
+        };
+        if record.outcome() != Outcome::Passed {
+            record.first_error = results.first_error();
+            record.why = results.why();
         }
+        record
     }
 
     /// A record of a command not run yet (or never, with `spawn_error` set by the caller), stamped
@@ -99,6 +138,10 @@ impl RunRecord {
             spawn_error: None,
             counts: None,
             failed_tests: Vec::new(),
+            first_error: None,
+            why: Vec::new(),
+            results_from: None,
+            results_missing: None,
             log,
         }
     }
@@ -127,6 +170,29 @@ impl RunRecord {
             (Some(0), Some(c)) if c.failed > 0 => Some(c.failed),
             _ => None,
         }
+    }
+
+    /// Why the run failed, as a summary shows it under the run's line: [`RunRecord::why`]
+    /// (each failed test named with its first error line), then [`RunRecord::notes`].
+    pub fn why_lines(&self, log: &str) -> Vec<String> {
+        let mut lines = self.why.clone();
+        lines.extend(self.notes(log));
+        lines
+    }
+
+    /// What a reader of its failed tests must also know: how many failed tests are not named
+    /// and where the log is (`log` as the summary names it), and a report the suite names that
+    /// was not read.
+    pub fn notes(&self, log: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        let failed = self.counts.map(|c| c.failed);
+        if let Some(note) = results::unnamed_text(self.failed_tests.len() as u64, failed, log) {
+            lines.push(note);
+        }
+        if let Some(missing) = &self.results_missing {
+            lines.push(missing.clone());
+        }
+        lines
     }
 
     pub fn duration(&self) -> Duration {

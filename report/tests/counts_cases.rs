@@ -30,7 +30,7 @@ pub const fn counts(passed: u64, failed: u64, skipped: u64) -> Counts {
     }
 }
 
-fn runners_dir() -> PathBuf {
+pub fn runners_dir() -> PathBuf {
     std::env::var_os("GATEKIT_RUNNERS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -39,7 +39,7 @@ fn runners_dir() -> PathBuf {
         })
 }
 
-fn npm_bin(name: &str) -> Option<PathBuf> {
+pub fn npm_bin(name: &str) -> Option<PathBuf> {
     let p = runners_dir().join("node_modules/.bin").join(name);
     runs(&p).then_some(p)
 }
@@ -51,7 +51,7 @@ fn runs(program: &Path) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn on_path(name: &str) -> Option<PathBuf> {
+pub fn on_path(name: &str) -> Option<PathBuf> {
     let p = PathBuf::from(name);
     runs(&p).then_some(p)
 }
@@ -66,7 +66,7 @@ fn on_path_arg(name: &str, arg: &str) -> Option<PathBuf> {
 }
 
 /// pytest 9 or later, which has subtests built in.
-fn pytest9() -> Option<PathBuf> {
+pub fn pytest9() -> Option<PathBuf> {
     let out = Command::new("python3")
         .args(["-m", "pytest", "--version"])
         .output()
@@ -87,7 +87,7 @@ fn python() -> Option<PathBuf> {
     on_path("python3")
 }
 
-fn pytest() -> Option<PathBuf> {
+pub fn pytest() -> Option<PathBuf> {
     let ok = Command::new("python3")
         .args(["-m", "pytest", "--version"])
         .output()

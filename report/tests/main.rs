@@ -4,5 +4,7 @@
 mod common;
 mod counts_cases;
 mod junit;
+mod junit_reports;
 mod record;
+mod results_cases;
 mod runner_counts;

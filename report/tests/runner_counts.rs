@@ -15,7 +15,14 @@ use std::process::Command;
 
 use report::{counts, failures};
 
-use crate::counts_cases::{cases, counts, fixture_path};
+use crate::counts_cases::{counts, fixture_path, runners_dir, Case};
+
+/// Every case: the first runners' and the later ones'.
+fn cases() -> Vec<Case> {
+    let mut all = crate::counts_cases::cases();
+    all.extend(crate::results_cases::cases());
+    all
+}
 
 #[test]
 fn checked_in_fixtures_give_their_counts() {
@@ -78,6 +85,8 @@ fn live_runners_give_the_same_counts() {
             .env("NO_COLOR", "1")
             .env("FORCE_COLOR", "0")
             .env("CI", "1")
+            // tape's test files `require('tape')` from where the runners are installed.
+            .env("NODE_PATH", runners_dir().join("node_modules"))
             .env("CARGO_TARGET_DIR", dir.path().join("target"))
             .env_remove("RUSTFLAGS")
             .output()
@@ -124,7 +133,7 @@ fn a_scripts_own_tally_never_hides_the_runners_count() {
 
 #[test]
 fn a_failed_suite_says_why_with_each_failed_tests_first_error_lines() {
-    let why = |name: &str| failures::why(&fs::read_to_string(fixture_path(name)).unwrap());
+    let why = |name: &str| report::results::why(&fs::read_to_string(fixture_path(name)).unwrap());
     assert_eq!(
         why("node-missing-package"),
         ["/tmp/sample/a.test.mjs: Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'no-such-package' imported from /tmp/sample/a.test.mjs"]
@@ -152,10 +161,47 @@ fn a_failed_suite_says_why_with_each_failed_tests_first_error_lines() {
     );
     assert_eq!(
         why("node-tap"),
-        ["fails: Expected values to be strictly equal:"]
+        ["fails: AssertionError: Expected values to be strictly equal:"]
     );
     assert_eq!(
         why("cargo-test"),
         ["tests::fails: thread 'tests::fails' (10132) panicked at src/lib.rs:6:26: assertion `left == right` failed"]
+    );
+}
+
+#[test]
+fn a_kill_by_a_crash_reads_apart_from_one_by_an_assertion_and_a_chain_gives_its_cause() {
+    let why = |name: &str| report::results::why(&fs::read_to_string(fixture_path(name)).unwrap());
+    assert_eq!(
+        why("pytest-ids"),
+        [
+            "test_ids.py::test_param[a b]: AssertionError: assert 'a b' == 'plain'",
+            "test_ids.py::test_param[x - y]: AssertionError: assert 'x - y' == 'plain'",
+            "test_ids.py::test_param[two  spaces]: AssertionError: assert 'two  spaces' == 'plain'",
+            "test_ids.py::test_named[other thing]: assert 2 == 1",
+            "test_ids.py::test_crash: TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'",
+        ]
+    );
+    // pytest heads it `ImportError while importing test module`; the cause is further down.
+    assert_eq!(
+        why("pytest-package-missing"),
+        ["test_lib.py: importlib.metadata.PackageNotFoundError: No package metadata was found for mylib-not-installed"]
+    );
+    // node 20 prints why a file did not load as `#` lines above its point.
+    assert_eq!(
+        why("node-missing-nested"),
+        [
+            "math > crashes: TypeError: Cannot read properties of null (reading 'y')",
+            "math > compares: AssertionError: Expected values to be strictly equal:",
+            "cause: outer",
+            "/tmp/sample/test/version.test.mjs: Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'semver' imported from /tmp/sample/src/version.mjs",
+        ]
+    );
+    assert_eq!(
+        why("tape"),
+        [
+            "subs > three minus one: equal: expected 1, actual 2",
+            "throws inside > no throw: TypeError: Cannot read properties of null (reading 'y')",
+        ]
     );
 }

@@ -42,6 +42,16 @@ pub(crate) struct Baseline {
     pub timeout_source: String,
     #[schemars(regex(pattern = r"^logs/"))]
     pub log: String,
+    /// Why it failed, a line each: its failed tests with their first error lines (a chained
+    /// error's innermost cause), or the log's first error lines; empty when it passed or its
+    /// log says nothing that reads as an error. Absent in reports written before it was
+    /// recorded.
+    #[serde(default)]
+    pub why: Vec<String>,
+    /// How many of its failed tests are not named and where the log is, and a report it names
+    /// that was not read; empty when there is nothing to add.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// The candidate a run worked on (`--candidate gate.toml`).

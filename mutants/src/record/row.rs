@@ -55,6 +55,12 @@ pub(crate) struct SuiteRun {
     pub counts: Option<Counts>,
     /// Tests the runner named as failed (Stryker's `killedBy`).
     pub failed_tests: Vec<String>,
+    /// The first error line of its first failed test (`TypeError: ...` for a kill by a crash,
+    /// `AssertionError: ...` for one by an assertion; a chained error's innermost cause), or
+    /// the log's first when no test is named; `None` when the suite passed. Absent in reports
+    /// written before it was recorded.
+    #[serde(default)]
+    pub first_error: Option<String>,
     /// Processes left behind that the runner had to kill.
     pub strays_killed: u32,
     /// The log, relative to the output folder.
@@ -78,6 +84,26 @@ impl SuiteRun {
         record.spawn_error = self.not_started.clone();
         record.counts = self.counts;
         Verdict::judge_record(expect, &record).unwrap_or(Verdict::Error)
+    }
+
+    /// The failed tests as every rendering shows them: the first `shown` names, how many more,
+    /// how many the runner did not name and the log that holds them
+    /// ([`report::results::names_text`]), then the first error line.
+    pub fn failed_text(&self, shown: usize) -> String {
+        let mut text = report::results::names_text(
+            &self.failed_tests,
+            self.counts.map(|c| c.failed),
+            shown,
+            &self.log,
+        );
+        if let Some(e) = &self.first_error {
+            if !text.is_empty() {
+                text.push_str("; ");
+            }
+            text.push_str("first error: ");
+            text.push_str(e);
+        }
+        text
     }
 
     /// `196 pass -> 188 passed, 8 failed`: the baseline's passes, then every count the runner

@@ -272,13 +272,9 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         );
     }
     for s in run.into_iter().chain(r.also.iter()) {
-        if !s.failed_tests.is_empty() {
-            let _ = write!(
-                h,
-                "<p>failed under {}: {}</p>",
-                esc(&s.suite),
-                esc(&s.failed_tests.join(", "))
-            );
+        let failed = s.failed_text(usize::MAX);
+        if !failed.is_empty() {
+            let _ = write!(h, "<p>failed under {}: {}</p>", esc(&s.suite), esc(&failed));
         }
         let _ = write!(
             h,

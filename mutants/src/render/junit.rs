@@ -137,8 +137,9 @@ fn system_out(r: &Row) -> String {
 
 fn suite_line(s: &SuiteRun) -> String {
     let counts = s.counts_text();
+    let failed = s.failed_text(usize::MAX);
     format!(
-        "suite {}: {} ({}) in {:.2}s{}{}, log {}",
+        "suite {}: {} ({}) in {:.2}s{}{}, log {}{}",
         s.suite,
         s.verdict,
         s.status,
@@ -153,7 +154,12 @@ fn suite_line(s: &SuiteRun) -> String {
         } else {
             String::new()
         },
-        s.log
+        s.log,
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!("\nfailed: {failed}")
+        }
     )
 }
 

@@ -79,6 +79,18 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
                 json!({"line": 1, "column": 1}),
             ),
         };
+        // A kill says why at a glance: a crash (`TypeError`) is not an assertion.
+        let reason = match (&r.verdict, r.run.as_ref()) {
+            (Verdict::Killed | Verdict::KilledHang, Some(run)) => {
+                let failed = run.failed_text(0);
+                if failed.is_empty() {
+                    reason
+                } else {
+                    format!("{reason}: {failed}")
+                }
+            }
+            _ => reason,
+        };
         let mut m = json!({
             "id": r.index.saturating_add(1).to_string(),
             "mutatorName": r.site.clone().unwrap_or_else(|| r.name.clone()),

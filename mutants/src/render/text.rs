@@ -66,10 +66,7 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
         );
         cells.push(run.map(|s| s.status.clone()).unwrap_or_default());
         cells.push(run.map(|s| s.strays_killed.to_string()).unwrap_or_default());
-        cells.push(
-            run.map(|s| failed_names(&s.failed_tests))
-                .unwrap_or_default(),
-        );
+        cells.push(run.map(|s| s.failed_text(3)).unwrap_or_default());
         rows.push(cells);
     }
     (headers, rows)
@@ -145,13 +142,6 @@ fn restored_lines(report: &RunReport) -> String {
         }
     }
     s
-}
-
-fn failed_names(names: &[String]) -> String {
-    match names.len() {
-        0..=3 => names.join(", "),
-        n => format!("{}, +{} more", names[..3].join(", "), n - 3),
-    }
 }
 
 /// `mutants.txt`: what was run, the table, the tally and how the run ended.

@@ -135,6 +135,12 @@ pub(crate) fn baseline(
             mutant_timeout_secs: timeout.as_secs_f64(),
             timeout_source: source,
             log: relative(out, &worst.log),
+            why: if passed {
+                Vec::new()
+            } else {
+                worst.why.clone()
+            },
+            notes: worst.notes(&relative(out, &worst.log)),
         });
     }
     // A checkout that stopped early (its first suite failed) left the later suites unrun.

@@ -191,6 +191,7 @@ fn suite_run(
         baseline_counts,
         counts: record.counts,
         failed_tests: record.failed_tests.clone(),
+        first_error: record.first_error.clone(),
         strays_killed: record.strays_killed,
         log: relative(out, &record.log),
     };

@@ -74,8 +74,10 @@ pub(super) fn run_suite(
     }
     let record = match record {
         Some(r) => r,
-        None => report::record::run(&job_for(&suite.run, log, timeouts.run))
-            .with_context(|| format!("creating the log {}", log.display()))?,
+        None => {
+            report::record::run_reading(&job_for(&suite.run, log, timeouts.run), &suite.results)
+                .with_context(|| format!("creating the log {}", log.display()))?
+        }
     };
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.

@@ -79,6 +79,7 @@ mod tests {
             timeout,
             build_timeout: None,
             env: BTreeMap::new(),
+            results: Default::default(),
         }
     }
 

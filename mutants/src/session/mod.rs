@@ -240,20 +240,19 @@ impl Session {
                     b.suite,
                     files::escape::text(&b.status),
                 );
-                // Why, as the log says it: the failed tests and the first error line of each
-                // (`Cannot find package ...` is above a runner's summary block, not in it);
-                // the log's last lines when it names no test and no error.
+                // Why, as the record says it: the failed tests and the first error line of
+                // each (`Cannot find package ...` is above a runner's summary block, not in
+                // it); the log's last lines when it names no test and no error.
                 let log = self.out.join(&b.log);
-                let text = runner::read_tail(&log, 1 << 20).unwrap_or_default();
-                let why = report::failures::why(&text);
-                if why.is_empty() {
+                if b.why.is_empty() {
+                    let text = runner::read_tail(&log, 1 << 20).unwrap_or_default();
                     let lines: Vec<&str> = text.lines().collect();
                     for line in &lines[lines.len().saturating_sub(12)..] {
                         cmdline::errln!("  | {}", files::escape::terminal_line(line));
                     }
                 }
-                for line in why {
-                    cmdline::errln!("  {}", files::escape::text(&line));
+                for line in b.why.iter().chain(&b.notes) {
+                    cmdline::errln!("  {}", files::escape::text(line));
                 }
                 cmdline::errln!("  log {}", files::escape::path(&log));
             }

@@ -1,0 +1,286 @@
+//! TAP (the Test Anything Protocol) as runners print it: tape, node-tap, node's
+//! `--test-reporter=tap`, prove's verbose output.
+//!
+//! - A test point is `ok N - name` or `not ok N name` (the number and the dash optional), with
+//!   a `# SKIP` or `# TODO` directive after the name: a skip and a todo (passing or not) count
+//!   as skipped, never failed.
+//! - A YAML block (`---` to `...`) under a point holds its diagnostics: node's `error` and
+//!   `name`, tape's `stack`, `operator`, `expected` and `actual`.
+//! - Subtests are indented (node's form): the points of a test's subtests come before its own
+//!   point, and only the innermost (the leaves) are counted; a leaf is named with its parents
+//!   (`math > adds`). `# Subtest: name` lines announce them and are not comments.
+//! - tape prints a `# name` comment line above each test's assertions: they are named
+//!   `name > assertion`.
+//! - Comments and output between two points belong to the second: node 20 prints why a test
+//!   file could not load (`Cannot find package 'semver'`) as `#` lines above its point, whose
+//!   own diagnostic says only `test failed`.
+//! - Summary comments (`# tests 7`, `# pass  5`, `# fail  2`: tape writes two spaces) give the
+//!   counts when the stream has no test point.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::counts::Counts;
+use crate::errors::{self, Failed};
+
+/// What a TAP stream says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tap {
+    pub counts: Counts,
+    pub failed: Vec<Failed>,
+}
+
+struct Patterns {
+    point: Regex,
+    directive: Regex,
+    version: Regex,
+    plan: Regex,
+    summary: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern");
+        Patterns {
+            point: re(r"^( *)(not ok|ok)(?:\s+\d+)?(?:\s+-)?(?:\s+(.*?))?\s*$"),
+            directive: re(r"(?i)\s#\s*(skip|todo)\b.*$"),
+            version: re(r"^TAP version \d+\s*$"),
+            plan: re(r"^ *1\.\.\d+(?:\s+#.*)?\s*$"),
+            summary: re(r"^# (tests|pass|fail|skip|skipped|todo|cancelled)\s+(\d+)\s*$"),
+        }
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+struct Point {
+    indent: usize,
+    kind: Kind,
+    name: String,
+    /// tape's `# name` above this point's test.
+    group: Option<String>,
+    /// Why, from its YAML block.
+    yaml_error: Option<String>,
+    /// Why, from the comments and output just above it.
+    above_error: Option<String>,
+}
+
+/// Whether `log` is a TAP stream: a `TAP version` line, or a plan line and a test point.
+pub fn is_tap(log: &str) -> bool {
+    let p = patterns();
+    let mut plan = false;
+    let mut point = false;
+    for line in log.lines() {
+        let line = line.trim_end_matches('\r');
+        if p.version.is_match(line) {
+            return true;
+        }
+        plan |= p.plan.is_match(line);
+        point |= line.starts_with("ok ") || line.starts_with("not ok ");
+        if plan && point {
+            return true;
+        }
+    }
+    false
+}
+
+/// Reads a TAP stream: every line not TAP is output of the tests, kept as the context of the
+/// point that follows it.
+pub fn read(log: &str) -> Tap {
+    let p = patterns();
+    let lines: Vec<&str> = log.lines().map(|l| l.trim_end_matches('\r')).collect();
+    let node_style = lines
+        .iter()
+        .any(|l| l.trim_start().starts_with("# Subtest:"));
+    let mut points: Vec<Point> = Vec::new();
+    let mut summary = Counts::default();
+    let mut above: Vec<&str> = Vec::new();
+    let mut group: Option<String> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        let Some(c) = p.point.captures(line) else {
+            if let Some(s) = p.summary.captures(line) {
+                let n: u64 = s[2].parse().unwrap_or(0);
+                match &s[1] {
+                    "pass" => summary.passed = summary.passed.saturating_add(n),
+                    "fail" | "cancelled" => summary.failed = summary.failed.saturating_add(n),
+                    "tests" => {}
+                    _ => summary.skipped = summary.skipped.saturating_add(n),
+                }
+            } else if !line.trim_start().starts_with("# Subtest:") && !p.plan.is_match(line) {
+                above.push(line);
+            }
+            continue;
+        };
+        // tape's test name: the `# name` comment just above its first assertion.
+        if !node_style {
+            if let Some(prev) = i.checked_sub(2).map(|j| lines[j]) {
+                if let Some(name) = prev.strip_prefix("# ") {
+                    if !p.summary.is_match(prev) {
+                        group = Some(name.trim().to_string());
+                    }
+                }
+            }
+        }
+        let indent = c[1].len();
+        let text = c.get(3).map_or("", |m| m.as_str());
+        let (name, directive) = match p.directive.captures(text) {
+            Some(d) => (
+                text[..d.get(0).map_or(text.len(), |m| m.start())].trim(),
+                Some(d[1].to_ascii_lowercase()),
+            ),
+            None => (text, None),
+        };
+        let kind = match (&c[2], directive) {
+            (_, Some(_)) => Kind::Skipped,
+            ("ok", None) => Kind::Passed,
+            _ => Kind::Failed,
+        };
+        // Its YAML block, indented deeper than the point, from `---` to `...`.
+        let mut yaml: Vec<&str> = Vec::new();
+        if lines.get(i).is_some_and(|l| l.trim() == "---") {
+            let mut j = i + 1;
+            while j < lines.len() && lines[j].trim() != "..." {
+                yaml.push(lines[j]);
+                j += 1;
+            }
+            i = (j + 1).min(lines.len());
+        }
+        points.push(Point {
+            indent,
+            kind,
+            name: name.to_string(),
+            group: group.clone(),
+            yaml_error: yaml_error(&yaml, name),
+            above_error: errors::first_error(&above).filter(|l| !errors::is_generic(l)),
+        });
+        above.clear();
+    }
+    if points.is_empty() {
+        return Tap {
+            counts: summary,
+            failed: Vec::new(),
+        };
+    }
+    leaves(points)
+}
+
+/// Counts and names the leaves: a point is a parent when the point before it is deeper (its
+/// subtests), and a leaf's parents are the shallower points after it.
+fn leaves(points: Vec<Point>) -> Tap {
+    let mut tap = Tap::default();
+    let mut named: Vec<(Kind, String, Option<String>)> = Vec::new();
+    // Walked backwards, a test's parents come before it: a stack of the enclosing names.
+    let mut parents: Vec<(usize, String)> = Vec::new();
+    for (n, point) in points.iter().enumerate().rev() {
+        while parents.last().is_some_and(|(d, _)| *d >= point.indent) {
+            parents.pop();
+        }
+        let is_parent = n > 0 && points[n - 1].indent > point.indent;
+        if !is_parent {
+            let mut parts: Vec<&str> = point.group.iter().map(String::as_str).collect();
+            parts.extend(parents.iter().map(|(_, name)| name.as_str()));
+            parts.push(&point.name);
+            let error = point.yaml_error.clone().or(point.above_error.clone());
+            named.push((point.kind, parts.join(" > "), error));
+        }
+        parents.push((point.indent, point.name.clone()));
+    }
+    named.reverse();
+    for (kind, name, error) in named {
+        let c = &mut tap.counts;
+        match kind {
+            Kind::Passed => c.passed = c.passed.saturating_add(1),
+            Kind::Skipped => c.skipped = c.skipped.saturating_add(1),
+            Kind::Failed => {
+                c.failed = c.failed.saturating_add(1);
+                tap.failed.push(Failed { name, error });
+            }
+        }
+    }
+    tap
+}
+
+/// The line that says why in a point's YAML diagnostics, or `None` when they say nothing
+/// more than that it failed.
+fn yaml_error(yaml: &[&str], point_name: &str) -> Option<String> {
+    let key = |k: &str| -> Option<(usize, String)> {
+        yaml.iter().enumerate().find_map(|(i, l)| {
+            let rest = l.trim_start().strip_prefix(k)?.strip_prefix(':')?;
+            Some((i, unquote(rest.trim())))
+        })
+    };
+    // A block value (`|-`): its first line that is not blank.
+    let block = |i: usize| -> Option<String> {
+        yaml[i + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+    };
+    let value = |k: &str| -> Option<String> {
+        let (i, v) = key(k)?;
+        if v == "|-" || v == "|" || v == ">-" || v == ">" {
+            block(i)
+        } else {
+            Some(v)
+        }
+    };
+    if let Some(message) = value("error").filter(|m| !errors::is_generic(m)) {
+        let line = match value("name") {
+            Some(name) if !message.starts_with(&name) => format!("{name}: {message}"),
+            _ => message,
+        };
+        return Some(crate::text::clip(&line, 200));
+    }
+    // tape: a thrown error's stack starts with its type; an assertion's only repeats its name.
+    if let Some(first) = value("stack").filter(|s| errors::is_error_line(s)) {
+        if first != format!("Error: {point_name}") {
+            return Some(crate::text::clip(&first, 200));
+        }
+    }
+    let operator = value("operator")?;
+    let line = match (value("expected"), value("actual")) {
+        (Some(e), Some(a)) => format!("{operator}: expected {e}, actual {a}"),
+        _ => operator,
+    };
+    Some(crate::text::clip(&line, 200))
+}
+
+fn unquote(v: &str) -> String {
+    for q in ['\'', '"'] {
+        if let Some(inner) = v.strip_prefix(q).and_then(|s| s.strip_suffix(q)) {
+            return inner.replace("''", "'").replace("\\\"", "\"");
+        }
+    }
+    v.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        /// Any text, and any mix of TAP's own pieces: read without a panic, and never more
+        /// failures named than counted.
+        #[test]
+        fn any_text_reads_as_tap_without_a_panic(
+            text in "((not ok|ok|  ---|  \\.\\.\\.|# Subtest: x|    ok|# pass  |1\\.\\.|  error: \\|-|# SKIP|#|\\PC{0,6}) ?[0-9a-z# ]{0,6}\n){0,30}"
+        ) {
+            let tap = super::read(&text);
+            prop_assert!(tap.failed.len() as u64 <= tap.counts.failed);
+            let _ = super::is_tap(&text);
+        }
+    }
+}
