@@ -159,3 +159,58 @@ fn a_module_the_suite_rewrote_is_put_back_where_bytecode_sees_it() {
         .to_string();
     assert!(after.contains("pkg/consts.py"), "{after:?}");
 }
+
+/// A suite that tells its checkout's git to stop looking (file modes, case, attributes, the
+/// work tree itself) and then drops a script's exec bit: the next mutant still starts whole.
+#[test]
+fn a_suite_that_blinds_its_checkouts_git_cannot_hide_what_it_changed() {
+    let test = r#"./tool.sh || { echo "0 passed, 1 failed"; exit 1; }
+. ./lib.sh
+[ "$(greet)" = hello ] || { echo "FAIL: test_greet"; echo "0 passed, 1 failed"; exit 1; }
+git config core.fileMode false
+git config core.ignoreCase true
+git config core.trustctime false
+git config core.checkStat minimal
+printf '* -text -diff\n' > .git/info/attributes
+printf 'tool.sh\n' >> .git/info/exclude
+chmod -x tool.sh
+echo "1 passed, 0 failed"
+"#;
+    let mut spec = SUITE.to_string();
+    spec.push_str(&mutant("greet shouts", "echo \"hello\"", "echo \"HELLO\"", ""));
+    spec.push_str(&mutant(
+        "control: spin spaced",
+        "spin() { :; }",
+        "spin() { : ; }",
+        "expect = \"survive\"",
+    ));
+    spec.push_str(&mutant(
+        "control: add spaced",
+        "add() { echo $(( $1 + $2 )); }",
+        "add() { echo $(( $1 +  $2 )); }",
+        "expect = \"survive\"",
+    ));
+    let fx = Fixture::new(&spec);
+    fx.repo
+        .write("test.sh", test)
+        .write("tool.sh", "#!/bin/sh\nexit 0\n");
+    fx.repo.chmod_x("tool.sh");
+    fx.repo.commit_all("a suite that needs tool.sh executable");
+    let out = fx.run(&["--jobs", "1"]);
+    out.assert_exit(0);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("greet shouts".into(), "killed".into()),
+            ("control: spin spaced".into(), "control held".into()),
+            ("control: add spaced".into(), "control held".into()),
+        ],
+        "{out}"
+    );
+    let after = row(&report, "control: spin spaced")["restored_after"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(after.contains("tool.sh"), "{after:?}");
+}
