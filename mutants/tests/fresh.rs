@@ -74,9 +74,15 @@ fn python3() -> bool {
 /// A Python project with `.gitignore` naming `__pycache__/`, its suite `run`, and the twelve
 /// mutants; returns the fixture and the verdicts each mutant must get.
 fn python_project(run: &str, env: &str) -> (Fixture, Vec<(String, String)>) {
+    python_project_in(run, env, &(0..PAIRS.len()).collect::<Vec<_>>())
+}
+
+/// [`python_project`] with the mutants in the order `order` gives (indices into [`PAIRS`]).
+fn python_project_in(run: &str, env: &str, order: &[usize]) -> (Fixture, Vec<(String, String)>) {
     let mut spec = format!("[suites.py]\nrun = '''{run}'''\ntimeout = \"60s\"\n{env}\n");
     let mut want = Vec::new();
-    for (k, (func, anchor, replace)) in PAIRS.iter().enumerate() {
+    for &k in order {
+        let (func, anchor, replace) = PAIRS[k];
         let control = k % 2 == 1;
         let name = if control {
             format!("control {k}: {func} reordered")
@@ -213,4 +219,42 @@ echo "1 passed, 0 failed"
         .unwrap_or_default()
         .to_string();
     assert!(after.contains("tool.sh"), "{after:?}");
+}
+
+/// pytest's cache: with `--lf` a run after a kill runs only the test that failed last time,
+/// and a mutant that breaks another test would pass. Each run starts from an empty cache, as
+/// on a CI machine, even when the project's `.gitignore` keeps `.pytest_cache/` between runs.
+#[test]
+fn pytests_cache_of_the_last_run_never_decides_the_next() {
+    if !python3() {
+        return;
+    }
+    let has_pytest = std::process::Command::new("python3")
+        .args(["-c", "import pytest"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_pytest {
+        testkit::skip("pytest", "pytest is not installed (python3 -m pip install pytest)");
+        return;
+    }
+    // Every kill first: after each, `--lf` would run only the test the last one broke.
+    let order: Vec<usize> = (0..PAIRS.len()).step_by(2).chain((1..PAIRS.len()).step_by(2)).collect();
+    let (fx, want) = python_project_in("python3 -m pytest -q --lf -p no:randomly test_ops.py", "", &order);
+    let tests: String = [
+        ("add", "ops.add(2, 3) == 5"),
+        ("sub", "ops.sub(5, 3) == 2"),
+        ("mul", "ops.mul(2, 3) == 6"),
+        ("big", "ops.big(3, 2) is True and ops.big(2, 3) is False"),
+        ("small", "ops.small(2, 3) is True and ops.small(3, 2) is False"),
+        ("same", "ops.same(2, 2) is True and ops.same(2, 3) is False"),
+    ]
+    .iter()
+    .map(|(name, check)| format!("\ndef test_{name}():\n    assert {check}\n"))
+    .collect();
+    fx.repo
+        .write("test_ops.py", format!("from pkg import ops\n{tests}"));
+    fx.repo.commit_all("pytest tests");
+    let out = fx.run(&["--jobs", "1"]);
+    out.assert_exit(0);
+    assert_eq!(verdicts(&fx.report()), want, "{out}");
 }
