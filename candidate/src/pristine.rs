@@ -105,7 +105,12 @@ fn private_git(checkout: &Path, index: &Path) -> Result<(Git, PathBuf), GitError
     let git_dir = PathBuf::from(name);
     let _ = fs::remove_dir_all(&git_dir);
     let format = own.text(["rev-parse", "--show-object-format"])?;
-    let objects = own.text(["rev-parse", "--path-format=absolute", "--git-path", "objects"])?;
+    let objects = own.text([
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-path",
+        "objects",
+    ])?;
     own.bytes([
         std::ffi::OsStr::new("init"),
         std::ffi::OsStr::new("--bare"),
@@ -123,7 +128,10 @@ fn private_git(checkout: &Path, index: &Path) -> Result<(Git, PathBuf), GitError
     let objects = PathBuf::from(objects);
     let mut stores = vec![objects.clone()];
     if let Ok(text) = fs::read_to_string(objects.join("info/alternates")) {
-        for line in text.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        for line in text
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
             stores.push(objects.join(line));
         }
     }
@@ -531,7 +539,10 @@ mod tests {
         assert!(p.differences().unwrap().is_empty());
         assert_eq!(fs::read(co.join("src/a.txt")).unwrap(), b"a\n");
         assert!(!co.join("hidden.txt").exists());
-        let mode = fs::metadata(co.join("run.sh")).unwrap().permissions().mode();
+        let mode = fs::metadata(co.join("run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o111, 0o111, "the exec bit is back");
     }
 }

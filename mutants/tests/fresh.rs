@@ -183,7 +183,12 @@ chmod -x tool.sh
 echo "1 passed, 0 failed"
 "#;
     let mut spec = SUITE.to_string();
-    spec.push_str(&mutant("greet shouts", "echo \"hello\"", "echo \"HELLO\"", ""));
+    spec.push_str(&mutant(
+        "greet shouts",
+        "echo \"hello\"",
+        "echo \"HELLO\"",
+        "",
+    ));
     spec.push_str(&mutant(
         "control: spin spaced",
         "spin() { :; }",
@@ -234,18 +239,31 @@ fn pytests_cache_of_the_last_run_never_decides_the_next() {
         .status()
         .is_ok_and(|s| s.success());
     if !has_pytest {
-        testkit::skip("pytest", "pytest is not installed (python3 -m pip install pytest)");
+        testkit::skip(
+            "pytest",
+            "pytest is not installed (python3 -m pip install pytest)",
+        );
         return;
     }
     // Every kill first: after each, `--lf` would run only the test the last one broke.
-    let order: Vec<usize> = (0..PAIRS.len()).step_by(2).chain((1..PAIRS.len()).step_by(2)).collect();
-    let (fx, want) = python_project_in("python3 -m pytest -q --lf -p no:randomly test_ops.py", "", &order);
+    let order: Vec<usize> = (0..PAIRS.len())
+        .step_by(2)
+        .chain((1..PAIRS.len()).step_by(2))
+        .collect();
+    let (fx, want) = python_project_in(
+        "python3 -m pytest -q --lf -p no:randomly test_ops.py",
+        "",
+        &order,
+    );
     let tests: String = [
         ("add", "ops.add(2, 3) == 5"),
         ("sub", "ops.sub(5, 3) == 2"),
         ("mul", "ops.mul(2, 3) == 6"),
         ("big", "ops.big(3, 2) is True and ops.big(2, 3) is False"),
-        ("small", "ops.small(2, 3) is True and ops.small(3, 2) is False"),
+        (
+            "small",
+            "ops.small(2, 3) is True and ops.small(3, 2) is False",
+        ),
         ("same", "ops.same(2, 2) is True and ops.same(2, 3) is False"),
     ]
     .iter()

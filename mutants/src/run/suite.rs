@@ -94,11 +94,7 @@ pub(super) fn run_suite(
 ///
 /// Python's bytecode needs no folder of its own: every write to a checkout's file gets a time
 /// no earlier content had ([`candidate::fresh`]), which is what `.pyc` files are checked by.
-fn fresh_caches(
-    job: Job,
-    scratch: &Path,
-    env: &std::collections::BTreeMap<String, String>,
-) -> Job {
+fn fresh_caches(job: Job, scratch: &Path, env: &std::collections::BTreeMap<String, String>) -> Job {
     const PYTEST: &str = "PYTEST_ADDOPTS";
     let theirs = env
         .get(PYTEST)
