@@ -528,6 +528,7 @@ mod tests {
             ("core.trustctime", "false"),
             ("core.checkStat", "minimal"),
             ("core.ignoreCase", "true"),
+            ("core.symlinks", "false"),
             ("core.worktree", decoy.to_str().unwrap()),
         ] {
             git(&co, &["config", k, v]);
