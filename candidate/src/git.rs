@@ -199,6 +199,8 @@ pub struct Git {
     dir: PathBuf,
     /// An index file of ours in place of the repository's (see [`Git::with_index`]).
     index: Option<PathBuf>,
+    /// A git directory of ours in place of the repository's (see [`Git::with_git_dir`]).
+    git_dir: Option<PathBuf>,
 }
 
 impl Git {
@@ -249,6 +251,7 @@ impl Git {
         Git {
             dir: dir.to_path_buf(),
             index: None,
+            git_dir: None,
         }
     }
 
@@ -257,6 +260,16 @@ impl Git {
     pub fn with_index(self, index: &Path) -> Git {
         Git {
             index: Some(index.to_path_buf()),
+            ..self
+        }
+    }
+
+    /// The same work tree read through `git_dir`, a git directory of ours outside it: its
+    /// config, attributes and excludes are ours, so nothing written into the work tree's own
+    /// `.git` (`core.fileMode`, `core.worktree`, `info/attributes`, ...) changes what git sees.
+    pub fn with_git_dir(self, git_dir: &Path) -> Git {
+        Git {
+            git_dir: Some(std::path::absolute(git_dir).unwrap_or_else(|_| git_dir.to_path_buf())),
             ..self
         }
     }
@@ -283,6 +296,10 @@ impl Git {
         // Ours, set after the hermetic environment removed every other GIT_* variable.
         if let Some(index) = &self.index {
             cmd.env("GIT_INDEX_FILE", index);
+        }
+        if let Some(git_dir) = &self.git_dir {
+            // `-C` has already moved git into the work tree.
+            cmd.env("GIT_DIR", git_dir).env("GIT_WORK_TREE", ".");
         }
         cmd.arg("--no-pager").arg("-C").arg(&self.dir);
         for setting in OVERRIDES {

@@ -6,13 +6,23 @@
 //! tree. So before each mutant the checkout is compared with the tree id under review: every
 //! tracked file (content, mode, links), and every untracked file git does not ignore.
 //!
-//! The comparison uses an index of our own, kept outside the checkout (a suite can rewrite the
-//! checkout's `.git/index`, or stage, stash or commit there; none of that moves a tree id or
-//! our private index), filled once from the tree and refreshed with git's stat cache, so a
-//! check on an unchanged tree of thousands of files costs a few milliseconds. Ignore rules are
-//! the tree's own `.gitignore` files only: `.git/info/exclude` and the user's global excludes
-//! are left out, and a `.gitignore` that is not in the tree (one a suite wrote to hide its own
-//! files) is itself a difference.
+//! The comparison reads the checkout through a git directory and an index of our own, kept
+//! outside the checkout. A suite can rewrite the checkout's `.git/index`, or stage, stash or
+//! commit there, and it can write the checkout's `.git/config` (`core.fileMode false` hides a
+//! dropped exec bit, `core.worktree` points git elsewhere, `core.ignoreCase`, `core.symlinks`,
+//! `core.checkStat`) or its `info/attributes` and `info/exclude`: git 2.39 has no switch to
+//! ignore those, so our git directory is the only one git reads. It borrows the checkout's object
+//! stores (alternates) and takes the checkout's filesystem facts (`core.fileMode`,
+//! `core.symlinks`, `core.ignoreCase`, `core.precomposeUnicode`, as git probed them when the
+//! checkout was made, before any suite ran). The index is filled once from the tree and
+//! refreshed with git's stat cache, so a check on an unchanged tree of thousands of files costs
+//! a few milliseconds. Ignore rules are the tree's own `.gitignore` files only (no exclude
+//! file, no global excludes), and a `.gitignore` that is not in the tree (one a suite wrote to
+//! hide its own files) is itself a difference.
+//!
+//! Every file a repair writes gets its time from [`crate::fresh::stamp`], like a mutant's swap
+//! and restore: a file put back in the same second a suite rewrote it must not look like the
+//! suite's content to Python's bytecode cache or to make.
 
 use std::fs;
 use std::io;
@@ -71,19 +81,92 @@ impl Differences {
 /// A checkout and the tree it must hold.
 #[derive(Debug)]
 pub struct Pristine {
-    /// The checkout, with git pointed at our private index.
+    /// The checkout, with git pointed at our private git directory and index.
     git: Git,
     index: PathBuf,
+    git_dir: PathBuf,
     tree: String,
+}
+
+/// The filesystem facts git probed when the checkout was made, carried into our git directory.
+const PROBED: &[&str] = &[
+    "core.filemode",
+    "core.symlinks",
+    "core.ignorecase",
+    "core.precomposeunicode",
+];
+
+/// Our git directory for `checkout`, beside `index` (outside the checkout), made now while
+/// the checkout is as we made it: `checkout` seen through it with `index`.
+fn private_git(checkout: &Path, index: &Path) -> Result<(Git, PathBuf), GitError> {
+    let own = Git::at(checkout);
+    let mut name = index.as_os_str().to_owned();
+    name.push(".gitdir");
+    let git_dir = PathBuf::from(name);
+    let _ = fs::remove_dir_all(&git_dir);
+    let format = own.text(["rev-parse", "--show-object-format"])?;
+    let objects = own.text([
+        "rev-parse",
+        "--path-format=absolute",
+        "--git-path",
+        "objects",
+    ])?;
+    own.bytes([
+        std::ffi::OsStr::new("init"),
+        std::ffi::OsStr::new("--bare"),
+        std::ffi::OsStr::new("--quiet"),
+        std::ffi::OsStr::new("--template="),
+        std::ffi::OsStr::new(&format!("--object-format={format}")),
+        git_dir.as_os_str(),
+    ])?;
+    let io = |e: io::Error| GitError::Failed {
+        command: "init".into(),
+        message: format!("{}: {e}", git_dir.display()),
+    };
+    // Every store the checkout reads objects from, named directly: a suite that empties the
+    // checkout's own alternates file cannot hide the base's objects from us.
+    let objects = PathBuf::from(objects);
+    let mut stores = vec![objects.clone()];
+    if let Ok(text) = fs::read_to_string(objects.join("info/alternates")) {
+        for line in text
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            stores.push(objects.join(line));
+        }
+    }
+    let mut alternates = String::new();
+    for store in &stores {
+        alternates.push_str(&store.to_string_lossy());
+        alternates.push('\n');
+    }
+    fs::create_dir_all(git_dir.join("objects/info")).map_err(io)?;
+    fs::write(git_dir.join("objects/info/alternates"), alternates).map_err(io)?;
+    let mut config = String::from("[core]\n\tbare = false\n");
+    for key in PROBED {
+        if let Ok(value) = own.text(["config", "--bool", "--get", key]) {
+            let name = key.trim_start_matches("core.");
+            config.push_str(&format!("\t{name} = {value}\n"));
+        }
+    }
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(git_dir.join("config"))
+        .map_err(io)?;
+    io::Write::write_all(&mut file, config.as_bytes()).map_err(io)?;
+    let git = Git::at(checkout).with_git_dir(&git_dir).with_index(index);
+    Ok((git, git_dir))
 }
 
 impl Pristine {
     /// The tree under review for `checkout` is `tree`; `index` is a file of ours outside the
-    /// checkout (it is created, and removed with the value).
+    /// checkout (it is created, and removed with the value, with our git directory beside it).
     pub fn for_tree(checkout: &Path, tree: &str, index: PathBuf) -> Result<Pristine, GitError> {
+        let (git, git_dir) = private_git(checkout, &index)?;
         let p = Pristine {
-            git: Git::at(checkout).with_index(&index),
+            git,
             index,
+            git_dir,
             tree: tree.to_string(),
         };
         p.git.bytes(["read-tree", "--end-of-options", tree])?;
@@ -95,8 +178,9 @@ impl Pristine {
     /// tracked files and every untracked file the tree's own `.gitignore` files do not ignore
     /// (a checkout made from DIR's uncommitted state).
     pub fn of_checkout(checkout: &Path, index: PathBuf) -> Result<Pristine, GitError> {
-        let git = Git::at(checkout).with_index(&index);
-        git.bytes(["read-tree", "HEAD"])?;
+        let head = Git::at(checkout).commit_id("HEAD")?;
+        let (git, git_dir) = private_git(checkout, &index)?;
+        git.bytes(["read-tree", "--end-of-options", &head])?;
         // Tracked files changed or gone, and untracked ones the tree's own `.gitignore` files
         // do not ignore (no info/exclude, no global excludes: the rules the check uses), are
         // put into our index by name, so what is recorded is exactly what the check expects.
@@ -122,7 +206,12 @@ impl Pristine {
             )?;
         }
         let tree = git.text(["write-tree"])?;
-        let p = Pristine { git, index, tree };
+        let p = Pristine {
+            git,
+            index,
+            git_dir,
+            tree,
+        };
         p.refresh();
         Ok(p)
     }
@@ -191,10 +280,6 @@ impl Pristine {
                 p == ".gitignore" || p.ends_with("/.gitignore") || !ignored.contains(p.as_str())
             })
             .collect();
-        // An exclude file in the checkout's git dir (none is made with it) would hide files too.
-        if excludes_something(&self.git.dir().join(".git/info/exclude")) {
-            added.push(".git/info/exclude".to_string());
-        }
         let mut changed: Vec<String> = changed;
         changed.sort();
         changed.dedup();
@@ -236,13 +321,24 @@ impl Pristine {
                 clear_way(&root, rel).map_err(|e| RestoreError::Io(rel.clone(), e))?;
             }
             let mut input = Vec::new();
+            let mut before = Vec::new();
             for rel in &found.changed {
                 input.extend_from_slice(rel.as_bytes());
                 input.push(0);
+                let meta = inside(&root, rel).and_then(|p| fs::symlink_metadata(p).ok());
+                before.push(meta.filter(fs::Metadata::is_file));
             }
             self.git
                 .bytes_with_input(["checkout-index", "--force", "-z", "--stdin"], Some(&input))
                 .map_err(RestoreError::Git)?;
+            // git gave them the time of the write: the suite's own content may have had that
+            // second (see the module doc).
+            for (meta, rel) in before.iter().zip(&found.changed) {
+                if let Some(path) = inside(&root, rel) {
+                    crate::fresh::stamp_written(&path, meta.as_ref())
+                        .map_err(|e| RestoreError::Io(rel.clone(), e))?;
+                }
+            }
         }
         Ok(())
     }
@@ -251,6 +347,7 @@ impl Pristine {
 impl Drop for Pristine {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.index);
+        let _ = fs::remove_dir_all(&self.git_dir);
     }
 }
 
@@ -305,20 +402,6 @@ impl Pristine {
             }
             Err(e) => Err(e),
         }
-    }
-}
-
-/// Whether an exclude file holds a pattern (git's template writes one of comments only).
-fn excludes_something(path: &Path) -> bool {
-    match fs::symlink_metadata(path) {
-        Err(_) => false,
-        Ok(m) if !m.is_file() || m.len() > 1 << 20 => true,
-        Ok(_) => fs::read(path).map_or(true, |text| {
-            text.split(|b| *b == b'\n').any(|line| {
-                let line = line.trim_ascii();
-                !line.is_empty() && !line.starts_with(b"#")
-            })
-        }),
     }
 }
 
@@ -416,7 +499,7 @@ mod tests {
     }
 
     #[test]
-    fn the_checkouts_own_index_and_exclude_file_cannot_hide_a_change() {
+    fn nothing_in_the_checkouts_own_git_dir_can_hide_a_change() {
         let (tmp, co) = checkout();
         let tree = {
             let out = Command::new("git")
@@ -428,18 +511,39 @@ mod tests {
         };
         let p = Pristine::for_tree(&co, &tree, tmp.path().join("index")).unwrap();
         fs::write(co.join("src/a.txt"), "changed\n").unwrap();
-        // Staged in the checkout's own index, and a new file hidden by info/exclude.
+        // Staged in the checkout's own index; a new file hidden by info/exclude; the exec bit
+        // dropped under core.fileMode=false; git sent to another work tree; attributes that
+        // would call every file binary and unchanged.
         git(&co, &["add", "src/a.txt"]);
         fs::create_dir_all(co.join(".git/info")).unwrap();
         fs::write(co.join(".git/info/exclude"), "hidden.txt\n").unwrap();
+        fs::write(co.join(".git/info/attributes"), "* -text -diff\n").unwrap();
         fs::write(co.join("hidden.txt"), "h").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(co.join("run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
+        let decoy = tmp.path().join("decoy");
+        fs::create_dir_all(&decoy).unwrap();
+        for (k, v) in [
+            ("core.fileMode", "false"),
+            ("core.trustctime", "false"),
+            ("core.checkStat", "minimal"),
+            ("core.ignoreCase", "true"),
+            ("core.symlinks", "false"),
+            ("core.worktree", decoy.to_str().unwrap()),
+        ] {
+            git(&co, &["config", k, v]);
+        }
         let found = p.differences().unwrap();
-        assert_eq!(found.changed, ["src/a.txt"]);
-        // The exclude file hides hidden.txt until it is gone: the restore goes round again.
-        assert_eq!(found.added, [".git/info/exclude"]);
+        assert_eq!(found.changed, ["run.sh", "src/a.txt"]);
+        assert_eq!(found.added, ["hidden.txt"]);
         p.restore(&found).unwrap();
         assert!(p.differences().unwrap().is_empty());
         assert_eq!(fs::read(co.join("src/a.txt")).unwrap(), b"a\n");
         assert!(!co.join("hidden.txt").exists());
+        let mode = fs::metadata(co.join("run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o111, 0o111, "the exec bit is back");
     }
 }

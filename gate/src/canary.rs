@@ -105,7 +105,9 @@ pub(crate) fn run(
                 return Ok((runs, true));
             }
             let file = dir.join(std::ffi::OsStr::from_bytes(path.as_bytes()));
+            let before = std::fs::symlink_metadata(&file).ok();
             std::fs::write(&file, candidate::canary::UNLOADABLE)
+                .and_then(|()| candidate::fresh::stamp_written(&file, before.as_ref()))
                 .with_context(|| format!("writing the canary into {}", file.display()))?;
             let log = logs.join(format!(
                 "canary-{:02}-{}.{}.log",

@@ -168,8 +168,9 @@ pub(crate) fn check(path: &Path, id: Identity) -> Result<(), Change> {
     }
 }
 
-/// Replaces the contents of the file `id` names with `bytes`, in place, and proves it by
-/// reading them back; writes nothing when the path no longer holds that file.
+/// Replaces the contents of the file `id` names with `bytes`, in place, with a modification
+/// time from [`candidate::fresh::stamp`], and proves it by reading them back; writes nothing
+/// when the path no longer holds that file.
 pub(crate) fn write_in_place(path: &Path, id: Identity, bytes: &[u8]) -> Result<(), WriteError> {
     check(path, id).map_err(WriteError::Changed)?;
     let mut f = match open_nofollow(path, true) {
@@ -187,6 +188,9 @@ pub(crate) fn write_in_place(path: &Path, id: Identity, bytes: &[u8]) -> Result<
     classify(&meta, id).map_err(WriteError::Changed)?;
     f.set_len(0).map_err(WriteError::Io)?;
     f.write_all(bytes).map_err(WriteError::Io)?;
+    // A time no build tool mistakes for an earlier content's (a `.pyc` of the same size).
+    candidate::fresh::stamp(path, &f, manifests::Digest::of(bytes), Some(&meta))
+        .map_err(WriteError::Io)?;
     drop(f);
     let now = read_regular(path).map_err(WriteError::Io)?;
     if now.id != id {

@@ -12,6 +12,7 @@ mod cut_short;
 mod equivalence;
 mod faults;
 mod formats;
+mod fresh;
 mod hostile_git;
 mod inputs;
 mod isolation;

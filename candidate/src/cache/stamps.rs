@@ -4,8 +4,11 @@
 //! A fresh checkout's files are all "just written": newer than any output, so Cargo would
 //! rebuild the whole crate even when not one byte changed. So the outputs travel with a stamp
 //! of every source file (path, length, sha256, mtime), and a file in the new checkout gets its
-//! twin's mtime back only when its bytes are the same. A file that differs keeps its new
-//! mtime, which is newer than every output: it is rebuilt, never trusted.
+//! twin's mtime back only when its bytes are the same. A file that differs must look newer
+//! than every output and must not share its twin's whole second (Python trusts a `.pyc` whose
+//! source size and second match): its own time usually is (it was written after the outputs),
+//! and when it is not (a twin stamped in the same second, or ahead of the clock) it gets one
+//! from [`crate::fresh`]: it is rebuilt, never trusted.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
@@ -64,22 +67,32 @@ pub(crate) fn apply(checkout: &Path, skip: &[String], stamps: &[Stamp]) -> io::R
     let mut candidates = Vec::new();
     each_source(checkout, skip, &mut |rel, meta| {
         if let Some(s) = by_path.get(rel) {
-            if s.len == meta.len() {
-                candidates.push(*s);
-            }
+            candidates.push((*s, meta.len(), meta.modified().ok()));
         }
     })?;
     let mut stamped = 0;
-    for s in candidates {
+    for (s, len, mtime) in candidates {
         let path = checkout.join(&s.path);
-        if sha256_of(&path).ok().as_deref() != Some(s.sha256.as_str()) {
-            continue;
-        }
         let secs = (s.mtime_ns / 1_000_000_000) as u64;
         let nanos = (s.mtime_ns % 1_000_000_000) as u32;
         let time = SystemTime::UNIX_EPOCH + Duration::new(secs, nanos);
-        if File::open(&path).and_then(|f| f.set_modified(time)).is_ok() {
-            stamped += 1;
+        let same = s.len == len && sha256_of(&path).ok().as_deref() == Some(s.sha256.as_str());
+        if same {
+            if File::open(&path).and_then(|f| f.set_modified(time)).is_ok() {
+                stamped += 1;
+            }
+            continue;
+        }
+        // Other bytes: the outputs name the twin's second; this file must be past it.
+        let whole = |t: SystemTime| {
+            t.duration_since(SystemTime::UNIX_EPOCH)
+                .ok()
+                .map(|d| d.as_secs())
+        };
+        if mtime.and_then(whole) <= whole(time) {
+            crate::fresh::note(&path, time);
+            let before = fs::symlink_metadata(&path).ok();
+            crate::fresh::stamp_written(&path, before.as_ref())?;
         }
     }
     Ok(stamped)
@@ -158,5 +171,31 @@ mod tests {
         assert_eq!(apply(&b, &["target".into()], &stamps).unwrap(), 1);
         assert_eq!(mtime(&b.join("src/same.rs")), old);
         assert_ne!(mtime(&b.join("src/changed.rs")), old);
+    }
+
+    #[test]
+    fn a_changed_file_never_shares_its_twins_second() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        for d in [&a, &b] {
+            fs::create_dir_all(d).unwrap();
+        }
+        // The twin was stamped a second ahead (a time handed out by `fresh`), and the changed
+        // file, of the same size, was written in the same second as that or before.
+        fs::write(a.join("m.py"), "x = 1\n").unwrap();
+        let ahead = SystemTime::now() + Duration::from_secs(1);
+        File::open(a.join("m.py"))
+            .unwrap()
+            .set_modified(ahead)
+            .unwrap();
+        let stamps = take(&a, &[]).unwrap();
+        fs::write(b.join("m.py"), "x = 2\n").unwrap();
+        let secs = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs();
+        File::open(b.join("m.py"))
+            .unwrap()
+            .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(secs(ahead)))
+            .unwrap();
+        assert_eq!(apply(&b, &[], &stamps).unwrap(), 0);
+        assert!(secs(mtime(&b.join("m.py"))) > secs(ahead));
     }
 }

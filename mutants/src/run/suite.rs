@@ -49,7 +49,7 @@ pub(super) fn run_suite(
         for (k, v) in &suite.env {
             job = job.env(k, v);
         }
-        job.tmpdir(scratch.path())
+        fresh_caches(job.tmpdir(scratch.path()), scratch.path(), &suite.env)
     };
     let mut record = None;
     let mut build_secs = None;
@@ -83,6 +83,30 @@ pub(super) fn run_suite(
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();
     Ok(Ran { record, build_secs })
+}
+
+/// Points the runner caches a verdict could come from at the run's scratch folder, so each run
+/// starts with them empty, as on a CI machine, whatever an earlier run in the same checkout
+/// left (the project's `.gitignore` keeps them out of the wholeness check):
+/// - pytest's (`.pytest_cache`): `--lf` would run only the tests the last mutant broke, and
+///   `--sw` would start from the last failure. `-o cache_dir=` goes first in `PYTEST_ADDOPTS`,
+///   before the suite's own or the user's (a `cache_dir` on the command line still wins: the
+///   suite asked for it);
+/// - jest's (`cacheDirectory`) already lives under `os.tmpdir()`, which `TMPDIR` points here.
+///
+/// Python's bytecode needs no folder of its own: every write to a checkout's file gets a time
+/// no earlier content had ([`candidate::fresh`]), which is what `.pyc` files are checked by.
+fn fresh_caches(job: Job, scratch: &Path, env: &std::collections::BTreeMap<String, String>) -> Job {
+    const PYTEST: &str = "PYTEST_ADDOPTS";
+    let theirs = env
+        .get(PYTEST)
+        .cloned()
+        .or_else(|| std::env::var(PYTEST).ok())
+        .unwrap_or_default();
+    let dir = scratch.join("pytest-cache").display().to_string();
+    // pytest splits the variable as a shell would.
+    let quoted = format!("'cache_dir={}'", dir.replace('\'', r"'\''"));
+    job.env(PYTEST, format!("-o {quoted} {theirs}").trim_end())
 }
 
 /// A failed or hung build as the suite's record: the suite never ran, so it "could not start"
