@@ -249,8 +249,25 @@ fn locked_run(
         // This rerun's number (its Rerun is already in the report), or 0 for a first run.
         if first_run { 0 } else { report.reruns.len() },
     )?;
+    let (setup, failed) = match setup {
+        Setup::Ready(fact) => (fact, None),
+        Setup::Failed { fact, why } => (fact, Some(why)),
+    };
     if first_run {
         report.setup = setup;
+    }
+    if let Some(why) = failed {
+        // A failed precondition (exit 4): said as any stop is, and recorded as what happened,
+        // the checkout removed first so the record says so truly. The attestation follows
+        // (see `cmd_run`), so an earlier PASS at its path never outlives this run.
+        cmdline::errln!("gate: {why}");
+        report.precondition = why.lines().next().map(str::to_string);
+        report.finished = Timestamp::now();
+        report.complete = true;
+        report.judge();
+        remove_checkout(applied, &mut report, first_run);
+        let written = files.write(&report);
+        return Ok((report, written.err()));
     }
     let interrupted = run_suites(
         &planned,
@@ -293,14 +310,29 @@ fn locked_run(
             cmdline::errln!("gate: cache: not saved ({e})");
         }
     }
-    // Removed before the report is written, so "(removed)" is said only of what is gone.
+    remove_checkout(applied, &mut report, first_run);
+    let written = files.write(&report);
+    Ok((report, written.err()))
+}
+
+/// Removes the run's checkout (unless kept) before the report is written, so "(removed)" is
+/// said only of what is gone.
+fn remove_checkout(applied: apply::Applied, report: &mut GateReport, first_run: bool) {
     let kept = applied.checkout.kept();
     let removed = !kept && applied.checkout.remove().is_ok();
     if first_run {
         report.candidate.worktree_removed = removed;
     }
-    let written = files.write(&report);
-    Ok((report, written.err()))
+}
+
+/// How the `[worktree]` preparation of a checkout ended: ready (with its setup step, if
+/// any), or failed, a precondition (exit 4) with the setup as it ran and why, log tail and all.
+enum Setup {
+    Ready(Option<SetupFact>),
+    Failed {
+        fact: Option<SetupFact>,
+        why: String,
+    },
 }
 
 /// Where a run's report goes: `gate-summary.txt` and `gate.json` in the output folder, and the
@@ -323,7 +355,7 @@ impl ReportFiles<'_> {
                 std::fs::create_dir_all(parent)
                     .with_context(|| format!("creating {}", parent.display()))?;
             }
-            files::atomic::write_text_atomic(path, &crate::junit::junit(report).render())
+            files::atomic::write_text_atomic(path, &crate::junit::render(report))
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         let json = self.out.join(REPORT_FILE);
@@ -385,13 +417,15 @@ fn prepare_checkout(
     checkout: &Path,
     out: &Path,
     rerun: usize,
-) -> Result<Option<SetupFact>> {
+) -> Result<Setup> {
     let w = &config.worktree;
     if w.is_empty() {
-        return Ok(None);
+        return Ok(Setup::Ready(None));
     }
-    candidate::setup::link_into(w, repo.dir(), checkout)
-        .map_err(runner::stop::PreconditionFailed::new)?;
+    if let Err(why) = candidate::setup::link_into(w, repo.dir(), checkout) {
+        let why = runner::stop::PreconditionFailed::new(why).to_string();
+        return Ok(Setup::Failed { fact: None, why });
+    }
     let name = match rerun {
         0 => "logs/00-setup.log".to_string(),
         n => format!("logs/rerun-{n}-00-setup.log"),
@@ -399,30 +433,37 @@ fn prepare_checkout(
     let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
         .context("running worktree.setup")?
     else {
-        return Ok(Some(SetupFact {
+        return Ok(Setup::Ready(Some(SetupFact {
             command: String::new(),
             status: "no setup".into(),
             duration_secs: 0.0,
             log: String::new(),
             linked: w.link.clone(),
-        }));
+        })));
     };
+    let fact = SetupFact {
+        command: w.setup.clone().unwrap_or_default(),
+        status: record.status_text(),
+        duration_secs: record.duration_secs,
+        log: name.clone(),
+        linked: w.link.clone(),
+    };
+    if record.outcome() == report::Outcome::Interrupted || files::interrupt::requested() {
+        // Not a failed precondition: the run was stopped (exit 130, and its report says so).
+        return Err(files::interrupt::Interrupted.into());
+    }
     if record.outcome() != report::Outcome::Passed {
-        return Err(
-            runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record)).into(),
-        );
+        let why = runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record));
+        return Ok(Setup::Failed {
+            fact: Some(fact),
+            why: why.to_string(),
+        });
     }
     cmdline::errln!(
         "gate: worktree setup passed in {:.1}s ({name})",
         record.duration_secs
     );
-    Ok(Some(SetupFact {
-        command: w.setup.clone().unwrap_or_default(),
-        status: record.status_text(),
-        duration_secs: record.duration_secs,
-        log: name,
-        linked: w.link.clone(),
-    }))
+    Ok(Setup::Ready(Some(fact)))
 }
 
 /// gate.toml's `[worktree] cache` restored into `checkout` (said on stderr); the store and

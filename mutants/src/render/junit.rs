@@ -8,13 +8,15 @@
 //! not start) is an error element, never a pass; `skipped (N matches)` is skipped; a mutant the
 //! run was cut short before (no verdict) is an error too, never a pass or a skip. A red
 //! baseline, which judges no mutant, is a failed testcase of its own so the file is never an
-//! empty green.
+//! empty green; so is each canary (a canary the suite did not notice fails, one it noticed
+//! passes). The report's exit code goes with the file ([`report::junit::Ending`]): a run that
+//! did not exit 0 never renders green, whatever else it holds.
 
 use std::path::Path;
 
-use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
+use report::junit::{self, Ending, Status, TestCase, TestSuite, TestSuites};
 
-use crate::record::{Row, RunReport, SuiteRun};
+use crate::record::{CanaryVerdict, Row, RunReport, SuiteRun};
 use crate::verdict::Verdict;
 
 /// How much of a log a failure's body carries.
@@ -42,6 +44,26 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
             cases.push(case);
         }
     }
+    for c in &report.canaries {
+        let mut case = TestCase::new(
+            format!("canary: {} without {}", c.suite, c.file),
+            "mutants.canary",
+            c.duration_secs,
+        );
+        case.system_out = Some(format!("status: {}\nlog: {}", c.status, c.log));
+        if c.verdict == CanaryVerdict::Survived {
+            case.status = Status::Failed {
+                message: format!(
+                    "CANARY SURVIVED: suite {} passed with {} made unloadable ({}), so it does \
+                     not read the checkout and no mutant was judged",
+                    c.suite, c.file, c.status
+                ),
+                kind: "canary survived".into(),
+                body: log_tail(out, &c.log),
+            };
+        }
+        cases.push(case);
+    }
     cases.extend(report.mutants.iter().map(|r| case(r, out)));
     // A mutant the run was cut short before is an error, never a pass or a skip a CI view
     // hides: the file of a run killed halfway can never read as green.
@@ -56,6 +78,10 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
             cases.push(case);
         }
     }
+    let why = match report.cut_short_text() {
+        Some(cut) => format!("{}: {cut}", report.verdict()),
+        None => report.verdict().to_string(),
+    };
     TestSuites {
         name: "mutants".into(),
         suites: vec![TestSuite {
@@ -64,7 +90,7 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
             cases,
         }],
     }
-    .render()
+    .render(&Ending::new(report.exit_code, why))
 }
 
 fn case(r: &Row, out: &Path) -> TestCase {
