@@ -111,11 +111,6 @@ fn locked_run(
         load_previous(&s.out)?
     };
     let summary_path = s.out.join(REPORT_FILE);
-    if previous.is_none() {
-        // A fresh summary: what earlier runs wrote here goes (only that; see `outputs`).
-        files::outputs::clear_previous(&s.out)
-            .with_context(|| format!("clearing {}", s.out.display()))?;
-    }
     if let Some(prev) = &previous {
         let c = &prev.candidate;
         same_as_summary(&summary_path, "base commit", &prepared.base, &c.base)?;
@@ -186,6 +181,12 @@ fn locked_run(
         plan.file_in(&s.out, &format!("logs/{}", log_name(&prefix, i, &p.name)));
     }
     plan.check()?;
+    if previous.is_none() {
+        // A fresh summary: what earlier runs wrote here goes (only that; see `outputs`), once
+        // nothing can refuse this run any more: a refusal (exit 2) removes nothing.
+        files::outputs::clear_previous(&s.out)
+            .with_context(|| format!("clearing {}", s.out.display()))?;
+    }
     let logs = s.out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     // The report exists, marked incomplete, before the setup and the first suite start, and is

@@ -15,6 +15,7 @@ mod hostile_git;
 mod inputs;
 mod liveness;
 mod outputs;
+mod owed;
 mod ownership;
 mod recorded;
 mod run;
