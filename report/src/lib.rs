@@ -16,6 +16,7 @@ pub mod color;
 pub mod counts;
 pub mod duration;
 pub mod failures;
+pub mod fit;
 pub mod format;
 pub mod json;
 pub mod junit;
