@@ -158,6 +158,9 @@ fn a_failed_setup_is_recorded_as_exit_4_with_the_checkout_truly_removed_and_atte
         .as_str()
         .unwrap()
         .starts_with("worktree.setup failed (exit 3)"));
+    if let Some(errors) = testkit::schema_errors("gate.schema.json", &report) {
+        assert_eq!(errors, Vec::<String>::new(), "{report}");
+    }
     let checkout = report["candidate"]["worktree"].as_str().unwrap();
     assert!(!Path::new(checkout).exists(), "{checkout} is still there");
     assert_eq!(report["candidate"]["worktree_removed"], true);

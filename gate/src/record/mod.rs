@@ -85,7 +85,7 @@ pub struct GateReport {
     pub(crate) setup: Option<SetupFact>,
     /// A precondition that failed before any suite ran (the `[worktree]` setup, a link it
     /// names), in a line: nothing was judged, the verdict is FAIL and the exit code 4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub(crate) precondition: Option<String>,
     /// What the run reused instead of building (build outputs restored from the cache), one
     /// line each; empty: everything was built in the checkout.
