@@ -262,7 +262,9 @@ fn locked_run(
         // the checkout removed first so the record says so truly. The attestation follows
         // (see `cmd_run`), so an earlier PASS at its path never outlives this run.
         cmdline::errln!("gate: {why}");
-        report.precondition = why.lines().next().map(str::to_string);
+        // Its first line (the log's tail follows it on stderr and stays in the log).
+        let first = why.lines().next().unwrap_or_default();
+        report.precondition = Some(first.trim_end_matches(':').to_string());
         report.finished = Timestamp::now();
         report.complete = true;
         report.judge();

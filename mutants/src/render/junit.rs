@@ -26,6 +26,15 @@ const TAIL_BYTES: usize = 16 * 1024;
 /// The report as JUnit XML; `out` is the folder the logs are relative to.
 pub(crate) fn render(report: &RunReport, out: &Path) -> String {
     let mut cases = Vec::new();
+    if let Some(why) = &report.precondition {
+        let mut case = TestCase::new("setup", "mutants.setup", 0.0);
+        case.status = Status::Errored {
+            message: format!("SETUP FAILED: {why}; no mutant was judged"),
+            kind: "precondition".into(),
+            body: String::new(),
+        };
+        cases.push(case);
+    }
     if report.baseline_failed {
         for b in report.baseline.iter().filter(|b| !b.passed) {
             let mut case = TestCase::new(

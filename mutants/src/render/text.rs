@@ -245,6 +245,14 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
         report.start, report.end, report.jobs
     ));
     s.push_str(&canary_lines(report));
+    if let Some(why) = &report.precondition {
+        s.push_str(&paint.paint(&RunVerdict::SetupFailed.to_string(), Style::Bad));
+        s.push_str(&format!(
+            ": {}; no baseline ran and no mutant was judged (exit 4).\n",
+            esc(why)
+        ));
+        return s;
+    }
     if report.baseline_failed {
         s.push_str(&paint.paint(&RunVerdict::BaselineFailed.to_string(), Style::Bad));
         s.push_str(
