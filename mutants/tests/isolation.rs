@@ -78,8 +78,8 @@ fn a_nested_repository_and_hidden_edits_are_carried_into_the_run() {
     out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
     // Read as words: a line of the report wraps within 120 columns.
-    let said: Vec<&str> = out.both().lines().map(str::trim_start).collect();
-    let said = said.join(" ");
+    let both = out.both();
+    let said = both.lines().map(str::trim_start).collect::<Vec<_>>().join(" ");
     assert!(
         said.contains("1 untracked nested repository copied"),
         "{said}"
