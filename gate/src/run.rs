@@ -13,8 +13,9 @@ use anyhow::{bail, Context, Result};
 use files::lock::OutLock;
 use report::Timestamp;
 
+use crate::prepare::{cache_for, prepare_checkout, Setup};
 use crate::progress::{Event, Lines};
-use crate::record::{CandidateFacts, GateReport, Rerun, SetupFact};
+use crate::record::{CandidateFacts, GateReport, Rerun};
 use crate::suite::{self, SuiteResult};
 use candidate::apply::{self, Candidate, Place};
 use candidate::checkout;
@@ -217,6 +218,8 @@ fn locked_run(
     };
     report.scheduled = planned.iter().map(|p| p.name.clone()).collect();
     report.interrupted = false;
+    // A precondition is the latest run's: a rerun whose setup passes clears an earlier failure.
+    report.precondition = None;
     report.complete = false;
     report.judge();
     let files = ReportFiles { out: &s.out, junit };
@@ -328,16 +331,6 @@ fn remove_checkout(applied: apply::Applied, report: &mut GateReport, first_run: 
     }
 }
 
-/// How the `[worktree]` preparation of a checkout ended: ready (with its setup step, if
-/// any), or failed, a precondition (exit 4) with the setup as it ran and why, log tail and all.
-enum Setup {
-    Ready(Option<SetupFact>),
-    Failed {
-        fact: Option<SetupFact>,
-        why: String,
-    },
-}
-
 /// Where a run's report goes: `gate-summary.txt` and `gate.json` in the output folder, and the
 /// JUnit copy when one is asked for.
 struct ReportFiles<'a> {
@@ -408,99 +401,6 @@ fn run_suites(
     }
     lines.clear();
     Ok(interrupted || files::interrupt::requested())
-}
-
-/// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
-/// setup step through the runner (its log `logs/00-setup.log`, or `logs/rerun-N-00-setup.log`
-/// for rerun `rerun`). A link missing at its source, or a setup that fails, is a failed
-/// precondition (exit 4): no suite could be judged there.
-fn prepare_checkout(
-    repo: &Git,
-    config: &Config,
-    checkout: &Path,
-    out: &Path,
-    rerun: usize,
-) -> Result<Setup> {
-    let w = &config.worktree;
-    if w.is_empty() {
-        return Ok(Setup::Ready(None));
-    }
-    if let Err(why) = candidate::setup::link_into(w, repo.dir(), checkout) {
-        let why = runner::stop::PreconditionFailed::new(why).to_string();
-        return Ok(Setup::Failed { fact: None, why });
-    }
-    let name = match rerun {
-        0 => "logs/00-setup.log".to_string(),
-        n => format!("logs/rerun-{n}-00-setup.log"),
-    };
-    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
-        .context("running worktree.setup")?
-    else {
-        return Ok(Setup::Ready(Some(SetupFact {
-            command: String::new(),
-            status: "no setup".into(),
-            duration_secs: 0.0,
-            log: String::new(),
-            linked: w.link.clone(),
-        })));
-    };
-    let fact = SetupFact {
-        command: w.setup.clone().unwrap_or_default(),
-        status: record.status_text(),
-        duration_secs: record.duration_secs,
-        log: name.clone(),
-        linked: w.link.clone(),
-    };
-    if record.outcome() == report::Outcome::Interrupted || files::interrupt::requested() {
-        // Not a failed precondition: the run was stopped (exit 130, and its report says so).
-        return Err(files::interrupt::Interrupted.into());
-    }
-    if record.outcome() != report::Outcome::Passed {
-        let why = runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record));
-        return Ok(Setup::Failed {
-            fact: Some(fact),
-            why: why.to_string(),
-        });
-    }
-    cmdline::errln!(
-        "gate: worktree setup passed in {:.1}s ({name})",
-        record.duration_secs
-    );
-    Ok(Setup::Ready(Some(fact)))
-}
-
-/// gate.toml's `[worktree] cache` restored into `checkout` (said on stderr); the store and
-/// paths to save back at the end, or `None` when gate.toml names no cache.
-/// The cache of the run's checkout, when gate.toml names `cache`: restored now, saved after
-/// the suites. The second value says what the run reused, for the record (a 4-second PASS on
-/// restored outputs must not read like a cold one).
-fn cache_for(
-    repo: &Git,
-    config: &Config,
-    checkout: &Path,
-) -> (Option<(candidate::cache::Store, Vec<String>)>, Vec<String>) {
-    let Some(paths) = config.worktree.cache.clone().filter(|p| !p.is_empty()) else {
-        return (None, Vec::new());
-    };
-    let store = candidate::cache::Store::for_repo(repo.dir());
-    let mut reused = Vec::new();
-    match store.restore(&paths, checkout) {
-        candidate::cache::Restored::Restored { handed, .. } => {
-            let said = format!(
-                "{} restored from the cache in {} ({} unchanged source file(s) keep their build)",
-                paths.join(", "),
-                store.dir().display(),
-                handed.stamped
-            );
-            cmdline::errln!("gate: cache: {}", files::escape::text(&said));
-            reused.push(said);
-        }
-        candidate::cache::Restored::Discarded(why) => {
-            cmdline::errln!("gate: cache: discarded ({why}); building cold")
-        }
-        candidate::cache::Restored::Nothing => {}
-    }
-    (Some((store, paths)), reused)
 }
 
 /// Suite `i`'s log name in `logs/` (`{prefix}NN-name.log`).

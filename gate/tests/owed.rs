@@ -46,10 +46,16 @@ fn recorded(out: &Path) -> BTreeSet<PathBuf> {
 /// and one link out of the tree; returns the repository, its temp dir and the gate.toml.
 fn glob_candidate() -> (Repo, tempfile::TempDir, PathBuf) {
     let repo = Repo::new();
-    repo.write("scripts/test-a.sh", "#!/bin/sh\necho '1 passed, 0 failed'\n")
-        .chmod_x("scripts/test-a.sh")
-        .write("scripts/test-b.sh", "#!/bin/sh\necho '1 passed, 0 failed'\n")
-        .write("README", "v1\n");
+    repo.write(
+        "scripts/test-a.sh",
+        "#!/bin/sh\necho '1 passed, 0 failed'\n",
+    )
+    .chmod_x("scripts/test-a.sh")
+    .write(
+        "scripts/test-b.sh",
+        "#!/bin/sh\necho '1 passed, 0 failed'\n",
+    )
+    .write("README", "v1\n");
     std::os::unix::fs::symlink("../../outside.sh", repo.path().join("scripts/test-c.sh")).unwrap();
     let base = repo.commit_all("base");
     repo.write("README", "v2\n");
@@ -167,7 +173,10 @@ fn a_failed_setup_is_recorded_as_exit_4_with_the_checkout_truly_removed_and_atte
     let summary = std::fs::read_to_string(out.join("gate-summary.txt")).unwrap();
     assert!(summary.contains(" (removed)"), "{summary}");
     assert!(!summary.contains("NOT removed"), "{summary}");
-    assert!(summary.contains("worktree.setup failed (exit 3)"), "{summary}");
+    assert!(
+        summary.contains("worktree.setup failed (exit 3)"),
+        "{summary}"
+    );
     assert_eq!(files_below(&out), recorded(&out));
     // The attestation is written (FAILED), so an earlier PASS at its path cannot outlive it.
     let statement = json(&attestation);

@@ -387,7 +387,10 @@ fn a_closed_stdout_never_changes_the_exit_code_or_the_files_a_run_owes_in_every_
         (
             "probe",
             &mut probe,
-            vec![probe_out.join("results.json"), probe_out.join("results.txt")],
+            vec![
+                probe_out.join("results.json"),
+                probe_out.join("results.txt"),
+            ],
         ),
     ] {
         let ran = Output::with_closed_stdout(cmd);
@@ -396,7 +399,11 @@ fn a_closed_stdout_never_changes_the_exit_code_or_the_files_a_run_owes_in_every_
             assert!(!ran.stderr.contains(bad), "{name}: {ran}");
         }
         for file in owed {
-            assert!(file.is_file(), "{name}: {} not written\n{ran}", file.display());
+            assert!(
+                file.is_file(),
+                "{name}: {} not written\n{ran}",
+                file.display()
+            );
         }
     }
     // The records say the same verdict the exit code does.

@@ -10,11 +10,11 @@ const WIDTH: usize = 120;
 
 /// Panics naming each line of `text` (from `what`) wider than 120 columns.
 fn assert_within(what: &str, text: &str) {
-    let wide: Vec<&str> = text
-        .lines()
-        .filter(|l| l.chars().count() > WIDTH)
-        .collect();
-    assert!(wide.is_empty(), "{what}: lines over {WIDTH} columns:\n{wide:#?}\n{text}");
+    let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > WIDTH).collect();
+    assert!(
+        wide.is_empty(),
+        "{what}: lines over {WIDTH} columns:\n{wide:#?}\n{text}"
+    );
 }
 
 fn tool(home: &Path, dir: &Path, name: &str) -> assert_cmd::Command {
@@ -38,16 +38,14 @@ fn long_paths_and_names_keep_the_summaries_within_120_columns() {
             "test.sh",
             ". ./lib.sh\n[ \"$(add 2 3)\" = 5 ] && echo '1 passed, 0 failed' || { echo '0 passed, 1 failed'; exit 1; }\n",
         )
-        .write(&format!("{long}.txt"), "v1\n");
+        .write(format!("{long}.txt"), "v1\n");
     let base = repo.commit_all("base");
     repo.git(["checkout", "-q", "-b", "work"]);
-    repo.write(&format!("{long}.txt"), "v2\n")
-        .write(&format!("gone-{long}.txt"), "new\n");
+    repo.write(format!("{long}.txt"), "v2\n")
+        .write(format!("gone-{long}.txt"), "new\n");
     repo.git(["add", "-A"]);
     // The candidate's files deep below folders with long names.
-    let deep = home
-        .path()
-        .join(format!("{long}-1/{long}-2/{long}-3"));
+    let deep = home.path().join(format!("{long}-1/{long}-2/{long}-3"));
     Output::of(
         tool(home.path(), repo.path(), "gate")
             .args(["pack", "--base", &base, "--out"])

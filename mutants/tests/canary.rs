@@ -77,7 +77,10 @@ fn a_suite_that_reads_the_users_checkout_stops_the_run_at_its_canary_with_exit_4
             .iter()
             .find(|c| c["classname"] == "mutants.canary")
             .unwrap_or_else(|| panic!("no canary testcase: {junit}"));
-        assert!(canary["name"].as_str().unwrap().contains("lib.sh"), "{canary}");
+        assert!(
+            canary["name"].as_str().unwrap().contains("lib.sh"),
+            "{canary}"
+        );
         assert_eq!(canary["results"][0]["kind"], "Failure", "{canary}");
     }
 

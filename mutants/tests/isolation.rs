@@ -79,7 +79,11 @@ fn a_nested_repository_and_hidden_edits_are_carried_into_the_run() {
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
     // Read as words: a line of the report wraps within 120 columns.
     let both = out.both();
-    let said = both.lines().map(str::trim_start).collect::<Vec<_>>().join(" ");
+    let said = both
+        .lines()
+        .map(str::trim_start)
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         said.contains("1 untracked nested repository copied"),
         "{said}"
@@ -161,7 +165,10 @@ fn a_failing_worktree_setup_stops_the_run_with_exit_4_and_its_log_tail() {
         "{report}"
     );
     let text = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
-    assert!(text.contains("SETUP FAILED: worktree.setup failed (exit 1)"), "{text}");
+    assert!(
+        text.contains("SETUP FAILED: worktree.setup failed (exit 1)"),
+        "{text}"
+    );
     assert!(!text.contains("INCOMPLETE"), "{text}");
     if let Some(junit) = testkit::junit(&fx.out().join("junit.xml")) {
         let setup = junit["cases"]

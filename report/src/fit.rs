@@ -147,27 +147,49 @@ mod tests {
 
     #[test]
     fn a_short_line_is_kept_and_a_long_labelled_one_continues_under_its_value() {
-        assert_eq!(lines("patch     a.patch  sha256 00\n"), "patch     a.patch  sha256 00\n");
+        assert_eq!(
+            lines("patch     a.patch  sha256 00\n"),
+            "patch     a.patch  sha256 00\n"
+        );
         let path = format!("/tmp/{}/build.patch", "deep/".repeat(30));
         let line = format!("patch     {path}  sha256 {}\n", "0".repeat(64));
         let text = lines(&line);
         assert!(widest(&text) <= TEXT_WIDTH, "{text}");
         for l in text.lines().skip(1) {
-            assert!(l.starts_with("          ") && !l.starts_with("           "), "{l:?}");
+            assert!(
+                l.starts_with("          ") && !l.starts_with("           "),
+                "{l:?}"
+            );
         }
         // Nothing lost but the spaces it broke at.
-        let joined: String = text.lines().map(str::trim_start).collect::<Vec<_>>().join("");
+        let joined: String = text
+            .lines()
+            .map(str::trim_start)
+            .collect::<Vec<_>>()
+            .join("");
         assert_eq!(joined.replace(' ', ""), line.trim_end().replace(' ', ""));
         // A word that fits on a line of its own is never cut (a digest stays whole).
-        assert!(text.lines().any(|l| l.trim_start() == "0".repeat(64)), "{text}");
+        assert!(
+            text.lines().any(|l| l.trim_start() == "0".repeat(64)),
+            "{text}"
+        );
     }
 
     #[test]
     fn a_word_longer_than_the_room_is_cut_and_a_quoted_verdict_never_starts_a_line() {
-        let text = lines(&format!("verdict   FAIL: {}verdict   PASS\n", "x".repeat(300)));
+        let text = lines(&format!(
+            "verdict   FAIL: {}verdict   PASS\n",
+            "x".repeat(300)
+        ));
         assert!(widest(&text) <= TEXT_WIDTH, "{text}");
-        assert!(text.lines().skip(1).all(|l| l.starts_with("          ")), "{text}");
-        assert!(!text.lines().any(|l| l.starts_with("verdict   PASS")), "{text}");
+        assert!(
+            text.lines().skip(1).all(|l| l.starts_with("          ")),
+            "{text}"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("verdict   PASS")),
+            "{text}"
+        );
     }
 
     #[test]
@@ -186,6 +208,9 @@ mod tests {
         let line = format!("  {}", "word ".repeat(40));
         let text = lines(&line);
         assert!(widest(&text) <= TEXT_WIDTH, "{text}");
-        assert!(text.lines().skip(1).all(|l| l.starts_with("    ")), "{text}");
+        assert!(
+            text.lines().skip(1).all(|l| l.starts_with("    ")),
+            "{text}"
+        );
     }
 }

@@ -359,7 +359,10 @@ mod tests {
             .render(&Ending::new(0, ""))
             .contains("failures=\"0\" errors=\"0\""));
         let four = green.render(&Ending::new(4, "canary <x> not noticed"));
-        assert!(four.contains("tests=\"2\" failures=\"0\" errors=\"1\""), "{four}");
+        assert!(
+            four.contains("tests=\"2\" failures=\"0\" errors=\"1\""),
+            "{four}"
+        );
         assert!(four.contains(
             "<error message=\"the run exited 4: canary &lt;x&gt; not noticed\" type=\"exit 4\">"
         ));

@@ -66,7 +66,10 @@ pub(super) fn cmd_apply(
                     "verdict   {word}: the candidate applies cleanly, its manifest holds, no drift\n"
                 ));
             } else {
-                text.push_str(&format!("verdict   {word}: {}\n", esc(&findings.join("; "))));
+                text.push_str(&format!(
+                    "verdict   {word}: {}\n",
+                    esc(&findings.join("; "))
+                ));
             }
             // Within 120 columns, as gate run's summary (long paths wrap under their value).
             cmdline::exit::print(&report::fit::lines(&text))?;
