@@ -175,3 +175,61 @@ fn testsuites(report: &GateReport) -> TestSuites {
         }],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixtures::{report, suite};
+
+    /// The counts line of a rendered file: `(failures, errors)` of the root.
+    fn failing(xml: &str) -> (usize, usize) {
+        let root = xml.lines().nth(1).unwrap();
+        let count = |key: &str| -> usize {
+            let at = root.find(&format!(" {key}=\"")).unwrap() + key.len() + 3;
+            root[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        (count("failures"), count("errors"))
+    }
+
+    #[test]
+    fn a_report_left_by_a_run_stopped_after_its_suites_is_never_green() {
+        // Every suite passed, then the run stopped (an error after the suites): the report on
+        // disk is the incomplete one, and its JUnit file says the run did not finish.
+        let mut r = report(&["a", "b"], vec![suite("a", 0), suite("b", 0)]);
+        r.scheduled = vec!["a".into(), "b".into()];
+        r.complete = false;
+        r.judge();
+        assert_eq!(r.exit_code, 130);
+        let xml = render(&r);
+        assert_ne!(failing(&xml), (0, 0), "{xml}");
+        assert!(xml.contains("the run exited 130: INCOMPLETE"), "{xml}");
+        // The same report complete and green is green.
+        r.complete = true;
+        r.judge();
+        assert_eq!(failing(&render(&r)), (0, 0));
+        // A pass that ends with exit 2 (its attestation could not be written) is not.
+        let ending = Ending::new(2, "writing the attestation: disk full");
+        let xml = render_ending(&r, &ending);
+        assert_eq!(failing(&xml), (0, 1), "{xml}");
+        assert!(xml.contains("disk full"), "{xml}");
+    }
+
+    #[test]
+    fn a_failed_setup_is_an_error_and_the_suites_it_stopped_say_so() {
+        let mut r = report(&["a"], Vec::new());
+        r.precondition = Some("worktree.setup failed (exit 3)".into());
+        r.judge();
+        assert_eq!(r.exit_code, 4);
+        let xml = render(&r);
+        assert!(
+            xml.contains(
+                "<error message=\"worktree.setup failed (exit 3)\" type=\"precondition\">"
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("suite a was not run: the run stopped before it: worktree.setup failed"),
+            "{xml}"
+        );
+    }
+}
