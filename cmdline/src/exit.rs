@@ -59,7 +59,8 @@ impl From<Exit> for std::process::ExitCode {
     }
 }
 
-/// Set once a write to stdout met a closed pipe: nothing more is written there.
+/// Set once a write to stdout met a closed pipe (or, through [`show`], failed at all):
+/// nothing more is written there.
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether stdout's reader went away during this run (a write met `EPIPE`). What a tool
@@ -88,6 +89,20 @@ pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
             Ok(())
         }
         other => other,
+    }
+}
+
+/// Shows on stdout a report whose files a run has already written: there stdout is only a view
+/// of them, so no failure to write it (a closed pipe, or a full disk behind a redirect) changes
+/// the run's exit code or stops what the run does next. A failure other than a closed pipe is
+/// said on stderr, once; nothing more is written to stdout after it.
+pub fn show(text: &str) {
+    if let Err(e) = print(text) {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        crate::errln!(
+            "warning: stdout: {} (the report is in its files; the exit code is its verdict's)",
+            one_line(&e)
+        );
     }
 }
 

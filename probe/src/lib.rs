@@ -76,10 +76,11 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
     }
 }
 
-/// Writes `text` to stdout through `cmdline::exit::print`, where a closed stdout (`probe check
-/// | head -1`) is swallowed for every tool: every file is written, the verdict still decides
-/// the exit code (a moved threshold is still 1), and the model stand-in keeps serving after
-/// printing its port.
+/// Writes `text` to stdout through `cmdline::exit::show`, where no failure to write stdout (a
+/// closed pipe, `probe check | head -1`; a full disk) is an error, for every tool: every file
+/// is written, the verdict still decides the exit code (a moved threshold is still 1), and the
+/// model stand-in keeps serving after printing its port.
 pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
-    cmdline::exit::print(text)
+    cmdline::exit::show(text);
+    Ok(())
 }

@@ -48,15 +48,17 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             write_errors.push(e.context("writing the attestation"));
         }
     }
-    let printed = match output.format {
-        Format::Json => serde_json::to_string_pretty(report)
-            .map_err(anyhow::Error::from)
-            .and_then(|json| Ok(cmdline::outln!("{json}")?)),
-        Format::Markdown => Ok(cmdline::exit::print(&report.render_markdown())?),
-        Format::Text => Ok(cmdline::exit::print(
-            &report.render_painted(Painter::new(output.color.for_stdout())),
-        )?),
-    };
+    // The report's files are written: stdout only shows them, and no failure to write it
+    // (a closed pipe, a full disk) changes the exit code (see `cmdline::exit::show`).
+    match output.format {
+        Format::Json => {
+            cmdline::exit::show(&format!("{}\n", serde_json::to_string_pretty(report)?))
+        }
+        Format::Markdown => cmdline::exit::show(&report.render_markdown()),
+        Format::Text => {
+            cmdline::exit::show(&report.render_painted(Painter::new(output.color.for_stdout())))
+        }
+    }
     let verdict = if report.interrupted {
         Exit::Interrupted
     } else if report.precondition_failed() {
@@ -64,14 +66,10 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     } else {
         Exit::from_held(report.passed())
     };
-    let on_stdout = match printed {
-        // The reader of stdout went away: the work is done and its files are written.
-        Ok(()) if cmdline::exit::stdout_closed() => "",
-        Ok(()) => "; the report on stdout is complete",
-        Err(e) => {
-            write_errors.push(e.context("printing the report on stdout"));
-            ""
-        }
+    let on_stdout = if cmdline::exit::stdout_closed() {
+        ""
+    } else {
+        "; the report on stdout is complete"
     };
     if write_errors.is_empty() {
         return Ok(verdict);
