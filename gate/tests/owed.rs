@@ -227,6 +227,10 @@ fn an_exit_4_canary_run_is_never_green_in_junit() {
             .arg(dir.path().join("gate-out")),
     );
     run.assert_exit(4);
+    // The canary runs' logs are on the record like every other file of the run.
+    let out = dir.path().join("gate-out");
+    assert!(files_below(&out).iter().any(|p| p.starts_with("logs")));
+    assert_eq!(files_below(&out), recorded(&out));
     let Some(facts) = testkit::junit(&junit) else {
         return;
     };
