@@ -59,7 +59,7 @@ pub enum Describe {
 
 impl Describe {
     /// Prints the completion script or the man pages of `cmd` (the tool's whole command line,
-    /// `Cli::command()`); a closed stdout is a quiet [`crate::exit::StdoutClosed`].
+    /// `Cli::command()`); a closed stdout is no error (see [`crate::exit::print()`]).
     pub fn run(&self, cmd: clap::Command) -> std::io::Result<()> {
         match self {
             Describe::Completions { shell } => crate::manual::write_completions(*shell, cmd),

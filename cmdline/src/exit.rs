@@ -1,6 +1,6 @@
 //! The exit codes of SPEC.md, shared by every tool, and the one policy that maps an error to
-//! one: by the typed errors in its chain ([`PreconditionFailed`], [`Interrupted`],
-//! [`StdoutClosed`]), which the crates below raise without knowing any exit code.
+//! one: by the typed errors in its chain ([`PreconditionFailed`], [`Interrupted`]), which the
+//! crates below raise without knowing any exit code.
 //!
 //! A finding (a failed check, a survived mutant, a moved threshold) is not an error: it is an
 //! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
@@ -9,9 +9,11 @@
 //! Data goes to stdout through [`print()`] (or [`outln!`](crate::outln)), never `println!`: a
 //! reader that goes away early (`gate check ... | head -1`) closes the pipe, and `println!`
 //! would panic with "failed printing to stdout". Rust ignores SIGPIPE, so the write fails with
-//! `EPIPE` instead; [`print()`] turns that into the typed [`StdoutClosed`] error, and
-//! [`run_tool`] ends such a run quietly with exit 0, as ripgrep does: nobody is left to read
-//! an error, and the work the reader wanted was done.
+//! `EPIPE` instead. The exit code is the verdict whatever happens to stdout, and every file a
+//! run owes is written though nobody reads what it prints: so [`print()`] is the one place a
+//! closed stdout is met, and there it is noted ([`stdout_closed`]) and swallowed. No caller
+//! sees it as an error; the run goes on, writes its reports and attestation, and ends with
+//! the code of its verdict.
 
 use runner::stop::{Interrupted, PreconditionFailed};
 
@@ -57,14 +59,19 @@ impl From<Exit> for std::process::ExitCode {
     }
 }
 
-/// Stdout was closed by its reader (a broken pipe): not a failure of the tool's work.
-#[derive(Debug, thiserror::Error)]
-#[error("stdout was closed by its reader")]
-pub struct StdoutClosed;
+/// Set once a write to stdout met a closed pipe (or, through [`show`], failed at all):
+/// nothing more is written there.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Writes `text` to stdout and flushes it. A closed pipe is [`StdoutClosed`] (in an
-/// `io::Error` of kind `BrokenPipe`), which [`run_tool`] ends quietly; other failures (a full
-/// disk behind a redirect) stay errors.
+/// Whether stdout's reader went away during this run (a write met `EPIPE`). What a tool
+/// prints after that is dropped; its files and its exit code are not touched by it.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Writes `text` to stdout and flushes it. A closed pipe is noted ([`stdout_closed`]) and is
+/// not an error: the run goes on to write its files and end with its verdict. Other failures
+/// (a full disk behind a redirect) stay errors.
 pub fn print(text: &str) -> std::io::Result<()> {
     print_bytes(text.as_bytes())
 }
@@ -72,20 +79,35 @@ pub fn print(text: &str) -> std::io::Result<()> {
 /// [`print()`] for bytes (a man page, a completion script).
 pub fn print_bytes(bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
+    if stdout_closed() {
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
-            } else {
-                e
-            }
-        })
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+/// Shows on stdout a report whose files a run has already written: there stdout is only a view
+/// of them, so no failure to write it (a closed pipe, or a full disk behind a redirect) changes
+/// the run's exit code or stops what the run does next. A failure other than a closed pipe is
+/// said on stderr, once; nothing more is written to stdout after it.
+pub fn show(text: &str) {
+    if let Err(e) = print(text) {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        crate::errln!(
+            "warning: stdout: {} (the report is in its files; the exit code is its verdict's)",
+            one_line(&e)
+        );
+    }
 }
 
 /// `println!` for data on stdout, through [`print()`]: evaluates to `std::io::Result<()>`, so a
-/// tool writes `outln!("{x}")?;` and a closed pipe ends it quietly.
+/// tool writes `outln!("{x}")?;`; a closed pipe is swallowed there, a full disk is an error.
 #[macro_export]
 macro_rules! outln {
     () => { $crate::exit::print("\n") };
@@ -102,29 +124,8 @@ macro_rules! errln {
     }};
 }
 
-/// Whether `error` (or any of its causes) is stdout closed by its reader: [`StdoutClosed`],
-/// alone or inside the `io::Error` [`print()`] returns. The type is the one sign: an error
-/// that was turned into text on its way up is not taken for a closed pipe.
-pub fn is_stdout_closed(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut next = Some(error);
-    while let Some(e) = next {
-        if e.is::<StdoutClosed>() {
-            return true;
-        }
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::BrokenPipe
-                && io.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>())
-            {
-                return true;
-            }
-        }
-        next = e.source();
-    }
-    false
-}
-
 /// What a command line clap refused (or `--help`, `--version`) ends with: help and version go
-/// to stdout (a closed pipe ends quietly, exit 0), a usage error to stderr as exit 2. The
+/// to stdout (exit 0, a closed pipe or not), a usage error to stderr as exit 2. The
 /// text quotes the arguments as typed, so control characters in them are shown as escapes:
 /// an argument cannot clear the screen or print a line of its own.
 pub fn usage(error: clap::Error) -> Exit {
@@ -182,10 +183,10 @@ pub enum Failure {
 /// Why a run stopped without judging: the one error-to-exit policy of all three tools,
 /// decided from the typed errors in the chain, never from an error's text, and never by a
 /// tool of its own: the same kind is the same code in gate, mutants and probe. The kinds, in
-/// the order they are looked for: [`StdoutClosed`] (0, or 130 after an interrupt),
-/// [`Interrupted`] (130), [`PreconditionFailed`] (4), and everything else, [`Failure::Usage`]
-/// or untyped (an output that cannot be written, a file that cannot be read), bad usage or
-/// bad input (2).
+/// the order they are looked for: [`Interrupted`] (130), [`PreconditionFailed`] (4), and
+/// everything else, [`Failure::Usage`] or untyped (an output that cannot be written, a file
+/// that cannot be read), bad usage or bad input (2). A closed stdout is none of them: it is
+/// never an error (see [`print()`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
     /// Bad usage or bad input (every error that is none of the others): exit 2.
@@ -194,8 +195,6 @@ pub enum Stop {
     Precondition,
     /// An [`Interrupted`] in the chain, or an interrupt was requested: exit 130.
     Interrupted,
-    /// Stdout's reader went away ([`StdoutClosed`]): a quiet exit 0.
-    StdoutClosed,
 }
 
 impl Stop {
@@ -214,13 +213,6 @@ impl Stop {
         let interrupted = files::interrupt::requested()
             || error.downcast_ref::<Interrupted>().is_some()
             || holds(|e| e.is::<Interrupted>());
-        if is_stdout_closed(error.as_ref()) || error.chain().any(is_stdout_closed) {
-            return if interrupted {
-                Stop::Interrupted
-            } else {
-                Stop::StdoutClosed
-            };
-        }
         if interrupted {
             Stop::Interrupted
         } else if error.downcast_ref::<PreconditionFailed>().is_some()
@@ -237,7 +229,6 @@ impl Stop {
             Stop::Usage => Exit::Usage,
             Stop::Precondition => Exit::Precondition,
             Stop::Interrupted => Exit::Interrupted,
-            Stop::StdoutClosed => Exit::Ok,
         }
     }
 }
@@ -254,14 +245,13 @@ pub fn after_writing(verdict: Exit, errors: &[anyhow::Error]) -> Exit {
 }
 
 /// Prints an error that stopped `tool` from judging, once, and returns its exit code (see
-/// [`Stop`]): nothing when stdout's reader went away, `TOOL: interrupted` at an interrupt, a
+/// [`Stop`]): `TOOL: interrupted` at an interrupt, a
 /// failed precondition whole (its lines, a log's tail, were escaped when it was made), and
 /// any other error as one line with its causes (`gate: error: patch build.patch: No such file
 /// or directory`).
 pub fn fail(tool: &str, error: &anyhow::Error) -> Exit {
     let stop = Stop::of(error);
     match stop {
-        Stop::StdoutClosed => {}
         Stop::Interrupted => crate::errln!("{tool}: interrupted"),
         Stop::Precondition => crate::errln!("{tool}: {error}"),
         Stop::Usage => crate::errln!("{tool}: error: {}", one_line(error.as_ref())),
@@ -396,17 +386,6 @@ mod tests {
         );
         assert!(!text.contains('\u{1b}'), "{text:?}");
         assert_eq!(usage(e), Exit::Usage);
-    }
-
-    #[test]
-    fn a_closed_stdout_is_known_through_any_wrapping() {
-        let closed = std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed);
-        assert!(is_stdout_closed(&closed));
-        assert!(is_stdout_closed(&Outer(closed)));
-        // A broken pipe to a child is a real error, not our reader leaving.
-        let child = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
-        assert!(!is_stdout_closed(&Outer(child)));
-        assert_eq!(fail("t", &anyhow::Error::new(StdoutClosed)), Exit::Ok);
     }
 
     #[test]

@@ -8,8 +8,7 @@ pub use clap_complete::Shell;
 
 /// Writes the completion script for `shell` to stdout. The script is made in memory first:
 /// clap_complete panics when a write fails, and a reader may close the pipe early
-/// (`gate completions bash | head`), which [`crate::exit::print_bytes`] reports as a quiet
-/// [`crate::exit::StdoutClosed`].
+/// (`gate completions bash | head`), which [`crate::exit::print_bytes`] swallows.
 pub fn write_completions(shell: Shell, mut cmd: clap::Command) -> io::Result<()> {
     let name = cmd.get_name().to_string();
     let mut script = Vec::new();
@@ -17,16 +16,14 @@ pub fn write_completions(shell: Shell, mut cmd: clap::Command) -> io::Result<()>
     crate::exit::print_bytes(&script)
 }
 
-/// [`write_completions`] for callers with no error path: a closed stdout ends it quietly, any
-/// other failure is one line on stderr.
+/// [`write_completions`] for callers with no error path: a failure (not a closed stdout,
+/// which is no failure) is one line on stderr.
 pub fn print_completions(shell: Shell, cmd: clap::Command) {
     if let Err(e) = write_completions(shell, cmd) {
-        if !crate::exit::is_stdout_closed(&e) {
-            crate::errln!(
-                "error: writing the completion script: {}",
-                crate::exit::one_line(&e)
-            );
-        }
+        crate::errln!(
+            "error: writing the completion script: {}",
+            crate::exit::one_line(&e)
+        );
     }
 }
 

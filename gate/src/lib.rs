@@ -15,6 +15,7 @@ pub mod commands;
 mod json;
 mod junit;
 mod markdown;
+mod prepare;
 mod progress;
 pub mod record;
 pub mod run;

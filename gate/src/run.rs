@@ -13,8 +13,9 @@ use anyhow::{bail, Context, Result};
 use files::lock::OutLock;
 use report::Timestamp;
 
+use crate::prepare::{cache_for, prepare_checkout, Setup};
 use crate::progress::{Event, Lines};
-use crate::record::{CandidateFacts, GateReport, Rerun, SetupFact};
+use crate::record::{CandidateFacts, GateReport, Rerun};
 use crate::suite::{self, SuiteResult};
 use candidate::apply::{self, Candidate, Place};
 use candidate::checkout;
@@ -111,11 +112,6 @@ fn locked_run(
         load_previous(&s.out)?
     };
     let summary_path = s.out.join(REPORT_FILE);
-    if previous.is_none() {
-        // A fresh summary: what earlier runs wrote here goes (only that; see `outputs`).
-        files::outputs::clear_previous(&s.out)
-            .with_context(|| format!("clearing {}", s.out.display()))?;
-    }
     if let Some(prev) = &previous {
         let c = &prev.candidate;
         same_as_summary(&summary_path, "base commit", &prepared.base, &c.base)?;
@@ -186,6 +182,12 @@ fn locked_run(
         plan.file_in(&s.out, &format!("logs/{}", log_name(&prefix, i, &p.name)));
     }
     plan.check()?;
+    if previous.is_none() {
+        // A fresh summary: what earlier runs wrote here goes (only that; see `outputs`), once
+        // nothing can refuse this run any more: a refusal (exit 2) removes nothing.
+        files::outputs::clear_previous(&s.out)
+            .with_context(|| format!("clearing {}", s.out.display()))?;
+    }
     let logs = s.out.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     // The report exists, marked incomplete, before the setup and the first suite start, and is
@@ -216,6 +218,8 @@ fn locked_run(
     };
     report.scheduled = planned.iter().map(|p| p.name.clone()).collect();
     report.interrupted = false;
+    // A precondition is the latest run's: a rerun whose setup passes clears an earlier failure.
+    report.precondition = None;
     report.complete = false;
     report.judge();
     let files = ReportFiles { out: &s.out, junit };
@@ -249,8 +253,27 @@ fn locked_run(
         // This rerun's number (its Rerun is already in the report), or 0 for a first run.
         if first_run { 0 } else { report.reruns.len() },
     )?;
+    let (setup, failed) = match setup {
+        Setup::Ready(fact) => (fact, None),
+        Setup::Failed { fact, why } => (fact, Some(why)),
+    };
     if first_run {
         report.setup = setup;
+    }
+    if let Some(why) = failed {
+        // A failed precondition (exit 4): said as any stop is, and recorded as what happened,
+        // the checkout removed first so the record says so truly. The attestation follows
+        // (see `cmd_run`), so an earlier PASS at its path never outlives this run.
+        cmdline::errln!("gate: {why}");
+        // Its first line (the log's tail follows it on stderr and stays in the log).
+        let first = why.lines().next().unwrap_or_default();
+        report.precondition = Some(first.trim_end_matches(':').to_string());
+        report.finished = Timestamp::now();
+        report.complete = true;
+        report.judge();
+        remove_checkout(applied, &mut report, first_run);
+        let written = files.write(&report);
+        return Ok((report, written.err()));
     }
     let interrupted = run_suites(
         &planned,
@@ -293,14 +316,19 @@ fn locked_run(
             cmdline::errln!("gate: cache: not saved ({e})");
         }
     }
-    // Removed before the report is written, so "(removed)" is said only of what is gone.
+    remove_checkout(applied, &mut report, first_run);
+    let written = files.write(&report);
+    Ok((report, written.err()))
+}
+
+/// Removes the run's checkout (unless kept) before the report is written, so "(removed)" is
+/// said only of what is gone.
+fn remove_checkout(applied: apply::Applied, report: &mut GateReport, first_run: bool) {
     let kept = applied.checkout.kept();
     let removed = !kept && applied.checkout.remove().is_ok();
     if first_run {
         report.candidate.worktree_removed = removed;
     }
-    let written = files.write(&report);
-    Ok((report, written.err()))
 }
 
 /// Where a run's report goes: `gate-summary.txt` and `gate.json` in the output folder, and the
@@ -323,7 +351,7 @@ impl ReportFiles<'_> {
                 std::fs::create_dir_all(parent)
                     .with_context(|| format!("creating {}", parent.display()))?;
             }
-            files::atomic::write_text_atomic(path, &crate::junit::junit(report).render())
+            files::atomic::write_text_atomic(path, &crate::junit::render(report))
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         let json = self.out.join(REPORT_FILE);
@@ -373,90 +401,6 @@ fn run_suites(
     }
     lines.clear();
     Ok(interrupted || files::interrupt::requested())
-}
-
-/// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
-/// setup step through the runner (its log `logs/00-setup.log`, or `logs/rerun-N-00-setup.log`
-/// for rerun `rerun`). A link missing at its source, or a setup that fails, is a failed
-/// precondition (exit 4): no suite could be judged there.
-fn prepare_checkout(
-    repo: &Git,
-    config: &Config,
-    checkout: &Path,
-    out: &Path,
-    rerun: usize,
-) -> Result<Option<SetupFact>> {
-    let w = &config.worktree;
-    if w.is_empty() {
-        return Ok(None);
-    }
-    candidate::setup::link_into(w, repo.dir(), checkout)
-        .map_err(runner::stop::PreconditionFailed::new)?;
-    let name = match rerun {
-        0 => "logs/00-setup.log".to_string(),
-        n => format!("logs/rerun-{n}-00-setup.log"),
-    };
-    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
-        .context("running worktree.setup")?
-    else {
-        return Ok(Some(SetupFact {
-            command: String::new(),
-            status: "no setup".into(),
-            duration_secs: 0.0,
-            log: String::new(),
-            linked: w.link.clone(),
-        }));
-    };
-    if record.outcome() != report::Outcome::Passed {
-        return Err(
-            runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record)).into(),
-        );
-    }
-    cmdline::errln!(
-        "gate: worktree setup passed in {:.1}s ({name})",
-        record.duration_secs
-    );
-    Ok(Some(SetupFact {
-        command: w.setup.clone().unwrap_or_default(),
-        status: record.status_text(),
-        duration_secs: record.duration_secs,
-        log: name,
-        linked: w.link.clone(),
-    }))
-}
-
-/// gate.toml's `[worktree] cache` restored into `checkout` (said on stderr); the store and
-/// paths to save back at the end, or `None` when gate.toml names no cache.
-/// The cache of the run's checkout, when gate.toml names `cache`: restored now, saved after
-/// the suites. The second value says what the run reused, for the record (a 4-second PASS on
-/// restored outputs must not read like a cold one).
-fn cache_for(
-    repo: &Git,
-    config: &Config,
-    checkout: &Path,
-) -> (Option<(candidate::cache::Store, Vec<String>)>, Vec<String>) {
-    let Some(paths) = config.worktree.cache.clone().filter(|p| !p.is_empty()) else {
-        return (None, Vec::new());
-    };
-    let store = candidate::cache::Store::for_repo(repo.dir());
-    let mut reused = Vec::new();
-    match store.restore(&paths, checkout) {
-        candidate::cache::Restored::Restored { handed, .. } => {
-            let said = format!(
-                "{} restored from the cache in {} ({} unchanged source file(s) keep their build)",
-                paths.join(", "),
-                store.dir().display(),
-                handed.stamped
-            );
-            cmdline::errln!("gate: cache: {}", files::escape::text(&said));
-            reused.push(said);
-        }
-        candidate::cache::Restored::Discarded(why) => {
-            cmdline::errln!("gate: cache: discarded ({why}); building cold")
-        }
-        candidate::cache::Restored::Nothing => {}
-    }
-    (Some((store, paths)), reused)
 }
 
 /// Suite `i`'s log name in `logs/` (`{prefix}NN-name.log`).

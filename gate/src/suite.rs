@@ -162,14 +162,15 @@ pub(crate) fn run_suite(
 
 /// The row of a suite that is not started: its log says why, its outcome is "could not start".
 fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteResult> {
-    std::fs::write(
-        log,
-        format!(
-            "gatekit: not started: {}: {why}\n",
-            files::escape::text(&suite.name)
-        ),
-    )
-    .with_context(|| format!("creating log {}", log.display()))?;
+    // Through the output folder's record, as every log is: a file a run writes and leaves off
+    // `.gatekit-written` would be "not ours" to the next run into the same --out.
+    let line = format!(
+        "gatekit: not started: {}: {why}\n",
+        files::escape::text(&suite.name)
+    );
+    files::outputs::create(log)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()))
+        .with_context(|| format!("creating log {}", log.display()))?;
     let mut record = RunRecord::not_yet_run(
         vec!["sh".into(), "-c".into(), suite.script.clone()],
         dir.to_path_buf(),

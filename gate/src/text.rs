@@ -25,8 +25,14 @@ impl GateReport {
     }
 
     /// The summary text with its verdict words painted (for a terminal; `render` is the same
-    /// text unpainted, for files).
+    /// text unpainted, for files). Every line within 120 columns: the suite table wraps its
+    /// own cells, and any other line that quotes a long path, name or list wraps too
+    /// ([`report::fit`]), whoever added it.
     pub(crate) fn render_painted(&self, paint: Painter) -> String {
+        report::fit::lines(&self.unfitted(paint))
+    }
+
+    fn unfitted(&self, paint: Painter) -> String {
         let verdict = paint.paint(self.verdict.as_str(), self.verdict.style());
         let mut out = format!("gate {verdict}  {} .. {}\n", self.started, self.finished);
         out.push_str(&render_candidate(&self.candidate));

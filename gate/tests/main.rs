@@ -16,6 +16,7 @@ mod hostile_git;
 mod inputs;
 mod liveness;
 mod outputs;
+mod owed;
 mod ownership;
 mod reasons;
 mod recorded;

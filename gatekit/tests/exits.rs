@@ -315,3 +315,123 @@ fn an_error_of_no_named_kind_met_while_writing_is_2_in_every_tool() {
 fn mcp_config(exe: &str) -> String {
     format!(r#"{{"mcpServers": {{"probe": {{"command": {exe:?}, "args": ["probe", "serve"]}}}}}}"#)
 }
+
+/// A tool's command as a plain process (for a stdout of the test's choosing), as [`tool`]
+/// makes it.
+fn std_tool(home: &Path, dir: &Path, name: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gatekit"));
+    testkit::hermetic(&mut cmd)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .arg(name);
+    cmd
+}
+
+#[test]
+fn a_closed_or_full_stdout_never_changes_the_exit_code_or_the_files_a_run_owes_in_every_tool() {
+    let w = World::new();
+    // Findings in each tool: a failing suite, a mutant no suite notices, a moved threshold.
+    let config = w.gate_toml("\n[[suite]]\nname = \"red\"\nrun = \"exit 1\"\n");
+    w.mutants_toml("true", "");
+    let exe = env!("CARGO_BIN_EXE_gatekit");
+    let client = format!(
+        "{exe} probe test-client --limit 500 --mcp-config {{mcp_config}} --n {{n}} --saved-dir {}",
+        w.home().display()
+    );
+    // Stdout a pipe whose reader is gone (EPIPE), or a full disk (ENOSPC, /dev/full).
+    for (kind, full) in [("closed", false), ("full", true)] {
+        let out = w.home().join(kind);
+        let (gate_out, mutants_out, probe_out) =
+            (out.join("gate"), out.join("mutants"), out.join("probe"));
+        let mut gate = std_tool(w.home(), w.repo.path(), "gate");
+        gate.args(["run", "--config"])
+            .arg(&config)
+            .arg("--out")
+            .arg(&gate_out)
+            .arg("--junit")
+            .arg(gate_out.join("junit.xml"))
+            .arg("--attest")
+            .arg(out.join("gate.intoto.json"));
+        let mut mutants = std_tool(w.home(), w.repo.path(), "mutants");
+        mutants
+            .args(["run", "mutants.toml", "--no-canary", "--out"])
+            .arg(&mutants_out)
+            .arg("--attest")
+            .arg(out.join("mutants.intoto.json"));
+        let mut probe = std_tool(w.home(), w.repo.path(), "probe");
+        probe
+            .args(["check", "--expect", "400", "--client", &client, "--out"])
+            .arg(&probe_out);
+        for (name, cmd, owed) in [
+            (
+                "gate",
+                &mut gate,
+                vec![
+                    gate_out.join("gate.json"),
+                    gate_out.join("gate-summary.txt"),
+                    gate_out.join("junit.xml"),
+                    out.join("gate.intoto.json"),
+                ],
+            ),
+            (
+                "mutants",
+                &mut mutants,
+                vec![
+                    mutants_out.join("mutants.json"),
+                    mutants_out.join("mutants.txt"),
+                    mutants_out.join("junit.xml"),
+                    out.join("mutants.intoto.json"),
+                ],
+            ),
+            (
+                "probe",
+                &mut probe,
+                vec![
+                    probe_out.join("results.json"),
+                    probe_out.join("results.txt"),
+                ],
+            ),
+        ] {
+            let ran = if full {
+                let dev_full = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap();
+                Output::from(
+                    cmd.stdin(std::process::Stdio::null())
+                        .stdout(dev_full)
+                        .output()
+                        .unwrap(),
+                )
+            } else {
+                Output::with_closed_stdout(cmd)
+            };
+            assert_eq!(
+                ran.exit(),
+                1,
+                "{name}, stdout {kind}: the verdict is 1\n{ran}"
+            );
+            for bad in ["panicked", "failed printing", "Broken pipe"] {
+                assert!(!ran.stderr.contains(bad), "{name}: {ran}");
+            }
+            // A full disk is said; a reader that went away is not.
+            assert_eq!(ran.stderr.contains("No space left"), full, "{name}: {ran}");
+            for file in owed {
+                assert!(
+                    file.is_file(),
+                    "{name}, stdout {kind}: {} not written\n{ran}",
+                    file.display()
+                );
+            }
+        }
+        // The records say the same verdict the exit code does.
+        let read = |p: PathBuf| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+        };
+        assert_eq!(read(gate_out.join("gate.json"))["exit_code"], 1);
+        assert_eq!(read(mutants_out.join("mutants.json"))["exit_code"], 1);
+    }
+}

@@ -3,6 +3,7 @@
 mod demo;
 mod dispatch;
 mod exits;
+mod widths;
 
 /// The umbrella binary, hermetic and under the outer timeout.
 fn gatekit() -> assert_cmd::Command {

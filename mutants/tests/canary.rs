@@ -68,6 +68,21 @@ fn a_suite_that_reads_the_users_checkout_stops_the_run_at_its_canary_with_exit_4
     );
     let text = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
     assert!(text.contains("CANARY SURVIVED: a suite passed"), "{text}");
+    // The JUnit file of an exit-4 run is never green: the canary is a failing testcase.
+    if let Some(junit) = testkit::junit(&fx.out().join("junit.xml")) {
+        assert!(junit["failures"].as_u64().unwrap() > 0, "{junit}");
+        let canary = junit["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["classname"] == "mutants.canary")
+            .unwrap_or_else(|| panic!("no canary testcase: {junit}"));
+        assert!(
+            canary["name"].as_str().unwrap().contains("lib.sh"),
+            "{canary}"
+        );
+        assert_eq!(canary["results"][0]["kind"], "Failure", "{canary}");
+    }
 
     // Without the canary the same run says every mutant SURVIVED: the verdict the canary
     // exists to stop. The report says the canaries were skipped.

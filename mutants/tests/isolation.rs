@@ -77,7 +77,13 @@ fn a_nested_repository_and_hidden_edits_are_carried_into_the_run() {
     let out = fx.run(&[]);
     out.assert_exit(0);
     assert_eq!(verdicts(&fx.report())[0].1, "killed");
-    let said = out.both();
+    // Read as words: a line of the report wraps within 120 columns.
+    let both = out.both();
+    let said = both
+        .lines()
+        .map(str::trim_start)
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         said.contains("1 untracked nested repository copied"),
         "{said}"
@@ -147,6 +153,32 @@ fn a_failing_worktree_setup_stops_the_run_with_exit_4_and_its_log_tail() {
         !fx.out().join("logs/baseline.unit.log").exists(),
         "a baseline ran after a failed setup"
     );
+    // The record says what happened: exit 4, a setup that failed, no verdict cut short.
+    let report = fx.report();
+    assert_eq!(report["exit_code"], 4, "{report}");
+    assert_eq!(report["complete"], true, "{report}");
+    assert!(
+        report["precondition"]
+            .as_str()
+            .unwrap()
+            .starts_with("worktree.setup failed (exit 1)"),
+        "{report}"
+    );
+    let text = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(
+        text.contains("SETUP FAILED: worktree.setup failed (exit 1)"),
+        "{text}"
+    );
+    assert!(!text.contains("INCOMPLETE"), "{text}");
+    if let Some(junit) = testkit::junit(&fx.out().join("junit.xml")) {
+        let setup = junit["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["classname"] == "mutants.setup")
+            .unwrap_or_else(|| panic!("no setup testcase: {junit}"));
+        assert_eq!(setup["results"][0]["kind"], "Error", "{setup}");
+    }
 }
 
 #[test]

@@ -76,13 +76,11 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
     }
 }
 
-/// Writes `text` to stdout through `cmdline::exit::print`. A closed stdout (`probe check | head
-/// -1`: the reader has all it wanted) is a quiet success here, not an error: every file is
-/// already written, the verdict still decides the exit code (a moved threshold is still 1),
-/// and the model stand-in keeps serving after printing its port.
+/// Writes `text` to stdout through `cmdline::exit::show`, where no failure to write stdout (a
+/// closed pipe, `probe check | head -1`; a full disk) is an error, for every tool: every file
+/// is written, the verdict still decides the exit code (a moved threshold is still 1), and the
+/// model stand-in keeps serving after printing its port.
 pub(crate) fn print_out(text: &str) -> std::io::Result<()> {
-    match cmdline::exit::print(text) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
+    cmdline::exit::show(text);
+    Ok(())
 }

@@ -6,6 +6,12 @@
 //! from a crashed binary), and a single character XML 1.0 forbids makes the whole file unreadable
 //! to every consumer. So every text and attribute goes through [`escape`], which escapes the five
 //! markup characters and replaces each forbidden character with a visible `\u{..}` spelling.
+//!
+//! The other rule lives here too, for every tool: a JUnit file is never greener than its run.
+//! [`TestSuites::render`] takes how the run ended ([`Ending`]), and a run that did not exit 0
+//! but whose testcases all passed (a canary not noticed, a red baseline, a report that could
+//! not be written, an input refused after the suites ran) gets one more testcase, failing or
+//! erroring, that says why, so a CI test view never shows such a run green.
 
 use std::fmt::Write as _;
 
@@ -65,6 +71,53 @@ pub struct TestSuite {
     pub cases: Vec<TestCase>,
 }
 
+/// How the run a JUnit file describes ended: its exit code and, for a code that is not 0, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ending {
+    pub code: u8,
+    /// Why the run ended with `code`, in a line (a finding, a failed precondition, an error).
+    pub why: String,
+}
+
+impl Ending {
+    pub fn new(code: u8, why: impl Into<String>) -> Ending {
+        Ending {
+            code,
+            why: why.into(),
+        }
+    }
+}
+
+/// The testcase a run that did not exit 0 gets when none of its testcases fails or errors:
+/// a failure for findings (exit 1), an error for a run that could not judge (any other code).
+fn ending_case(tool: &str, ending: &Ending) -> TestCase {
+    let mut case = TestCase::new(
+        format!("{tool} run: exit {}", ending.code),
+        format!("{tool}.run"),
+        0.0,
+    );
+    let message = format!("the run exited {}: {}", ending.code, ending.why);
+    let kind = format!("exit {}", ending.code);
+    case.status = if ending.code == 1 {
+        Status::Failed {
+            message,
+            kind,
+            body: String::new(),
+        }
+    } else {
+        Status::Errored {
+            message,
+            kind,
+            body: String::new(),
+        }
+    };
+    case
+}
+
+fn failing(case: &TestCase) -> bool {
+    matches!(case.status, Status::Failed { .. } | Status::Errored { .. })
+}
+
 /// The `<testsuites>` root.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestSuites {
@@ -101,13 +154,25 @@ fn secs(t: f64) -> String {
 }
 
 impl TestSuites {
-    /// The whole document, with its XML declaration and a final newline.
-    pub fn render(&self) -> String {
-        let all: Vec<TestCase> = self
-            .suites
-            .iter()
-            .flat_map(|s| s.cases.iter().cloned())
-            .collect();
+    /// The whole document of a run that ended as `ending` says, with its XML declaration and
+    /// a final newline. A run that did not exit 0 has at least one failing or erroring
+    /// testcase: when none of the tool's says so, one is added that says why (see the module).
+    pub fn render(&self, ending: &Ending) -> String {
+        let all_cases = || self.suites.iter().flat_map(|s| s.cases.iter());
+        if ending.code != 0 && !all_cases().any(failing) {
+            let mut owed = self.clone();
+            let case = ending_case(&self.name, ending);
+            match owed.suites.last_mut() {
+                Some(suite) => suite.cases.push(case),
+                None => owed.suites.push(TestSuite {
+                    name: self.name.clone(),
+                    timestamp: None,
+                    cases: vec![case],
+                }),
+            }
+            return owed.render(&Ending::new(0, ""));
+        }
+        let all: Vec<TestCase> = all_cases().cloned().collect();
         let t = tally(&all);
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
@@ -273,11 +338,54 @@ mod tests {
                 cases: vec![TestCase::new("a", "x", 0.25), failed, skipped],
             }],
         }
-        .render();
+        .render(&Ending::new(1, "a suite failed"));
         assert!(doc.contains(
             "<testsuite name=\"s\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"1.750\">"
         ));
         assert!(doc.contains("<failure message=\"exit 1\" type=\"failed\">boom</failure>"));
+    }
+
+    #[test]
+    fn a_run_that_did_not_exit_0_is_never_all_green() {
+        let green = TestSuites {
+            name: "t".into(),
+            suites: vec![TestSuite {
+                name: "s".into(),
+                timestamp: None,
+                cases: vec![TestCase::new("a", "x", 0.25)],
+            }],
+        };
+        assert!(green
+            .render(&Ending::new(0, ""))
+            .contains("failures=\"0\" errors=\"0\""));
+        let four = green.render(&Ending::new(4, "canary <x> not noticed"));
+        assert!(
+            four.contains("tests=\"2\" failures=\"0\" errors=\"1\""),
+            "{four}"
+        );
+        assert!(four.contains(
+            "<error message=\"the run exited 4: canary &lt;x&gt; not noticed\" type=\"exit 4\">"
+        ));
+        let one = green.render(&Ending::new(1, "a finding"));
+        assert!(one.contains("failures=\"1\" errors=\"0\""), "{one}");
+        // With no testcase at all, the one added is the file's only one.
+        let empty = TestSuites {
+            name: "t".into(),
+            suites: Vec::new(),
+        };
+        assert!(empty
+            .render(&Ending::new(2, "refused"))
+            .contains("tests=\"1\" failures=\"0\" errors=\"1\""));
+        // A run whose own testcases already fail gets nothing more.
+        let mut failed = green.clone();
+        failed.suites[0].cases[0].status = Status::Errored {
+            message: "m".into(),
+            kind: "k".into(),
+            body: String::new(),
+        };
+        assert!(failed
+            .render(&Ending::new(130, "cut"))
+            .contains("tests=\"1\" failures=\"0\" errors=\"1\""));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod counts;
 pub mod duration;
 pub mod errors;
 pub mod failures;
+pub mod fit;
 pub mod format;
 pub mod json;
 pub mod junit;

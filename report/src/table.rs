@@ -230,11 +230,8 @@ impl Table {
         if !below.is_empty() {
             out.push('\n');
             for l in below {
-                for (k, part) in wrap_cell(&l, TEXT_WIDTH).into_iter().enumerate() {
-                    // Continuations indented further, under the row's first cell.
-                    if k > 0 {
-                        out.push_str("  ");
-                    }
+                // Continuations come indented from `wrap_cell`, within the width with it.
+                for part in wrap_cell(&l, TEXT_WIDTH) {
                     out.push_str(part.trim_end());
                     out.push('\n');
                 }

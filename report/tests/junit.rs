@@ -7,7 +7,7 @@
 //! consumer is a failure: `.ci/run` installs it, and a test that silently checks nothing there
 //! would hide a broken writer.
 
-use report::junit::{Status, TestCase, TestSuite, TestSuites};
+use report::junit::{Ending, Status, TestCase, TestSuite, TestSuites};
 use report::Timestamp;
 use serde_json::json;
 
@@ -47,7 +47,7 @@ fn junitparser_reads_back_every_fact_with_hostile_text_intact() {
     };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junit.xml");
-    std::fs::write(&path, doc.render()).unwrap();
+    std::fs::write(&path, doc.render(&Ending::new(1, "a suite failed"))).unwrap();
     let Some(facts) = testkit::junit(&path) else {
         return;
     };

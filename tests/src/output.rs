@@ -18,6 +18,22 @@ impl Output {
         Output::from(cmd.output().expect("the command starts"))
     }
 
+    /// Runs `cmd` to its end with stdin empty and stdout a pipe whose reader is gone before
+    /// the command starts, so its every write to stdout fails with `EPIPE` (a `| head -1` that
+    /// has read its line). The result's `stdout` is empty.
+    pub fn with_closed_stdout(cmd: &mut std::process::Command) -> Output {
+        use std::process::Stdio;
+        let (read, write) = nix::unistd::pipe().expect("a pipe");
+        drop(read);
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(write))
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the command starts");
+        Output::from(child.wait_with_output().expect("the command ends"))
+    }
+
     /// The exit code, or -1 when a signal ended the process.
     pub fn exit(&self) -> i32 {
         self.code.unwrap_or(-1)

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use cmdline::outln;
 use cmdline::Exit;
 use files::escape::text as esc;
 use report::{ColorChoice, Painter, Timestamp};
@@ -59,16 +58,21 @@ pub(super) fn cmd_apply(
             crate::json::print("apply", Some(Timestamp::now()), &body)?;
         } else {
             let paint = Painter::new(color.for_stdout());
-            cmdline::exit::print(&crate::text::render_candidate(&facts))?;
+            let mut text = crate::text::render_candidate(&facts);
             let verdict = Verdict::of(false, &findings);
             let word = paint.paint(verdict.as_str(), verdict.style());
             if findings.is_empty() {
-                outln!(
-                    "verdict   {word}: the candidate applies cleanly, its manifest holds and names every file it changes, no drift"
-                )?;
+                text.push_str(&format!(
+                    "verdict   {word}: the candidate applies cleanly, its manifest holds and names every file it changes, no drift\n"
+                ));
             } else {
-                outln!("verdict   {word}: {}", esc(&findings.join("; ")))?;
+                text.push_str(&format!(
+                    "verdict   {word}: {}\n",
+                    esc(&findings.join("; "))
+                ));
             }
+            // Within 120 columns, as gate run's summary (long paths wrap under their value).
+            cmdline::exit::print(&report::fit::lines(&text))?;
         }
         Ok(())
     };

@@ -8,7 +8,7 @@
 //! exit 1; an interrupt cleans up and exits 130.
 //!
 //! Data goes to stdout through [`cmdline::outln!`] (never `println!`), so a reader that closes
-//! the pipe early ends the command quietly; every piece of outside text printed (paths, revs)
+//! the pipe early changes neither the exit code nor the files written; every piece of outside text printed (paths, revs)
 //! goes through [`files::escape`].
 
 mod apply;
@@ -201,12 +201,9 @@ fn cmd_clean() -> Result<Exit> {
     Ok(Exit::from_held(!failed))
 }
 
-/// `exit` for work that is done, once its result is printed: a reader that closed stdout early
-/// (`gate check ... | head -1`) does not change it, so a finding is never lost to a closed
-/// pipe; any other failure to print is an error.
+/// `exit` for work that is done, once its result is printed. A reader that closed stdout early
+/// (`gate check ... | head -1`) is no error (see [`cmdline::exit::print`]), so a finding is
+/// never lost to a closed pipe; any other failure to print is an error.
 pub(crate) fn finished(printed: Result<()>, exit: Exit) -> Result<Exit> {
-    match printed {
-        Err(e) if cmdline::exit::is_stdout_closed(e.as_ref()) => Ok(exit),
-        other => other.map(|()| exit),
-    }
+    printed.map(|()| exit)
 }

@@ -52,30 +52,28 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             Err(e) => write_errors.push(e.context("writing the attestation")),
         }
     }
-    let printed = match output.format {
-        Format::Json => serde_json::to_string_pretty(report)
-            .map_err(anyhow::Error::from)
-            .and_then(|json| Ok(cmdline::outln!("{json}")?)),
-        Format::Markdown => Ok(cmdline::exit::print(&report.render_markdown())?),
-        Format::Text => Ok(cmdline::exit::print(
-            &report.render_painted(Painter::new(output.color.for_stdout())),
-        )?),
-    };
+    // The report's files are written: stdout only shows them, and no failure to write it
+    // (a closed pipe, a full disk) changes the exit code (see `cmdline::exit::show`).
+    match output.format {
+        Format::Json => {
+            cmdline::exit::show(&format!("{}\n", serde_json::to_string_pretty(report)?))
+        }
+        Format::Markdown => cmdline::exit::show(&report.render_markdown()),
+        Format::Text => {
+            cmdline::exit::show(&report.render_painted(Painter::new(output.color.for_stdout())))
+        }
+    }
     let verdict = if report.interrupted {
         Exit::Interrupted
-    } else if report.canary_failed() {
+    } else if report.precondition_failed() {
         Exit::Precondition
     } else {
         Exit::from_held(report.passed())
     };
-    let on_stdout = match printed {
-        Ok(()) => "; the report on stdout is complete",
-        // The reader of stdout went away: the work is done and its files are written.
-        Err(e) if cmdline::exit::is_stdout_closed(e.as_ref()) => "",
-        Err(e) => {
-            write_errors.push(e.context("printing the report on stdout"));
-            ""
-        }
+    let on_stdout = if cmdline::exit::stdout_closed() {
+        ""
+    } else {
+        "; the report on stdout is complete"
     };
     if write_errors.is_empty() {
         return Ok(verdict);
@@ -88,5 +86,20 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             report.verdict
         );
     }
-    Ok(cmdline::exit::after_writing(verdict, &write_errors))
+    let exit = cmdline::exit::after_writing(verdict, &write_errors);
+    // A PASS that ends with exit 2 (its attestation could not be written): the JUnit copy,
+    // written as a PASS, says so too, or a CI view would show green for a run that failed.
+    if let Some(path) = output.junit.as_deref().filter(|_| exit != verdict) {
+        let why = write_errors
+            .iter()
+            .map(|e| cmdline::exit::one_line(e.as_ref()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let ending = report::junit::Ending::new(exit.code(), why);
+        let xml = crate::junit::render_ending(report, &ending);
+        if let Err(e) = files::atomic::write_text_atomic(path, &xml) {
+            cmdline::errln!("gate: error: writing {}: {e}", path.display());
+        }
+    }
+    Ok(exit)
 }

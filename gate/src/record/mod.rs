@@ -73,15 +73,20 @@ pub struct GateReport {
     #[serde(default)]
     pub(crate) scheduled: Vec<String>,
     pub verdict: Verdict,
-    /// The exit code `gate run` gives this report: 0 PASS, 1 FAIL, 130 INTERRUPTED or
-    /// INCOMPLETE (never 0 for a report that is not complete).
+    /// The exit code `gate run` gives this report: 0 PASS, 1 FAIL, 4 FAIL on a failed
+    /// precondition (a `[worktree]` setup that failed, a canary no suite noticed), 130
+    /// INTERRUPTED or INCOMPLETE (never 0 for a report that is not complete).
     #[serde(default = "unfinished_exit")]
-    #[schemars(extend("enum" = [0, 1, 130]))]
+    #[schemars(extend("enum" = [0, 1, 4, 130]))]
     pub exit_code: u8,
     pub(crate) findings: Vec<String>,
     /// The `[worktree]` setup step, run once in the checkout before the first suite.
     #[serde(default)]
     pub(crate) setup: Option<SetupFact>,
+    /// A precondition that failed before any suite ran (the `[worktree]` setup, a link it
+    /// names), in a line: nothing was judged, the verdict is FAIL and the exit code 4.
+    #[serde(default)]
+    pub(crate) precondition: Option<String>,
     /// What the run reused instead of building (build outputs restored from the cache), one
     /// line each; empty: everything was built in the checkout.
     #[serde(default)]
@@ -129,6 +134,7 @@ impl GateReport {
             exit_code: unfinished_exit(),
             findings: Vec::new(),
             setup: None,
+            precondition: None,
             reused: Vec::new(),
             canaries: None,
         };
@@ -142,6 +148,7 @@ impl GateReport {
     /// suite run at least once.
     pub(crate) fn judge(&mut self) {
         let mut findings = self.candidate.findings();
+        findings.extend(self.precondition.clone());
         for rerun in &self.reruns {
             if rerun.tree != self.candidate.tree {
                 findings.push(format!(
@@ -154,7 +161,7 @@ impl GateReport {
             }
         }
         let latest = self.latest_suites();
-        for name in &self.planned {
+        for name in self.planned.iter().filter(|_| self.precondition.is_none()) {
             if !latest.iter().any(|s| &s.name == name) {
                 findings.push(format!("suite {name} never ran"));
             }
@@ -173,8 +180,9 @@ impl GateReport {
             Verdict::Incomplete
         };
         self.exit_code = self.verdict.exit_code();
-        // A suite proved not to read the checkout is a failed precondition, as the CLI exits.
-        if self.verdict == Verdict::Fail && self.canary_failed() {
+        // A failed setup, or a suite proved not to read the checkout, is a failed precondition,
+        // as the CLI exits.
+        if self.verdict == Verdict::Fail && self.precondition_failed() {
             self.exit_code = cmdline::Exit::Precondition.code();
         }
         self.findings = findings;
@@ -244,6 +252,12 @@ impl GateReport {
     /// Whether the verdict is PASS.
     pub fn passed(&self) -> bool {
         self.verdict == Verdict::Pass
+    }
+
+    /// Whether a precondition failed (exit 4): the `[worktree]` setup, or a canary that proved
+    /// a suite does not read the checkout, whatever the suites said.
+    pub fn precondition_failed(&self) -> bool {
+        self.precondition.is_some() || self.canary_failed()
     }
 
     /// Whether a canary proved a suite does not read the checkout: the run's precondition

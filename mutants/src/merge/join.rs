@@ -169,6 +169,9 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
         merged.jobs = merged.jobs.max(r.jobs);
         merged.interrupted |= r.interrupted;
         merged.baseline_failed |= r.baseline_failed;
+        if merged.precondition.is_none() {
+            merged.precondition.clone_from(&r.precondition);
+        }
         merged.canaries_skipped |= r.canaries_skipped;
         // Each shard proves the files of its own mutants; one file's canary in two shards is
         // one proof, said once (a survivor anywhere stops the merged report as it did its run).
@@ -216,7 +219,7 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
 pub(super) fn exit_of(merged: &RunReport) -> Exit {
     if merged.interrupted {
         Exit::Interrupted
-    } else if merged.baseline_failed || merged.canary_survived() {
+    } else if merged.baseline_failed || merged.precondition.is_some() || merged.canary_survived() {
         Exit::Precondition
     } else {
         Exit::from_held(merged.held() && merged.complete)

@@ -77,6 +77,10 @@ pub(crate) struct RunReport {
     pub baseline: Vec<Baseline>,
     /// A suite failed or hung unmutated: no verdicts were given.
     pub baseline_failed: bool,
+    /// A precondition that failed before any baseline (the `[worktree]` setup, a link it
+    /// names), in a line: no mutant was judged, exit 4. `null` when none did.
+    #[serde(default)]
+    pub precondition: Option<String>,
     /// The canaries run before the first mutant of each mutated file, in spec order.
     pub canaries: Vec<Canary>,
     /// `--no-canary`: no canary ran, so nothing proved the suites read the working copy.
@@ -114,6 +118,7 @@ impl RunReport {
     /// candidate's manifest still OK after the last one.
     pub fn held(&self) -> bool {
         !self.baseline_failed
+            && self.precondition.is_none()
             && !self.canary_survived()
             && !self.interrupted
             && self.unjudged.is_empty()
@@ -138,6 +143,8 @@ impl RunReport {
     pub fn verdict(&self) -> RunVerdict {
         if self.interrupted {
             RunVerdict::Interrupted
+        } else if self.precondition.is_some() {
+            RunVerdict::SetupFailed
         } else if self.baseline_failed {
             RunVerdict::BaselineFailed
         } else if self.canary_survived() {
@@ -168,6 +175,7 @@ impl RunReport {
     pub fn all_judged(&self) -> bool {
         // A red baseline and a surviving canary judge none by design: the run is over.
         self.baseline_failed
+            || self.precondition.is_some()
             || self.canary_survived()
             || (self.unjudged.is_empty() && self.mutants.len() >= self.planned)
     }
@@ -176,7 +184,11 @@ impl RunReport {
     /// complete (a red baseline, which judges none by design, is said otherwise); `None`
     /// when it is.
     pub fn cut_short_text(&self) -> Option<String> {
-        if self.complete || self.baseline_failed || self.canary_survived() {
+        if self.complete
+            || self.baseline_failed
+            || self.precondition.is_some()
+            || self.canary_survived()
+        {
             return None;
         }
         let names: Vec<&str> = self.unjudged.iter().map(|u| u.name.as_str()).collect();
@@ -203,6 +215,8 @@ pub(crate) enum RunVerdict {
     /// Not every planned mutant has a verdict from a run that finished.
     Incomplete,
     BaselineFailed,
+    /// The `[worktree]` setup failed: no baseline ran, no mutant was judged (exit 4).
+    SetupFailed,
     CanarySurvived,
 }
 
@@ -214,6 +228,7 @@ impl std::fmt::Display for RunVerdict {
             RunVerdict::Interrupted => "INTERRUPTED",
             RunVerdict::Incomplete => "INCOMPLETE",
             RunVerdict::BaselineFailed => "BASELINE FAILED",
+            RunVerdict::SetupFailed => "SETUP FAILED",
             RunVerdict::CanarySurvived => "CANARY SURVIVED",
         })
     }

@@ -143,6 +143,13 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
         );
     }
     tally_badges(&mut h, report);
+    if let Some(why) = &report.precondition {
+        let _ = writeln!(
+            h,
+            "<p><span class=\"v fail\">SETUP FAILED</span> {}; no mutant was judged.</p>",
+            esc(why)
+        );
+    }
     if report.baseline_failed {
         h.push_str("<p><span class=\"v fail\">BASELINE FAILED</span> a suite fails or hangs without any mutant, so no mutant was judged.</p>\n");
     }

@@ -8,13 +8,15 @@
 //! not start) is an error element, never a pass; `skipped (N matches)` is skipped; a mutant the
 //! run was cut short before (no verdict) is an error too, never a pass or a skip. A red
 //! baseline, which judges no mutant, is a failed testcase of its own so the file is never an
-//! empty green.
+//! empty green; so is each canary (a canary the suite did not notice fails, one it noticed
+//! passes). The report's exit code goes with the file ([`report::junit::Ending`]): a run that
+//! did not exit 0 never renders green, whatever else it holds.
 
 use std::path::Path;
 
-use report::junit::{self, Status, TestCase, TestSuite, TestSuites};
+use report::junit::{self, Ending, Status, TestCase, TestSuite, TestSuites};
 
-use crate::record::{Row, RunReport, SuiteRun};
+use crate::record::{CanaryVerdict, Row, RunReport, SuiteRun};
 use crate::verdict::Verdict;
 
 /// How much of a log a failure's body carries.
@@ -24,6 +26,15 @@ const TAIL_BYTES: usize = 16 * 1024;
 /// The report as JUnit XML; `out` is the folder the logs are relative to.
 pub(crate) fn render(report: &RunReport, out: &Path) -> String {
     let mut cases = Vec::new();
+    if let Some(why) = &report.precondition {
+        let mut case = TestCase::new("setup", "mutants.setup", 0.0);
+        case.status = Status::Errored {
+            message: format!("SETUP FAILED: {why}; no mutant was judged"),
+            kind: "precondition".into(),
+            body: String::new(),
+        };
+        cases.push(case);
+    }
     if report.baseline_failed {
         for b in report.baseline.iter().filter(|b| !b.passed) {
             let mut case = TestCase::new(
@@ -42,6 +53,26 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
             cases.push(case);
         }
     }
+    for c in &report.canaries {
+        let mut case = TestCase::new(
+            format!("canary: {} without {}", c.suite, c.file),
+            "mutants.canary",
+            c.duration_secs,
+        );
+        case.system_out = Some(format!("status: {}\nlog: {}", c.status, c.log));
+        if c.verdict == CanaryVerdict::Survived {
+            case.status = Status::Failed {
+                message: format!(
+                    "CANARY SURVIVED: suite {} passed with {} made unloadable ({}), so it does \
+                     not read the checkout and no mutant was judged",
+                    c.suite, c.file, c.status
+                ),
+                kind: "canary survived".into(),
+                body: log_tail(out, &c.log),
+            };
+        }
+        cases.push(case);
+    }
     cases.extend(report.mutants.iter().map(|r| case(r, out)));
     // A mutant the run was cut short before is an error, never a pass or a skip a CI view
     // hides: the file of a run killed halfway can never read as green.
@@ -56,6 +87,10 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
             cases.push(case);
         }
     }
+    let why = match report.cut_short_text() {
+        Some(cut) => format!("{}: {cut}", report.verdict()),
+        None => report.verdict().to_string(),
+    };
     TestSuites {
         name: "mutants".into(),
         suites: vec![TestSuite {
@@ -64,7 +99,7 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
             cases,
         }],
     }
-    .render()
+    .render(&Ending::new(report.exit_code, why))
 }
 
 fn case(r: &Row, out: &Path) -> TestCase {

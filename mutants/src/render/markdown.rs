@@ -83,6 +83,13 @@ pub(crate) fn render(report: &RunReport) -> String {
     }
     facts.push(("time", format!("{} .. {}", report.start, report.end)));
     out.push_str(&markdown::facts(facts));
+    if let Some(why) = &report.precondition {
+        out.push_str(&format!(
+            "\nThe setup failed ({}), so no mutant was judged.\n",
+            code(why)
+        ));
+        return out;
+    }
     if report.baseline_failed {
         out.push_str("\nA suite fails or hangs without any mutant, so no mutant was judged.\n");
         return out;

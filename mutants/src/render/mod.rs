@@ -68,14 +68,16 @@ pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Re
 }
 
 /// Prints a finished report on stdout in the chosen format: `mutants.json` as written, the
-/// Markdown summary, or the text table (its verdicts painted when `color` says so).
+/// Markdown summary, or the text table (its verdicts painted when `color` says so). Its files
+/// are written first: no failure to write stdout changes the run's exit code or stops what
+/// follows (the attestation), see `cmdline::exit::show`.
 pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> Result<()> {
     let text = match format {
         Format::Json => json::render(report)?,
         Format::Markdown => markdown::render(report),
         Format::Text => text::render_painted(report, Painter::new(color.for_stdout())),
     };
-    cmdline::exit::print(&text)?;
+    cmdline::exit::show(&text);
     Ok(())
 }
 

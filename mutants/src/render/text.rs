@@ -149,8 +149,14 @@ pub(crate) fn render(report: &RunReport) -> String {
     render_painted(report, Painter::plain())
 }
 
-/// [`render`] with the verdict words painted, for a terminal (files stay plain).
+/// [`render`] with the verdict words painted, for a terminal (files stay plain). Every line
+/// within 120 columns: the table wraps its own cells, and any other line that quotes a long
+/// path or name wraps too ([`report::fit`]).
 pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
+    report::fit::lines(&unfitted(report, paint))
+}
+
+fn unfitted(report: &RunReport, paint: Painter) -> String {
     // Outside text (paths, suite names, statuses, a shard's fields) is escaped on these lines:
     // a name holding a line break or an ANSI escape must not forge a line or reach a terminal.
     // The table's cells are left to `Table`, which escapes them itself.
@@ -229,6 +235,14 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
         report.start, report.end, report.jobs
     ));
     s.push_str(&canary_lines(report));
+    if let Some(why) = &report.precondition {
+        s.push_str(&paint.paint(&RunVerdict::SetupFailed.to_string(), Style::Bad));
+        s.push_str(&format!(
+            ": {}; no baseline ran and no mutant was judged (exit 4).\n",
+            esc(why)
+        ));
+        return s;
+    }
     if report.baseline_failed {
         s.push_str(&paint.paint(&RunVerdict::BaselineFailed.to_string(), Style::Bad));
         s.push_str(

@@ -56,7 +56,15 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     // which must not stand as this run's), and a folder that cannot take it stops the run now.
     render::write_all(&session.report, &session.sources, &session.out)?;
     session.restore_cache();
-    session.set_up()?;
+    if let Err(e) = session.set_up() {
+        if cmdline::exit::Stop::of(&e) == cmdline::exit::Stop::Precondition {
+            // A failed setup (exit 4) is recorded as what happened, the checkouts removed
+            // first, before the error is said as any stop is.
+            session.report.precondition = Some(precondition_line(&e));
+            session.finish(Exit::Precondition)?;
+        }
+        return Err(e);
+    }
     let baseline = match session.baseline()? {
         Ok(baseline) => baseline,
         Err(stop) => return session.finish(stop),
@@ -81,6 +89,16 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Exit::from_held(session.report.held())
     };
     session.finish(exit)
+}
+
+/// The first line of a failed precondition (its log's tail follows on stderr), for the record.
+fn precondition_line(e: &anyhow::Error) -> String {
+    let text = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<runner::stop::PreconditionFailed>())
+        .map_or_else(|| e.to_string(), ToString::to_string);
+    let first = text.lines().next().unwrap_or_default();
+    first.trim_end_matches(':').to_string()
 }
 
 /// Why [`Session::judge`] stopped before the last mutant.

@@ -92,6 +92,7 @@ impl Session {
             planned: selected.len(),
             baseline: Vec::new(),
             baseline_failed: false,
+            precondition: None,
             canaries: Vec::new(),
             canaries_skipped: settings.no_canary,
             reused: Vec::new(),

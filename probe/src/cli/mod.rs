@@ -267,9 +267,8 @@ impl Cli {
         };
         let result = describe.run(Cli::command());
         Some(match result {
+            // A closed stdout is no error (`cmdline::exit::print` swallows it).
             Ok(()) => Exit::Ok,
-            // The reader of stdout went away: a quiet end.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
             Err(e) => {
                 cmdline::errln!("probe: {e}");
                 Exit::Usage

@@ -1,0 +1,113 @@
+//! The run's checkout made ready before its first suite: the `[worktree]` table (links from
+//! the user's checkout, then the setup step through the runner) and the build cache restored.
+//! A setup that fails is not an error here but a [`Setup::Failed`]: the run records it as what
+//! happened (exit 4) before it says so.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::record::SetupFact;
+use candidate::config::Config;
+use candidate::git::Git;
+
+/// How the `[worktree]` preparation of a checkout ended: ready (with its setup step, if
+/// any), or failed, a precondition (exit 4) with the setup as it ran and why, log tail and all.
+pub(crate) enum Setup {
+    Ready(Option<SetupFact>),
+    Failed {
+        fact: Option<SetupFact>,
+        why: String,
+    },
+}
+
+/// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
+/// setup step through the runner (its log `logs/00-setup.log`, or `logs/rerun-N-00-setup.log`
+/// for rerun `rerun`). A link missing at its source, or a setup that fails, is a failed
+/// precondition (exit 4): no suite could be judged there.
+pub(crate) fn prepare_checkout(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+    out: &Path,
+    rerun: usize,
+) -> Result<Setup> {
+    let w = &config.worktree;
+    if w.is_empty() {
+        return Ok(Setup::Ready(None));
+    }
+    if let Err(why) = candidate::setup::link_into(w, repo.dir(), checkout) {
+        let why = runner::stop::PreconditionFailed::new(why).to_string();
+        return Ok(Setup::Failed { fact: None, why });
+    }
+    let name = match rerun {
+        0 => "logs/00-setup.log".to_string(),
+        n => format!("logs/rerun-{n}-00-setup.log"),
+    };
+    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
+        .context("running worktree.setup")?
+    else {
+        return Ok(Setup::Ready(Some(SetupFact {
+            command: String::new(),
+            status: "no setup".into(),
+            duration_secs: 0.0,
+            log: String::new(),
+            linked: w.link.clone(),
+        })));
+    };
+    let fact = SetupFact {
+        command: w.setup.clone().unwrap_or_default(),
+        status: record.status_text(),
+        duration_secs: record.duration_secs,
+        log: name.clone(),
+        linked: w.link.clone(),
+    };
+    if record.outcome() == report::Outcome::Interrupted || files::interrupt::requested() {
+        // Not a failed precondition: the run was stopped (exit 130, and its report says so).
+        return Err(files::interrupt::Interrupted.into());
+    }
+    if record.outcome() != report::Outcome::Passed {
+        let why = runner::stop::PreconditionFailed::new(candidate::setup::failure_text(&record));
+        return Ok(Setup::Failed {
+            fact: Some(fact),
+            why: why.to_string(),
+        });
+    }
+    cmdline::errln!(
+        "gate: worktree setup passed in {:.1}s ({name})",
+        record.duration_secs
+    );
+    Ok(Setup::Ready(Some(fact)))
+}
+
+/// The cache of the run's checkout, when gate.toml names `cache`: restored now, saved after
+/// the suites. The second value says what the run reused, for the record (a 4-second PASS on
+/// restored outputs must not read like a cold one).
+pub(crate) fn cache_for(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+) -> (Option<(candidate::cache::Store, Vec<String>)>, Vec<String>) {
+    let Some(paths) = config.worktree.cache.clone().filter(|p| !p.is_empty()) else {
+        return (None, Vec::new());
+    };
+    let store = candidate::cache::Store::for_repo(repo.dir());
+    let mut reused = Vec::new();
+    match store.restore(&paths, checkout) {
+        candidate::cache::Restored::Restored { handed, .. } => {
+            let said = format!(
+                "{} restored from the cache in {} ({} unchanged source file(s) keep their build)",
+                paths.join(", "),
+                store.dir().display(),
+                handed.stamped
+            );
+            cmdline::errln!("gate: cache: {}", files::escape::text(&said));
+            reused.push(said);
+        }
+        candidate::cache::Restored::Discarded(why) => {
+            cmdline::errln!("gate: cache: discarded ({why}); building cold")
+        }
+        candidate::cache::Restored::Nothing => {}
+    }
+    (Some((store, paths)), reused)
+}
