@@ -18,6 +18,7 @@ pub mod checkout;
 pub mod config;
 pub mod git;
 pub mod installs;
+pub mod linked;
 pub mod pack;
 mod patch;
 pub mod pristine;

@@ -241,6 +241,9 @@ fn locked_run(
     if first_run {
         report.reused = reused;
     }
+    // The user's linked folders as they are before the checkout gets its copies: compared
+    // once the suites and canaries are done (see `candidate::linked`).
+    let linked = candidate::linked::Fingerprint::take(repo.dir(), &config.worktree.link);
     let setup = prepare_checkout(
         repo,
         config,
@@ -280,6 +283,10 @@ fn locked_run(
             crate::canary::run(&applied, &planned, &config.env, &logs, s.json, s.echo)?;
         report.canaries = Some(runs);
         interrupted |= cut;
+    }
+    if let Some(changed) = linked.changed() {
+        cmdline::errln!("gate: {changed}");
+        report.linked_changed.push(changed);
     }
     report.finished = Timestamp::now();
     report.interrupted = interrupted;

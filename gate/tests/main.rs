@@ -13,6 +13,7 @@ mod formats;
 mod habits;
 mod hostile_git;
 mod inputs;
+mod linked;
 mod liveness;
 mod outputs;
 mod ownership;

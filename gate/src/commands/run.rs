@@ -59,7 +59,7 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     };
     let verdict = if report.interrupted {
         Exit::Interrupted
-    } else if report.canary_failed() {
+    } else if report.precondition_failed() {
         Exit::Precondition
     } else {
         Exit::from_held(report.passed())

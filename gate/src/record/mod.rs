@@ -90,6 +90,10 @@ pub struct GateReport {
     /// `None` when not asked.
     #[serde(default)]
     pub(crate) canaries: Option<Vec<crate::canary::CanaryRun>>,
+    /// A `[worktree] link` folder of the user's checkout that changed while the run went (see
+    /// `candidate::linked`): one line each, a failed precondition.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) linked_changed: Vec<String>,
 }
 
 /// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
@@ -131,6 +135,7 @@ impl GateReport {
             setup: None,
             reused: Vec::new(),
             canaries: None,
+            linked_changed: Vec::new(),
         };
         r.judge();
         r
@@ -167,14 +172,16 @@ impl GateReport {
         if let Some(runs) = &self.canaries {
             findings.extend(crate::canary::findings(runs, &self.planned));
         }
+        findings.extend(self.linked_changed.iter().cloned());
         self.verdict = if self.complete || self.interrupted {
             Verdict::of(self.interrupted, &findings)
         } else {
             Verdict::Incomplete
         };
         self.exit_code = self.verdict.exit_code();
-        // A suite proved not to read the checkout is a failed precondition, as the CLI exits.
-        if self.verdict == Verdict::Fail && self.canary_failed() {
+        // A suite proved not to read the checkout, or a linked folder of the user's that
+        // changed, is a failed precondition, as the CLI exits.
+        if self.verdict == Verdict::Fail && self.precondition_failed() {
             self.exit_code = cmdline::Exit::Precondition.code();
         }
         self.findings = findings;
@@ -244,6 +251,12 @@ impl GateReport {
     /// Whether the verdict is PASS.
     pub fn passed(&self) -> bool {
         self.verdict == Verdict::Pass
+    }
+
+    /// Whether the run's precondition failed (exit 4): a canary proved a suite does not read
+    /// the checkout, or a folder of the user's linked into it changed while it ran.
+    pub fn precondition_failed(&self) -> bool {
+        self.canary_failed() || !self.linked_changed.is_empty()
     }
 
     /// Whether a canary proved a suite does not read the checkout: the run's precondition

@@ -379,6 +379,15 @@ impl Session {
         }
         // Checkouts go first, so an interrupted run has cleaned up before it reports.
         drop(checkouts);
+        // A linked folder of the user's that changed while the run went: whatever the
+        // verdicts, they were given beside a damaged install (see `candidate::linked`).
+        let exit = match self.prep.linked.changed() {
+            Some(changed) if exit != Exit::Interrupted => {
+                cmdline::errln!("mutants: {changed}");
+                Exit::Precondition
+            }
+            _ => exit,
+        };
         let report = &mut self.report;
         report.interrupted |= exit == Exit::Interrupted;
         report.settle();

@@ -163,6 +163,7 @@ impl Session {
         }
         let kept_rows = report.mutants.len();
         let prep = Prep {
+            linked: candidate::linked::Fingerprint::take(repo.dir(), &spec.worktree.link),
             worktree: spec.worktree.clone(),
             source: repo.dir().to_path_buf(),
             env: setup_env,
