@@ -49,9 +49,11 @@ pub fn copy_into(source: &Path, checkout: &Path, rel: &str) -> Result<(), String
                 "worktree.link {rel:?}: the checkout already has it (is it tracked by git?)"
             ))
         }
-        Err(_) => return Err(format!(
+        Err(_) => {
+            return Err(format!(
             "worktree.link {rel:?}: a folder on the way to it in the checkout is a link or a file"
-        )),
+        ))
+        }
     };
     if let Some(parent) = to.parent() {
         fs::create_dir_all(parent).map_err(|e| format!("worktree.link {rel:?}: {e}"))?;
