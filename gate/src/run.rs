@@ -279,10 +279,10 @@ fn locked_run(
     let mut interrupted = interrupted;
     // Only a green first run needs the proof: a red one is FAIL already.
     if s.canary && first_run && !interrupted && report.suites.iter().all(SuiteResult::passed) {
-        let (runs, cut) =
-            crate::canary::run(&applied, &planned, &config.env, &logs, s.json, s.echo)?;
-        report.canaries = Some(runs);
-        interrupted |= cut;
+        let found = crate::canary::run(&applied, &planned, config, &logs, s.json, s.echo)?;
+        report.canaries = Some(found.runs);
+        report.canary_left_out = found.left_out;
+        interrupted |= found.interrupted;
     }
     if let Some(changed) = linked.changed() {
         cmdline::errln!("gate: {changed}");

@@ -90,6 +90,10 @@ pub struct GateReport {
     /// `None` when not asked.
     #[serde(default)]
     pub(crate) canaries: Option<Vec<crate::canary::CanaryRun>>,
+    /// `--canary`: the candidate's code no canary was written into, each with the
+    /// `[canary] skip` glob that left it out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) canary_left_out: Vec<crate::canary::LeftOut>,
     /// A `[worktree] link` folder of the user's checkout that changed while the run went (see
     /// `candidate::linked`): one line each, a failed precondition.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -135,6 +139,7 @@ impl GateReport {
             setup: None,
             reused: Vec::new(),
             canaries: None,
+            canary_left_out: Vec::new(),
             linked_changed: Vec::new(),
         };
         r.judge();

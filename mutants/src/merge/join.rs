@@ -181,6 +181,11 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
                 merged.canaries.push(c.clone());
             }
         }
+        for l in &r.canaries_left_out {
+            if !merged.canaries_left_out.contains(l) {
+                merged.canaries_left_out.push(l.clone());
+            }
+        }
         if let (Some(m), Some(c)) = (merged.candidate.as_mut(), r.candidate.as_ref()) {
             // The worst manifest result wins: one shard that did not restore spoils the merge.
             let ok = |s: &Option<ManifestCheck>| s.is_some_and(ManifestCheck::holds);

@@ -21,7 +21,7 @@ mod strict;
 mod tally;
 
 pub(crate) use facts::{Baseline, CandidateFacts, ManifestCheck, SetupFacts, Shard};
-pub(crate) use row::{Canary, CanaryVerdict, Row, SuiteRun};
+pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Row, SuiteRun};
 pub(crate) use tally::Tally;
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
@@ -81,6 +81,10 @@ pub(crate) struct RunReport {
     pub canaries: Vec<Canary>,
     /// `--no-canary`: no canary ran, so nothing proved the suites read the working copy.
     pub canaries_skipped: bool,
+    /// Mutated files no canary was written into, each with the `[canary] skip` glob that left
+    /// it out.
+    #[serde(default)]
+    pub canaries_left_out: Vec<CanaryLeftOut>,
     pub interrupted: bool,
     /// Whether every planned mutant has its verdict from a run that reached its end (or the
     /// baseline failed, which judges none by design). A run writes its report incomplete from

@@ -114,6 +114,13 @@ fn canary_lines(report: &RunReport) -> String {
             .to_string();
     }
     let mut s = String::new();
+    for l in &report.canaries_left_out {
+        s.push_str(&format!(
+            "canary: {} left out ({}): no canary proves a suite reads it\n",
+            esc(&l.file),
+            esc(&l.why)
+        ));
+    }
     for c in &report.canaries {
         s.push_str(&format!(
             "canary: {} made unloadable, suite {}: {} ({}, {})\n",

@@ -94,6 +94,7 @@ impl Session {
             baseline_failed: false,
             canaries: Vec::new(),
             canaries_skipped: settings.no_canary,
+            canaries_left_out: Vec::new(),
             reused: Vec::new(),
             interrupted: false,
             // Incomplete, with the code of a run cut short, until `finish` says otherwise: a
