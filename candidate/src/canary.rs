@@ -114,6 +114,11 @@ impl Canary {
         }
     }
 
+    /// Whether the table leaves nothing out.
+    pub fn is_empty(&self) -> bool {
+        self.skip.is_empty()
+    }
+
     /// `Some("[canary] skip \"GLOB\"")` when a skip glob matches `rel`.
     pub fn skipped(&self, rel: &str) -> Option<String> {
         let i = *self.set.matches(rel).first()?;

@@ -251,7 +251,12 @@ fn locked_run(
         &s.out,
         // This rerun's number (its Rerun is already in the report), or 0 for a first run.
         if first_run { 0 } else { report.reruns.len() },
-    )?;
+    )
+    .inspect_err(|_| {
+        if let Some(changed) = linked.changed() {
+            cmdline::errln!("gate: {changed}");
+        }
+    })?;
     if first_run {
         report.setup = setup;
     }

@@ -276,7 +276,8 @@ fn the_python_recipe_works_for_a_package_that_reads_its_version_with_importlib_m
     run.assert_exit(0);
     assert!(run.stdout.contains("2 passed"), "{run}");
     assert!(
-        run.stdout.contains("canary    1 source path(s) made unloadable, 1 suite run(s), 1 noticed"),
+        run.stdout
+            .contains("canary    1 source path(s) made unloadable, 1 suite run(s), 1 noticed"),
         "the checkout's src is what the suite imports: {run}"
     );
 

@@ -92,11 +92,11 @@ pub struct GateReport {
     pub(crate) canaries: Option<Vec<crate::canary::CanaryRun>>,
     /// `--canary`: the candidate's code no canary was written into, each with the
     /// `[canary] skip` glob that left it out.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub(crate) canary_left_out: Vec<crate::canary::LeftOut>,
     /// A `[worktree] link` folder of the user's checkout that changed while the run went (see
     /// `candidate::linked`): one line each, a failed precondition.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub(crate) linked_changed: Vec<String>,
 }
 

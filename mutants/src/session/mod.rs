@@ -56,7 +56,13 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     // which must not stand as this run's), and a folder that cannot take it stops the run now.
     render::write_all(&session.report, &session.sources, &session.out)?;
     session.restore_cache();
-    session.set_up()?;
+    if let Err(e) = session.set_up() {
+        // A setup that failed may still have written into the user's linked folder.
+        if let Some(changed) = session.prep.linked.changed() {
+            cmdline::errln!("mutants: {changed}");
+        }
+        return Err(e);
+    }
     let baseline = match session.baseline()? {
         Ok(baseline) => baseline,
         Err(stop) => return session.finish(stop),

@@ -244,6 +244,10 @@ fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::P
             (false, true) => cmdline::errln!("mutants: [worktree] from {ours}"),
             (true, true) => {}
         }
+        // The same for `[canary]`: the candidate's generated files are the same files.
+        if spec.canary.is_empty() && !config.canary.is_empty() {
+            spec.canary = config.canary.clone();
+        }
     }
     Ok((spec, config, worktree_file))
 }
