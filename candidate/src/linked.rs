@@ -125,10 +125,14 @@ struct Stamp {
     target: Option<PathBuf>,
 }
 
-/// The state of the user's linked folders: every entry below each, by path.
+/// Every entry below a folder, by its path from there (the folder itself is the empty path).
+type Entries = Vec<(Vec<u8>, Stamp)>;
+
+/// The state of the user's linked folders: each as written in `link`, its real path, and
+/// every entry below it.
 #[derive(Clone, Debug, Default)]
 pub struct Fingerprint {
-    folders: Vec<(String, PathBuf, Vec<(Vec<u8>, Stamp)>)>,
+    folders: Vec<(String, PathBuf, Entries)>,
 }
 
 impl Fingerprint {
@@ -208,14 +212,14 @@ impl Fingerprint {
 }
 
 /// Every entry below `root` (itself as the empty path), sorted by path, links not followed.
-fn stamps(root: &Path) -> Vec<(Vec<u8>, Stamp)> {
+fn stamps(root: &Path) -> Entries {
     let mut out = Vec::new();
     walk(root, Vec::new(), &mut out);
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
-fn walk(path: &Path, rel: Vec<u8>, out: &mut Vec<(Vec<u8>, Stamp)>) {
+fn walk(path: &Path, rel: Vec<u8>, out: &mut Entries) {
     let Ok(meta) = fs::symlink_metadata(path) else {
         return;
     };

@@ -89,7 +89,7 @@ pub fn validate(
         if let Some(i) = list.iter().position(|p| link.contains(p)) {
             return Err((
                 Some(raw_list[i].span()),
-                format!("worktree.cache {:?} is also linked (link shares it, cache keeps a copy: pick one)", list[i]),
+                format!("worktree.cache {:?} is also linked (link copies yours in, cache keeps one of its own: pick one)", list[i]),
             ));
         }
     }

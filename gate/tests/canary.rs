@@ -111,7 +111,7 @@ fn candidate_of(
     repo.write("test.sh", test_sh);
     let write = |repo: &Repo, tail: &str| {
         for (path, body, exec) in changed {
-            repo.write(path, &format!("{body}{tail}"));
+            repo.write(path, format!("{body}{tail}"));
             if *exec {
                 let p = repo.path().join(path);
                 std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -11,9 +11,12 @@ use std::process::Command;
 use crate::common::pack_with_config;
 use testkit::Repo;
 
-/// Every entry under `root` (links not followed): its path, kind, size, mtime and bytes.
-fn listing(root: &Path) -> Vec<(String, u32, u64, i64, i64, Vec<u8>)> {
-    fn walk(root: &Path, at: &Path, out: &mut Vec<(String, u32, u64, i64, i64, Vec<u8>)>) {
+/// One entry: its path, mode, size, mtime (seconds, nanoseconds) and bytes.
+type Entry = (String, u32, u64, i64, i64, Vec<u8>);
+
+/// Every entry under `root` (links not followed).
+fn listing(root: &Path) -> Vec<Entry> {
+    fn walk(root: &Path, at: &Path, out: &mut Vec<Entry>) {
         let meta = std::fs::symlink_metadata(at).unwrap();
         let rel = at
             .strip_prefix(root)
