@@ -201,7 +201,7 @@ impl Fingerprint {
                 }
             }
             return Some(format!(
-                "worktree.link {:?}: your own folder {} changed during the run ({}): a setup or suite wrote into it, so the run cannot be trusted and your install may need repairing",
+                "worktree.link {:?}: your own folder {} changed during the run ({}): a setup or suite wrote into it by its path (or another program did meanwhile), so the run cannot be trusted and your install may need repairing",
                 files::escape::text(rel),
                 files::escape::path(root),
                 parts.join(", ")
