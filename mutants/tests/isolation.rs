@@ -198,5 +198,17 @@ fn a_linked_folder_is_the_checkouts_own_copy_and_a_write_into_the_users_fails_th
     out.assert_exit(4);
     assert!(out.stderr.contains("your own folder"), "{out}");
     assert!(out.stderr.contains("deps/written"), "{out}");
-    assert_eq!(fx.report()["exit_code"], 4);
+    let report = fx.report();
+    assert_eq!(report["exit_code"], 4);
+    assert!(
+        report["linked_changed"][0]
+            .as_str()
+            .is_some_and(|l| l.contains("deps/written")),
+        "{report}"
+    );
+    let text = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(
+        text.contains("LINKED FOLDER CHANGED: worktree.link \"deps\""),
+        "{text}"
+    );
 }

@@ -181,6 +181,9 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
                 merged.canaries.push(c.clone());
             }
         }
+        merged
+            .linked_changed
+            .extend(r.linked_changed.iter().cloned());
         for l in &r.canaries_left_out {
             if !merged.canaries_left_out.contains(l) {
                 merged.canaries_left_out.push(l.clone());
@@ -221,7 +224,10 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
 pub(super) fn exit_of(merged: &RunReport) -> Exit {
     if merged.interrupted {
         Exit::Interrupted
-    } else if merged.baseline_failed || merged.canary_survived() {
+    } else if merged.baseline_failed
+        || merged.canary_survived()
+        || !merged.linked_changed.is_empty()
+    {
         Exit::Precondition
     } else {
         Exit::from_held(merged.held() && merged.complete)

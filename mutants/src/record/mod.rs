@@ -85,6 +85,10 @@ pub(crate) struct RunReport {
     /// it out.
     #[serde(default)]
     pub canaries_left_out: Vec<CanaryLeftOut>,
+    /// A `[worktree] link` folder of the user's checkout that changed while the run went (see
+    /// `candidate::linked`): one line each; the run's precondition failed (exit 4).
+    #[serde(default)]
+    pub linked_changed: Vec<String>,
     pub interrupted: bool,
     /// Whether every planned mutant has its verdict from a run that reached its end (or the
     /// baseline failed, which judges none by design). A run writes its report incomplete from
@@ -119,6 +123,7 @@ impl RunReport {
     pub fn held(&self) -> bool {
         !self.baseline_failed
             && !self.canary_survived()
+            && self.linked_changed.is_empty()
             && !self.interrupted
             && self.unjudged.is_empty()
             && self.mutants.len() == self.planned

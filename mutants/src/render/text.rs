@@ -246,6 +246,13 @@ pub(crate) fn render_painted(report: &RunReport, paint: Painter) -> String {
         report.start, report.end, report.jobs
     ));
     s.push_str(&canary_lines(report));
+    for changed in &report.linked_changed {
+        s.push_str(&format!(
+            "{} {} (exit 4)\n",
+            paint.paint("LINKED FOLDER CHANGED:", Style::Bad),
+            files::escape::text(changed)
+        ));
+    }
     if report.baseline_failed {
         s.push_str(&paint.paint(&RunVerdict::BaselineFailed.to_string(), Style::Bad));
         s.push_str(

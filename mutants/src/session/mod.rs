@@ -390,6 +390,7 @@ impl Session {
         let exit = match self.prep.linked.changed() {
             Some(changed) if exit != Exit::Interrupted => {
                 cmdline::errln!("mutants: {changed}");
+                self.report.linked_changed.push(changed);
                 Exit::Precondition
             }
             _ => exit,

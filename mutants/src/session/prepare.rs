@@ -95,6 +95,7 @@ impl Session {
             canaries: Vec::new(),
             canaries_skipped: settings.no_canary,
             canaries_left_out: Vec::new(),
+            linked_changed: Vec::new(),
             reused: Vec::new(),
             interrupted: false,
             // Incomplete, with the code of a run cut short, until `finish` says otherwise: a
