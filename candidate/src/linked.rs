@@ -9,17 +9,18 @@
 //! and a farm of hard links would still let a tool that rewrites a file in place (vitest's
 //! `results.json`) write into the user's inode. So each checkout gets a copy of its own:
 //! folders made anew, files copied with `copy_file_range` (extents shared on btrfs and XFS,
-//! an in-kernel copy elsewhere) keeping their mode and mtime, links made again (an absolute
-//! link into the folder itself is pointed at the copy). Whatever setup and suites do to the
+//! an in-kernel copy elsewhere) keeping their mode and mtime, links made again; an absolute
+//! link into the folder itself, and the `#!` line of a console script in a `bin` folder that
+//! names the folder's interpreter, are pointed at the copy. Whatever setup and suites do to the
 //! copy (remove it, install into it, write caches under it) stays in the checkout, and the
 //! copy is a real folder, so a `node_modules/` line in `.gitignore` ignores it as it does the
 //! user's.
 //!
-//! What a copy cannot stop is a program that writes into the user's folder by its absolute
-//! path (a console script whose first line names the user's `.venv/bin/python`, a path baked
-//! into a config). So a [`Fingerprint`] of each linked folder (every entry's kind, size, mode,
-//! mtime, inode and link target) is taken before the first checkout is set up and compared at
-//! the end of the run: a folder that changed fails the run loudly, naming what changed.
+//! What a copy cannot stop is a program that writes into the user's folder by an absolute
+//! path found elsewhere (a path baked into a config, a variable naming the user's checkout).
+//! So a [`Fingerprint`] of each linked folder (every entry's kind, size, mode, mtime, inode and
+//! link target) is taken before the first checkout is set up and compared at the end of the
+//! run: a folder that changed fails the run loudly, naming what changed.
 
 use std::fs;
 use std::io;
@@ -58,7 +59,12 @@ pub fn copy_into(source: &Path, checkout: &Path, rel: &str) -> Result<(), String
     if let Some(parent) = to.parent() {
         fs::create_dir_all(parent).map_err(|e| format!("worktree.link {rel:?}: {e}"))?;
     }
-    copy_tree(&real, &real, &to).map_err(|e| {
+    let names = Names {
+        real: real.clone(),
+        spelled: std::path::absolute(&from).unwrap_or(from.clone()),
+        copy: to.clone(),
+    };
+    copy_tree(&names, &real, &to).map_err(|e| {
         format!(
             "worktree.link {rel:?}: copying {} into the checkout: {e}",
             files::escape::path(&from)
@@ -66,44 +72,89 @@ pub fn copy_into(source: &Path, checkout: &Path, rel: &str) -> Result<(), String
     })
 }
 
-/// Copies `from` (inside the folder whose real path is `root`) to `to`, which does not exist.
-fn copy_tree(root: &Path, from: &Path, to: &Path) -> io::Result<()> {
+/// The linked folder's names in the user's checkout (its real path, and as `link` spells it
+/// from there) and its copy's: an absolute path to the former found in the copy is pointed at
+/// the latter.
+struct Names {
+    real: PathBuf,
+    spelled: PathBuf,
+    copy: PathBuf,
+}
+
+impl Names {
+    /// `path` with the user's folder swapped for the copy, when it lies inside it.
+    fn moved(&self, path: &Path) -> Option<PathBuf> {
+        if !path.is_absolute() {
+            return None;
+        }
+        [&self.real, &self.spelled]
+            .iter()
+            .find_map(|root| path.strip_prefix(root).ok())
+            .map(|inside| self.copy.join(inside))
+    }
+}
+
+/// Copies `from` (inside the user's folder) to `to`, which does not exist.
+fn copy_tree(names: &Names, from: &Path, to: &Path) -> io::Result<()> {
     let meta = fs::symlink_metadata(from)?;
     let kind = meta.file_type();
     if kind.is_symlink() {
         let target = fs::read_link(from)?;
         // An absolute link into the folder itself would lead writes back to the user's copy.
-        let target = match target.strip_prefix(root) {
-            Ok(inside) if target.is_absolute() => to_root(root, from, to).join(inside),
-            _ => target,
-        };
+        let target = names.moved(&target).unwrap_or(target);
         std::os::unix::fs::symlink(target, to)?;
     } else if kind.is_dir() {
         fs::create_dir(to)?;
         for entry in fs::read_dir(from)? {
             let entry = entry?;
-            copy_tree(root, &entry.path(), &to.join(entry.file_name()))?;
+            copy_tree(names, &entry.path(), &to.join(entry.file_name()))?;
         }
         fs::set_permissions(to, meta.permissions())?;
         set_mtime(to, &meta);
     } else if kind.is_file() {
-        fs::copy(from, to)?;
+        match script_pointed_at_copy(names, from, &meta) {
+            Some(bytes) => {
+                fs::write(to, bytes)?;
+                fs::set_permissions(to, meta.permissions())?;
+            }
+            None => {
+                fs::copy(from, to)?;
+            }
+        }
         set_mtime(to, &meta);
     }
     // A socket or a FIFO is left out: nothing installs one for a suite to read.
     Ok(())
 }
 
-/// The copy's root, from the pair (`from`, `to`) of one entry under it.
-fn to_root(root: &Path, from: &Path, to: &Path) -> PathBuf {
-    let depth = from
-        .strip_prefix(root)
-        .map_or(0, |r| r.components().count());
-    let mut at = to.to_path_buf();
-    for _ in 0..depth {
-        at.pop();
+/// A console script in a `bin` folder (`.venv/bin/pytest`, `.venv/bin/pip`) whose `#!` line
+/// names an interpreter inside the user's folder, with that line naming the copy's instead:
+/// run as it was installed, it would import from (and write into) the user's virtualenv.
+fn script_pointed_at_copy(names: &Names, from: &Path, meta: &fs::Metadata) -> Option<Vec<u8>> {
+    let in_bin = from
+        .parent()
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "bin");
+    if !in_bin || meta.len() > 1 << 20 {
+        return None;
     }
-    at
+    let bytes = fs::read(from).ok()?;
+    let rest = bytes.strip_prefix(b"#!")?;
+    let end = rest.iter().position(|b| *b == b'\n').unwrap_or(rest.len());
+    let line = std::str::from_utf8(&rest[..end]).ok()?.trim_start();
+    let (program, args) = match line.split_once(' ') {
+        Some((p, a)) => (p, Some(a)),
+        None => (line, None),
+    };
+    let moved = names.moved(Path::new(program))?;
+    let mut out = b"#!".to_vec();
+    out.extend_from_slice(moved.as_os_str().as_bytes());
+    if let Some(args) = args {
+        out.push(b' ');
+        out.extend_from_slice(args.as_bytes());
+    }
+    out.extend_from_slice(&rest[end..]);
+    Some(out)
 }
 
 /// Gives `path` the modification time `meta` records (runners decide staleness by it), best
@@ -271,6 +322,10 @@ mod tests {
         fs::write(nm.join("a/lib/index.js"), "x").unwrap();
         std::os::unix::fs::symlink("../a/lib/index.js", nm.join("rel")).unwrap();
         std::os::unix::fs::symlink(nm.join("a"), nm.join("abs")).unwrap();
+        fs::create_dir(nm.join("bin")).unwrap();
+        let script = format!("#!{}/bin/python -E\nimport sys\n", nm.display());
+        fs::write(nm.join("bin/tool"), script).unwrap();
+        fs::write(nm.join("bin/other"), "#!/usr/bin/python3\n").unwrap();
         fs::create_dir(t.path().join("co")).unwrap();
         t
     }
@@ -290,6 +345,15 @@ mod tests {
         );
         // The absolute link into the folder now names the copy, not the user's folder.
         assert_eq!(fs::read_link(copy.join("abs")).unwrap(), copy.join("a"));
+        // So does a console script's interpreter; other scripts are copied as they are.
+        assert_eq!(
+            fs::read_to_string(copy.join("bin/tool")).unwrap(),
+            format!("#!{}/bin/python -E\nimport sys\n", copy.display())
+        );
+        assert_eq!(
+            fs::read(copy.join("bin/other")).unwrap(),
+            b"#!/usr/bin/python3\n"
+        );
         fs::write(copy.join("a/lib/index.js"), "changed in place").unwrap();
         fs::remove_dir_all(&copy).unwrap();
         assert_eq!(

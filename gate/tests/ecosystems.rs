@@ -289,7 +289,7 @@ fn the_python_recipe_works_for_a_package_that_reads_its_version_with_importlib_m
         names
     };
     let before = site(&repo);
-    let gate = "[worktree]\nlink = [\".venv\"]\nsetup = \".venv/bin/python -m pip install -q --no-index --no-deps --no-build-isolation -e .\"\n\n[env]\nPIP_DISABLE_PIP_VERSION_CHECK = \"1\"\n\n[[suite]]\nname = \"unit\"\nrun = \".venv/bin/python -m unittest discover -s tests -v\"\n";
+    let gate = "[worktree]\nlink = [\".venv\"]\nsetup = \".venv/bin/pip install -q --no-index --no-deps --no-build-isolation -e .\"\n\n[env]\nPIP_DISABLE_PIP_VERSION_CHECK = \"1\"\n\n[[suite]]\nname = \"unit\"\nrun = \".venv/bin/python -m unittest discover -s tests -v\"\n";
     let out = tempfile::tempdir().unwrap();
     let config = pack_with_config(&repo, &base, out.path(), gate);
     let run = run_config(&repo, &config, &out.path().join("gate-out"), &["--canary"]);
