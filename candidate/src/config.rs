@@ -45,6 +45,7 @@ struct RawConfig {
     #[serde(default)]
     suite: Vec<Spanned<RawSuite>>,
     worktree: Option<crate::setup::RawWorktree>,
+    canary: Option<crate::canary::RawCanary>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +94,8 @@ pub struct Config {
     pub suites: Vec<SuiteSpec>,
     /// The `[worktree]` table: setup and links for each new checkout.
     pub worktree: crate::setup::WorktreeSetup,
+    /// The `[canary]` table: generated files no canary is written into.
+    pub canary: crate::canary::Canary,
     /// The sha256 of the file's bytes as read (once: it may have been a FIFO), hex; empty for
     /// a config parsed from text.
     pub sha256: String,
@@ -282,6 +285,10 @@ impl Config {
             suites,
             worktree: match &raw.worktree {
                 Some(w) => crate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
+                None => Default::default(),
+            },
+            canary: match &raw.canary {
+                Some(c) => crate::canary::Canary::validate(c).map_err(|(span, m)| at(span, m))?,
                 None => Default::default(),
             },
             sha256: String::new(),

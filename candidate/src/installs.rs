@@ -1,7 +1,7 @@
 //! Installs in a linked folder that point back at the user's checkout.
 //!
-//! `[worktree] link` shares a folder of the user's checkout (`.venv`, `node_modules`) with every
-//! checkout gatekit makes. When that folder holds the project itself installed *editable*
+//! `[worktree] link` gives every checkout gatekit makes a copy of a folder of the user's checkout
+//! (`.venv`, `node_modules`; see [`crate::linked`]), and a copy keeps every absolute path. When that folder holds the project itself installed *editable*
 //! (`pip install -e .`: a `.pth` line, an `__editable__` finder or a `direct_url.json` naming
 //! the user's checkout), or a workspace package linked to it (`node_modules/@app/core ->
 //! ../../packages/core`), the suites import the user's files, not the checkout under review:

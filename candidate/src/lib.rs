@@ -21,6 +21,7 @@ pub mod fresh;
 pub mod git;
 pub mod history;
 pub mod installs;
+pub mod linked;
 pub mod pack;
 mod patch;
 pub mod pristine;

@@ -6,10 +6,10 @@
 //! - `setup` (`npm ci`, `pnpm install --frozen-lockfile`) runs once in each new checkout,
 //!   through the runner like any suite, before its baseline or first suite. It is a
 //!   precondition: when it fails, nothing can be judged (exit 4, the log's tail shown).
-//! - `link` symlinks ignored paths from the source checkout into every checkout, as Stryker
-//!   shares `node_modules` with its sandboxes: nothing is installed again. The link itself
-//!   changes nothing in the user's copy; a suite that *writes* into a linked folder writes into
-//!   the user's copy (that is what sharing means), so link only what suites read.
+//! - `link` gives every checkout its own copy of ignored paths of the source checkout
+//!   (`node_modules`, `.venv`), as Stryker shares `node_modules` with its sandboxes: nothing is
+//!   installed again, and nothing a setup or suite does reaches the user's folder (a private
+//!   copy, checked unchanged at the end: see [`crate::linked`]).
 //!
 //! - `cache` names ignored build folders (`target`) kept between runs under gatekit's cache
 //!   folder and handed from the first checkout to the others (the cache module); unset, a
@@ -44,7 +44,7 @@ pub struct WorktreeSetup {
     /// Run once in each new checkout, with `sh -c`, before anything else.
     pub setup: Option<String>,
     pub setup_timeout: Duration,
-    /// Ignored paths linked from the source checkout.
+    /// Ignored paths of the source checkout each checkout gets a private copy of.
     pub link: Vec<String>,
     /// Ignored build folders kept between runs, as written; `None` when the table does not
     /// say (then the cache module's `paths_for` picks the ecosystem's default).
@@ -89,7 +89,7 @@ pub fn validate(
         if let Some(i) = list.iter().position(|p| link.contains(p)) {
             return Err((
                 Some(raw_list[i].span()),
-                format!("worktree.cache {:?} is also linked (link shares it, cache keeps a copy: pick one)", list[i]),
+                format!("worktree.cache {:?} is also linked (link copies yours in, cache keeps one of its own: pick one)", list[i]),
             ));
         }
     }
@@ -174,29 +174,13 @@ pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result
     Ok(())
 }
 
-/// Symlinks every `link` path of `setup` from `source` (the user's checkout) into `checkout`.
-/// A path missing in the source is an error: a suite would fail for want of it, and the
-/// message says what to install first.
+/// Gives `checkout` a private copy of every `link` path of `setup` from `source` (the user's
+/// checkout): see [`crate::linked`] for why a copy and not a symlink. A path missing in the
+/// source is an error: a suite would fail for want of it, and the message says what to install
+/// first.
 pub fn link_into(setup: &WorktreeSetup, source: &Path, checkout: &Path) -> Result<(), String> {
     for rel in &setup.link {
-        let from = source.join(rel);
-        if std::fs::symlink_metadata(&from).is_err() {
-            return Err(format!(
-                "worktree.link {rel:?}: not in the source checkout {} (install it there first)",
-                files::escape::path(source)
-            ));
-        }
-        let to = checkout.join(rel);
-        if std::fs::symlink_metadata(&to).is_ok() {
-            return Err(format!(
-                "worktree.link {rel:?}: the checkout already has it (is it tracked by git?)"
-            ));
-        }
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("worktree.link {rel:?}: {e}"))?;
-        }
-        std::os::unix::fs::symlink(&from, &to)
-            .map_err(|e| format!("worktree.link {rel:?}: {e}"))?;
+        crate::linked::copy_into(source, checkout, rel)?;
     }
     Ok(())
 }

@@ -1,11 +1,14 @@
 //! `gate run --canary`: proof that the suites read the checkout under review.
 //!
-//! After every suite passed, each source path of the candidate (a manifest path whose ending
-//! names source code, see [`candidate::canary::is_source`]) is made unloadable in turn and the
-//! suites run again until one fails: that path is read. A path no suite notices, or a suite
-//! that notices none of the paths, means a PASS about other code (an editable install, a global
-//! one, a build output naming another folder): findings, and exit 4. Each run puts the checkout
-//! back to the tree under review (the private index of [`candidate::pristine`]) before the next.
+//! After every suite passed, each source path of the candidate (a manifest path that is code:
+//! its ending, a `#!` script, a file a suite's command names; see
+//! [`candidate::canary::Canary::classify`]) is made unloadable in turn and the suites run again
+//! until one fails: that path is read. A path no suite notices, a suite that notices none of
+//! the paths, or a candidate with no source path at all means a PASS nothing proved is about
+//! this checkout (an editable install, a global one, a build output naming another folder, a
+//! script run from the user's copy): findings, and exit 4. Paths `[canary] skip` leaves out are
+//! recorded with the glob that matched. Each run puts the checkout back to the tree under
+//! review (the private index of [`candidate::pristine`]) before the next.
 //!
 //! It costs about one suite run per source path (more when several suites must each be
 //! proved), so it is asked for, not done by default.
@@ -19,6 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use candidate::apply::Applied;
+use candidate::canary::Decision;
 use candidate::pristine::Pristine;
 
 use crate::progress::{Event, Lines};
@@ -40,9 +44,32 @@ pub(crate) struct CanaryRun {
     pub log: String,
 }
 
-/// The findings canaries make: each source path no suite noticed, each suite that noticed none.
+/// A path of the candidate that is code but no canary was written into, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct LeftOut {
+    pub path: String,
+    /// `[canary] skip "dist/**"`.
+    pub why: String,
+}
+
+/// What the canary phase found: its runs, the paths it left out, whether it was cut short.
+pub(crate) struct Canaries {
+    pub runs: Vec<CanaryRun>,
+    pub left_out: Vec<LeftOut>,
+    pub interrupted: bool,
+}
+
+/// The findings canaries make: no source path at all, each source path no suite noticed, each
+/// suite that noticed none.
 pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<String> {
     let mut out = Vec::new();
+    if runs.is_empty() {
+        out.push(
+            "canary: the candidate has no source path to make unloadable, so nothing proves the suites read the checkout (name its code in a suite's command, or take it out of [canary] skip)"
+                .to_string(),
+        );
+    }
     let mut paths: Vec<&str> = Vec::new();
     for r in runs {
         if !paths.contains(&r.path.as_str()) {
@@ -69,29 +96,43 @@ pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<String> {
     out
 }
 
-/// Runs the canaries in `applied`'s checkout, each suite's log in `logs`; `(runs, interrupted)`.
+/// Runs the canaries in `applied`'s checkout, each suite's log in `logs`.
 pub(crate) fn run(
     applied: &Applied,
     planned: &[Planned],
-    env: &std::collections::BTreeMap<String, String>,
+    config: &candidate::config::Config,
     logs: &Path,
     quiet: bool,
     echo: bool,
-) -> Result<(Vec<CanaryRun>, bool)> {
+) -> Result<Canaries> {
+    let env = &config.env;
     let dir = applied.checkout.path();
     let index = runner::scratch::session()
         .context("making the session folder")?
         .join("canary.index");
     let pristine =
         Pristine::for_tree(dir, &applied.tree, index).context("recording the tree under review")?;
-    let paths: Vec<String> = applied
-        .prepared
-        .manifest
-        .entries
+    let named: Vec<String> = planned
         .iter()
-        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
-        .filter(|p| candidate::canary::is_source(Path::new(p)) && plain_file(dir, p))
+        .flat_map(|p| candidate::canary::command_words(&p.script))
         .collect();
+    let (mut paths, mut left_out) = (Vec::new(), Vec::new());
+    for entry in &applied.prepared.manifest.entries {
+        let path = String::from_utf8_lossy(&entry.path).into_owned();
+        if !plain_file(dir, &path) {
+            continue;
+        }
+        match config.canary.classify(dir, &path, &named) {
+            Decision::Source(_) => paths.push(path),
+            Decision::LeftOut(why) => left_out.push(LeftOut { path, why }),
+            Decision::NotSource => {}
+        }
+    }
+    let done = |runs, interrupted| Canaries {
+        runs,
+        left_out: left_out.clone(),
+        interrupted,
+    };
     let mut runs = Vec::new();
     let (mut read_paths, mut reading_suites) = (BTreeSet::new(), BTreeSet::new());
     let mut lines = Lines::new(paths.len() * planned.len(), quiet);
@@ -102,7 +143,7 @@ pub(crate) fn run(
             }
             if files::interrupt::requested() {
                 lines.clear();
-                return Ok((runs, true));
+                return Ok(done(runs, true));
             }
             let file = dir.join(std::ffi::OsStr::from_bytes(path.as_bytes()));
             let before = std::fs::symlink_metadata(&file).ok();
@@ -130,7 +171,7 @@ pub(crate) fn run(
             let result = result?;
             if result.record.interrupted {
                 lines.clear();
-                return Ok((runs, true));
+                return Ok(done(runs, true));
             }
             let noticed = result.record.outcome() != report::Outcome::Passed;
             if noticed {
@@ -157,7 +198,7 @@ pub(crate) fn run(
         }
     }
     lines.clear();
-    Ok((runs, files::interrupt::requested()))
+    Ok(done(runs, files::interrupt::requested()))
 }
 
 /// Whether `rel` is a regular file of `dir` reached through no link (a canary never writes

@@ -245,6 +245,9 @@ fn locked_run(
     if first_run {
         report.reused = reused;
     }
+    // The user's linked folders as they are before the checkout gets its copies: compared
+    // once the suites and canaries are done (see `candidate::linked`).
+    let linked = candidate::linked::Fingerprint::take(repo.dir(), &config.worktree.link);
     let setup = prepare_checkout(
         repo,
         config,
@@ -252,7 +255,12 @@ fn locked_run(
         &s.out,
         // This rerun's number (its Rerun is already in the report), or 0 for a first run.
         if first_run { 0 } else { report.reruns.len() },
-    )?;
+    )
+    .inspect_err(|_| {
+        if let Some(changed) = linked.changed() {
+            cmdline::errln!("gate: {changed}");
+        }
+    })?;
     let (setup, failed) = match setup {
         Setup::Ready(fact) => (fact, None),
         Setup::Failed { fact, why } => (fact, Some(why)),
@@ -265,6 +273,11 @@ fn locked_run(
         // the checkout removed first so the record says so truly. The attestation follows
         // (see `cmd_run`), so an earlier PASS at its path never outlives this run.
         cmdline::errln!("gate: {why}");
+        // A setup that failed may still have written into the user's linked folder.
+        if let Some(changed) = linked.changed() {
+            cmdline::errln!("gate: {changed}");
+            report.linked_changed.push(changed);
+        }
         // Its first line (the log's tail follows it on stderr and stays in the log).
         let first = why.lines().next().unwrap_or_default();
         report.precondition = Some(first.trim_end_matches(':').to_string());
@@ -299,10 +312,14 @@ fn locked_run(
     let mut interrupted = interrupted;
     // Only a green first run needs the proof: a red one is FAIL already.
     if s.canary && first_run && !interrupted && report.suites.iter().all(SuiteResult::passed) {
-        let (runs, cut) =
-            crate::canary::run(&applied, &planned, &config.env, &logs, s.json, s.echo)?;
-        report.canaries = Some(runs);
-        interrupted |= cut;
+        let found = crate::canary::run(&applied, &planned, config, &logs, s.json, s.echo)?;
+        report.canaries = Some(found.runs);
+        report.canary_left_out = found.left_out;
+        interrupted |= found.interrupted;
+    }
+    if let Some(changed) = linked.changed() {
+        cmdline::errln!("gate: {changed}");
+        report.linked_changed.push(changed);
     }
     report.finished = Timestamp::now();
     report.interrupted = interrupted;

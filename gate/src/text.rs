@@ -79,6 +79,14 @@ impl GateReport {
                 paths.len(),
                 runs.len()
             );
+            for l in &self.canary_left_out {
+                let _ = writeln!(
+                    out,
+                    "canary    left out: {} ({})",
+                    esc(&l.path),
+                    esc(&l.why)
+                );
+            }
             for r in runs.iter().filter(|r| !r.noticed) {
                 let _ = writeln!(
                     out,

@@ -14,6 +14,7 @@ mod formats;
 mod habits;
 mod hostile_git;
 mod inputs;
+mod linked;
 mod liveness;
 mod outputs;
 mod owed;

@@ -256,6 +256,9 @@ pub(crate) struct Prep {
     pub source: std::path::PathBuf,
     pub env: std::collections::BTreeMap<String, String>,
     pub logs: std::path::PathBuf,
+    /// The user's linked folders as they were before any checkout got its copy, compared when
+    /// the run ends.
+    pub linked: candidate::linked::Fingerprint,
 }
 
 impl Prep {

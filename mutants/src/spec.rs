@@ -25,6 +25,7 @@ struct RawSpec {
     #[serde(default)]
     mutant: Vec<Spanned<RawMutant>>,
     worktree: Option<candidate::setup::RawWorktree>,
+    canary: Option<candidate::canary::RawCanary>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -125,6 +126,8 @@ pub(crate) struct Spec {
     pub mutants: Vec<Mutant>,
     /// The `[worktree]` table: setup and links for each new checkout.
     pub worktree: candidate::setup::WorktreeSetup,
+    /// The `[canary]` table: generated files no canary is written into.
+    pub canary: candidate::canary::Canary,
 }
 
 impl Spec {
@@ -302,12 +305,17 @@ impl Spec {
             Some(w) => candidate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
             None => Default::default(),
         };
+        let canary = match &raw.canary {
+            Some(c) => candidate::canary::Canary::validate(c).map_err(|(span, m)| at(span, m))?,
+            None => Default::default(),
+        };
         Ok(Spec {
             file: path.to_path_buf(),
             sha256,
             suites,
             mutants,
             worktree,
+            canary,
         })
     }
 

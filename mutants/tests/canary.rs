@@ -100,3 +100,42 @@ fn a_suite_that_reads_the_users_checkout_stops_the_run_at_its_canary_with_exit_4
     let text = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
     assert!(text.contains("canary: skipped (--no-canary)"), "{text}");
 }
+
+#[test]
+fn canary_skip_leaves_a_mutated_file_out_and_the_report_says_which_and_why() {
+    // The suite reads the user's checkout: without the skip the run stops at lib.sh's canary.
+    let fx = fixture("\n[canary]\nskip = [\"*.sh\"]\n");
+    let out = Output::of(fx.cmd().env("LIB_DIR", fx.repo.path()).args([
+        "run",
+        "mutants.toml",
+        "--out",
+        fx.out().to_str().unwrap(),
+    ]));
+    out.assert_exit(1);
+    let report = fx.report();
+    assert!(
+        report["canaries"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    assert_eq!(report["canaries_left_out"][0]["file"], "lib.sh");
+    assert_eq!(
+        report["canaries_left_out"][0]["why"],
+        "[canary] skip \"*.sh\""
+    );
+    let text = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(
+        text.contains(
+            "canary: lib.sh left out ([canary] skip \"*.sh\"): no canary proves a suite reads it"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_canary_skip_glob_that_climbs_out_is_bad_input_at_its_line() {
+    let fx = fixture("\n[canary]\nskip = [\"../*.sh\"]\n");
+    let out = fx.run(&[]);
+    out.assert_exit(2);
+    assert!(out.stderr.contains("mutants.toml:"), "{out}");
+    assert!(out.stderr.contains("canary.skip \"../*.sh\""), "{out}");
+}

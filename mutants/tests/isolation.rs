@@ -4,7 +4,8 @@
 
 use std::fs;
 
-use crate::common::{mutant, verdicts, Fixture, LIB, SUITE};
+use crate::common::{mutant, verdicts, Fixture, LIB, SUITE, TEST};
+use testkit::Output;
 
 #[test]
 fn a_meddling_suite_leaves_dirs_repository_byte_for_byte_as_it_was() {
@@ -187,4 +188,59 @@ fn a_worktree_link_git_does_not_ignore_is_bad_input() {
     let out = fx.run(&[]);
     out.assert_exit(2);
     assert!(out.both().contains("is not ignored by git"), "{}", out);
+}
+
+#[test]
+fn a_linked_folder_is_the_checkouts_own_copy_and_a_write_into_the_users_fails_the_run() {
+    // A setup that installs into the linked folder writes into the checkout's copy: the user's
+    // `deps/` is as it was, and the copy (a real folder, which `deps/` ignores) is not
+    // reported as a change the setup made to the checkout.
+    let fx = with_deps(
+        "setup = \"touch .installed; echo 3.0 > deps/NEW; rm deps/VERSION; echo 2.0 > deps/VERSION\"\nlink = [\"deps\"]",
+    );
+    // The suite writes into $USER_DEPS when it is set.
+    fx.repo.write(
+        "test.sh",
+        format!("[ -z \"$USER_DEPS\" ] || echo w >> \"$USER_DEPS/written\"\n{TEST}"),
+    );
+    fx.repo.commit_all("test.sh writes into USER_DEPS");
+    let out = fx.run(&[]);
+    out.assert_exit(0);
+    let said = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("the setup changed the checkout"))
+        .unwrap_or_default();
+    assert!(!said.contains("deps"), "the copy is ignored: {out}");
+    assert!(!fx.repo.path().join("deps/NEW").exists(), "{out}");
+    assert_eq!(
+        fs::read_to_string(fx.repo.path().join("deps/VERSION")).unwrap(),
+        "2.0"
+    );
+
+    // A suite that writes into the user's folder by its own path is named, and the run is a
+    // failed precondition whatever its verdicts.
+    let user = fx.repo.path().join("deps");
+    let out = Output::of(fx.cmd().env("USER_DEPS", &user).args([
+        "run",
+        "mutants.toml",
+        "--out",
+        fx.out().to_str().unwrap(),
+    ]));
+    out.assert_exit(4);
+    assert!(out.stderr.contains("your own folder"), "{out}");
+    assert!(out.stderr.contains("deps/written"), "{out}");
+    let report = fx.report();
+    assert_eq!(report["exit_code"], 4);
+    assert!(
+        report["linked_changed"][0]
+            .as_str()
+            .is_some_and(|l| l.contains("deps/written")),
+        "{report}"
+    );
+    let text = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(
+        text.contains("LINKED FOLDER CHANGED: worktree.link \"deps\""),
+        "{text}"
+    );
 }

@@ -95,6 +95,14 @@ pub struct GateReport {
     /// `None` when not asked.
     #[serde(default)]
     pub(crate) canaries: Option<Vec<crate::canary::CanaryRun>>,
+    /// `--canary`: the candidate's code no canary was written into, each with the
+    /// `[canary] skip` glob that left it out.
+    #[serde(default)]
+    pub(crate) canary_left_out: Vec<crate::canary::LeftOut>,
+    /// A `[worktree] link` folder of the user's checkout that changed while the run went (see
+    /// `candidate::linked`): one line each, a failed precondition.
+    #[serde(default)]
+    pub(crate) linked_changed: Vec<String>,
 }
 
 /// The `[worktree]` setup step as it ran: its time is reported on its own, apart from suites'.
@@ -137,6 +145,8 @@ impl GateReport {
             precondition: None,
             reused: Vec::new(),
             canaries: None,
+            canary_left_out: Vec::new(),
+            linked_changed: Vec::new(),
         };
         r.judge();
         r
@@ -174,14 +184,15 @@ impl GateReport {
         if let Some(runs) = &self.canaries {
             findings.extend(crate::canary::findings(runs, &self.planned));
         }
+        findings.extend(self.linked_changed.iter().cloned());
         self.verdict = if self.complete || self.interrupted {
             Verdict::of(self.interrupted, &findings)
         } else {
             Verdict::Incomplete
         };
         self.exit_code = self.verdict.exit_code();
-        // A failed setup, or a suite proved not to read the checkout, is a failed precondition,
-        // as the CLI exits.
+        // A failed setup, a suite proved not to read the checkout, or a linked folder of the
+        // user's that changed, is a failed precondition, as the CLI exits.
         if self.verdict == Verdict::Fail && self.precondition_failed() {
             self.exit_code = cmdline::Exit::Precondition.code();
         }
@@ -254,10 +265,11 @@ impl GateReport {
         self.verdict == Verdict::Pass
     }
 
-    /// Whether a precondition failed (exit 4): the `[worktree]` setup, or a canary that proved
-    /// a suite does not read the checkout, whatever the suites said.
+    /// Whether a precondition failed (exit 4): the `[worktree]` setup, a canary that proved a
+    /// suite does not read the checkout, or a folder of the user's linked into it that changed
+    /// while it ran, whatever the suites said.
     pub fn precondition_failed(&self) -> bool {
-        self.precondition.is_some() || self.canary_failed()
+        self.precondition.is_some() || self.canary_failed() || !self.linked_changed.is_empty()
     }
 
     /// Whether a canary proved a suite does not read the checkout: the run's precondition

@@ -184,6 +184,14 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
                 merged.canaries.push(c.clone());
             }
         }
+        merged
+            .linked_changed
+            .extend(r.linked_changed.iter().cloned());
+        for l in &r.canaries_left_out {
+            if !merged.canaries_left_out.contains(l) {
+                merged.canaries_left_out.push(l.clone());
+            }
+        }
         if let (Some(m), Some(c)) = (merged.candidate.as_mut(), r.candidate.as_ref()) {
             // The worst manifest result wins: one shard that did not restore spoils the merge.
             let ok = |s: &Option<ManifestCheck>| s.is_some_and(ManifestCheck::holds);
@@ -219,7 +227,11 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
 pub(super) fn exit_of(merged: &RunReport) -> Exit {
     if merged.interrupted {
         Exit::Interrupted
-    } else if merged.baseline_failed || merged.precondition.is_some() || merged.canary_survived() {
+    } else if merged.baseline_failed
+        || merged.precondition.is_some()
+        || merged.canary_survived()
+        || !merged.linked_changed.is_empty()
+    {
         Exit::Precondition
     } else {
         Exit::from_held(merged.held() && merged.complete)

@@ -21,7 +21,7 @@ mod strict;
 mod tally;
 
 pub(crate) use facts::{Baseline, CandidateFacts, ManifestCheck, SetupFacts, Shard};
-pub(crate) use row::{Canary, CanaryVerdict, Row, SuiteRun};
+pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Row, SuiteRun};
 pub(crate) use tally::Tally;
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
@@ -85,6 +85,14 @@ pub(crate) struct RunReport {
     pub canaries: Vec<Canary>,
     /// `--no-canary`: no canary ran, so nothing proved the suites read the working copy.
     pub canaries_skipped: bool,
+    /// Mutated files no canary was written into, each with the `[canary] skip` glob that left
+    /// it out.
+    #[serde(default)]
+    pub canaries_left_out: Vec<CanaryLeftOut>,
+    /// A `[worktree] link` folder of the user's checkout that changed while the run went (see
+    /// `candidate::linked`): one line each; the run's precondition failed (exit 4).
+    #[serde(default)]
+    pub linked_changed: Vec<String>,
     pub interrupted: bool,
     /// Whether every planned mutant has its verdict from a run that reached its end (or the
     /// baseline failed, which judges none by design). A run writes its report incomplete from
@@ -120,6 +128,7 @@ impl RunReport {
         !self.baseline_failed
             && self.precondition.is_none()
             && !self.canary_survived()
+            && self.linked_changed.is_empty()
             && !self.interrupted
             && self.unjudged.is_empty()
             && self.mutants.len() == self.planned

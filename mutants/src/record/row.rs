@@ -212,6 +212,15 @@ pub(crate) struct Canary {
     pub log: String,
 }
 
+/// A mutated file no canary was written into, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CanaryLeftOut {
+    pub file: String,
+    /// `[canary] skip "dist/**"`.
+    pub why: String,
+}
+
 /// What a canary proved: `canary killed` (the suite failed without the file: it reads the
 /// working copy) or `CANARY SURVIVED` (it passed without it: the run stops, exit 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -111,6 +111,13 @@ fn canary_lines(report: &RunReport) -> String {
             .to_string();
     }
     let mut s = String::new();
+    for l in &report.canaries_left_out {
+        s.push_str(&format!(
+            "canary: {} left out ({}): no canary proves a suite reads it\n",
+            esc(&l.file),
+            esc(&l.why)
+        ));
+    }
     for c in &report.canaries {
         s.push_str(&format!(
             "canary: {} made unloadable, suite {}: {} ({}, {})\n",
@@ -235,6 +242,13 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
         report.start, report.end, report.jobs
     ));
     s.push_str(&canary_lines(report));
+    for changed in &report.linked_changed {
+        s.push_str(&format!(
+            "{} {} (exit 4)\n",
+            paint.paint("LINKED FOLDER CHANGED:", Style::Bad),
+            files::escape::text(changed)
+        ));
+    }
     if let Some(why) = &report.precondition {
         s.push_str(&paint.paint(&RunVerdict::SetupFailed.to_string(), Style::Bad));
         s.push_str(&format!(

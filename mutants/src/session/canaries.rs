@@ -8,7 +8,7 @@ use cmdline::progress::Progress;
 use cmdline::Exit;
 
 use super::Session;
-use crate::record::CanaryVerdict;
+use crate::record::{CanaryLeftOut, CanaryVerdict};
 use crate::render::{self, progress};
 use crate::run::{self, canary, BaselineResult, Plan};
 
@@ -22,7 +22,21 @@ impl Session {
             );
             return Ok(Ok(()));
         }
-        let planned = canary::planned(&self.mutants());
+        let mut planned = canary::planned(&self.mutants());
+        // `[canary] skip`: generated files the suites do not read, each said with its glob.
+        planned.retain(|(file, _)| match self.spec.canary.skipped(file) {
+            Some(why) => {
+                let left = CanaryLeftOut {
+                    file: file.clone(),
+                    why,
+                };
+                if !self.report.canaries_left_out.contains(&left) {
+                    self.report.canaries_left_out.push(left);
+                }
+                false
+            }
+            None => true,
+        });
         let plan = Plan {
             spec: &self.spec,
             source: &self.source,

@@ -59,9 +59,12 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     if let Err(e) = session.set_up() {
         if cmdline::exit::Stop::of(&e) == cmdline::exit::Stop::Precondition {
             // A failed setup (exit 4) is recorded as what happened, the checkouts removed
-            // first, before the error is said as any stop is.
+            // first, before the error is said as any stop is; `finish` also compares the
+            // user's linked folders, which a setup that failed may have written into.
             session.report.precondition = Some(precondition_line(&e));
             session.finish(Exit::Precondition)?;
+        } else if let Some(changed) = session.prep.linked.changed() {
+            cmdline::errln!("mutants: {changed}");
         }
         return Err(e);
     }
@@ -396,6 +399,16 @@ impl Session {
         }
         // Checkouts go first, so an interrupted run has cleaned up before it reports.
         drop(checkouts);
+        // A linked folder of the user's that changed while the run went: whatever the
+        // verdicts, they were given beside a damaged install (see `candidate::linked`).
+        let exit = match self.prep.linked.changed() {
+            Some(changed) if exit != Exit::Interrupted => {
+                cmdline::errln!("mutants: {changed}");
+                self.report.linked_changed.push(changed);
+                Exit::Precondition
+            }
+            _ => exit,
+        };
         let report = &mut self.report;
         report.interrupted |= exit == Exit::Interrupted;
         report.settle();

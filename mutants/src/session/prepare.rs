@@ -95,6 +95,8 @@ impl Session {
             precondition: None,
             canaries: Vec::new(),
             canaries_skipped: settings.no_canary,
+            canaries_left_out: Vec::new(),
+            linked_changed: Vec::new(),
             reused: Vec::new(),
             interrupted: false,
             // Incomplete, with the code of a run cut short, until `finish` says otherwise: a
@@ -164,6 +166,7 @@ impl Session {
         }
         let kept_rows = report.mutants.len();
         let prep = Prep {
+            linked: candidate::linked::Fingerprint::take(repo.dir(), &spec.worktree.link),
             worktree: spec.worktree.clone(),
             source: repo.dir().to_path_buf(),
             env: setup_env,
@@ -242,6 +245,10 @@ fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::P
             ),
             (false, true) => cmdline::errln!("mutants: [worktree] from {ours}"),
             (true, true) => {}
+        }
+        // The same for `[canary]`: the candidate's generated files are the same files.
+        if spec.canary.is_empty() && !config.canary.is_empty() {
+            spec.canary = config.canary.clone();
         }
     }
     Ok((spec, config, worktree_file))
