@@ -37,7 +37,7 @@ const MAX_SPEC_BYTES: u64 = 64 << 20;
 /// prints.
 pub(super) enum SpecFound {
     /// `--spec`, or the spec the shards name, with the bytes they ran.
-    Spec(Spec),
+    Spec(Box<Spec>),
     /// None: why, in words.
     Missing(String),
 }
@@ -62,7 +62,7 @@ pub(super) fn spec_for(given: Option<&Path>, shards: &[(PathBuf, RunReport)]) ->
                 );
             }
         }
-        return Ok(SpecFound::Spec(spec));
+        return Ok(SpecFound::Spec(Box::new(spec)));
     }
     let path = Path::new(&first.spec);
     let missing = |why: &str| {
@@ -87,7 +87,7 @@ pub(super) fn spec_for(given: Option<&Path>, shards: &[(PathBuf, RunReport)]) ->
         .ok()
         .and_then(|text| Spec::parse(&text, path).ok())
     {
-        Some(spec) => Ok(SpecFound::Spec(spec)),
+        Some(spec) => Ok(SpecFound::Spec(Box::new(spec))),
         None => missing("does not read as a spec"),
     }
 }

@@ -83,7 +83,7 @@ pub(crate) fn merge(
     }
     let merged = join::merge_reports(&shards)?;
     let (spec, unchecked) = match check::spec_for(against.spec.as_deref(), &shards)? {
-        check::SpecFound::Spec(spec) => (Some(spec), None),
+        check::SpecFound::Spec(spec) => (Some(*spec), None),
         check::SpecFound::Missing(why) => (None, Some(why)),
     };
     check::shards(&shards, spec.as_ref())?;
