@@ -25,8 +25,10 @@ pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Row, SuiteRun};
 pub(crate) use tally::Tally;
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
-/// (docs/schema/mutants.schema.json describes it); `merge` refuses reports of another version.
-pub(crate) const REPORT_VERSION: u32 = 1;
+/// (docs/schema/mutants.schema.json describes it); `merge` and an `--only` rerun refuse reports
+/// of another version. 2: each suite run records `hang`, `not_started` and `file_changed`, which
+/// merge judges its verdict by.
+pub(crate) const REPORT_VERSION: u32 = 2;
 
 /// The whole run: `mutants.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -37,7 +39,7 @@ pub(crate) const REPORT_VERSION: u32 = 1;
 )]
 pub(crate) struct RunReport {
     /// [`REPORT_VERSION`]: what a consumer checks before reading the rest.
-    #[schemars(extend("const" = 1))]
+    #[schemars(extend("const" = REPORT_VERSION))]
     pub version: u32,
     #[schemars(extend("const" = "mutants"))]
     pub tool: String,
