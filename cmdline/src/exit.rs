@@ -1,4 +1,4 @@
-//! The exit codes of SPEC.md, shared by every tool, and the one policy that maps an error to
+//! gatekit's exit codes (0, 1, 2, 4, 130), shared by every tool, and the one policy that maps an error to
 //! one: by the typed errors in its chain ([`PreconditionFailed`], [`Interrupted`]), which the
 //! crates below raise without knowing any exit code.
 //!

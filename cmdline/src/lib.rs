@@ -1,5 +1,5 @@
 //! gatekit's command line, shared by the three tools: the [`exit`] policy (the exit codes of
-//! SPEC.md, the one mapping from a typed error to a code, [`run_tool`](exit::run_tool), and
+//! gatekit's exit codes, the one mapping from a typed error to a code, [`run_tool`](exit::run_tool), and
 //! stdout that a closed pipe ends quietly), the [`cli`] pieces flattened into each tool's clap
 //! definitions, the [`manual`] (man pages and completions), and [`progress`] lines on a
 //! terminal.

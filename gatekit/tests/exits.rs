@@ -1,5 +1,5 @@
 //! One exit policy: the same kind of error ends gate, mutants and probe with the same code
-//! (SPEC's exit codes, `cmdline::exit::Stop`). Each kind is made happen in each tool, through
+//! (the exit codes of the README, `cmdline::exit::Stop`). Each kind is made happen in each tool, through
 //! the umbrella binary, and the three codes must agree. (An interrupt's 130 is proved per tool
 //! by their own suites: gate's faults, mutants' cut_short, probe's faults.)
 

@@ -1,4 +1,4 @@
-//! The verdict on one mutant, in exactly the words SPEC.md uses.
+//! The verdict on one mutant, in exactly the words the user guide's verdict page uses.
 //!
 //! The one rule a newcomer must know: a suite that could not start (exit 126/127, a spawn
 //! failure) is `error`, never `killed`. A missing `node` makes every suite "fail", and counting
@@ -136,7 +136,7 @@ impl schemars::JsonSchema for Verdict {
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         report::schema::string_with_pattern(
-            "The words SPEC.md uses.",
+            "The verdict words of the user guide.",
             r"^(killed|killed \(hang\)|SURVIVED|control held|CONTROL KILLED|error|skipped \([0-9]+ matches\))$",
         )
     }

@@ -56,7 +56,7 @@ use echo::Echo;
 pub use piped::{start_piped, Piped, STDERR_KEPT};
 pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
 
-/// The default timeout when a caller gives none (SPEC: suites default to 30 minutes).
+/// The default timeout when a caller gives none (suites default to 30 minutes).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// Time between SIGTERM and SIGKILL: long enough for a suite to remove its temp files.

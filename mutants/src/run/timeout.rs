@@ -38,7 +38,7 @@ pub(crate) fn mutant_timeout(
     )
 }
 
-/// The timeout the baseline itself runs with: the same precedence, with SPEC's 30-minute
+/// The timeout the baseline itself runs with: the same precedence, with the suites' default 30-minute
 /// default in place of the derived one.
 pub(crate) fn baseline_timeout(cli: Option<Duration>, suite: &Suite) -> Duration {
     cli.or(suite.timeout).unwrap_or(DEFAULT_TIMEOUT)
@@ -54,7 +54,7 @@ pub(crate) fn mutant_build_timeout(suite: &Suite, baseline_build: Duration) -> D
     Duration::from_secs(derived.as_secs_f64().ceil() as u64)
 }
 
-/// The timeout the baseline's `build` step runs with: the spec's, else SPEC's 30 minutes.
+/// The timeout the baseline's `build` step runs with: the spec's, else the suites' default 30 minutes.
 pub(crate) fn baseline_build_timeout(suite: &Suite) -> Duration {
     suite.build_timeout.unwrap_or(DEFAULT_TIMEOUT)
 }

@@ -95,7 +95,7 @@ pub(crate) struct BracketSettings {
     pub units: bool,
 }
 
-/// The messages Claude Code substitutes for a result it saved to a file (SPEC.md): what a
+/// The messages Claude Code substitutes for a result it saved to a file: what a
 /// command client is judged by unless `--spill-pattern` says otherwise (presets bring their
 /// own).
 pub(crate) const DEFAULT_SPILL_PATTERNS: [&str; 3] = [

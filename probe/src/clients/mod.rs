@@ -4,7 +4,7 @@
 //! A preset says which stand-in API its client speaks, writes the client's config into a scratch
 //! HOME (updates, telemetry, plugins and feature-flag fetches off: the only connection the
 //! client makes is to the stand-in on 127.0.0.1), and gives its environment and argv. The facts
-//! behind each one are in notes/agent-clients-offline.md; they change between versions, so each
+//! behind each one were measured on the pinned version; they change between versions, so each
 //! preset names the version it was written against. The driver (`bracket::driver`) runs the
 //! client with exactly this environment and nothing of ours but PATH.
 

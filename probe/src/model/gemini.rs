@@ -3,7 +3,7 @@
 //! `:streamGenerateContent?alt=sse` (server-sent events, one `data:` line per answer, no event
 //! names; without `alt=sse`, a JSON array of answers) and `:countTokens`.
 //!
-//! Per `notes/agent-clients-offline.md`: the first request is a routing classifier that asks
+//! As Gemini CLI was measured to speak it: the first request is a routing classifier that asks
 //! for JSON per `generationConfig.responseJsonSchema` (answered with the simplest value the
 //! schema allows, numbers at least 1, since the client wants a complexity score of 1 or more);
 //! a turn is answered with a `functionCall` part and `usageMetadata`; the result is in the last

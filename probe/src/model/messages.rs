@@ -2,8 +2,8 @@
 //! server-sent events when asked, one whole message otherwise) and
 //! `POST /v1/messages/count_tokens`.
 //!
-//! Only the parts a client needs to run one tool call are spoken; the wire format follows
-//! `notes/claude-code-offline.md`. The one thing to know: the tool result is in the last message
+//! Only the parts a client needs to run one tool call are spoken; the wire format is what
+//! Claude Code was measured to send. The one thing to know: the tool result is in the last message
 //! whose role is `user`, since some clients (Claude Code 2.1.296) append a `system` message
 //! after it.
 

@@ -1,7 +1,7 @@
 //! The OpenAI Responses API, as Codex CLI calls it: `POST /v1/responses`, streamed as
 //! server-sent events (`"stream": true`, the only way Codex asks), one whole response otherwise.
 //!
-//! What Codex needs, per `notes/agent-clients-offline.md`: its MCP tools arrive inside a
+//! What Codex needs, as measured: its MCP tools arrive inside a
 //! `namespace` tool (`mcp__probe` holding `emit`), and a call of one must name that namespace;
 //! the call is one `response.output_item.done`, then `response.completed` with the usage. The
 //! result comes back in the next request's `input[]` as a `function_call_output` whose `output`

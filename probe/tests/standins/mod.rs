@@ -1,5 +1,5 @@
 //! The model stand-in played by fake clients over real HTTP, one module per API shape it
-//! serves (each request shaped as `notes/agent-clients-offline.md` says the real client sends
+//! serves (each request shaped as the real client was measured to send
 //! it), and the helpers they share: a `probe model` process, one HTTP exchange, and a strict
 //! reading of server-sent events.
 
