@@ -117,8 +117,20 @@ fn a_list_of_names_shorter_than_the_count_says_how_many_are_unnamed_and_where_th
         .as_str()
         .unwrap()
         .to_string();
-    // Words only: the text table wraps a long cell.
-    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Words only: the text table wraps a long cell, and a line past 120 columns breaks at a
+    // space or after a path's `/`, going on indented on the next line.
+    let words = |s: &str| {
+        let mut joined = String::new();
+        for line in s.lines() {
+            if joined.ends_with('/') {
+                joined.push_str(line.trim_start());
+            } else {
+                joined.push(' ');
+                joined.push_str(line);
+            }
+        }
+        joined.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
     let note = format!("7 failed tests, none named: see {log}");
     for file in [
         "mutants.txt",
