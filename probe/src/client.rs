@@ -460,7 +460,7 @@ pub(crate) fn render(r: &CallReport) -> String {
         }
     }
     // A long server command (or tool argument) keeps within the width a report keeps to.
-    report::table::fit_lines(&out)
+    report::fit::lines(&out)
 }
 
 /// `probe call`: 0 when the reply fits (or no cap), 1 when it is over the cap, 4 when a cap was

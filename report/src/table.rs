@@ -310,23 +310,6 @@ impl Table {
     }
 }
 
-/// `text`, each of its lines kept within [`TEXT_WIDTH`] the way a wrapped cell is (cut at a
-/// space or after a `/`, continuations indented by two spaces): for the lines of prose a
-/// report prints around its tables (`client: COMMAND`, a note), so the whole report keeps to
-/// the width its tables keep to.
-pub fn fit_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let (body, end) = match line.strip_suffix('\n') {
-            Some(body) => (body, "\n"),
-            None => (line, ""),
-        };
-        out.push_str(&wrap_cell(body, TEXT_WIDTH).join("\n"));
-        out.push_str(end);
-    }
-    out
-}
-
 /// `cell` cut into pieces of at most `width` characters, at a space or after a `/` where one
 /// is, each piece
 /// after the first indented by two spaces; one piece when it fits.
@@ -360,19 +343,6 @@ fn wrap_cell(cell: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn prose_lines_keep_within_the_width_and_short_ones_are_untouched() {
-        let long = format!("client: {}\nshort\n", "word ".repeat(60));
-        let fitted = fit_lines(&long);
-        assert!(
-            fitted.lines().all(|l| l.chars().count() <= TEXT_WIDTH),
-            "{fitted}"
-        );
-        assert!(fitted.lines().nth(1).unwrap().starts_with("  "));
-        assert!(fitted.ends_with("\nshort\n"));
-        assert_eq!(fit_lines("a\nb"), "a\nb");
-    }
 
     #[test]
     fn text_columns_align_by_characters() {

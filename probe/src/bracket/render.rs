@@ -6,8 +6,9 @@ use super::events::{Observer, Search, Step};
 use super::results::{CheckRecord, CheckVerdict, Point, Results, UnitsRecord};
 use super::ClientSettings;
 use crate::units::Measure;
+use report::fit::lines as fit_lines;
 use report::markdown::{self, code};
-use report::table::{fit_lines, Cell};
+use report::table::Cell;
 use report::text::clip;
 use report::{Format, Painter, Table};
 
