@@ -44,9 +44,9 @@ def resolve(mods, me, path):
     if parts[0] == "crate":
         base, parts = [], parts[1:]
     else:
+        # A path is read from the module it is written in, whatever file holds that module:
+        # in `a/b.rs` (module `a::b`) `self::x` is `a::b::x` and `super::x` is `a::x`.
         base = me.split("::") if me else []
-        if not mods[me].endswith(("mod.rs", "lib.rs", "main.rs")):
-            base = base[:-1]
         while parts and parts[0] == "super":
             base, parts = base[:-1], parts[1:]
         if parts and parts[0] == "self":
@@ -56,6 +56,47 @@ def resolve(mods, me, path):
         if candidate in mods:
             return candidate
     return None
+
+
+def expand(tree):
+    """The paths one `use` tree names, braces expanded: `super::{a, b::{c, d}}` is `super::a`,
+    `super::b::c` and `super::b::d`."""
+    tree = re.sub(r"\s+", "", re.sub(r"\s+as\s+\w+", "", tree))
+    start = tree.find("{")
+    if start < 0:
+        return [tree] if tree else []
+    prefix, depth, items, item = tree[:start], 0, [], ""
+    for ch in tree[start + 1:]:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append(item)
+            item = ""
+        else:
+            item += ch
+    items.append(item)
+    paths = []
+    for it in items:
+        if it == "self":
+            paths.append(prefix.rstrip(":"))
+        elif it:
+            paths.extend(expand(prefix + it))
+    return paths
+
+
+def paths_in(text):
+    """Every `crate::`, `super::` or `self::` path in a file: `use` trees expanded, then the
+    paths written out in code and doc links."""
+    found = []
+    for tree in re.findall(r"\buse\s+((?:crate|super|self)::[^;]*);", text):
+        found.extend(expand(tree))
+    text = re.sub(r"\buse\s+(?:crate|super|self)::[^;]*;", "", text)
+    found.extend(re.findall(r"\b((?:crate|super|self)(?:::\w+)+)", text))
+    return found
 
 
 def main(root):
@@ -70,7 +111,7 @@ def main(root):
                 findings.append(f"{os.path.relpath(path, root)}: {lines} lines (at most {MAX_LINES - 1})")
             text = re.sub(r"(?s)#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", text)
             targets = set()
-            for p in re.findall(r"\b((?:crate|super|self)(?:::\w+)+)", text):
+            for p in paths_in(text):
                 t = resolve(mods, me, p)
                 if t not in (None, me, ""):
                     targets.add(t)

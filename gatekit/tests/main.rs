@@ -3,6 +3,7 @@
 mod demo;
 mod dispatch;
 mod exits;
+mod layout;
 mod widths;
 
 /// The umbrella binary, hermetic and under the outer timeout.

@@ -71,7 +71,7 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),
         Command::Check(s) => check::run_check(&s),
-        Command::Clients(s) => clients::matrix::run_clients(&s),
+        Command::Clients(s) => clients::command::run_clients(&s),
         Command::TestClient(s) => testclient::run_test_client(&s),
     }
 }

@@ -1,7 +1,8 @@
-//! The seam between the searches that run a client (the runners: [`super::search`],
-//! [`super::fills`], `check`, `clients`) and what shows their progress (a renderer,
-//! [`super::render::ProgressView`]): the runners say what they do as typed steps and never
-//! format a line; the renderer decides what a person sees, as nextest's reporter does.
+//! The seam between the searches that run a client (the runners: the bracket's `search` and
+//! `fills`, `check`, `clients`) and what shows their progress (a renderer, the bracket's
+//! `ProgressView`): the runners say what they do as typed steps and never format a line; the
+//! renderer decides what a person sees, as nextest's reporter does. This module names neither
+//! side, so both can import it.
 
 use super::results::Point;
 use crate::clients::Preset;

@@ -11,6 +11,7 @@
 mod claude;
 mod cline;
 mod codex;
+pub(crate) mod command;
 mod r#continue;
 mod copilot;
 mod gemini;
