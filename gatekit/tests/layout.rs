@@ -1,5 +1,7 @@
-//! The layout check itself (`scripts/check-layout.py`, which CI runs on the workspace): it must
-//! find two files that import each other however the import is written, or a clean run of it
+//! The layout checks themselves (`scripts/check-layout.py` and `scripts/check-design.py`, which CI
+//! runs on the workspace): each must
+//! find what it looks for however it is written (an import circle, a path DESIGN.md names that is
+//! gone, a source file it does not name), or a clean run of it
 //! proves nothing. Each case is a small crate tree in a temp dir.
 
 use std::path::Path;
@@ -74,4 +76,61 @@ fn imports_one_way_and_a_doc_text_without_a_link_are_no_finding() {
         ("a/c.rs", "//! Read by the `b` module.\npub struct C;\n"),
     ]);
     assert!(ok, "a one-way import was called a circle:\n{out}");
+}
+
+/// Runs `scripts/check-design.py` on a root holding `design` as DESIGN.md and `files`.
+fn check_design(design: &str, files: &[&str]) -> (bool, String) {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("DESIGN.md"), design).unwrap();
+    for path in files {
+        let path = root.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "//! A module.\n").unwrap();
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-design.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(root.path())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+const MAP: &str = "# design\n\nSee `demo/src/a.rs`.\n\n## Where each piece lives\n\n```\ndemo/    a crate\n  src/lib.rs        its map\n  src/{a,b}.rs      two modules\n```\n";
+
+#[test]
+fn design_names_every_source_file_and_only_files_that_exist() {
+    let (ok, out) = check_design(MAP, &["demo/src/lib.rs", "demo/src/a.rs", "demo/src/b.rs"]);
+    assert!(ok, "a true map was refused:\n{out}");
+
+    // A file the map does not name.
+    let (ok, out) = check_design(
+        MAP,
+        &[
+            "demo/src/lib.rs",
+            "demo/src/a.rs",
+            "demo/src/b.rs",
+            "demo/src/c.rs",
+        ],
+    );
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("demo/src/c.rs is in no line of the file map"),
+        "{out}"
+    );
+
+    // A file the map names (through its braces) that is gone, and one the prose names.
+    let (ok, out) = check_design(MAP, &["demo/src/lib.rs"]);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("the file map names demo/src/b.rs, which does not exist"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`demo/src/a.rs` names demo/src/a.rs, which does not exist"),
+        "{out}"
+    );
 }
