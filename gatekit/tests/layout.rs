@@ -1,8 +1,7 @@
-//! The layout checks themselves (`scripts/check-layout.py` and `scripts/check-design.py`, which CI
-//! runs on the workspace): each must
-//! find what it looks for however it is written (an import circle, a path DESIGN.md names that is
-//! gone, a source file it does not name), or a clean run of it
-//! proves nothing. Each case is a small crate tree in a temp dir.
+//! The layout checks themselves (`scripts/check-layout.py` and `scripts/check-design.py`,
+//! which CI runs on the workspace): each must find what it looks for however it is written (an
+//! import circle, a path DESIGN.md names that is gone, a source file it does not name), or a
+//! clean run of it proves nothing. Each case is a small tree in a temp dir.
 
 use std::path::Path;
 use std::process::Command;
