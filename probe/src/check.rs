@@ -10,9 +10,9 @@ use crate::bracket::{
     bisect, conclude, publish, run_observed, threshold, BisectEnd, CheckRecord, ClientSettings,
     Driver, ProgressView, Verdict,
 };
-use crate::emit::{Fill, MAX_N};
 use crate::units::{n_for, size_of, Measure, Unit};
 use cmdline::Exit;
+use mcp::emit::{Fill, MAX_N};
 use report::Timestamp;
 
 /// What `check` takes.

@@ -10,10 +10,10 @@
 //! timeout and the interrupt check, and the group and its strays killed when the call is done,
 //! so a server that forks helpers (or daemonizes them) leaves nothing behind.
 
-use crate::protocol::{self, Incoming};
 use crate::units::Measure;
 use crate::Failure;
 use cmdline::Exit;
+use mcp::protocol::{self, Incoming};
 use report::lines::LineEnd;
 use runner::scratch::ScratchDir;
 use runner::stop::PreconditionFailed;
@@ -327,7 +327,7 @@ pub(crate) fn call(settings: &CallSettings) -> anyhow::Result<CallReport> {
         let (_, init) = session.request(
             "initialize",
             json!({
-                "protocolVersion": crate::server::PROTOCOL_VERSIONS[crate::server::PROTOCOL_VERSIONS.len() - 1],
+                "protocolVersion": mcp::server::PROTOCOL_VERSIONS[mcp::server::PROTOCOL_VERSIONS.len() - 1],
                 "capabilities": {},
                 "clientInfo": settings.client_info,
             }),

@@ -1,33 +1,28 @@
 //! `probe`: measures where an MCP client stops passing tool results inline.
 //!
-//! `clients` holds the presets (how each agent CLI runs offline against the stand-in) and the
-//! `probe clients` table; `units` infers the unit a client counts in from thresholds under
-//! several fills.
-//!
-//! The pieces: a stdio MCP server (`server`) whose one tool `emit`s text of exactly n UTF-16
-//! units between markers; a minimal client (`client`) that calls any stdio server and sizes its
-//! reply; a stand-in for the Anthropic Messages API (`model`) so Claude Code can be driven
-//! offline; and the `bracket` driver (with `check` on top) that runs a client over many n,
-//! judges each run from what was sent and what came back, and finds the threshold. `protocol`
-//! is the JSON-RPC framing they share; `testclient` is a small client with a known limit, in the
-//! ways real clients behave, for trying the driver without an agent CLI. The command line is
-//! [`cli`], whose [`cli::main`] is the one entry point other crates call.
+//! It drives real agent CLIs against two harnesses that live in crates of their own: `mcp` (a
+//! stdio MCP server whose one tool `emit`s text of exactly n UTF-16 units between markers) and
+//! `standin` (a loopback stand-in for the model APIs, so a client runs offline, with no key).
+//! What stays here is the measuring: the `bracket` driver (with `check` on top) runs a client
+//! over many n, judges each run from what was sent and what came back, and finds the threshold;
+//! `units` infers the unit a client counts in from thresholds under several fills; `clients`
+//! holds the presets (how each agent CLI runs offline) and the `probe clients` table; `client`
+//! is `probe call`, a minimal client for any stdio server; `testclient` is a small client with
+//! a known limit, for trying the driver without an agent CLI; `model` runs the stand-in in the
+//! foreground. The command line is [`cli`], whose [`cli::main`] is the one entry point other
+//! crates call.
 
 pub(crate) mod bracket;
 pub(crate) mod check;
 pub mod cli;
 pub(crate) mod client;
 pub(crate) mod clients;
-pub(crate) mod emit;
-pub mod events;
-pub(crate) mod model;
-pub(crate) mod protocol;
-pub(crate) mod server;
+mod model;
 pub(crate) mod testclient;
 pub(crate) mod units;
 
 /// The model stand-in's log events, typed: what a test or a caller reads back from model.log.
-pub use model::{ContentKind, ModelEvent};
+pub use standin::{ContentKind, ModelEvent};
 
 use cmdline::Exit;
 
@@ -39,9 +34,9 @@ pub(crate) use cmdline::exit::Failure;
 /// A validated command, ready to run.
 #[derive(Debug, Clone)]
 pub(crate) enum Command {
-    Serve(server::ServeSettings),
+    Serve(mcp::server::ServeSettings),
     Call(client::CallSettings),
-    Model(model::ModelSettings),
+    Model(standin::ModelSettings),
     Bracket(bracket::BracketSettings),
     Check(check::CheckSettings),
     Clients(clients::matrix::MatrixSettings),
@@ -63,10 +58,12 @@ pub(crate) fn run(command: Command) -> Exit {
 
 fn dispatch(command: Command) -> anyhow::Result<Exit> {
     match command {
-        Command::Serve(s) => Ok(match server::serve(&s, server::Stdin, std::io::stdout())? {
-            server::End::Interrupted => Exit::Interrupted,
-            server::End::Eof | server::End::ClientGone => Exit::Ok,
-        }),
+        Command::Serve(s) => Ok(
+            match mcp::server::serve(&s, mcp::server::Stdin, std::io::stdout())? {
+                mcp::server::End::Interrupted => Exit::Interrupted,
+                mcp::server::End::Eof | mcp::server::End::ClientGone => Exit::Ok,
+            },
+        ),
         Command::Call(s) => client::run_call(&s),
         Command::Model(s) => model::run_model(s),
         Command::Bracket(s) => bracket::run_bracket(&s),

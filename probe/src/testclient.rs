@@ -26,9 +26,9 @@ use serde_json::{json, Value};
 use cmdline::Exit;
 
 use crate::client::{self, CallSettings, Implementation};
-use crate::emit::utf16_len;
 use crate::units::Measure;
 use crate::Failure;
+use mcp::emit::utf16_len;
 
 /// How the test client hands a result on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -62,7 +62,7 @@ pub(crate) struct TestClientSettings {
     /// spill mode decides in it; the changing modes decide in it and cut at LIMIT UTF-16 units.
     pub limit_unit: Measure,
     /// The fill asked for.
-    pub fill: crate::emit::Fill,
+    pub fill: mcp::emit::Fill,
     pub saved_dir: Option<PathBuf>,
     pub mode: Mode,
     /// The line printed for a saved result, instead of the default that names the file.

@@ -12,7 +12,7 @@
 //! tag, a JSON envelope) takes the same share of the limit under every fill, so it shows as a
 //! limit a little under a round number: the gap is reported as the offset.
 
-use crate::emit::{emit_with_nonce, EmitArgs, Fill, MAX_N};
+use mcp::emit::{emit_with_nonce, EmitArgs, Fill, MAX_N};
 use serde::Serialize;
 use std::fmt;
 
@@ -46,7 +46,7 @@ impl Unit {
     /// How long `text` is in this unit.
     pub(crate) fn measure(self, text: &str) -> u64 {
         match self {
-            Unit::Utf16 => crate::emit::utf16_len(text),
+            Unit::Utf16 => mcp::emit::utf16_len(text),
             Unit::Bytes => text.len() as u64,
             Unit::Codepoints => text.chars().count() as u64,
             Unit::Lines => {
@@ -65,7 +65,7 @@ impl fmt::Display for Unit {
 
 /// A unit a cap is set in, or a limit counted in: the units a client counts text in, and
 /// tokens, estimated as the clients estimate them before they ask a counter (one token per four
-/// UTF-16 units, rounded up: [`crate::model::tokens_for`]).
+/// UTF-16 units, rounded up: [`standin::tokens_for`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Measure {
@@ -131,7 +131,7 @@ impl Measure {
     pub(crate) fn measure(self, text: &str) -> u64 {
         match self.unit() {
             Some(unit) => unit.measure(text),
-            None => crate::model::tokens_for(crate::emit::utf16_len(text)),
+            None => standin::tokens_for(mcp::emit::utf16_len(text)),
         }
     }
 }
@@ -157,7 +157,7 @@ impl fmt::Display for Measure {
 pub(crate) fn size_of(n: u64, fill: Fill, unit: impl Into<Measure>) -> u64 {
     match unit.into() {
         Measure::Utf16 => n,
-        Measure::Tokens => crate::model::tokens_for(n),
+        Measure::Tokens => standin::tokens_for(n),
         unit => {
             // The nonce's digits do not change any measure: every nonce is eight ASCII
             // characters.

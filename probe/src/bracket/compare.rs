@@ -9,7 +9,7 @@
 //! and in those escaped forms, and positions are always counted in the units of what was sent.
 //! Blocks may come back joined by a separator: each block exactly, in order, is exact.
 
-use crate::emit::utf16_len;
+use mcp::emit::utf16_len;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -350,7 +350,7 @@ pub(crate) fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::{emit_with_nonce, EmitArgs, Fill};
+    use mcp::emit::{emit_with_nonce, EmitArgs, Fill};
     use proptest::prelude::*;
 
     fn sent(n: u64, fill: Fill, blocks: u64) -> Vec<String> {

@@ -12,11 +12,10 @@ use super::results::{ClientInfo, Point, Results, TurnResult};
 use super::turn::{judge_turn, Handed};
 use super::{Client, ClientSettings, DEFAULT_SPILL_PATTERNS};
 use crate::clients::{self, Preset};
-use crate::emit::Fill;
-use crate::model::{ModelEvent, ModelSettings, StandIn};
-use crate::server::{read_calls, LoggedCall};
 use crate::Failure;
 use anyhow::Context;
+use mcp::emit::Fill;
+use mcp::server::{read_calls, LoggedCall};
 use regex::Regex;
 use report::text::{clip, shell_quote};
 use report::Timestamp;
@@ -24,6 +23,7 @@ use runner::stop::Interrupted;
 use runner::stop::PreconditionFailed;
 use runner::{Job, Outcome, Program};
 use serde_json::json;
+use standin::{ModelEvent, ModelSettings, StandIn};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -383,7 +383,7 @@ impl Driver {
             dir: dir.to_path_buf(),
         };
         if self.info.mcp_client.is_none() {
-            self.info.mcp_client = crate::server::client_info(&serve_log);
+            self.info.mcp_client = mcp::server::client_info(&serve_log);
         }
         self.points.push(point.clone());
         Ok(point)

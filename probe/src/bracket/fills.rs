@@ -10,8 +10,8 @@ use super::events::Observer;
 use super::results::UnitsRecord;
 use super::search::{bisect, run_observed, BisectEnd};
 use super::{Driver, Verdict};
-use crate::emit::{Fill, MAX_N};
 use crate::units::{infer, Observation};
+use mcp::emit::{Fill, MAX_N};
 
 /// Bisects `lo..hi` with `fill` and reads the observation off it: `None` when LO did not come
 /// back inline or a midpoint gave no side.

@@ -8,14 +8,14 @@
 //! hung or could not start gives no verdict at all (`error`), whatever its output says.
 
 use super::compare::{compare, Shape, Where};
-use crate::emit::{emit_with_nonce, EmitArgs};
-use crate::model::{text_of, ModelEvent};
-use crate::server::LoggedCall;
+use mcp::emit::{emit_with_nonce, EmitArgs};
+use mcp::server::LoggedCall;
 use regex::Regex;
 use report::text::clip;
 use report::RunRecord;
 use runner::Outcome;
 use serde::Serialize;
+use standin::{text_of, ModelEvent};
 use std::fmt;
 use std::time::Duration;
 
@@ -355,7 +355,7 @@ pub(crate) fn judge_stand_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::{end_marker, start_marker, utf16_len, Fill};
+    use mcp::emit::{end_marker, start_marker, utf16_len, Fill};
     use std::path::PathBuf;
 
     /// The timeout the tests' runs were given.
@@ -382,8 +382,8 @@ mod tests {
 
     /// The text `emit` sends for n with the test nonce.
     fn sent(n: u64, fill: Fill) -> String {
-        let args = crate::emit::EmitArgs { n, fill, blocks: 1 };
-        crate::emit::emit_with_nonce(args, "n0nce").blocks.concat()
+        let args = mcp::emit::EmitArgs { n, fill, blocks: 1 };
+        mcp::emit::emit_with_nonce(args, "n0nce").blocks.concat()
     }
 
     fn spill() -> Vec<Regex> {

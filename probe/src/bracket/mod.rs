@@ -39,8 +39,8 @@ pub(crate) use results::{threshold, CheckRecord, Point, Results, UnitsRecord};
 pub(crate) use search::{around, bisect, bisect_range, run_observed, BisectEnd, Plan};
 pub(crate) use turn::{split, MAX_CALLS};
 
-use crate::emit::Fill;
 use cmdline::Exit;
+use mcp::emit::Fill;
 use regex::Regex;
 use report::{ColorChoice, Format, Timestamp};
 use runner::stop::Interrupted;

@@ -107,7 +107,7 @@ pub(crate) fn text(r: &Results, paint: Painter) -> String {
 /// What bracketing with every fill says of the unit, one line each (text and Markdown alike):
 /// the unit and the limit in it, which fills agree, the wrapper a client counts with the reply.
 fn units_lines(u: &UnitsRecord) -> Vec<(&'static str, String)> {
-    let fills = |fills: &[crate::emit::Fill]| {
+    let fills = |fills: &[mcp::emit::Fill]| {
         fills
             .iter()
             .map(|f| f.to_string())

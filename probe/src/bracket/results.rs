@@ -5,8 +5,8 @@
 //! records' fields are declared in sorted order because they were JSON maps, sorted, before.
 
 use super::{Driver, Verdict};
-use crate::emit::Fill;
 use anyhow::Context;
+use mcp::emit::Fill;
 use report::color::Style;
 use report::Timestamp;
 use schemars::JsonSchema;

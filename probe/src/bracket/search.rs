@@ -9,7 +9,7 @@
 use super::events::{Observer, Step};
 use super::results::BisectRecord;
 use super::{Driver, Verdict};
-use crate::emit::MAX_N;
+use mcp::emit::MAX_N;
 use std::fmt;
 
 /// Which n to run.

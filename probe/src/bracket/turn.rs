@@ -12,14 +12,14 @@
 
 use super::judge::{judge_text, Judgment, Verdict};
 use super::results::TurnResult;
-use crate::model::text_of;
-use crate::server::LoggedCall;
+use mcp::server::LoggedCall;
 use regex::Regex;
 use report::record::RunRecord;
 use report::text::clip;
+use standin::text_of;
 
 /// The most calls one turn may ask for (the stand-in's bound on a prompt).
-pub(crate) const MAX_CALLS: u64 = crate::model::MAX_CALLS as u64;
+pub(crate) const MAX_CALLS: u64 = standin::MAX_CALLS as u64;
 
 /// `total` split over `calls` results, each n different and the larger first, as evenly as
 /// that allows: 100 over 4 is 27, 26, 24, 23. Every call must differ, since clients stop a
@@ -52,11 +52,11 @@ pub(crate) struct Handed {
 
 impl Handed {
     /// The results a stand-in received, in order, from its `tool_result` events.
-    pub(crate) fn from_events(events: &[crate::model::ModelEvent]) -> Vec<Handed> {
+    pub(crate) fn from_events(events: &[standin::ModelEvent]) -> Vec<Handed> {
         events
             .iter()
             .filter_map(|e| match e {
-                crate::model::ModelEvent::ToolResult {
+                standin::ModelEvent::ToolResult {
                     n, content, units, ..
                 } => Some(Handed {
                     n: *n,
@@ -83,7 +83,7 @@ impl Handed {
                 let text = value["text"].as_str()?.to_string();
                 Some(Handed {
                     n: value["n"].as_u64(),
-                    units: crate::emit::utf16_len(&text),
+                    units: mcp::emit::utf16_len(&text),
                     text,
                 })
             })
@@ -129,7 +129,7 @@ pub(crate) fn judge_turn(
                 Handed {
                     n: None,
                     text: whole.to_string(),
-                    units: crate::emit::utf16_len(whole),
+                    units: mcp::emit::utf16_len(whole),
                 };
                 calls.len()
             ];
@@ -233,7 +233,7 @@ fn verdict_of(results: &[TurnResult], asked: usize) -> Judgment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::{emit_with_nonce, EmitArgs, Fill};
+    use mcp::emit::{emit_with_nonce, EmitArgs, Fill};
     use std::path::PathBuf;
 
     fn record() -> RunRecord {
@@ -267,7 +267,7 @@ mod tests {
     fn handed(text: String) -> Handed {
         Handed {
             n: None,
-            units: crate::emit::utf16_len(&text),
+            units: mcp::emit::utf16_len(&text),
             text,
         }
     }

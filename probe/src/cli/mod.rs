@@ -4,14 +4,14 @@
 use crate::bracket::{around, BracketSettings, Client, Plan};
 use crate::check::CheckSettings;
 use crate::client::CallSettings;
-use crate::emit::Fill;
-use crate::model::{ApiShape, ModelSettings};
-use crate::server::ServeSettings;
 use crate::Command;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use cmdline::cli::{ColorArg, Describe, FormatArgs};
 use cmdline::Exit;
+use mcp::emit::Fill;
+use mcp::server::ServeSettings;
 use report::ColorChoice;
+use standin::{Api, ModelSettings};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -64,8 +64,8 @@ enum Sub {
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
         /// Serve only these API shapes (comma-separated or repeated; default: every one).
-        #[arg(long, value_enum, value_delimiter = ',', value_name = "SHAPE")]
-        api: Vec<ApiShape>,
+        #[arg(long, value_parser = api_parser(), value_delimiter = ',', value_name = "SHAPE")]
+        api: Vec<Api>,
     },
     /// Run a client once per n and find where results stop coming back inline.
     Bracket(BracketArgs),

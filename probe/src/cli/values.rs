@@ -4,9 +4,9 @@
 
 use crate::client::Cap;
 use crate::clients::Preset;
-use crate::emit::{Fill, MAX_N};
 use crate::units::Measure;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
+use mcp::emit::{Fill, MAX_N};
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -21,6 +21,13 @@ pub(crate) const MAX_CAP: u64 = 1_000_000_000_000;
 /// `--fill`'s values, listed in help and completions.
 pub(crate) fn fill_parser() -> impl clap::builder::TypedValueParser<Value = Fill> {
     PossibleValuesParser::new(Fill::NAMES).map(|s| Fill::parse(&s).expect("a listed value"))
+}
+
+/// `probe model --api`'s values, each with the clients that speak it in help.
+pub(crate) fn api_parser() -> impl clap::builder::TypedValueParser<Value = standin::Api> {
+    let values = standin::Api::ALL
+        .map(|api| clap::builder::PossibleValue::new(api.name()).help(api.speakers()));
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<standin::Api>())
 }
 
 /// A whole number with optional `_` separators, at most `max`.

@@ -14,8 +14,8 @@ use crate::bracket::{
     bracket_units, conclude, save_results, Client, ClientSettings, Driver, ProgressView,
 };
 use crate::check::suggested_cap;
-use crate::emit::Fill;
 use crate::units::Unit;
+use mcp::emit::Fill;
 use report::color::Style;
 use report::{ColorChoice, Format, Timestamp};
 use serde::Serialize;
@@ -201,7 +201,7 @@ pub(super) fn measure(
             bin,
             count_tokens: None,
         },
-        fill: crate::emit::Fill::Ascii,
+        fill: mcp::emit::Fill::Ascii,
         calls: 1,
         spill_patterns: Vec::new(),
         timeout: settings.timeout,

@@ -26,30 +26,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The model API a client calls, which the stand-in answers in that shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Api {
-    /// Anthropic Messages (`/v1/messages`).
-    Anthropic,
-    /// OpenAI Responses (`/v1/responses`).
-    Responses,
-    /// OpenAI Chat Completions (`/v1/chat/completions`).
-    Chat,
-    /// Gemini `generateContent` / `streamGenerateContent`.
-    Gemini,
-}
-
-impl fmt::Display for Api {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Api::Anthropic => "anthropic",
-            Api::Responses => "responses",
-            Api::Chat => "chat",
-            Api::Gemini => "gemini",
-        })
-    }
-}
+pub(crate) use standin::Api;
 
 /// A client probe has a preset for.
 #[derive(
@@ -243,7 +220,7 @@ pub(crate) struct Launch {
 /// The prompt every preset sends: the stand-in reads n (and fill) from it
 /// (`model::turn::emit_inputs`).
 /// Several ns ask for as many calls at once, in one turn.
-pub(crate) fn prompt(ns: &[u64], fill: crate::emit::Fill) -> String {
+pub(crate) fn prompt(ns: &[u64], fill: mcp::emit::Fill) -> String {
     let list: Vec<String> = ns.iter().map(u64::to_string).collect();
     match ns.len() {
         1 => format!(
@@ -261,7 +238,7 @@ pub(crate) fn prompt(ns: &[u64], fill: crate::emit::Fill) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::Fill;
+    use mcp::emit::Fill;
 
     fn run_in<'a>(home: &'a Path, server: &'a Server, config: &'a Path) -> Run<'a> {
         Run {
@@ -338,7 +315,7 @@ mod tests {
         assert!(p.contains(" n=50001 fill=astral,"), "{p}");
         assert_eq!(p.matches("n=").count(), 1, "{p}");
         let p = prompt(&[4, 3, 3], Fill::Ascii);
-        let inputs = crate::model::emit_inputs_for_test(&p).unwrap();
+        let inputs = standin::emit_inputs(&p).unwrap();
         assert_eq!(
             inputs.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
             [4, 3, 3],

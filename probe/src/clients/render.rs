@@ -104,13 +104,13 @@ pub(crate) fn limits_table(m: &Matrix) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::Fill;
+    use mcp::emit::Fill;
 
     #[test]
     fn what_happens_above_is_the_verdict_where_and_the_clients_note() {
         use crate::bracket::Verdict;
-        let blocks = crate::emit::emit_with_nonce(
-            crate::emit::EmitArgs {
+        let blocks = mcp::emit::emit_with_nonce(
+            mcp::emit::EmitArgs {
                 n: 20_000,
                 fill: Fill::Ascii,
                 blocks: 1,

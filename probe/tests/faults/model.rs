@@ -119,7 +119,7 @@ fn model_logs_each_refusal_with_its_status() {
     ] {
         assert_eq!(hostile(port, request.as_bytes(), b"", 0).0, Some(want));
     }
-    let statuses: Vec<u16> = probe::events::read_events::<probe::ModelEvent>(&log)
+    let statuses: Vec<u16> = mcp::events::read_events::<probe::ModelEvent>(&log)
         .into_iter()
         .filter_map(|e| match e {
             probe::ModelEvent::BadRequest {

@@ -10,7 +10,7 @@ mod responses;
 mod routes;
 
 use crate::common::*;
-use probe::events::read_events;
+use mcp::events::read_events;
 use probe::ModelEvent;
 use serde_json::Value;
 use std::io::{Read, Write};

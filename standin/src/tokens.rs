@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use super::ModelSettings;
-use crate::emit::utf16_len;
+use crate::ModelSettings;
+use mcp::emit::utf16_len;
 
 /// The fields that carry conversation text, in every API shape served: Anthropic's
 /// (`messages`, `system`, `content`, `text`), OpenAI's (`input`, `instructions`, a tool
@@ -87,7 +87,7 @@ impl Usage {
 }
 
 /// Tokens for `units` of text: one per four units, rounded up.
-pub(crate) fn tokens_for(units: u64) -> u64 {
+pub fn tokens_for(units: u64) -> u64 {
     units.div_ceil(4)
 }
 

@@ -13,9 +13,9 @@ use regex::Regex;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
-use super::events::{ContentKind, ModelEvent};
-use super::tokens::text_units;
-use crate::emit::fresh_nonce;
+use crate::events::{ContentKind, ModelEvent};
+use crate::tokens::text_units;
+use mcp::emit::fresh_nonce;
 
 /// What one request says, in the terms the turn is decided on.
 #[derive(Debug, Clone, PartialEq)]
@@ -210,13 +210,13 @@ pub(crate) fn is_emit(name: &str) -> bool {
 }
 
 /// The most calls one turn asks for: a bound on what a prompt can make the stand-in do.
-pub(crate) const MAX_CALLS: usize = 1000;
+pub const MAX_CALLS: usize = 1000;
 
 /// The emit arguments a prompt names: `n=N` (or `n=N1,N2,...`: one call per n, all in one
 /// turn, at most [`MAX_CALLS`]), optionally `fill=KIND` and `blocks=K`, as each call's n and
 /// tool input. The last mention wins, so a preamble the client prepends cannot override the
 /// user's words.
-pub(crate) fn emit_inputs(prompt: &str) -> Option<Vec<(u64, Value)>> {
+pub fn emit_inputs(prompt: &str) -> Option<Vec<(u64, Value)>> {
     static N: OnceLock<Regex> = OnceLock::new();
     static FILL: OnceLock<Regex> = OnceLock::new();
     static BLOCKS: OnceLock<Regex> = OnceLock::new();

@@ -2,10 +2,10 @@
 //! one thread each, keep-alive), handing each request to the first API shape that serves its
 //! method and path, and writing the reply, whole or as server-sent events.
 //!
-//! The [`Api`] trait is the seam between the transport and the API shapes: a shape claims a
+//! The [`Handler`] trait is the seam between the transport and the API shapes: a shape claims a
 //! request and returns a [`Reply`]; it never sees a socket. Streams are sent chunked, one HTTP
 //! chunk per event and flushed, as the real APIs do, since clients act on each event as it
-//! comes. Requests are read by [`super::request`], which bounds everything a client sends.
+//! comes. Requests are read by [`crate::request`], which bounds everything a client sends.
 
 use serde_json::{json, Value};
 use std::io::{self, BufReader, Read, Write};
@@ -15,10 +15,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::events::ModelEvent;
-use super::request::{read_request, Request};
-use super::Shared;
-use crate::emit::fresh_nonce;
+use crate::events::ModelEvent;
+use crate::request::{read_request, Request};
+use crate::Shared;
+use mcp::emit::fresh_nonce;
 
 /// Most connections served at once; more are answered 503 and closed.
 pub(crate) const MAX_CONNECTIONS: usize = 64;
@@ -28,7 +28,7 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// One API shape the stand-in speaks: the Anthropic Messages API, the OpenAI Responses API,
 /// OpenAI Chat Completions, Gemini `generateContent`; each a sibling module of this one.
-pub(crate) trait Api: Send + Sync {
+pub(crate) trait Handler: Send + Sync {
     /// The reply to `request` when this shape serves its method and path; `None` passes it to
     /// the next shape (and past the last one, a 404). Events go to `shared.record`.
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply>;
@@ -79,7 +79,7 @@ pub(crate) fn error_reply(status: u16, kind: &str, message: &str) -> Reply {
 /// The request's body as JSON, or the 400 that refuses it (logged with the path it was sent
 /// to).
 pub(crate) fn json_body(request: &Request, shared: &Shared) -> Result<Value, Reply> {
-    super::json::parse(&request.body).map_err(|_| {
+    crate::json::parse(&request.body).map_err(|_| {
         shared.record(ModelEvent::BadRequest {
             status: None,
             error: None,
@@ -102,23 +102,23 @@ pub(crate) fn post_json(
 /// The model's move on `conversation` (the same for every API shape), logged, with the usage
 /// to report for `body`.
 pub(crate) fn take_turn(
-    conversation: &super::turn::Conversation,
+    conversation: &crate::turn::Conversation,
     id_prefix: &str,
     body: &Value,
     shared: &Shared,
-) -> (super::turn::Turn, super::tokens::Usage) {
-    let (turn, events) = super::turn::decide(conversation, id_prefix);
+) -> (crate::turn::Turn, crate::tokens::Usage) {
+    let (turn, events) = crate::turn::decide(conversation, id_prefix);
     for event in events {
         shared.record(event);
     }
-    (turn, super::tokens::Usage::of(body, &shared.settings))
+    (turn, crate::tokens::Usage::of(body, &shared.settings))
 }
 
 /// Serves `listener` until `stop` is set (and something connects to wake the loop).
 pub(crate) fn serve(
     listener: TcpListener,
     shared: Arc<Shared>,
-    apis: Arc<Vec<Box<dyn Api>>>,
+    apis: Arc<Vec<Box<dyn Handler>>>,
     stop: Arc<AtomicBool>,
 ) {
     let open = Arc::new(AtomicUsize::new(0));
@@ -143,7 +143,7 @@ pub(crate) fn serve(
     }
 }
 
-fn serve_connection(conn: TcpStream, shared: &Shared, apis: &[Box<dyn Api>]) -> io::Result<()> {
+fn serve_connection(conn: TcpStream, shared: &Shared, apis: &[Box<dyn Handler>]) -> io::Result<()> {
     conn.set_read_timeout(Some(IDLE_TIMEOUT))?;
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut writer = conn;
@@ -176,7 +176,7 @@ fn serve_connection(conn: TcpStream, shared: &Shared, apis: &[Box<dyn Api>]) -> 
 }
 
 /// The first shape's reply to `request`, or a 404 when none serves it.
-fn route(request: &Request, apis: &[Box<dyn Api>], shared: &Shared) -> Reply {
+fn route(request: &Request, apis: &[Box<dyn Handler>], shared: &Shared) -> Reply {
     if let Some(reply) = apis.iter().find_map(|api| api.answer(request, shared)) {
         return reply;
     }

@@ -11,7 +11,7 @@ use crate::protocol::{self, INVALID_PARAMS};
 use serde_json::{json, Value};
 
 /// The `emit` tool as `tools/list` describes it.
-pub(crate) fn tool_description() -> Value {
+pub fn tool_description() -> Value {
     json!({
         "name": TOOL_NAME,
         "description": "Returns text of exactly n UTF-16 code units (JavaScript string length), \

@@ -9,17 +9,17 @@
 use serde_json::{json, Map, Value};
 
 /// Invalid JSON was received.
-pub(crate) const PARSE_ERROR: i64 = -32700;
+pub const PARSE_ERROR: i64 = -32700;
 /// The JSON sent is not a valid request object.
-pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub const INVALID_REQUEST: i64 = -32600;
 /// The method does not exist.
-pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub const METHOD_NOT_FOUND: i64 = -32601;
 /// Invalid method parameters.
-pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub const INVALID_PARAMS: i64 = -32602;
 
 /// One message read off the wire, after validation.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Incoming {
+pub enum Incoming {
     /// A call that must be answered with the same `id`.
     Request {
         id: Value,
@@ -44,7 +44,7 @@ pub(crate) enum Incoming {
 /// What one line held: its messages, and whether they came as a batch (a JSON array), whose
 /// replies go back as one array.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Line {
+pub struct Line {
     pub batch: bool,
     pub messages: Vec<Incoming>,
 }
@@ -52,7 +52,7 @@ pub(crate) struct Line {
 /// Parses one line. `Err` means the line is not JSON at all (answer -32700); a JSON array is a
 /// batch and yields one entry per element. An empty batch is one invalid request, answered with
 /// a single error rather than an array, as JSON-RPC 2.0 specifies.
-pub(crate) fn parse_line(line: &[u8]) -> Result<Line, String> {
+pub fn parse_line(line: &[u8]) -> Result<Line, String> {
     let value: Value = serde_json::from_slice(line).map_err(|e| e.to_string())?;
     Ok(match value {
         Value::Array(items) if items.is_empty() => Line {
@@ -74,7 +74,7 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<Line, String> {
 }
 
 /// Decides what one JSON value is.
-pub(crate) fn classify(value: Value) -> Incoming {
+pub fn classify(value: Value) -> Incoming {
     let Value::Object(mut obj) = value else {
         return invalid(Value::Null, "a message must be a JSON object");
     };
@@ -124,22 +124,22 @@ fn invalid(id: Value, reason: &str) -> Incoming {
 }
 
 /// A success response.
-pub(crate) fn result(id: &Value, result: Value) -> Value {
+pub fn result(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 /// An error response.
-pub(crate) fn error(id: &Value, code: i64, message: &str) -> Value {
+pub fn error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 /// A request (what `call` sends).
-pub(crate) fn request(id: u64, method: &str, params: Value) -> Value {
+pub fn request(id: u64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 /// A notification.
-pub(crate) fn notification(method: &str) -> Value {
+pub fn notification(method: &str) -> Value {
     let mut obj = Map::new();
     obj.insert("jsonrpc".into(), "2.0".into());
     obj.insert("method".into(), method.into());
@@ -148,7 +148,7 @@ pub(crate) fn notification(method: &str) -> Value {
 
 /// One line on the wire: compact JSON (serde_json escapes newlines inside strings, so the only
 /// newline is the terminator).
-pub(crate) fn to_line(message: &Value) -> Vec<u8> {
+pub fn to_line(message: &Value) -> Vec<u8> {
     let mut line = serde_json::to_vec(message).expect("a JSON value always serializes");
     line.push(b'\n');
     line

@@ -12,7 +12,7 @@ use report::lines::{self, LineEnd};
 mod events;
 mod tool;
 
-pub(crate) use events::{client_info, read_calls, LoggedCall};
+pub use events::{client_info, read_calls, LoggedCall};
 use events::{Event, EventLog};
 use serde_json::{json, Value};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -21,28 +21,27 @@ use tool::{call_tool, tool_description};
 
 /// The protocol versions this server speaks, oldest first; the last is answered to a client that
 /// asks for one it does not know.
-pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
-    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+pub const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
 /// The tool's name as `tools/list` announces it.
-pub(crate) const TOOL_NAME: &str = "emit";
+pub const TOOL_NAME: &str = "emit";
 
 /// What `serve` takes.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ServeSettings {
+pub struct ServeSettings {
     pub log: Option<PathBuf>,
 }
 
 /// The longest line accepted. A line is read only up to this bound, so a client that sends one
 /// endless line costs this much memory and no more; the rest of such a line is skipped.
-pub(crate) const MAX_LINE: usize = 4 * 1024 * 1024;
+pub const MAX_LINE: usize = 4 * 1024 * 1024;
 /// The most messages one batch may hold: each gets a reply, so a long batch of tiny messages
 /// would otherwise be answered with a reply many times its size.
-pub(crate) const MAX_BATCH: usize = 1000;
+pub const MAX_BATCH: usize = 1000;
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum End {
+pub enum End {
     /// The client closed our input.
     Eof,
     /// The client closed our output (it went away): its way of ending the session.
@@ -77,7 +76,7 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<LineEnd> {
 /// `files::interrupt::requested()` (the handler is installed with SA_RESTART, so a plain
 /// blocking read would never return).
 #[derive(Debug, Default)]
-pub(crate) struct Stdin;
+pub struct Stdin;
 
 impl io::Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -96,11 +95,7 @@ impl io::Read for Stdin {
 }
 
 /// Serves `input` to `output` until EOF, the client going away, or an interrupt.
-pub(crate) fn serve(
-    settings: &ServeSettings,
-    input: impl Read,
-    output: impl Write,
-) -> io::Result<End> {
+pub fn serve(settings: &ServeSettings, input: impl Read, output: impl Write) -> io::Result<End> {
     let mut log = EventLog::open(settings.log.as_deref())?;
     let mut out = BufWriter::new(output);
     let mut input = BufReader::with_capacity(64 * 1024, input);
@@ -164,7 +159,7 @@ pub(crate) fn serve(
 /// The replies to one line of input (without its newline): none for a blank line or only
 /// notifications and responses, one for a request or a broken line, one array for a batch.
 /// Whatever the bytes, this never panics and a request is never met with silence.
-pub(crate) fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
+pub fn reply_to_line(text: &[u8], log: &mut EventLog) -> Vec<Value> {
     if text.iter().all(u8::is_ascii_whitespace) {
         return Vec::new();
     }

@@ -1,6 +1,8 @@
-//! `probe model`: a loopback stand-in for the model APIs agent clients call, so a real client
-//! (Claude Code, Codex CLI, Gemini CLI, Qwen Code, opencode, Cline) can be measured offline,
-//! with no key and no cost.
+//! A loopback stand-in for the model APIs agent clients call, so a real client (Claude Code,
+//! Codex CLI, Gemini CLI, Qwen Code, opencode, Cline) can be measured offline, with no key and
+//! no cost. `probe model` runs it in the foreground; `probe bracket` starts one per run.
+//!
+//! It holds no command line and judges nothing: it serves, and logs what the client handed back.
 //!
 //! It plays a model that does one thing (`turn`): asked to run, it calls the `emit` tool with
 //! the n named in the prompt (`n=50000`), through the client's tool search where the client
@@ -15,7 +17,8 @@
 //! `responses` (OpenAI Responses), `chat` (OpenAI Chat Completions), `gemini` (Gemini
 //! `generateContent`). `turn` decides what the model says, whatever the shape; `tokens` counts
 //! text and holds the usage numbers every shape reports; `events` is what the stand-in logs
-//! ([`ModelEvent`]). This module holds the settings and the stand-in's life: start, serve, stop.
+//! ([`ModelEvent`]). This module holds the dialects ([`Api`]), the settings and the stand-in's
+//! life: start, serve, stop.
 
 mod chat;
 mod events;
@@ -29,21 +32,21 @@ mod tokens;
 mod turn;
 
 pub use events::{ContentKind, ModelEvent};
-pub(crate) use tokens::tokens_for;
-#[cfg(test)]
-pub(crate) use turn::emit_inputs as emit_inputs_for_test;
+pub use tokens::tokens_for;
+pub use turn::emit_inputs;
 pub use turn::text_of;
-pub(crate) use turn::MAX_CALLS;
+pub use turn::MAX_CALLS;
 
-use std::io::{self, Write};
+use std::fmt;
+use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
-use std::time::Duration;
 
-use crate::events::EventLog;
+use mcp::events::EventLog;
 
 /// What `model` takes.
 #[derive(Debug, Clone, Default)]
@@ -62,22 +65,65 @@ pub struct ModelSettings {
     /// Keep events in memory for [`StandIn::take_model_events`] (an in-process driver reads
     /// them).
     pub keep_events: bool,
-    /// The API shapes served; empty serves every one (a shape left out answers 404, so a
+    /// The dialects served; empty serves every one (a dialect left out answers 404, so a
     /// client set up for another API shows as `not_found` in the log).
-    pub apis: Vec<ApiShape>,
+    pub apis: Vec<Api>,
 }
 
-/// An API shape the stand-in can serve (`--api`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ApiShape {
-    /// The Anthropic Messages API (Claude Code).
+/// The model API a client calls, which the stand-in answers in that shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// Anthropic Messages (`/v1/messages`).
     Anthropic,
-    /// The OpenAI Responses API (Codex CLI).
+    /// OpenAI Responses (`/v1/responses`).
     Responses,
-    /// OpenAI Chat Completions (Qwen Code, opencode, Cline).
+    /// OpenAI Chat Completions (`/v1/chat/completions`).
     Chat,
-    /// Gemini generateContent (Gemini CLI).
+    /// Gemini `generateContent` / `streamGenerateContent`.
     Gemini,
+}
+
+impl Api {
+    /// Every dialect, in the order `--api` lists them.
+    pub const ALL: [Api; 4] = [Api::Anthropic, Api::Responses, Api::Chat, Api::Gemini];
+
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Anthropic => "anthropic",
+            Api::Responses => "responses",
+            Api::Chat => "chat",
+            Api::Gemini => "gemini",
+        }
+    }
+
+    /// The clients that speak it, for `--help`.
+    pub fn speakers(self) -> &'static str {
+        match self {
+            Api::Anthropic => "Claude Code",
+            Api::Responses => "Codex CLI",
+            Api::Chat => "Qwen Code, opencode, Cline, Continue, Copilot CLI",
+            Api::Gemini => "Gemini CLI",
+        }
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Api {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Api, String> {
+        Api::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| format!("no API named {s:?}"))
+    }
 }
 
 /// What every connection thread shares: the settings and where events go.
@@ -104,12 +150,12 @@ impl Shared {
 
 /// The API shapes served (`chosen`, or every one when it is empty), in the order they are asked
 /// to claim a request (their paths do not overlap, so the order only matters for speed).
-fn apis(chosen: &[ApiShape]) -> Vec<Box<dyn http::Api>> {
-    let all: [(ApiShape, Box<dyn http::Api>); 4] = [
-        (ApiShape::Anthropic, Box::new(messages::Messages)),
-        (ApiShape::Responses, Box::new(responses::Responses)),
-        (ApiShape::Chat, Box::new(chat::Chat)),
-        (ApiShape::Gemini, Box::new(gemini::Gemini)),
+fn apis(chosen: &[Api]) -> Vec<Box<dyn http::Handler>> {
+    let all: [(Api, Box<dyn http::Handler>); 4] = [
+        (Api::Anthropic, Box::new(messages::Messages)),
+        (Api::Responses, Box::new(responses::Responses)),
+        (Api::Chat, Box::new(chat::Chat)),
+        (Api::Gemini, Box::new(gemini::Gemini)),
     ];
     all.into_iter()
         .filter(|(shape, _)| chosen.is_empty() || chosen.contains(shape))
@@ -174,28 +220,12 @@ impl Drop for StandIn {
     }
 }
 
-/// Runs the stand-in in the foreground until killed. The chosen port goes to stdout when the
-/// caller asked for any free one (`--port 0`), so a script can read it.
-pub fn run_model(settings: ModelSettings) -> anyhow::Result<cmdline::Exit> {
-    let asked_any = settings.port == 0;
-    let stand_in = StandIn::start(settings)?;
-    let _ = writeln!(
-        io::stderr(),
-        "probe model: listening on http://127.0.0.1:{}",
-        stand_in.port()
-    );
-    if asked_any {
-        crate::print_out(&format!("{}\n", stand_in.port()))?;
+impl StandIn {
+    /// Stops the stand-in: its log closed first (waiting for a line being written), so no
+    /// connection thread is halfway through a line when the process exits; then the accept loop
+    /// stopped and the port freed.
+    pub fn stop(self) {
+        self.shared.log.close();
+        drop(self);
     }
-    // Serve until SIGINT or SIGTERM (the flag is polled: the handler only sets it).
-    while !files::interrupt::requested() {
-        thread::sleep(Duration::from_millis(50));
-    }
-    // Close the log first (waiting for a line being written), so no connection thread is
-    // halfway through a line when the process exits; dropping the stand-in stops the accept
-    // loop and frees the port.
-    stand_in.shared.log.close();
-    drop(stand_in);
-    let _ = writeln!(io::stderr(), "probe model: interrupted");
-    Ok(cmdline::Exit::Interrupted)
 }

@@ -20,14 +20,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The largest n the tool accepts: 10,000,000 units (at most ~20 MB of text with astral fill), so
 /// a typo cannot make the server exhaust memory.
-pub(crate) const MAX_N: u64 = 10_000_000;
+pub const MAX_N: u64 = 10_000_000;
 /// The most text blocks one reply may be split over.
-pub(crate) const MAX_BLOCKS: u64 = 10_000;
+pub const MAX_BLOCKS: u64 = 10_000;
 
 /// What the text between the markers is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Fill {
+pub enum Fill {
     /// `x`s with a position stamp every 64 units (`@OFFSET:CC`): one unit, one char, one byte
     /// each.
     Ascii,
@@ -41,9 +41,9 @@ pub(crate) enum Fill {
 }
 
 impl Fill {
-    pub(crate) const NAMES: [&'static str; 3] = ["ascii", "astral", "lines"];
+    pub const NAMES: [&'static str; 3] = ["ascii", "astral", "lines"];
 
-    pub(crate) fn parse(name: &str) -> Option<Fill> {
+    pub fn parse(name: &str) -> Option<Fill> {
         match name {
             "ascii" => Some(Fill::Ascii),
             "astral" => Some(Fill::Astral),
@@ -65,7 +65,7 @@ impl fmt::Display for Fill {
 
 /// Validated arguments of one `emit` call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct EmitArgs {
+pub struct EmitArgs {
     pub n: u64,
     pub fill: Fill,
     pub blocks: u64,
@@ -74,11 +74,11 @@ pub(crate) struct EmitArgs {
 /// Arguments the tool refuses; the message is what the caller sees in the `isError` result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub(crate) struct ArgError(pub String);
+pub struct ArgError(pub String);
 
 impl EmitArgs {
     /// Reads and checks the `arguments` of a `tools/call`.
-    pub(crate) fn from_json(args: Option<&Value>) -> Result<EmitArgs, ArgError> {
+    pub fn from_json(args: Option<&Value>) -> Result<EmitArgs, ArgError> {
         let empty = Map::new();
         let obj = match args {
             None | Some(Value::Null) => &empty,
@@ -157,19 +157,19 @@ fn whole_number(name: &str, v: &Value) -> Result<u64, ArgError> {
 }
 
 /// The start marker for n and nonce.
-pub(crate) fn start_marker(n: u64, nonce: &str) -> String {
+pub fn start_marker(n: u64, nonce: &str) -> String {
     format!("<<probe n={n} nonce={nonce} start>>")
 }
 
 /// The end marker for n and nonce: its presence at the end of what a client delivered proves the
 /// whole text arrived.
-pub(crate) fn end_marker(n: u64, nonce: &str) -> String {
+pub fn end_marker(n: u64, nonce: &str) -> String {
     format!("<<probe n={n} nonce={nonce} end>>")
 }
 
 /// One reply's text, as blocks, and what it carries.
 #[derive(Debug, Clone)]
-pub(crate) struct Emission {
+pub struct Emission {
     pub args: EmitArgs,
     pub nonce: String,
     pub blocks: Vec<String>,
@@ -179,22 +179,22 @@ pub(crate) struct Emission {
 
 impl Emission {
     /// Total UTF-16 units over all blocks (always `args.n`).
-    pub(crate) fn units(&self) -> u64 {
+    pub fn units(&self) -> u64 {
         self.blocks.iter().map(|b| utf16_len(b)).sum()
     }
 
-    pub(crate) fn bytes(&self) -> u64 {
+    pub fn bytes(&self) -> u64 {
         self.blocks.iter().map(|b| b.len() as u64).sum()
     }
 }
 
 /// Builds the text for `args`, with a fresh nonce.
-pub(crate) fn emit(args: EmitArgs) -> Emission {
+pub fn emit(args: EmitArgs) -> Emission {
     emit_with_nonce(args, &fresh_nonce())
 }
 
 /// Builds the text for `args` with the given (ASCII) nonce.
-pub(crate) fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
+pub fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
     let n = args.n as usize;
     let start = start_marker(args.n, nonce);
     let end = end_marker(args.n, nonce);
@@ -227,7 +227,7 @@ pub(crate) fn emit_with_nonce(args: EmitArgs, nonce: &str) -> Emission {
 }
 
 /// Every how many units the `ascii` fill carries a position stamp.
-pub(crate) const STAMP_EVERY: usize = 64;
+pub const STAMP_EVERY: usize = 64;
 
 /// A byte derived from the nonce and a position: the check a stamp carries, and the choice of
 /// each `astral` character. It makes the fill of one reply unlike the fill of any other, so text
@@ -336,13 +336,13 @@ fn split_blocks(text: &str, n: u64, k: u64) -> Vec<String> {
 }
 
 /// The length JavaScript's `.length` reports.
-pub(crate) fn utf16_len(s: &str) -> u64 {
+pub fn utf16_len(s: &str) -> u64 {
     s.chars().map(|c| c.len_utf16() as u64).sum()
 }
 
 /// Eight hex digits, different per call and per process: enough that a marker in a client's
 /// output can only have come from this very reply. Not cryptographic, and need not be.
-pub(crate) fn fresh_nonce() -> String {
+pub fn fresh_nonce() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

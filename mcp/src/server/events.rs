@@ -15,7 +15,7 @@ use std::path::Path;
 /// One thing the server did, as its log line records it (`{"event": "call", "n": ..., ...}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub(crate) enum Event {
+pub enum Event {
     /// The server is up and reading.
     Start {
         pid: u32,
@@ -66,7 +66,7 @@ pub(crate) enum Event {
 
 /// One `emit` call as the log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct LoggedCall {
+pub struct LoggedCall {
     pub n: u64,
     pub fill: Fill,
     pub blocks: u64,
@@ -79,14 +79,14 @@ pub(crate) struct LoggedCall {
 
 /// Where the server's events go: a human line to stderr, and a stamped JSON line to the log
 /// file through the one JSON-lines writer ([`crate::events::EventLog`]).
-pub(crate) struct EventLog {
+pub struct EventLog {
     file: crate::events::EventLog,
     stderr: bool,
 }
 
 impl EventLog {
     /// Appends to `path` when given; always writes the summaries to stderr.
-    pub(crate) fn open(path: Option<&Path>) -> io::Result<EventLog> {
+    pub fn open(path: Option<&Path>) -> io::Result<EventLog> {
         Ok(EventLog {
             file: crate::events::EventLog::open(path)?,
             stderr: true,
@@ -95,7 +95,7 @@ impl EventLog {
 
     /// A log that records nothing (for driving the server's handlers directly).
     #[cfg(test)]
-    pub(crate) fn silent() -> EventLog {
+    pub fn silent() -> EventLog {
         EventLog {
             file: crate::events::EventLog::default(),
             stderr: false,
@@ -103,11 +103,17 @@ impl EventLog {
     }
 
     /// Records `event`, with `summary` as its line on stderr.
-    pub(crate) fn record(&mut self, summary: &str, event: &impl Serialize) {
+    pub fn record(&mut self, summary: &str, event: &impl Serialize) {
         if self.stderr {
             // The summary quotes the client (method names, reasons): escaped, so it cannot
-            // forge a line or drive the terminal; and a closed stderr is not worth a panic.
-            cmdline::errln!("probe serve: {}", files::escape::text(summary));
+            // forge a line or drive the terminal; and a closed stderr is not worth a panic. A
+            // stdio MCP server's stderr is its diagnostic channel (stdout is the protocol's).
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "probe serve: {}",
+                files::escape::text(summary)
+            );
         }
         self.file.record(event);
     }
@@ -115,12 +121,12 @@ impl EventLog {
 
 /// Every event a server log holds, in order; a missing log, or a line that is not an event
 /// (cut short by a kill), reads as nothing.
-pub(crate) fn read_events(log: &Path) -> Vec<Event> {
+pub fn read_events(log: &Path) -> Vec<Event> {
     crate::events::read_events(log)
 }
 
 /// Every `emit` call a server log records, in order.
-pub(crate) fn read_calls(log: &Path) -> Vec<LoggedCall> {
+pub fn read_calls(log: &Path) -> Vec<LoggedCall> {
     read_events(log)
         .into_iter()
         .filter_map(|e| match e {
@@ -131,7 +137,7 @@ pub(crate) fn read_calls(log: &Path) -> Vec<LoggedCall> {
 }
 
 /// The `clientInfo` the client sent in `initialize`, if it sent one.
-pub(crate) fn client_info(log: &Path) -> Option<Value> {
+pub fn client_info(log: &Path) -> Option<Value> {
     read_events(log).into_iter().find_map(|e| match e {
         Event::Initialize { client, .. } if !client.is_null() => Some(client),
         _ => None,

@@ -11,12 +11,12 @@
 
 use serde_json::{json, Map, Value};
 
-use super::events::ModelEvent;
-use super::http::{json_body, take_turn, Api, Reply, Sse};
-use super::request::Request;
-use super::tokens::{text_units, tokens_for, Usage};
-use super::turn::{text_of, Conversation, Offered, ToolResult, Turn};
-use super::Shared;
+use crate::events::ModelEvent;
+use crate::http::{json_body, take_turn, Handler, Reply, Sse};
+use crate::request::Request;
+use crate::tokens::{text_units, tokens_for, Usage};
+use crate::turn::{text_of, Conversation, Offered, ToolResult, Turn};
+use crate::Shared;
 
 /// The Gemini API shape.
 #[derive(Debug, Clone, Copy)]
@@ -30,7 +30,7 @@ fn route(path: &str) -> Option<(&str, &str)> {
     rest.rsplit_once(':')
 }
 
-impl Api for Gemini {
+impl Handler for Gemini {
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
         if request.method != "POST" {
             return None;
@@ -228,7 +228,7 @@ fn answer(request: &Value, model: &Value, turn: &Turn, usage: Usage) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::turn::decide;
+    use crate::turn::decide;
 
     #[test]
     fn the_path_names_the_model_and_the_method() {

@@ -14,12 +14,12 @@ use regex::Regex;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
-use super::http::{post_json, take_turn, Api, Reply, Sse};
-use super::request::Request;
-use super::tokens::Usage;
-use super::turn::{arguments_of, is_emit, text_of, Conversation, Offered, ToolResult, Turn};
-use super::Shared;
-use crate::emit::fresh_nonce;
+use crate::http::{post_json, take_turn, Handler, Reply, Sse};
+use crate::request::Request;
+use crate::tokens::Usage;
+use crate::turn::{arguments_of, is_emit, text_of, Conversation, Offered, ToolResult, Turn};
+use crate::Shared;
+use mcp::emit::fresh_nonce;
 
 /// Qwen Code's function that finds deferred tools.
 const SEARCH: &str = "tool_search";
@@ -30,7 +30,7 @@ const PROXY: &str = "tool_call";
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Chat;
 
-impl Api for Chat {
+impl Handler for Chat {
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
         let body = match post_json(request, shared, "/v1/chat/completions")? {
             Ok(body) => body,
@@ -243,7 +243,7 @@ fn stream(request: &Value, turn: &Turn, usage: Usage, separate: bool) -> Vec<Sse
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::turn::decide;
+    use crate::turn::decide;
 
     #[test]
     fn parallel_calls_stream_with_their_indexes_and_every_tool_message_is_read() {

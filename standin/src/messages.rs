@@ -9,19 +9,19 @@
 
 use serde_json::{json, Value};
 
-use super::events::ModelEvent;
-use super::http::{json_body, take_turn, Api, Reply, Sse};
-use super::request::Request;
-use super::tokens::{text_units, tokens_for, Usage};
-use super::turn::{text_of, Conversation, Offered, ToolResult, Turn};
-use super::Shared;
-use crate::emit::fresh_nonce;
+use crate::events::ModelEvent;
+use crate::http::{json_body, take_turn, Handler, Reply, Sse};
+use crate::request::Request;
+use crate::tokens::{text_units, tokens_for, Usage};
+use crate::turn::{text_of, Conversation, Offered, ToolResult, Turn};
+use crate::Shared;
+use mcp::emit::fresh_nonce;
 
 /// The Anthropic Messages API shape.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Messages;
 
-impl Api for Messages {
+impl Handler for Messages {
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
         if request.method != "POST" {
             return None;
@@ -43,7 +43,7 @@ impl Api for Messages {
                 })
             }
             "/v1/messages/count_tokens" => {
-                let body = super::json::parse(&request.body).ok();
+                let body = crate::json::parse(&request.body).ok();
                 let units = body.as_ref().map(text_units).unwrap_or(0);
                 let input_tokens = shared.settings.count_tokens.unwrap_or(tokens_for(units));
                 shared.record(ModelEvent::CountTokens {
@@ -214,7 +214,7 @@ fn stream(request: &Value, turn: &Turn, usage: Usage) -> Vec<Sse> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::turn::{decide, Call};
+    use crate::turn::{decide, Call};
 
     #[test]
     fn parallel_calls_are_one_tool_use_block_each_and_every_result_is_read() {

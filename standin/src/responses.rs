@@ -12,18 +12,18 @@
 
 use serde_json::{json, Value};
 
-use super::http::{post_json, take_turn, Api, Reply, Sse};
-use super::request::Request;
-use super::tokens::Usage;
-use super::turn::{arguments_of, is_emit, text_of, Conversation, Offered, ToolResult, Turn};
-use super::Shared;
-use crate::emit::fresh_nonce;
+use crate::http::{post_json, take_turn, Handler, Reply, Sse};
+use crate::request::Request;
+use crate::tokens::Usage;
+use crate::turn::{arguments_of, is_emit, text_of, Conversation, Offered, ToolResult, Turn};
+use crate::Shared;
+use mcp::emit::fresh_nonce;
 
 /// The OpenAI Responses API shape.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Responses;
 
-impl Api for Responses {
+impl Handler for Responses {
     fn answer(&self, request: &Request, shared: &Shared) -> Option<Reply> {
         let body = match post_json(request, shared, "/v1/responses")? {
             Ok(body) => body,
@@ -233,7 +233,7 @@ fn stream(request: &Value, items: &[Value], usage: Usage) -> Vec<Sse> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::turn::decide;
+    use crate::turn::decide;
 
     fn codex_tools() -> Value {
         json!([{"type": "function", "name": "shell", "parameters": {}},
@@ -372,7 +372,7 @@ mod tests {
                 namespace: Some("mcp__probe".into()),
                 via: None,
             },
-            calls: vec![crate::model::turn::Call {
+            calls: vec![crate::turn::Call {
                 id: "call_1".into(),
                 input: json!({"n": 1000}),
             }],
