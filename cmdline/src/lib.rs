@@ -1,6 +1,6 @@
-//! gatekit's command line, shared by the three tools: the [`exit`] policy (the exit codes of
-//! gatekit's exit codes, the one mapping from a typed error to a code, [`run_tool`](exit::run_tool), and
-//! stdout that a closed pipe ends quietly), the [`cli`] pieces flattened into each tool's clap
+//! gatekit's command line, shared by the three tools: the [`exit`] policy (gatekit's exit codes,
+//! the one mapping from a typed error to a code, [`run_tool`](exit::run_tool), and stdout that a
+//! closed pipe ends quietly), the [`cli`] pieces flattened into each tool's clap
 //! definitions, the [`manual`] (man pages and completions), and [`progress`] lines on a
 //! terminal.
 //!

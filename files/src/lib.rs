@@ -16,6 +16,9 @@
 //! A crate of its own, at the bottom of the workspace, so that every crate that touches the
 //! disk (the runner's logs, candidate's checkouts, the tools' reports) keeps one set of rules
 //! without pulling in a runner, a renderer or a command-line parser.
+//!
+//! It must not run a process, render a report or parse a command line: everything above reads
+//! and writes through it, so it depends on nothing of gatekit's.
 
 pub mod atomic;
 pub mod escape;

@@ -6,6 +6,9 @@
 //! `text`, `markdown` and `junit` render it, `progress` renders the events the suite and canary
 //! loops emit, `cites` answers "was this head cited?" (of a text, and of a pull request's
 //! GitHub surfaces with `surfaces`), `attest` and `verify` make and check the signed statement of a run, and [`commands`] maps each subcommand onto them.
+//!
+//! It never links `mutants` or `probe` (what tools share lives in the libraries below them),
+//! and never writes to the user's checkout, index or repository.
 
 pub mod attest;
 mod canary;

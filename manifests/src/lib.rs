@@ -5,7 +5,9 @@
 //! for a tree ([`manifest_for`]). It also holds the house's one sha256 of a file
 //! ([`hash_file`]) and its one hex encoder ([`hex`], [`Digest::to_hex`]).
 //!
-//! Paths are raw bytes throughout, because Unix file names are.
+//! Paths are raw bytes throughout, because Unix file names are. It must not follow a link out
+//! of the tree it checks, nor know anything of git, candidates or reports: `candidate` and
+//! `gate` build on it.
 //!
 //! Where things are, lowest first (no two modules import each other): `entry` (digest, entry,
 //! manifest), `escape` (a name's escaping), `cores`, `hash` (one reader or file), `path` (the

@@ -10,7 +10,7 @@
 //! is `probe call`, a minimal client for any stdio server; `testclient` is a small client with
 //! a known limit, for trying the driver without an agent CLI; `model` runs the stand-in in the
 //! foreground. The command line is [`cli`], whose [`cli::main`] is the one entry point other
-//! crates call.
+//! crates call. It never links `gate` or `mutants`.
 
 pub(crate) mod bracket;
 pub(crate) mod check;
