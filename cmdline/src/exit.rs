@@ -1,10 +1,13 @@
-//! gatekit's exit codes (0, 1, 2, 4, 130), shared by every tool, and the one policy that maps an error to
-//! one: by the typed errors in its chain ([`PreconditionFailed`], [`Interrupted`]), which the
-//! crates below raise without knowing any exit code.
+//! gatekit's exit codes (0, 1, 2, 4, 70, 74, 130), shared by every tool, and the one policy that
+//! maps an error to one: by the typed errors in its chain ([`PreconditionFailed`],
+//! [`Interrupted`], [`Bug`]), which the crates below raise without knowing any exit code, and by
+//! whether the run had begun to write ([`files::outputs::written`]).
 //!
 //! A finding (a failed check, a survived mutant, a moved threshold) is not an error: it is an
-//! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input)
-//! or 4 (a precondition such as a red baseline).
+//! outcome that maps to 1. Errors that stopped the tool from judging at all map to 2 (bad input,
+//! met before anything was written or changed), 4 (a precondition such as a red baseline), 74 (an
+//! I/O failure after the run began to write: a full disk, git failing mid-run; its reports may
+//! be incomplete and say so) or 70 (gatekit's own bug: a broken invariant, a panic).
 //!
 //! Data goes to stdout through [`print()`] (or [`outln!`](crate::outln)), never `println!`: a
 //! reader that goes away early (`gate check ... | head -1`) closes the pipe, and `println!`
@@ -15,7 +18,7 @@
 //! sees it as an error; the run goes on, writes its reports and attestation, and ends with
 //! the code of its verdict.
 
-use runner::stop::{Interrupted, PreconditionFailed};
+use runner::stop::{Bug, Interrupted, PreconditionFailed};
 
 /// What a run of any gatekit tool ends with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -28,6 +31,11 @@ pub enum Exit {
     Usage,
     /// 4: a baseline or precondition failed, so nothing could be judged.
     Precondition,
+    /// 70: gatekit's own bug (a broken invariant, a panic); whatever it wrote is suspect.
+    Internal,
+    /// 74: an I/O failure after the run began to write (a full disk, git failing mid-run);
+    /// its reports may be incomplete, and say so.
+    Io,
     /// 130: interrupted by SIGINT or SIGTERM, after cleaning up.
     Interrupted,
 }
@@ -39,6 +47,8 @@ impl Exit {
             Exit::Findings => 1,
             Exit::Usage => 2,
             Exit::Precondition => 4,
+            Exit::Internal => 70,
+            Exit::Io => 74,
             Exit::Interrupted => 130,
         }
     }
@@ -181,18 +191,23 @@ pub enum Failure {
 }
 
 /// Why a run stopped without judging: the one error-to-exit policy of all three tools,
-/// decided from the typed errors in the chain, never from an error's text, and never by a
-/// tool of its own: the same kind is the same code in gate, mutants and probe. The kinds, in
-/// the order they are looked for: [`Interrupted`] (130), [`PreconditionFailed`] (4), and
-/// everything else, [`Failure::Usage`] or untyped (an output that cannot be written, a file
-/// that cannot be read), bad usage or bad input (2). A closed stdout is none of them: it is
-/// never an error (see [`print()`]).
+/// decided from the typed errors in the chain and whether the run had begun to write, never
+/// from an error's text, and never by a tool of its own: the same kind is the same code in
+/// gate, mutants and probe. The kinds, in the order they are looked for: [`Interrupted`] (130),
+/// [`PreconditionFailed`] (4), [`Bug`] (70), and everything else, [`Failure::Usage`] or untyped
+/// (an output that cannot be written, a file that cannot be read): bad usage or bad input (2)
+/// while nothing was written or changed, an I/O failure after work began (74) once it was. A
+/// closed stdout is none of them: it is never an error (see [`print()`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
-    /// Bad usage or bad input (every error that is none of the others): exit 2.
+    /// Bad usage or bad input, met before anything was written or changed: exit 2.
     Usage,
     /// A [`PreconditionFailed`] anywhere in the chain: exit 4.
     Precondition,
+    /// A [`Bug`] anywhere in the chain: exit 70.
+    Internal,
+    /// Any other error met after the run began to write: exit 74.
+    Io,
     /// An [`Interrupted`] in the chain, or an interrupt was requested: exit 130.
     Interrupted,
 }
@@ -200,6 +215,12 @@ pub enum Stop {
 impl Stop {
     /// What stopped the run that ended with `error`.
     pub fn of(error: &anyhow::Error) -> Stop {
+        Stop::of_at(error, files::outputs::written())
+    }
+
+    /// What stopped a run that ended with `error`, `written` saying whether it had begun to
+    /// write its outputs.
+    pub fn of_at(error: &anyhow::Error, written: bool) -> Stop {
         // `downcast_ref` sees a type given as context as well as the root; `chain` the causes,
         // looking inside an `io::Error` too (its `source` skips the error it carries).
         let holds = |is: fn(&(dyn std::error::Error + 'static)) -> bool| {
@@ -219,6 +240,10 @@ impl Stop {
             || holds(|e| e.is::<PreconditionFailed>())
         {
             Stop::Precondition
+        } else if error.downcast_ref::<Bug>().is_some() || holds(|e| e.is::<Bug>()) {
+            Stop::Internal
+        } else if written {
+            Stop::Io
         } else {
             Stop::Usage
         }
@@ -228,6 +253,8 @@ impl Stop {
         match self {
             Stop::Usage => Exit::Usage,
             Stop::Precondition => Exit::Precondition,
+            Stop::Internal => Exit::Internal,
+            Stop::Io => Exit::Io,
             Stop::Interrupted => Exit::Interrupted,
         }
     }
@@ -235,11 +262,11 @@ impl Stop {
 
 /// What a run that judged (`verdict`) ends with when writing some of its outputs failed
 /// (`errors`, each already printed): the verdict stands when it found something (1, 4, 130);
-/// a pass that could not be written whole is the first error's [`Stop`], so a report that
-/// failed to land is never exit 0.
+/// a pass that could not be written whole is the first error's [`Stop`] after work began
+/// (74 for an I/O failure), so a report that failed to land is never exit 0.
 pub fn after_writing(verdict: Exit, errors: &[anyhow::Error]) -> Exit {
     match errors.first() {
-        Some(first) if verdict == Exit::Ok => Stop::of(first).exit(),
+        Some(first) if verdict == Exit::Ok => Stop::of_at(first, true).exit(),
         _ => verdict,
     }
 }
@@ -254,7 +281,9 @@ pub fn fail(tool: &str, error: &anyhow::Error) -> Exit {
     match stop {
         Stop::Interrupted => crate::errln!("{tool}: interrupted"),
         Stop::Precondition => crate::errln!("{tool}: {error}"),
-        Stop::Usage => crate::errln!("{tool}: error: {}", one_line(error.as_ref())),
+        Stop::Usage | Stop::Io | Stop::Internal => {
+            crate::errln!("{tool}: error: {}", one_line(error.as_ref()))
+        }
     }
     stop.exit()
 }
@@ -278,9 +307,17 @@ pub fn run_tool(tool: &str, work: impl FnOnce() -> anyhow::Result<Exit>) -> Exit
             stale.processes
         );
     }
-    let exit = match work() {
-        Ok(exit) => exit,
-        Err(e) => fail(tool, &e),
+    // A panic is gatekit's own bug, whatever it met: 70, never the 101 of an unwinding main
+    // that a script could take for a finding. The panic's own message is already on stderr.
+    let exit = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(Ok(exit)) => exit,
+        Ok(Err(e)) => fail(tool, &e),
+        Err(_) => {
+            crate::errln!(
+                "{tool}: internal error (a bug in gatekit): it panicked; please report it"
+            );
+            Exit::Internal
+        }
     };
     sweep_strays(tool);
     runner::scratch::finish();
@@ -404,19 +441,33 @@ mod tests {
         let deep = Outer(std::io::Error::other(Interrupted));
         assert_eq!(Stop::of(&anyhow::Error::new(deep)), Stop::Interrupted);
         // Bad usage named, and an error of no kind (an output that cannot be written), are
-        // the same exit 2 in every tool.
+        // the same exit 2 in every tool while nothing was written, and 74 once it was.
         let named = anyhow::Error::new(Failure::Usage("--out is busy".into()));
-        assert_eq!(Stop::of(&named), Stop::Usage);
+        assert_eq!(Stop::of_at(&named, false), Stop::Usage);
+        assert_eq!(Stop::of_at(&named, true), Stop::Io);
         let unwritable =
             anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::NotADirectory))
                 .context("writing results.json");
-        assert_eq!(Stop::of(&unwritable), Stop::Usage);
-        assert_eq!(after_writing(Exit::Ok, &[unwritable]), Exit::Usage);
+        assert_eq!(Stop::of_at(&unwritable, false), Stop::Usage);
+        assert_eq!(Stop::of_at(&unwritable, true), Stop::Io);
+        assert_eq!(Stop::Io.exit().code(), 74);
+        assert_eq!(after_writing(Exit::Ok, &[unwritable]), Exit::Io);
         assert_eq!(after_writing(Exit::Findings, &[named]), Exit::Findings);
+        // gatekit's own bug is 70 wherever it is met, and before an interrupt only loses.
+        let bug = Err::<(), _>(Bug("a row without a mutant".into()))
+            .context("rendering mutants.txt")
+            .unwrap_err();
+        assert_eq!(Stop::of_at(&bug, false), Stop::Internal);
+        assert_eq!(Stop::of_at(&bug, true), Stop::Internal);
+        assert_eq!(Stop::Internal.exit().code(), 70);
+        let pre_and_bug = Err::<(), _>(Bug("x".into()))
+            .context(PreconditionFailed::new("red"))
+            .unwrap_err();
+        assert_eq!(Stop::of_at(&pre_and_bug, true), Stop::Precondition);
         assert_eq!(after_writing(Exit::Ok, &[]), Exit::Ok);
         // The words alone decide nothing.
         let words = anyhow::anyhow!("interrupted: precondition failed");
-        assert_eq!(Stop::of(&words), Stop::Usage);
+        assert_eq!(Stop::of_at(&words, false), Stop::Usage);
         assert_eq!(Stop::Precondition.exit(), Exit::Precondition);
         // Its lines are kept, and what it quotes cannot drive the terminal.
         let quoted = PreconditionFailed::new("no tool \"x\u{1b}[2J\"\nlisted: a\rb").to_string();

@@ -40,6 +40,7 @@ pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> io::Result<()> {
     }
     for (tmp, path) in temps {
         tmp.persist(path).map_err(|e| e.error)?;
+        crate::outputs::note_written(path);
     }
     Ok(())
 }

@@ -278,6 +278,15 @@ impl Plan {
             }
             seen.push((f, real, id));
         }
+        // What the user named as outputs, so that a write there counts as the run's work
+        // having begun (see [`written`]); gatekit's own scratch never does.
+        let mut planned = planned();
+        for p in self.folders.iter().map(|f| &f.path) {
+            planned.push(std::path::absolute(p).unwrap_or_else(|_| p.clone()));
+        }
+        for f in self.files.iter().filter(|f| f.within.is_none()) {
+            planned.push(std::path::absolute(&f.path).unwrap_or_else(|_| f.path.clone()));
+        }
         Ok(())
     }
 }
@@ -416,6 +425,46 @@ impl Record {
 /// The output folders this process writes in, each with its record.
 static OWNED: Mutex<Vec<Record>> = Mutex::new(Vec::new());
 
+/// Set once this process wrote a file among its outputs: from then on a failure is no longer
+/// "nothing was written or changed" (see [`written`]).
+static WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this process has begun to write its outputs: a file made or replaced inside an
+/// output folder it took, or at a path the user named in a checked [`Plan`] (making the
+/// folders is not yet writing). The exit policy reads it: an error before is bad input (exit
+/// 2, nothing written or changed); an error of the same kind after is an I/O failure after work
+/// began (exit 74), whose reports may be incomplete.
+pub fn written() -> bool {
+    WRITTEN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn mark_written() {
+    WRITTEN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The outputs the user named in a checked [`Plan`] (folders and files), absolute.
+static PLANNED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn planned() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PLANNED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Notes that `path` was written (made or replaced): when it is an output of this run (inside
+/// an output folder it owns, or a path the user named in a checked plan), the run's work has
+/// begun (see [`written`]). A file in gatekit's own scratch or checkouts is not an output.
+pub fn note_written(path: &Path) {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let real =
+        resolve(abs.parent().unwrap_or(Path::new("/"))).join(abs.file_name().unwrap_or_default());
+    let output = owned()
+        .iter()
+        .any(|r| abs.starts_with(&r.given) || real.starts_with(&r.dir))
+        || planned().iter().any(|p| abs.starts_with(p));
+    if output {
+        mark_written();
+    }
+}
+
 fn owned() -> std::sync::MutexGuard<'static, Vec<Record>> {
     OWNED.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -513,10 +562,12 @@ pub fn claim(path: &Path) -> io::Result<()> {
 /// refused by the kernel (`O_NOFOLLOW`), so one raced in after the checks is not followed.
 pub fn create(path: &Path) -> io::Result<File> {
     claim(path)?;
-    OpenOptions::new()
+    let file = OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
-        .open(path)
+        .open(path)?;
+    note_written(path);
+    Ok(file)
 }

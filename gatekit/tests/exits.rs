@@ -435,3 +435,62 @@ fn a_closed_or_full_stdout_never_changes_the_exit_code_or_the_files_a_run_owes_i
         assert_eq!(read(mutants_out.join("mutants.json"))["exit_code"], 1);
     }
 }
+
+#[test]
+fn an_io_failure_after_the_run_began_to_write_is_74_in_every_tool() {
+    let w = World::new();
+    let disk = w.home().join("disk");
+    let Some(_mounted) = testkit::Tmpfs::mount(&disk, "512k") else {
+        return;
+    };
+    // Each tool's first child fills the disk its --out is on, after the tool took --out and
+    // wrote its first files there; the next write fails with "No space left on device".
+    let fill = |name: &str| {
+        format!(
+            "dd if=/dev/zero of='{}' bs=4k 2>/dev/null; true",
+            disk.join(name).display()
+        )
+    };
+    let config = w.gate_toml(&format!(
+        "\n[[suite]]\nname = \"fills\"\nrun = \"{}\"\n",
+        fill("gate-filler")
+    ));
+    w.mutants_toml(&format!("{}; sh test.sh", fill("mutants-filler")), "");
+    let exe = env!("CARGO_BIN_EXE_gatekit");
+    let client = format!(
+        "{}; {exe} probe test-client --limit 500 --mcp-config {{mcp_config}} --n {{n}}",
+        fill("probe-filler")
+    );
+    // One tool at a time on the disk, its filler removed before the next starts.
+    let alone = |mut cmd: assert_cmd::Command, filler: &str| {
+        let out = Output::of(&mut cmd);
+        std::fs::remove_file(disk.join(filler)).unwrap();
+        out
+    };
+    let mut gate = w.cmd("gate");
+    gate.args(["run", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(disk.join("gate"));
+    let mut mutants = w.cmd("mutants");
+    mutants
+        .args(["run", "mutants.toml", "--out"])
+        .arg(disk.join("mutants"));
+    let mut probe = w.cmd("probe");
+    probe
+        .args(["check", "--expect", "500", "--client", &client, "--out"])
+        .arg(disk.join("probe"));
+    let cases = [
+        ("gate", alone(gate, "gate-filler")),
+        ("mutants", alone(mutants, "mutants-filler")),
+        ("probe", alone(probe, "probe-filler")),
+    ];
+    for (name, out) in &cases {
+        assert!(
+            out.stderr.contains("No space left on device"),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+    all_end_with(74, cases);
+}

@@ -23,3 +23,10 @@ impl PreconditionFailed {
         PreconditionFailed(lines.join("\n"))
     }
 }
+
+/// gatekit's own bug: an invariant the code relies on did not hold (exit 70, as cargo-mutants
+/// and the BSD `sysexits` call an internal software error). Raised where the code can see its
+/// own mistake; a panic ends a tool the same way.
+#[derive(Debug, thiserror::Error)]
+#[error("internal error (a bug in gatekit): {0}")]
+pub struct Bug(pub String);

@@ -19,12 +19,14 @@ mod procs;
 mod python;
 mod repo;
 mod skip;
+mod tmpfs;
 
 pub use output::Output;
 pub use procs::{alive, snapshot, tagged_pids};
 pub use python::{junit, python_json, schema_errors};
 pub use repo::Repo;
 pub use skip::skip;
+pub use tmpfs::Tmpfs;
 
 /// An outer limit for any command a test starts, so a regression hangs nothing.
 pub const OUTER_TIMEOUT: Duration = Duration::from_secs(120);
