@@ -12,7 +12,8 @@ use testkit::{junit, sarif_errors, Output};
 const TODO: &str = "TODO: the claim this mutant undoes";
 
 /// A suite whose `build` step is `sh -n lib.sh`: a mutant that breaks the syntax fails it.
-const BUILT: &str = "[suites.unit]\nrun = \"sh test.sh\"\nbuild = \"sh -n lib.sh\"\ntimeout = \"5s\"\n\n";
+const BUILT: &str =
+    "[suites.unit]\nrun = \"sh test.sh\"\nbuild = \"sh -n lib.sh\"\ntimeout = \"5s\"\n\n";
 
 /// A mutant of lib.sh with `extra` keys (`operator = ...`) and the claim `undoes`.
 fn entry(name: &str, anchor: &str, replace: &str, undoes: &str, extra: &str) -> String {
@@ -49,8 +50,20 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
     let broken = "daemon() { :; }";
     let spec = format!(
         "{BUILT}{}{}",
-        entry("gen: daemon unclosed", broken, "daemon() { :; ", TODO, "operator = \"remove-block\""),
-        entry("gen: plus to minus", "$1 + $2", "$1 - $2", TODO, "operator = \"arithmetic\""),
+        entry(
+            "gen: daemon unclosed",
+            broken,
+            "daemon() { :; ",
+            TODO,
+            "operator = \"remove-block\""
+        ),
+        entry(
+            "gen: plus to minus",
+            "$1 + $2",
+            "$1 - $2",
+            TODO,
+            "operator = \"arithmetic\""
+        ),
     );
     let fx = Fixture::new(&spec);
     let sarif_path = fx.out.path().join("findings.sarif");
@@ -65,7 +78,10 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
     assert_eq!(unviable["run"]["build_failed"], true);
     assert_eq!(unviable["run"]["verdict"], "unviable");
     assert_eq!(report["tally"]["unviable"], 1);
-    assert_eq!(report["tally"]["killed"], 1, "an unviable mutant is never a kill");
+    assert_eq!(
+        report["tally"]["killed"], 1,
+        "an unviable mutant is never a kill"
+    );
     assert_eq!(report["tally"]["claims_not_named"], 2);
 
     let text = fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
@@ -74,7 +90,10 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
         "{text}"
     );
     assert!(text.contains("claim not named"), "{text}");
-    assert!(!text.contains("TODO:"), "the placeholder is not shown as a claim: {text}");
+    assert!(
+        !text.contains("TODO:"),
+        "the placeholder is not shown as a claim: {text}"
+    );
 
     let stryker: Value =
         serde_json::from_str(&fs::read_to_string(fx.out().join("mutation-report.json")).unwrap())
@@ -85,11 +104,17 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
     assert_eq!(mutants[1]["status"], "Killed");
 
     let html = fs::read_to_string(fx.out().join("mutants.html")).unwrap();
-    assert!(html.contains("<span class=\"v unviable\">unviable</span>"), "{html}");
+    assert!(
+        html.contains("<span class=\"v unviable\">unviable</span>"),
+        "{html}"
+    );
     assert!(html.contains("<td>claim not named</td>"), "{html}");
 
     if let Some(facts) = junit(&fx.out().join("junit.xml")) {
-        assert_eq!((&facts["failures"], &facts["errors"]), (&Value::from(0), &Value::from(0)));
+        assert_eq!(
+            (&facts["failures"], &facts["errors"]),
+            (&Value::from(0), &Value::from(0))
+        );
         let case = facts["cases"]
             .as_array()
             .unwrap()
@@ -99,7 +124,12 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
         let skip = &case["results"][0];
         assert_eq!(skip["kind"], "Skipped", "{case:#}");
         let message = skip["message"].as_str().unwrap();
-        assert!(message.starts_with("unviable: the generated mutant does not build (not started (build failed"), "{message}");
+        assert!(
+            message.starts_with(
+                "unviable: the generated mutant does not build (not started (build failed"
+            ),
+            "{message}"
+        );
         assert!(message.contains("claim not named"), "{message}");
     }
 
@@ -108,21 +138,35 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
     let log = sarif(&sarif_path);
     assert_eq!(log["version"], "2.1.0");
     assert_eq!(log["runs"][0]["tool"]["driver"]["name"], "gatekit-mutants");
-    assert_eq!(log["runs"][0]["invocations"][0]["executionSuccessful"], true);
+    assert_eq!(
+        log["runs"][0]["invocations"][0]["executionSuccessful"],
+        true
+    );
     let found = results(&log);
     assert_eq!(found.len(), 1, "{log:#}");
     let note = &found[0];
-    assert_eq!((&note["ruleId"], &note["level"]), (&Value::from("unviable"), &Value::from("note")));
-    let rules = log["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(
+        (&note["ruleId"], &note["level"]),
+        (&Value::from("unviable"), &Value::from("note"))
+    );
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
     let index = note["ruleIndex"].as_u64().unwrap() as usize;
     assert_eq!(rules[index]["id"], "unviable");
     let place = &note["locations"][0]["physicalLocation"];
     assert_eq!(place["artifactLocation"]["uri"], "lib.sh");
     assert_eq!(place["artifactLocation"]["uriBaseId"], "%SRCROOT%");
     let (start, end) = lines_of(broken);
-    assert_eq!((&place["region"]["startLine"], &place["region"]["endLine"]), (&Value::from(start), &Value::from(end)));
+    assert_eq!(
+        (&place["region"]["startLine"], &place["region"]["endLine"]),
+        (&Value::from(start), &Value::from(end))
+    );
     let message = note["message"]["text"].as_str().unwrap();
-    assert!(message.contains("`daemon() { :; }` -> `daemon() { :; `"), "{message}");
+    assert!(
+        message.contains("`daemon() { :; }` -> `daemon() { :; `"),
+        "{message}"
+    );
     assert!(message.contains("Claim: claim not named."), "{message}");
 
     // Merged, the row is judged again from its own records: still unviable, still exit 0,
@@ -139,8 +183,13 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
     merged.assert_exit(0);
     let again = sarif(&merged_sarif);
     assert_eq!(results(&again).len(), 1);
-    assert_eq!(results(&again)[0]["partialFingerprints"], note["partialFingerprints"]);
-    assert!(note["partialFingerprints"]["gatekitMutant/v1"].as_str().is_some_and(|f| f.len() == 64));
+    assert_eq!(
+        results(&again)[0]["partialFingerprints"],
+        note["partialFingerprints"]
+    );
+    assert!(note["partialFingerprints"]["gatekitMutant/v1"]
+        .as_str()
+        .is_some_and(|f| f.len() == 64));
 }
 
 #[test]
@@ -148,13 +197,30 @@ fn a_hand_written_mutant_that_does_not_build_stays_an_error_and_findings_are_sar
     let survivor = "greet() {\n  echo \"hello\"";
     let spec = format!(
         "{BUILT}{}{}{}",
-        entry("daemon unclosed", "daemon() { :; }", "daemon() { :; ", "daemon returns", ""),
-        entry("greet twice", survivor, "greet() {\n  echo \"hello\"; :", TODO, "operator = \"remove-call\""),
+        entry(
+            "daemon unclosed",
+            "daemon() { :; }",
+            "daemon() { :; ",
+            "daemon returns",
+            ""
+        ),
+        entry(
+            "greet twice",
+            survivor,
+            "greet() {\n  echo \"hello\"; :",
+            TODO,
+            "operator = \"remove-call\""
+        ),
         entry("absent", "subtract()", "x", "no such function", ""),
     );
     let fx = Fixture::new(&spec);
     let sarif_path = fx.out.path().join("findings.sarif");
-    let out = fx.run(&["--sarif", sarif_path.to_str().unwrap(), "--format", "markdown"]);
+    let out = fx.run(&[
+        "--sarif",
+        sarif_path.to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]);
     out.assert_exit(1);
     let got: Vec<String> = verdicts(&fx.report()).into_iter().map(|v| v.1).collect();
     assert_eq!(got, ["error", "SURVIVED", "skipped (0 matches)"]);
@@ -162,7 +228,11 @@ fn a_hand_written_mutant_that_does_not_build_stays_an_error_and_findings_are_sar
     // The pull-request summary: the TODO claim is "claim not named", the named ones stay.
     assert!(out.stdout.contains("| claim not named |"), "{}", out.stdout);
     assert!(out.stdout.contains("| daemon returns |"), "{}", out.stdout);
-    assert!(out.stdout.contains("1 claim not named yet"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("1 claim not named yet"),
+        "{}",
+        out.stdout
+    );
 
     assert_valid(&sarif_path);
     let log = sarif(&sarif_path);
@@ -171,10 +241,20 @@ fn a_hand_written_mutant_that_does_not_build_stays_an_error_and_findings_are_sar
         .iter()
         .map(|r| (r["ruleId"].as_str().unwrap(), r["level"].as_str().unwrap()))
         .collect();
-    assert_eq!(summary, [("error", "warning"), ("survived", "error"), ("skipped", "warning")]);
+    assert_eq!(
+        summary,
+        [
+            ("error", "warning"),
+            ("survived", "error"),
+            ("skipped", "warning")
+        ]
+    );
     let region = |r: &Value| {
         let g = &r["locations"][0]["physicalLocation"]["region"];
-        (g["startLine"].as_u64().unwrap(), g["endLine"].as_u64().unwrap())
+        (
+            g["startLine"].as_u64().unwrap(),
+            g["endLine"].as_u64().unwrap(),
+        )
     };
     assert_eq!(region(&found[0]), lines_of("daemon() { :; }"));
     // A two-line anchor is a two-line region, at the lines it has in the file as run.
@@ -183,10 +263,19 @@ fn a_hand_written_mutant_that_does_not_build_stays_an_error_and_findings_are_sar
     // No single place for an anchor that is not there: the file's first line.
     assert_eq!(region(&found[2]), (1, 1));
     let survived = found[1]["message"]["text"].as_str().unwrap();
-    assert!(survived.starts_with("SURVIVED: mutant \"greet twice\" (remove-call) in lib.sh:"), "{survived}");
-    assert!(survived.contains("The suite passed with the mutant in place. Claim: claim not named."), "{survived}");
+    assert!(
+        survived.starts_with("SURVIVED: mutant \"greet twice\" (remove-call) in lib.sh:"),
+        "{survived}"
+    );
+    assert!(
+        survived.contains("The suite passed with the mutant in place. Claim: claim not named."),
+        "{survived}"
+    );
     let error = found[0]["message"]["text"].as_str().unwrap();
-    assert!(error.contains("No verdict: not started (build failed"), "{error}");
+    assert!(
+        error.contains("No verdict: not started (build failed"),
+        "{error}"
+    );
     assert!(error.contains("Claim: daemon returns."), "{error}");
     assert_eq!(log["runs"][0]["invocations"][0]["exitCode"], 1);
 }
@@ -195,14 +284,23 @@ fn a_hand_written_mutant_that_does_not_build_stays_an_error_and_findings_are_sar
 fn sarif_goes_through_the_output_guard_and_an_unknown_operator_is_refused_at_its_line() {
     let spec = format!(
         "{SUITE}{}",
-        entry("plus", "$1 + $2", "$1 - $2", TODO, "operator = \"arithmetic\""),
+        entry(
+            "plus",
+            "$1 + $2",
+            "$1 - $2",
+            TODO,
+            "operator = \"arithmetic\""
+        ),
     );
     let fx = Fixture::new(&spec);
     // Onto an input (the spec): refused before anything runs, the spec untouched.
     let out = fx.run(&["--sarif", "mutants.toml"]);
     out.assert_exit(2);
     assert!(out.stderr.contains("--sarif"), "{}", out.stderr);
-    assert_eq!(fs::read_to_string(fx.repo.path().join("mutants.toml")).unwrap(), spec);
+    assert_eq!(
+        fs::read_to_string(fx.repo.path().join("mutants.toml")).unwrap(),
+        spec
+    );
     assert!(!fx.out().join("mutants.json").exists());
     // Through a link: refused, the file it points at untouched.
     let target = fx.out.path().join("target.txt");
@@ -216,12 +314,19 @@ fn sarif_goes_through_the_output_guard_and_an_unknown_operator_is_refused_at_its
 
     let bad = Fixture::new(&format!(
         "{SUITE}{}",
-        entry("plus", "$1 + $2", "$1 - $2", TODO, "operator = \"off-by-one\""),
+        entry(
+            "plus",
+            "$1 + $2",
+            "$1 - $2",
+            TODO,
+            "operator = \"off-by-one\""
+        ),
     ));
     let out = bad.run(&[]);
     out.assert_exit(2);
     assert!(
-        out.stderr.contains("mutants.toml:12: unknown operator \"off-by-one\" (one of: boundary,"),
+        out.stderr
+            .contains("mutants.toml:12: unknown operator \"off-by-one\" (one of: boundary,"),
         "{}",
         out.stderr
     );

@@ -75,10 +75,7 @@ mod tests {
     #[test]
     fn fenced_blocks_outgrow_the_backticks_inside() {
         assert_eq!(fenced("diff", "-a\n+b\n"), "```diff\n-a\n+b\n```\n");
-        assert_eq!(
-            fenced("", "```\nx\u{1b}"),
-            "````\n```\nx\\u{1b}\n````\n"
-        );
+        assert_eq!(fenced("", "```\nx\u{1b}"), "````\n```\nx\\u{1b}\n````\n");
     }
 
     #[test]

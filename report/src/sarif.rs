@@ -332,7 +332,17 @@ mod tests {
             ("k/v1", "f".into()),
         );
         assert_eq!(run.push(r.clone()), Some(()));
-        assert_eq!(run.push(Result::new("zz", Level::Note, "m".into(), "x", region, ("k", "f".into()))), None);
+        assert_eq!(
+            run.push(Result::new(
+                "zz",
+                Level::Note,
+                "m".into(),
+                "x",
+                region,
+                ("k", "f".into())
+            )),
+            None
+        );
         let v = serde_json::to_value(Log::new(run)).unwrap();
         let result = &v["runs"][0]["results"][0];
         assert_eq!(result["ruleIndex"], 1);

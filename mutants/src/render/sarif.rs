@@ -264,7 +264,9 @@ mod tests {
         row.context = Some("@@ -1 +1 @@\n-a\n+b\n".into());
         let text = message(&row);
         assert!(
-            text.starts_with("SURVIVED: mutant \"m\" (boundary) in f: `a` -> `b`. The suite passed"),
+            text.starts_with(
+                "SURVIVED: mutant \"m\" (boundary) in f: `a` -> `b`. The suite passed"
+            ),
             "{text}"
         );
         assert!(text.contains(" Claim: claim not named."), "{text}");

@@ -428,7 +428,12 @@ impl Session {
         // reached its end.
         report.complete = !report.interrupted && report.all_judged();
         report.exit_code = exit.code();
-        render::write_all(report, &self.sources, &self.out, self.settings.sarif.as_deref())?;
+        render::write_all(
+            report,
+            &self.sources,
+            &self.out,
+            self.settings.sarif.as_deref(),
+        )?;
         render::print(report, self.settings.format, self.settings.color)?;
         // After the report is shown: a statement that cannot be written or signed is an
         // error (exit 2), but never hides the verdict.
