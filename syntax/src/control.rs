@@ -124,7 +124,9 @@ fn statement_edit(language: Language, node: Node, text: &str, lines: &Lines) -> 
     let (start, end) = (lines.line_start(node.start_byte()), lines.line_end(node.end_byte()));
     let line = text.get(start..end)?;
     let own = text.get(node.byte_range())?;
-    if line.trim() != own || own.contains('\n') || !unique(text, line) {
+    // A string standing alone is a docstring or a directive (`"use strict"`): never touched.
+    let bare_string = node.named_child(0).is_some_and(|c| c.kind() == "string" || c.kind().ends_with("string_literal"));
+    if bare_string || line.trim() != own || own.contains('\n') || !unique(text, line) {
         return None;
     }
     if language == Language::Rust && !own.ends_with(';') {
