@@ -94,16 +94,14 @@ fn plain_comment(language: Language, t: &str) -> bool {
 }
 
 fn comment_edit(node: Node, t: &str) -> Option<Edit> {
-    let at = if t.ends_with("*/") {
-        node.end_byte() - 2
-    } else {
-        node.start_byte() + t.trim_end().len()
+    let new = match t.strip_suffix("*/") {
+        Some(open) => format!("{} {WORD} */", open.trim_end()),
+        None => format!("{} {WORD}", t.trim_end()),
     };
-    let pad = if t.ends_with("*/") { format!(" {WORD} ") } else { format!(" {WORD}") };
     Some(Edit {
-        start: at,
-        end: at,
-        text: pad,
+        start: node.start_byte(),
+        end: node.end_byte(),
+        text: new,
         operator: Operator::Control,
         description: "add a word to a comment".to_owned(),
     })
@@ -134,9 +132,9 @@ fn statement_edit(language: Language, node: Node, text: &str, lines: &Lines) -> 
     }
     let marker = if language == Language::Python { "  #" } else { " //" };
     Some(Edit {
-        start: node.end_byte(),
+        start: node.start_byte(),
         end: node.end_byte(),
-        text: format!("{marker} {WORD}"),
+        text: format!("{own}{marker} {WORD}"),
         operator: Operator::Control,
         description: "add a comment after a statement".to_owned(),
     })

@@ -150,12 +150,14 @@ fn body(function: Node, cx: &mut Cx) {
         Some(result) => vec![zero(result, cx)],
     };
     let new = if zeros.is_empty() { String::new() } else { format!("return {}", zeros.join(", ")) };
-    if cx.of(list) == new {
+    let statements = code_children(list);
+    let (Some(first), Some(last)) = (statements.first(), statements.last()) else { return };
+    if cx.text.get(first.start_byte()..last.end_byte()) == Some(new.as_str()) {
         return;
     }
     let name = function.child_by_field_name("name").map_or("", |n| cx.of(n)).to_owned();
     let what = if new.is_empty() { "empty body".to_owned() } else { new.clone() };
-    cx.replace(list, new, ReturnValue, format!("replace {name} body with {what}"));
+    cx.edit(first.start_byte(), last.end_byte(), new, ReturnValue, format!("replace {name} body with {what}"));
 }
 
 /// The zero value of a Go type: `0`, `""`, `false`, `nil`, or `*new(T)` for any other.
