@@ -4,6 +4,9 @@
 use std::str::FromStr;
 
 use super::{lines, proposals};
+use crate::anchor::Lines;
+use crate::engine::{select, Edit, Verifier};
+use crate::Language;
 use crate::Operator::{self, *};
 
 const SRC: &str = "fn f(a: u32, b: u32) -> u32 {\n    let c = a + 1;\n    if a < b {\n        g(c);\n    }\n    c * 2\n}\n\nfn g(_x: u32) {}\n";
@@ -55,18 +58,33 @@ fn the_control_prefers_a_comment_on_a_changed_line() {
 
 #[test]
 fn proposals_that_would_not_parse_are_dropped_and_counted() {
-    // Negating `a < b` inside a generic-looking position is fine; removing the statement of a
-    // braceless JavaScript `if` would leave `if (x)` with no body, so `;` takes its place.
-    let src = "if (x) go();\nfoo();\n";
-    let p = proposals("a.js", src, &crate::Scope::Whole, true);
-    super::expect(&p, src, RemoveCall, "if (x) go();", "if (x) ;");
-    // A Python `else` whose removal would orphan nothing still parses; a guard becomes `pass`.
-    assert_eq!(p.dropped, 0);
-    // Replacing the whole body of a JS arrow inside a template keeps parsing; emptying a
-    // Rust struct field list without a base would not be proposed at all.
-    let rust = "fn f() -> S { S { a: 1, b: 2 } }\n";
-    let p = proposals("s.rs", rust, &crate::Scope::Whole, true);
-    assert!(!p.mutants.iter().any(|m| m.description.starts_with("delete field")));
+    let src = "fn f(a: u32) -> u32 {\n    a + 1\n}\n";
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&Language::Rust.grammar()).unwrap();
+    let tree = parser.parse(src, None).unwrap();
+    let lines_of = Lines::new(src);
+    let plus = src.find('+').unwrap();
+    let edit = |text: &str, operator| Edit {
+        start: plus,
+        end: plus + 1,
+        text: text.to_owned(),
+        operator,
+        description: std::string::String::new(),
+    };
+    // Rust has no unary `+`: `a + + 1` does not parse, so the first choice for the line is
+    // dropped and the next one is proposed instead.
+    let edits = vec![edit("-", Arithmetic), edit("+ +", Boundary)];
+    let mut verifier = Verifier { parser: &mut parser, tree: &tree, text: src, lines: &lines_of };
+    let (mutants, dropped) = select(&mut verifier, Language::Rust, edits.clone(), &lines(&[2]), false);
+    assert_eq!(dropped, 1);
+    assert_eq!(mutants.len(), 1);
+    assert_eq!(super::mutated(src, &mutants[0]), src.replacen('+', "-", 1));
+    let (mutants, dropped) = select(&mut verifier, Language::Rust, edits, &lines(&[2]), true);
+    assert_eq!((mutants.len(), dropped), (1, 1));
+    // A braceless JavaScript `if` keeps a body: its call statement becomes `;`.
+    let js = "if (x) go();\nfoo();\n";
+    let p = proposals("a.js", js, &crate::Scope::Whole, true);
+    super::expect(&p, js, RemoveCall, "if (x) go();", "if (x) ;");
 }
 
 #[test]
