@@ -9,7 +9,7 @@ use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 use crate::anchor::{grow, Lines};
 use crate::checks::{check, Checked};
 use crate::edit::Edit;
-use crate::{rules, site, Language, Operator, Options, Outcome, Proposal, Proposals, Scope};
+use crate::{rules, site, Language, Options, Outcome, Proposal, Proposals, Scope};
 
 thread_local! {
     // One parser per thread, reused for every file and every reparse.
