@@ -88,7 +88,11 @@ fn plain_comment(language: Language, t: &str) -> bool {
             }
             match t.strip_prefix("//") {
                 Some(b) => b,
-                None if t.len() >= 4 && t.starts_with("/*") && t.ends_with("*/") && !t.contains('\n') => {
+                None if t.len() >= 4
+                    && t.starts_with("/*")
+                    && t.ends_with("*/")
+                    && !t.contains('\n') =>
+                {
                     &t[2..t.len() - 2]
                 }
                 None => return false,

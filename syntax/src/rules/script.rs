@@ -71,7 +71,6 @@ const NOT_ENTERED: &[&str] = &[
     "literal_type",
     "enum_declaration",
     "debugger_statement",
-    "jsx_attribute",
     "decorator",
     "asserts_annotation",
     "type_predicate_annotation",

@@ -174,9 +174,11 @@ fn typescript_types_are_left_alone_and_code_is_mutated() {
 
 #[test]
 fn tsx_has_its_own_grammar() {
-    let src =
-        "export const Item = (p: { n: number }) => <li>{p.n > 1 ? \"many\" : \"one\"}</li>;\n";
+    let src = "export const Item = (p: { n: number }) => (\n  <li className=\"row\" onClick={() => p.n > 0 && go(p.n - 1)}>{p.n > 1 ? \"many\" : \"one\"}</li>\n);\n";
     let p = all("src/Item.tsx", src);
     assert_eq!(p.language, Language::Tsx);
     expect(&p, src, Boundary, "p.n > 1", "p.n >= 1");
+    // Code inside a JSX attribute is mutated; the attribute's own string is not.
+    expect(&p, src, Arithmetic, "p.n - 1", "p.n + 1");
+    untouched(&p, src, "\"row\"");
 }
