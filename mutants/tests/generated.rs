@@ -109,6 +109,10 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
         "{html}"
     );
     assert!(html.contains("<td>claim not named</td>"), "{html}");
+    assert!(
+        html.contains("<tbody class=\"mutant noted\" id=\"m1\" data-verdict=\"unviable\">"),
+        "{html}"
+    );
 
     if let Some(facts) = junit(&fx.out().join("junit.xml")) {
         assert_eq!(
@@ -373,5 +377,38 @@ fn a_shard_that_makes_a_hand_written_error_unviable_is_refused_by_merge() {
             .contains("field `mutants[0].operator`: mutant \"daemon unclosed\" (index 0) is not the spec's mutant"),
         "{}",
         merged.stderr
+    );
+}
+
+#[test]
+fn a_run_that_judged_nothing_says_so_in_its_sarif_never_an_empty_green_log() {
+    let spec = format!(
+        "[suites.unit]\nrun = \"sh test.sh\"\nbuild = \"exit 3\"\n\n{}",
+        entry(
+            "plus",
+            "$1 + $2",
+            "$1 - $2",
+            TODO,
+            "operator = \"arithmetic\""
+        ),
+    );
+    let fx = Fixture::new(&spec);
+    let sarif_path = fx.out.path().join("findings.sarif");
+    fx.run(&["--sarif", sarif_path.to_str().unwrap()])
+        .assert_exit(4);
+    assert_valid(&sarif_path);
+    let log = sarif(&sarif_path);
+    assert!(results(&log).is_empty(), "{log:#}");
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(invocation["exitCode"], 4);
+    let note = &invocation["toolExecutionNotifications"][0];
+    assert_eq!(note["level"], "error");
+    assert!(
+        note["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("BASELINE FAILED: a suite fails or hangs without any mutant"),
+        "{note}"
     );
 }
