@@ -23,7 +23,7 @@ mod tmpfs;
 
 pub use output::Output;
 pub use procs::{alive, snapshot, tagged_pids};
-pub use python::{junit, python_json, schema_errors};
+pub use python::{junit, python_json, sarif_errors, schema_errors};
 pub use repo::Repo;
 pub use skip::skip;
 pub use tmpfs::Tmpfs;

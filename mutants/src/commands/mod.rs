@@ -34,11 +34,13 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             out,
             spec,
             allowed_signers,
+            sarif,
             output,
         } => {
             let against = crate::merge::Against {
                 spec,
                 allowed_signers,
+                sarif,
             };
             crate::merge::merge(&dirs, &out, &against, output.chosen(), color)
         }
@@ -76,6 +78,7 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         jobserver: !args.no_jobserver,
         format,
         color,
+        sarif: args.sarif,
         attest: args.attest.map(|file| crate::attest::Attest {
             file,
             key: args.sign_key,
