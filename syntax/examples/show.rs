@@ -17,12 +17,20 @@ fn main() {
     if flag("--tree") {
         tree(path, &String::from_utf8_lossy(&bytes));
     }
-    let options = syntax::Options { all: !flag("--one") };
+    let options = syntax::Options {
+        all: !flag("--one"),
+    };
     match syntax::propose(path, &bytes, &syntax::Scope::Whole, &options) {
         syntax::Outcome::Proposed(p) => {
             for m in p.mutants.iter().chain(p.control.iter()) {
                 if flag("--hex") {
-                    println!("{} {} {} {}", m.line, m.operator.name(), hex(&m.anchor), hex(&m.replace));
+                    println!(
+                        "{} {} {} {}",
+                        m.line,
+                        m.operator.name(),
+                        hex(&m.anchor),
+                        hex(&m.replace)
+                    );
                 } else {
                     let site = m.site.clone().unwrap_or_default();
                     println!(
@@ -47,7 +55,9 @@ fn hex(s: &str) -> String {
 }
 
 fn tree(path: &str, text: &str) {
-    let Some(language) = syntax::Language::of_path(path) else { return };
+    let Some(language) = syntax::Language::of_path(path) else {
+        return;
+    };
     let grammar: tree_sitter::Language = match language {
         syntax::Language::Rust => tree_sitter_rust::LANGUAGE.into(),
         syntax::Language::Python => tree_sitter_python::LANGUAGE.into(),
@@ -60,13 +70,18 @@ fn tree(path: &str, text: &str) {
     if parser.set_language(&grammar).is_err() {
         return;
     }
-    let Some(parsed) = parser.parse(text, None) else { return };
+    let Some(parsed) = parser.parse(text, None) else {
+        return;
+    };
     let mut cursor = parsed.walk();
     let mut depth = 0;
     loop {
         let node = cursor.node();
         let short: String = text[node.byte_range()].chars().take(40).collect();
-        let field = cursor.field_name().map(|f| format!("{f}: ")).unwrap_or_default();
+        let field = cursor
+            .field_name()
+            .map(|f| format!("{f}: "))
+            .unwrap_or_default();
         println!("{}{field}{} {:?}", "  ".repeat(depth), node.kind(), short);
         if cursor.goto_first_child() {
             depth += 1;
