@@ -170,13 +170,45 @@ fn attribute_is_test(attribute: &str) -> bool {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
         .collect();
-    let words = |s: &str| -> bool {
-        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|w| w == "test")
-    };
-    (path == "cfg" && words(&inner[path.len()..]))
+    (path == "cfg" && test_only(&inner[path.len()..]))
         || path.rsplit("::").next() == Some("test")
         || inner.contains("mutants::skip")
+}
+
+/// Whether a `cfg` predicate (`(test)`, `(all(test, unix))`) holds only under test; `not(test)`
+/// and `any(test, ...)` do not.
+fn test_only(predicate: &str) -> bool {
+    let p = predicate.trim();
+    let p = p
+        .strip_prefix('(')
+        .and_then(|p| p.strip_suffix(')'))
+        .unwrap_or(p)
+        .trim();
+    if p == "test" {
+        return true;
+    }
+    let Some(args) = p.strip_prefix("all").map(str::trim_start) else {
+        return false;
+    };
+    let Some(args) = args.strip_prefix('(').and_then(|a| a.strip_suffix(')')) else {
+        return false;
+    };
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&args[start..]);
+    parts.iter().any(|part| test_only(part))
 }
 
 fn condition(node: Node, cx: &mut Cx) {

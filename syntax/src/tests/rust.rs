@@ -267,3 +267,13 @@ fn iterators_with_a_lifetime_bound_get_empty_and_once() {
     expect(&p, src, ReturnValue, body, "::std::iter::once(\"\")");
     expect(&p, src, ReturnValue, body, "::std::iter::once(\"xyzzy\")");
 }
+
+#[test]
+fn only_cfg_predicates_that_hold_under_test_alone_are_test_code() {
+    let src = "#[cfg(all(unix, test))]\nfn a() -> u8 { 1 + 1 }\n#[cfg(not(test))]\nfn b() -> u8 { 2 + 2 }\n#[cfg(any(test, feature = \"x\"))]\nfn c() -> u8 { 3 + 3 }\n#[tokio::test]\nasync fn d() { e(4 + 4); }\n";
+    let p = all("src/cfg.rs", src);
+    untouched(&p, src, "1 + 1");
+    untouched(&p, src, "4 + 4");
+    expect(&p, src, Arithmetic, "2 + 2", "2 - 2");
+    expect(&p, src, Arithmetic, "3 + 3", "3 - 3");
+}
