@@ -400,6 +400,10 @@ fn body_values(function: Node, cx: &mut Cx) {
         }
     }
     let statements = code_children(body);
+    // A body of logging and asserts alone is arid: replacing it only removes output.
+    if statements.iter().all(|s| is_arid(*s, cx)) {
+        return;
+    }
     let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
         return;
     };
@@ -447,4 +451,38 @@ fn fixes_a_type(node: Node) -> bool {
             .is_some_and(|l| l.id() == node.id()),
         _ => false,
     })
+}
+
+/// Logging, debug output and asserts: `println!`, `dbg!`, `log::info!`, `tracing::warn!`,
+/// `assert!`, `debug_assert_eq!` and the like, as a statement or a block's tail.
+fn is_arid(statement: Node, cx: &Cx) -> bool {
+    const ARID: &[&str] = &[
+        "print",
+        "println",
+        "eprint",
+        "eprintln",
+        "dbg",
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+        "log",
+        "event",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+    ];
+    let e = if statement.kind() == "expression_statement" {
+        statement.named_child(0).unwrap_or(statement)
+    } else {
+        statement
+    };
+    e.kind() == "macro_invocation"
+        && e.child_by_field_name("macro")
+            .map(|m| cx.of(m).rsplit("::").next().unwrap_or(""))
+            .is_some_and(|name| ARID.contains(&name))
 }

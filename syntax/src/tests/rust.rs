@@ -277,3 +277,17 @@ fn only_cfg_predicates_that_hold_under_test_alone_are_test_code() {
     expect(&p, src, Arithmetic, "2 + 2", "2 - 2");
     expect(&p, src, Arithmetic, "3 + 3", "3 - 3");
 }
+
+#[test]
+fn a_body_of_logging_alone_is_arid() {
+    let src = "fn report(n: u8) {\n    println!(\"n = {n}\");\n    log::debug!(\"done\");\n}\n\nfn work(n: u8) -> u8 {\n    dbg!(n);\n    n\n}\n";
+    let p = all("src/r.rs", src);
+    assert!(
+        !p.mutants
+            .iter()
+            .any(|m| m.site.as_deref() == Some("report")),
+        "{}",
+        super::listing(&p)
+    );
+    expect(&p, src, ReturnValue, "dbg!(n);\n    n", "0");
+}
