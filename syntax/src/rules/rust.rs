@@ -101,10 +101,10 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
                 format!("replace {} with {flipped}", cx.of(node)),
             );
         }
-        "string_literal" if !in_pattern(node) && cx.of(node).starts_with('"') => {
+        "string_literal" if !in_pattern(node) && !is_abi(node) && cx.of(node).starts_with('"') => {
             cx.string(node, 1, 1)
         }
-        "integer_literal" if !in_pattern(node) => cx.integer(node),
+        "integer_literal" if !in_pattern(node) && !fixes_a_type(node) => cx.integer(node),
         "if_expression" | "while_expression" => condition(node, cx),
         "expression_statement" => statement(node, cx),
         "match_expression" => match_arms(node, cx),
@@ -170,13 +170,45 @@ fn attribute_is_test(attribute: &str) -> bool {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
         .collect();
-    let words = |s: &str| -> bool {
-        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|w| w == "test")
-    };
-    (path == "cfg" && words(&inner[path.len()..]))
+    (path == "cfg" && test_only(&inner[path.len()..]))
         || path.rsplit("::").next() == Some("test")
         || inner.contains("mutants::skip")
+}
+
+/// Whether a `cfg` predicate (`(test)`, `(all(test, unix))`) holds only under test; `not(test)`
+/// and `any(test, ...)` do not.
+fn test_only(predicate: &str) -> bool {
+    let p = predicate.trim();
+    let p = p
+        .strip_prefix('(')
+        .and_then(|p| p.strip_suffix(')'))
+        .unwrap_or(p)
+        .trim();
+    if p == "test" {
+        return true;
+    }
+    let Some(args) = p.strip_prefix("all").map(str::trim_start) else {
+        return false;
+    };
+    let Some(args) = args.strip_prefix('(').and_then(|a| a.strip_suffix(')')) else {
+        return false;
+    };
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&args[start..]);
+    parts.iter().any(|part| test_only(part))
 }
 
 fn condition(node: Node, cx: &mut Cx) {
@@ -203,7 +235,12 @@ fn condition(node: Node, cx: &mut Cx) {
     }
     match node.child_by_field_name("alternative") {
         Some(alternative) => {
-            if let Some(consequence) = node.child_by_field_name("consequence") {
+            // An `if` whose branches give a value needs its `else`: without it the mutant
+            // would not build.
+            let consequence = node
+                .child_by_field_name("consequence")
+                .filter(|c| !gives_value(*c));
+            if let Some(consequence) = consequence {
                 cx.edit(
                     consequence.end_byte(),
                     alternative.end_byte(),
@@ -363,6 +400,10 @@ fn body_values(function: Node, cx: &mut Cx) {
         }
     }
     let statements = code_children(body);
+    // A body of logging and asserts alone is arid: replacing it only removes output.
+    if statements.iter().all(|s| is_arid(*s, cx)) {
+        return;
+    }
     let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
         return;
     };
@@ -382,4 +423,66 @@ fn body_values(function: Node, cx: &mut Cx) {
             format!("replace {name}{ret_text} with {value}"),
         );
     }
+}
+
+/// Whether a block ends in a value (a tail expression), rather than in a statement.
+fn gives_value(block: Node) -> bool {
+    code_children(block).last().is_some_and(|last| {
+        !matches!(
+            last.kind(),
+            "expression_statement" | "let_declaration" | "empty_statement"
+        ) && !last.kind().ends_with("_item")
+    })
+}
+
+/// `extern "C"`: the ABI's name is not a value.
+fn is_abi(node: Node) -> bool {
+    node.parent()
+        .is_some_and(|p| p.kind().starts_with("extern") || p.kind().starts_with("foreign_mod"))
+}
+
+/// An integer whose change would not build: a tuple field (`pair.0`) or an array repeat
+/// length (`[0u8; 32]`), which the array's type fixes.
+fn fixes_a_type(node: Node) -> bool {
+    node.parent().is_some_and(|p| match p.kind() {
+        "field_expression" => true,
+        "array_expression" => p
+            .child_by_field_name("length")
+            .is_some_and(|l| l.id() == node.id()),
+        _ => false,
+    })
+}
+
+/// Logging, debug output and asserts: `println!`, `dbg!`, `log::info!`, `tracing::warn!`,
+/// `assert!`, `debug_assert_eq!` and the like, as a statement or a block's tail.
+fn is_arid(statement: Node, cx: &Cx) -> bool {
+    const ARID: &[&str] = &[
+        "print",
+        "println",
+        "eprint",
+        "eprintln",
+        "dbg",
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+        "log",
+        "event",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+    ];
+    let e = if statement.kind() == "expression_statement" {
+        statement.named_child(0).unwrap_or(statement)
+    } else {
+        statement
+    };
+    e.kind() == "macro_invocation"
+        && e.child_by_field_name("macro")
+            .map(|m| cx.of(m).rsplit("::").next().unwrap_or(""))
+            .is_some_and(|name| ARID.contains(&name))
 }

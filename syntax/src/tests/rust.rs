@@ -164,7 +164,15 @@ fn match_arms_guards_calls_and_else_branches() {
     expect(&p, SRC, Boolean, "_ if n < 0", "_ if true");
     expect(&p, SRC, Boolean, "_ if n < 0", "_ if false");
     expect(&p, SRC, RemoveCall, "self.items.push(x * 2);", "");
-    expect(&p, SRC, RemoveBlock, " else { None }", "");
+    // This `if` gives the function's value: without its `else` it would not build.
+    let without_else = SRC.replacen(" else { None }", "", 1);
+    assert!(!p
+        .mutants
+        .iter()
+        .any(|m| super::mutated(SRC, m) == without_else));
+    let unit = "fn f(a: bool) {\n    if a {\n        g();\n    } else {\n        h();\n    }\n    k();\n}\n";
+    let q = all("src/u.rs", unit);
+    expect(&q, unit, RemoveBlock, " else {\n        h();\n    }", "");
     expect(&p, SRC, Negation, "if flag {", "if !(flag) {");
     expect(
         &p,
@@ -238,4 +246,48 @@ fn without_a_plain_comment_the_control_follows_a_statement() {
     let c = p.control.expect("a control");
     assert_eq!(c.anchor, "let a = 1;");
     assert_eq!(c.replace, "let a = 1; // (unchanged)");
+}
+
+#[test]
+fn literals_that_fix_a_type_are_left_alone() {
+    let src = "extern \"C\" {\n    fn c_abs(x: i32) -> i32;\n}\n\nfn f(p: (u8, u8)) -> [u8; 4] {\n    let n = p.1 + 7;\n    [n; 4]\n}\n";
+    let p = all("src/l.rs", src);
+    untouched(&p, src, "\"C\"");
+    untouched(&p, src, ".1");
+    untouched(&p, src, "; 4]\n}");
+    expect(&p, src, Constant, "p.1 + 7", "p.1 + 8");
+}
+
+#[test]
+fn iterators_with_a_lifetime_bound_get_empty_and_once() {
+    let src = "fn values<'a>(v: &'a [String]) -> impl Iterator<Item = &'a str> + 'a {\n    v.iter().map(|s| s.as_str())\n}\n";
+    let p = all("src/i.rs", src);
+    let body = "v.iter().map(|s| s.as_str())";
+    expect(&p, src, ReturnValue, body, "::std::iter::empty()");
+    expect(&p, src, ReturnValue, body, "::std::iter::once(\"\")");
+    expect(&p, src, ReturnValue, body, "::std::iter::once(\"xyzzy\")");
+}
+
+#[test]
+fn only_cfg_predicates_that_hold_under_test_alone_are_test_code() {
+    let src = "#[cfg(all(unix, test))]\nfn a() -> u8 { 1 + 1 }\n#[cfg(not(test))]\nfn b() -> u8 { 2 + 2 }\n#[cfg(any(test, feature = \"x\"))]\nfn c() -> u8 { 3 + 3 }\n#[tokio::test]\nasync fn d() { e(4 + 4); }\n";
+    let p = all("src/cfg.rs", src);
+    untouched(&p, src, "1 + 1");
+    untouched(&p, src, "4 + 4");
+    expect(&p, src, Arithmetic, "2 + 2", "2 - 2");
+    expect(&p, src, Arithmetic, "3 + 3", "3 - 3");
+}
+
+#[test]
+fn a_body_of_logging_alone_is_arid() {
+    let src = "fn report(n: u8) {\n    println!(\"n = {n}\");\n    log::debug!(\"done\");\n}\n\nfn work(n: u8) -> u8 {\n    dbg!(n);\n    n\n}\n";
+    let p = all("src/r.rs", src);
+    assert!(
+        !p.mutants
+            .iter()
+            .any(|m| m.site.as_deref() == Some("report")),
+        "{}",
+        super::listing(&p)
+    );
+    expect(&p, src, ReturnValue, "dbg!(n);\n    n", "0");
 }
