@@ -1,5 +1,6 @@
 //! `candidate` runs setup steps and checks candidates out; it has no command line of its own,
-//! so it must not pull one in: no clap, no indicatif, not through any crate it depends on.
+//! so it must not pull one in: no clap, no indicatif, not through any crate it depends on. And
+//! only `mutants` compiles the tree-sitter grammars: `gate` and `probe` never link `syntax`.
 //! Asked of cargo itself (`cargo tree`), so a dependency added anywhere below shows up here.
 
 use std::path::Path;
@@ -8,6 +9,11 @@ use std::time::{Duration, Instant};
 
 /// `cargo tree -p candidate -e normal`, offline and from the lockfile, with an outer limit.
 fn candidate_tree() -> String {
+    tree("candidate")
+}
+
+/// `cargo tree -p PACKAGE -e normal`, offline and from the lockfile, with an outer limit.
+fn tree(package: &str) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dir = tempfile::tempdir().unwrap();
@@ -17,7 +23,7 @@ fn candidate_tree() -> String {
         .args([
             "tree",
             "-p",
-            "candidate",
+            package,
             "-e",
             "normal",
             "--offline",
@@ -73,4 +79,29 @@ fn candidate_depends_on_no_command_line_crate() {
         "candidate pulls in a command-line crate:\n{}",
         unwanted.join("\n")
     );
+}
+
+#[test]
+fn only_mutants_links_the_grammars() {
+    let mutants = tree("mutants");
+    // The tree is real: mutants reaches the grammars through syntax.
+    for wanted in ["── syntax v", "tree-sitter v", "tree-sitter-rust v"] {
+        assert!(
+            mutants.contains(wanted),
+            "{wanted:?} missing from\n{mutants}"
+        );
+    }
+    for tool in ["gate", "probe"] {
+        let tree = tree(tool);
+        assert!(tree.contains(&format!("{tool} v")), "{tree}");
+        let grammars: Vec<&str> = tree
+            .lines()
+            .filter(|l| l.contains("tree-sitter") || l.split_whitespace().any(|w| w == "syntax"))
+            .collect();
+        assert!(
+            grammars.is_empty(),
+            "{tool} compiles the grammars:\n{}",
+            grammars.join("\n")
+        );
+    }
 }
