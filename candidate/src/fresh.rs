@@ -92,7 +92,7 @@ pub fn stamp(
 ) -> io::Result<SystemTime> {
     let key = key(path);
     let (second, at) = {
-        let mut all = clock().lock().unwrap_or_else(|p| p.into_inner());
+        let mut all = files::sync::lock(clock());
         let seen = all.entry(key.clone()).or_default();
         let now = SystemTime::now();
         let today = secs(now);
@@ -130,7 +130,7 @@ pub fn stamp(
     }
     file.set_modified(at)?;
     let after = file.metadata()?;
-    let mut all = clock().lock().unwrap_or_else(|p| p.into_inner());
+    let mut all = files::sync::lock(clock());
     all.entry(key).or_default().last = Some(times(&after));
     Ok(at)
 }
@@ -138,7 +138,7 @@ pub fn stamp(
 /// Notes that an earlier content of `path` had the time `at` (a build output the cache brought
 /// names it), so no other content of the path gets that second from [`stamp`].
 pub fn note(path: &Path, at: SystemTime) {
-    let mut all = clock().lock().unwrap_or_else(|p| p.into_inner());
+    let mut all = files::sync::lock(clock());
     let seen = all.entry(key(path)).or_default();
     seen.foreign = seen.foreign.max(secs(at));
 }

@@ -9,9 +9,10 @@
 //! differed (only one refused `.`, only one knew a path's length limit, one refused a link that
 //! another followed). Every caller now asks here, and words the answer for its own file and key.
 //!
-//! Two small pieces live here because everything above needs them and they need nothing: the
-//! process-wide [`interrupt`] flag (the input reader stops on it, as does the runner) and the
-//! [`escape`] that makes outside text (a path, a line a child printed) safe to print.
+//! Three small pieces live here because everything above needs them and they need nothing: the
+//! process-wide [`interrupt`] flag (the input reader stops on it, as does the runner), the
+//! [`escape`] that makes outside text (a path, a line a child printed) safe to print, and the
+//! one poison-free [`sync::lock`].
 //!
 //! A crate of its own, at the bottom of the workspace, so that every crate that touches the
 //! disk (the runner's logs, candidate's checkouts, the tools' reports) keeps one set of rules
@@ -28,4 +29,5 @@ pub mod located;
 pub mod lock;
 pub mod outputs;
 pub mod path;
+pub mod sync;
 pub mod walk;

@@ -446,7 +446,7 @@ fn mark_written() {
 static PLANNED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 fn planned() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    PLANNED.lock().unwrap_or_else(|e| e.into_inner())
+    crate::sync::lock(&PLANNED)
 }
 
 /// Notes that `path` was written (made or replaced): when it is an output of this run (inside
@@ -466,7 +466,7 @@ pub fn note_written(path: &Path) {
 }
 
 fn owned() -> std::sync::MutexGuard<'static, Vec<Record>> {
-    OWNED.lock().unwrap_or_else(|e| e.into_inner())
+    crate::sync::lock(&OWNED)
 }
 
 /// Makes `dir` (if missing) and takes it as an output folder of this process: every file

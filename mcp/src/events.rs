@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 /// An append-only JSON-lines file (or nowhere), shared by every thread that records.
 #[derive(Debug, Default)]
@@ -23,10 +23,7 @@ pub struct EventLog {
     file: Mutex<Option<File>>,
 }
 
-/// A lock that a panicked holder cannot poison for everyone else.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use files::sync::lock;
 
 impl EventLog {
     /// Appends to `path` (created if missing); `None` records nothing.

@@ -364,7 +364,7 @@ fn spawn(mut cmd: Command, tag: String) -> io::Result<Started> {
     let before = procs::our_children();
     let at = Instant::now();
     // Hold the lock across spawn so orphan reaping never sees this pid unowned.
-    let mut owned = procs::owned().lock().unwrap_or_else(|e| e.into_inner());
+    let mut owned = files::sync::lock(procs::owned());
     let child = cmd.spawn()?;
     owned.insert(child.id() as i32);
     Ok(Started {
@@ -448,10 +448,7 @@ fn supervise(
         Some(s) => s,
         None => procs::stop(&scope, grace, &rx, &mut killed),
     };
-    procs::owned()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&pid);
+    files::sync::lock(procs::owned()).remove(&pid);
 
     record.strays_killed = procs::clean_up(&scope, &mut killed);
     record.end = SystemTime::now();

@@ -227,7 +227,7 @@ fn members(scope: &Scope) -> Vec<Proc> {
     // holds from fork to registration: a child another run starts meanwhile is either already
     // owned or not yet in the table, never an unowned child of ours (which, taken for an
     // orphan, would be killed as this run's stray).
-    let owned_now = owned().lock().unwrap_or_else(|e| e.into_inner());
+    let owned_now = files::sync::lock(owned());
     let alone = ACTIVE.load(Ordering::SeqCst) <= 1;
     let procs: Vec<Proc> = scan().into_iter().filter(|p| p.pid != me).collect();
     let owned = owned_now.clone();
@@ -279,7 +279,7 @@ pub fn sweep() -> u32 {
     }
     let me = std::process::id() as i32;
     let my_pgid = nix::unistd::getpgrp().as_raw();
-    let owned = owned().lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let owned = files::sync::lock(owned()).clone();
     let mut killed: BTreeSet<i32> = BTreeSet::new();
     for _ in 0..50 {
         let procs = scan();
@@ -327,7 +327,7 @@ pub fn sweep() -> u32 {
 /// Returns whether any such zombie is still waiting.
 fn reap_ours(pid: i32, killed: &BTreeSet<i32>) -> bool {
     let me = std::process::id() as i32;
-    let owned = owned().lock().unwrap_or_else(|e| e.into_inner());
+    let owned = files::sync::lock(owned());
     let mut pending = false;
     for p in scan() {
         if p.ppid != me || owned.contains(&p.pid) {

@@ -151,7 +151,7 @@ pub fn session() -> io::Result<&'static Path> {
     }
     // Threads (mutants' jobs) ask at once: one makes it, the others wait and find it made.
     static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = files::sync::lock(&MAKING);
     if let Some(p) = SESSION.get() {
         return Ok(p);
     }

@@ -43,7 +43,7 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use mcp::events::EventLog;
@@ -133,10 +133,7 @@ pub(crate) struct Shared {
     kept: Mutex<Vec<ModelEvent>>,
 }
 
-/// A lock that a panicked holder cannot poison for everyone else.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use files::sync::lock;
 
 impl Shared {
     /// Logs `event` (and keeps it, with `keep_events`).

@@ -32,7 +32,7 @@
 //! the build's time: the build's timeout starts when it is spawned, and an interrupt ends the
 //! wait at once.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use jobserver::{Acquired, Client, HelperThread};
@@ -302,10 +302,7 @@ impl Drop for SlotGuard<'_> {
     }
 }
 
-/// A lock whose holder panicked still guards plain counters: its value is used as it is.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use files::sync::lock;
 
 #[cfg(test)]
 mod tests {
