@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use report::duration::human;
 use report::{ColorChoice, Format, Painter};
 
-use crate::record::RunReport;
+use crate::record::{Row, RunReport};
 
 pub(crate) mod html;
 pub(crate) mod json;
@@ -79,6 +79,17 @@ pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> R
     };
     cmdline::exit::show(&text);
     Ok(())
+}
+
+/// The "What it undoes" cell of every table (text, Markdown, HTML): the claim, `claim not
+/// named` while it still says `TODO:`, `(control)` for a control that names none.
+pub(crate) fn claim_cell(r: &Row) -> String {
+    match &r.undoes {
+        _ if !r.claim_named => crate::origin::NOT_NAMED.to_string(),
+        Some(u) => u.clone(),
+        None if r.control => "(control)".to_string(),
+        None => String::new(),
+    }
 }
 
 /// The comparison suites named anywhere in the report, in first-seen order.
