@@ -146,3 +146,18 @@ impl fmt::Display for Skip {
         }
     }
 }
+
+mod anchor;
+mod checks;
+mod control;
+mod engine;
+mod language;
+mod operator;
+mod rules;
+mod site;
+#[cfg(test)]
+mod tests;
+
+pub use engine::propose;
+pub use language::is_test_path;
+pub use operator::UnknownOperator;

@@ -1,0 +1,1 @@
+//! Regex literal mutations.
