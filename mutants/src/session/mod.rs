@@ -38,7 +38,7 @@ mod previous;
 mod settings;
 mod warm;
 
-pub(crate) use settings::{Selection, Settings};
+pub(crate) use settings::{Selection, Settings, Suggested};
 
 /// Runs one `mutants run` through its phases and returns its exit code.
 pub(crate) fn run(settings: Settings) -> Result<Exit> {
@@ -419,6 +419,14 @@ impl Session {
         report.exit_code = exit.code();
         render::write_all(report, &self.sources, &self.out)?;
         render::print(report, self.settings.format, self.settings.color)?;
+        if self.settings.suggested.is_some() {
+            // The survivors as review findings, with the change each is about.
+            match self.settings.format {
+                report::Format::Markdown => cmdline::exit::show(&render::findings::markdown(report)),
+                report::Format::Text => cmdline::exit::show(&render::findings::text(report)),
+                report::Format::Json => {}
+            }
+        }
         // After the report is shown: a statement that cannot be written or signed is an
         // error (exit 2), but never hides the verdict.
         if let Some(a) = &self.settings.attest {
