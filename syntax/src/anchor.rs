@@ -62,6 +62,14 @@ pub(crate) fn unique(hay: &str, needle: &str) -> bool {
 pub(crate) fn grow(root: Node, text: &str, lines: &Lines, start: usize, end: usize) -> Option<(usize, usize)> {
     let (mut a, mut b) = (start, end);
     let mut node = root.descendant_for_byte_range(start, end);
+    // An anchor starts from a node a reader recognises: `a < b` rather than `<`, a string
+    // rather than its content.
+    while let Some(n) = node.filter(|n| !readable(*n, text)) {
+        node = n.parent();
+    }
+    if let Some(n) = node {
+        (a, b) = (a.min(n.start_byte()), b.max(n.end_byte()));
+    }
     loop {
         if unique(text, &text[a..b]) {
             return Some((a, b));
@@ -96,4 +104,15 @@ fn wider_lines(text: &str, lines: &Lines, a: usize, b: usize) -> Option<(usize, 
         return Some((lines.line_start(a - 1), b));
     }
     None
+}
+
+/// A named node with a letter or digit in it, and not the inside of a string.
+fn readable(node: Node, text: &str) -> bool {
+    let kind = node.kind();
+    node.is_named()
+        && !kind.contains("content")
+        && !kind.contains("fragment")
+        && text
+            .get(node.byte_range())
+            .is_some_and(|t| t.chars().any(char::is_alphanumeric))
 }

@@ -94,16 +94,14 @@ fn plain_comment(language: Language, t: &str) -> bool {
 }
 
 fn comment_edit(node: Node, t: &str) -> Option<Edit> {
-    let at = if t.ends_with("*/") {
-        node.end_byte() - 2
-    } else {
-        node.start_byte() + t.trim_end().len()
+    let new = match t.strip_suffix("*/") {
+        Some(open) => format!("{} {WORD} */", open.trim_end()),
+        None => format!("{} {WORD}", t.trim_end()),
     };
-    let pad = if t.ends_with("*/") { format!(" {WORD} ") } else { format!(" {WORD}") };
     Some(Edit {
-        start: at,
-        end: at,
-        text: pad,
+        start: node.start_byte(),
+        end: node.end_byte(),
+        text: new,
         operator: Operator::Control,
         description: "add a word to a comment".to_owned(),
     })
@@ -124,7 +122,9 @@ fn statement_edit(language: Language, node: Node, text: &str, lines: &Lines) -> 
     let (start, end) = (lines.line_start(node.start_byte()), lines.line_end(node.end_byte()));
     let line = text.get(start..end)?;
     let own = text.get(node.byte_range())?;
-    if line.trim() != own || own.contains('\n') || !unique(text, line) {
+    // A string standing alone is a docstring or a directive (`"use strict"`): never touched.
+    let bare_string = node.named_child(0).is_some_and(|c| c.kind() == "string" || c.kind().ends_with("string_literal"));
+    if bare_string || line.trim() != own || own.contains('\n') || !unique(text, line) {
         return None;
     }
     if language == Language::Rust && !own.ends_with(';') {
@@ -132,9 +132,9 @@ fn statement_edit(language: Language, node: Node, text: &str, lines: &Lines) -> 
     }
     let marker = if language == Language::Python { "  #" } else { " //" };
     Some(Edit {
-        start: node.end_byte(),
+        start: node.start_byte(),
         end: node.end_byte(),
-        text: format!("{marker} {WORD}"),
+        text: format!("{own}{marker} {WORD}"),
         operator: Operator::Control,
         description: "add a comment after a statement".to_owned(),
     })

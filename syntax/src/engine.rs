@@ -63,42 +63,13 @@ fn propose_with(
                 && text.is_char_boundary(e.end)
         })
         .collect();
-    let mut grouped: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
-    for edit in edits {
-        if let Some(line) = first_line_in_scope(&lines, &edit, scope) {
-            grouped.entry(line).or_default().push(edit);
-        }
-    }
     let mut verifier = Verifier {
         parser,
         tree: &tree,
         text,
         lines: &lines,
     };
-    let mut seen = HashSet::new();
-    let mut mutants = Vec::new();
-    let mut dropped = 0;
-    for (_, mut group) in grouped {
-        // A stable sort keeps each line's edits in the order the rules made them, so the first
-        // replacement of an operator family (`<` to `<=` before `<` to `>`) comes first.
-        group.sort_by_key(|e| e.operator);
-        for edit in group {
-            let Some(proposal) = finish(&edit, language, root, text, &lines) else {
-                continue;
-            };
-            if !seen.insert((proposal.anchor.clone(), proposal.replace.clone())) {
-                continue;
-            }
-            if !verifier.reparses(&edit) {
-                dropped += 1;
-                continue;
-            }
-            mutants.push(proposal);
-            if !options.all {
-                break;
-            }
-        }
-    }
+    let (mut mutants, dropped) = select(&mut verifier, language, edits, scope, options.all);
     mutants.sort_by_key(|p| (p.line, text.find(&p.anchor)));
     let control = crate::control::control(language, root, text, &lines, scope)
         .and_then(|edit| {
@@ -111,6 +82,49 @@ fn propose_with(
         control,
         dropped,
     })
+}
+
+/// The edits that belong to the change, one per changed line (the first in operator order that
+/// reparses) or all of them, each made a proposal once; the count of those that did not reparse.
+pub(crate) fn select(
+    verifier: &mut Verifier,
+    language: Language,
+    edits: Vec<Edit>,
+    scope: &Scope,
+    all: bool,
+) -> (Vec<Proposal>, usize) {
+    let (root, text, lines) = (verifier.tree.root_node(), verifier.text, verifier.lines);
+    let mut grouped: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    for edit in edits {
+        if let Some(line) = first_line_in_scope(lines, &edit, scope) {
+            grouped.entry(line).or_default().push(edit);
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut mutants = Vec::new();
+    let mut dropped = 0;
+    for (_, mut group) in grouped {
+        // A stable sort keeps each line's edits in the order the rules made them, so the first
+        // replacement of an operator family (`<` to `<=` before `<` to `>`) comes first.
+        group.sort_by_key(|e| e.operator);
+        for edit in group {
+            let Some(proposal) = finish(&edit, language, root, text, lines) else {
+                continue;
+            };
+            if !seen.insert((proposal.anchor.clone(), proposal.replace.clone())) {
+                continue;
+            }
+            if !verifier.reparses(&edit) {
+                dropped += 1;
+                continue;
+            }
+            mutants.push(proposal);
+            if !all {
+                break;
+            }
+        }
+    }
+    (mutants, dropped)
 }
 
 /// The first line of the edit's span that the scope holds (a mutation belongs to the change
@@ -143,15 +157,15 @@ fn finish(edit: &Edit, language: Language, root: Node, text: &str, lines: &Lines
 }
 
 /// Reparses the mutated file incrementally from the original tree.
-struct Verifier<'a, 't> {
-    parser: &'a mut Parser,
-    tree: &'t Tree,
-    text: &'t str,
-    lines: &'t Lines,
+pub(crate) struct Verifier<'a, 't> {
+    pub parser: &'a mut Parser,
+    pub tree: &'t Tree,
+    pub text: &'t str,
+    pub lines: &'t Lines,
 }
 
 impl Verifier<'_, '_> {
-    fn reparses(&mut self, edit: &Edit) -> bool {
+    pub fn reparses(&mut self, edit: &Edit) -> bool {
         let mut mutated = String::with_capacity(self.text.len() + edit.text.len());
         mutated.push_str(&self.text[..edit.start]);
         mutated.push_str(&edit.text);

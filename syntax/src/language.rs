@@ -44,10 +44,6 @@ impl Language {
         }
     }
 
-    /// JavaScript and both TypeScript grammars share their node kinds for everything mutated.
-    pub(crate) fn is_script(self) -> bool {
-        matches!(self, Language::JavaScript | Language::TypeScript | Language::Tsx)
-    }
 }
 
 fn file_name(path: &str) -> &str {
