@@ -67,7 +67,10 @@ mod tests {
             assert_eq!(check_operator(name).as_deref(), Ok(name));
         }
         let e = check_operator("Boundary").unwrap_err();
-        assert!(e.starts_with("unknown operator \"Boundary\" (one of: boundary, equality"), "{e}");
+        assert!(
+            e.starts_with("unknown operator \"Boundary\" (one of: boundary, equality"),
+            "{e}"
+        );
         assert!(check_operator("").is_err());
         assert!(check_operator("return_value").is_err());
     }

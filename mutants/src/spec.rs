@@ -195,7 +195,12 @@ impl Spec {
             }
             // `mutants suggest`'s placeholder when it found no suite: running it would only
             // fail the baseline, after the checkouts are made.
-            if suite.run.get_ref().trim_start().starts_with(crate::origin::TODO) {
+            if suite
+                .run
+                .get_ref()
+                .trim_start()
+                .starts_with(crate::origin::TODO)
+            {
                 return Err(at(
                     Some(suite.run.span()),
                     format!("suite {name:?}: `run` still says TODO: write the command that runs your tests"),

@@ -86,7 +86,11 @@ impl std::fmt::Display for Tally {
             .collect();
         write!(f, "{} mutants: {}", self.total, parts.join(", "))?;
         if self.claims_not_named > 0 {
-            write!(f, "; {} not named yet", plural(self.claims_not_named, "claim"))?;
+            write!(
+                f,
+                "; {} not named yet",
+                plural(self.claims_not_named, "claim")
+            )?;
         }
         Ok(())
     }
@@ -112,6 +116,8 @@ mod tests {
             "3 mutants: 1 killed, 2 unviable; 1 claim not named yet"
         );
         rows[0].claim_named = false;
-        assert!(Tally::of(&rows).to_string().ends_with("; 2 claims not named yet"));
+        assert!(Tally::of(&rows)
+            .to_string()
+            .ends_with("; 2 claims not named yet"));
     }
 }

@@ -64,7 +64,10 @@ pub(crate) fn status(row: &Row) -> (&'static str, String) {
         Verdict::Unviable => (
             "CompileError",
             match &row.run {
-                Some(run) => format!("unviable: the generated mutant does not build ({})", run.status),
+                Some(run) => format!(
+                    "unviable: the generated mutant does not build ({})",
+                    run.status
+                ),
                 None => "unviable: the generated mutant does not build".into(),
             },
         ),
@@ -116,9 +119,7 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
         if let Some(run) = &r.run {
             m["duration"] = json!((run.duration_secs * 1000.0).round() as u64);
             // Stryker's `killedBy` names the tests that noticed: only a kill (or a hang) has them.
-            if !run.failed_tests.is_empty()
-                && r.verdict.is_kill()
-            {
+            if !run.failed_tests.is_empty() && r.verdict.is_kill() {
                 m["killedBy"] = json!(run.failed_tests);
             }
             if let Some(c) = run.counts {

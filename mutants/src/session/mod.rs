@@ -422,7 +422,9 @@ impl Session {
         if self.settings.suggested.is_some() {
             // The survivors as review findings, with the change each is about.
             match self.settings.format {
-                report::Format::Markdown => cmdline::exit::show(&render::findings::markdown(report)),
+                report::Format::Markdown => {
+                    cmdline::exit::show(&render::findings::markdown(report))
+                }
                 report::Format::Text => cmdline::exit::show(&render::findings::text(report)),
                 report::Format::Json => {}
             }

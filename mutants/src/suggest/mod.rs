@@ -155,9 +155,7 @@ pub(crate) fn suggest(request: &Request) -> Result<Suggestion> {
     if let Some(file) = &found.file {
         inputs.push(("suites".to_string(), file.clone()));
     }
-    let options = Options {
-        all: request.all,
-    };
+    let options = Options { all: request.all };
     let outcomes: Vec<(Changed, Outcome)> = changed
         .into_iter()
         .map(|c| {
@@ -225,7 +223,10 @@ pub(crate) fn assemble(outcomes: Vec<(Changed, Outcome)>) -> (Vec<Entry>, Vec<Fi
         }
         let proposed = made.len();
         if proposed > 0 {
-            if let Some(c) = proposals.control.filter(|c| once(&c.anchor) && c.anchor != c.replace) {
+            if let Some(c) = proposals
+                .control
+                .filter(|c| once(&c.anchor) && c.anchor != c.replace)
+            {
                 made.push(entry(&changed, c, true, &mut names));
             }
         }
@@ -249,8 +250,8 @@ fn entry(changed: &Changed, p: Proposal, control: bool, names: &mut BTreeSet<Str
         p.description.clone()
     };
     // One line, as the spec reader keeps it (it trims a name), and short enough for a table.
-    let what = files::escape::text(&what);
-    let base = report::text::clip(&format!("{}:{}: {what}", changed.path, p.line), 160)
+    let line = format!("{}:{}: {what}", changed.path, p.line);
+    let base = report::text::clip(&files::escape::text(&line), 160)
         .trim()
         .to_string();
     let mut name = base.clone();

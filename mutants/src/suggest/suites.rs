@@ -84,7 +84,10 @@ pub(crate) fn of_repo(root: &Path) -> Result<Found> {
         let suites = Spec::load_suites(&spec)?;
         if !suites.is_empty() {
             return Ok(Found {
-                suites: suites.values().map(|s| (s.name.clone(), table(s))).collect(),
+                suites: suites
+                    .values()
+                    .map(|s| (s.name.clone(), table(s)))
+                    .collect(),
                 from: format!("{}'s [suites]", spec.display()),
                 file: Some(spec),
                 left_out: Vec::new(),
@@ -117,7 +120,9 @@ fn from_gate(suites: &[SuiteSpec]) -> Found {
                     env: s.env.clone(),
                     ..SuiteTable::default()
                 };
-                found.suites.insert(s.name.clone(), with_results(t, &s.results));
+                found
+                    .suites
+                    .insert(s.name.clone(), with_results(t, &s.results));
             }
             SuiteCommand::Glob(_) => found.left_out.push(s.name.clone()),
         }
@@ -264,7 +269,10 @@ mod tests {
         let e = choose(of_repo(tmp.path()).unwrap(), Some("nope"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("no such suite") && e.contains("other, unit"), "{e}");
+        assert!(
+            e.contains("no such suite") && e.contains("other, unit"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -272,13 +280,20 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let chosen = choose(of_repo(tmp.path()).unwrap(), None).unwrap();
         assert!(chosen.placeholder);
-        assert_eq!((chosen.name.as_str(), chosen.table.run.as_str()), ("tests", PLACEHOLDER_RUN));
+        assert_eq!(
+            (chosen.name.as_str(), chosen.table.run.as_str()),
+            ("tests", PLACEHOLDER_RUN)
+        );
         assert_eq!(choose(Found::default(), Some("unit")).unwrap().name, "unit");
         write(tmp.path(), "mutants.toml", "[suites.a]\nrun = \"\"\n");
         let e = of_repo(tmp.path()).unwrap_err().to_string();
         assert!(e.contains("mutants.toml:2:"), "{e}");
         // A mutants.toml still holding the placeholder is refused where it says TODO.
-        write(tmp.path(), "mutants.toml", "[suites.a]\nrun = \"TODO: x\"\n");
+        write(
+            tmp.path(),
+            "mutants.toml",
+            "[suites.a]\nrun = \"TODO: x\"\n",
+        );
         let e = of_repo(tmp.path()).unwrap_err().to_string();
         assert!(e.contains("mutants.toml:2:") && e.contains("TODO"), "{e}");
     }
