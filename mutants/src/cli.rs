@@ -66,6 +66,9 @@ pub(crate) enum Command {
         /// KEY`) is signed by a key this file lists and names their very mutants.json.
         #[arg(long, value_name = "FILE")]
         allowed_signers: Option<PathBuf>,
+        /// Also write the merged findings as SARIF 2.1.0 to FILE (for GitHub code scanning).
+        #[arg(long, value_name = "FILE")]
+        sarif: Option<PathBuf>,
         #[command(flatten)]
         output: FormatArgs,
     },
@@ -234,6 +237,11 @@ pub(crate) struct RunArgs {
     /// verdict (result PASSED only for a complete run where everything held).
     #[arg(long, value_name = "FILE")]
     pub attest: Option<PathBuf>,
+    /// Also write the findings as SARIF 2.1.0 to FILE, for GitHub code scanning: a result per
+    /// survivor, killed control, skipped and error row (unviable rows as notes), at the lines
+    /// of the mutant's anchor; rewritten with the report after every mutant.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Sign the --attest statement with this SSH key (`ssh-keygen -Y sign`, namespace
     /// gatekit-attestation), writing FILE.sig beside it; `gate verify` checks it.
     #[arg(long, value_name = "KEY", requires = "attest")]

@@ -13,6 +13,7 @@ mod equivalence;
 mod faults;
 mod formats;
 mod fresh;
+mod generated;
 mod hostile_git;
 mod inputs;
 mod isolation;

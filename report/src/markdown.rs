@@ -24,6 +24,24 @@ pub fn code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
+/// `text` as a fenced code block (`info` after the opening fence, `diff` for a hunk) whose fence
+/// is longer than any run of backticks inside, so no line of it can close the block; control
+/// characters other than the line breaks are shown as escapes.
+pub fn fenced(info: &str, text: &str) -> String {
+    let lines: Vec<String> = text
+        .trim_end_matches('\n')
+        .split('\n')
+        .map(|l| files::escape::text(l).into_owned())
+        .collect();
+    let longest = lines
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`').map(str::len))
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{info}\n{}\n{fence}\n", lines.join("\n"))
+}
+
 /// Plain text with the characters Markdown would act on escaped (`|` is left to the table),
 /// and control characters shown as escapes.
 pub fn escape(text: &str) -> String {
@@ -53,6 +71,12 @@ pub fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fenced_blocks_outgrow_the_backticks_inside() {
+        assert_eq!(fenced("diff", "-a\n+b\n"), "```diff\n-a\n+b\n```\n");
+        assert_eq!(fenced("", "```\nx\u{1b}"), "````\n```\nx\\u{1b}\n````\n");
+    }
 
     #[test]
     fn code_spans_outgrow_the_backticks_inside() {

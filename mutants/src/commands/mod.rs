@@ -46,11 +46,13 @@ fn dispatch(cli: Cli) -> Result<Exit> {
             out,
             spec,
             allowed_signers,
+            sarif,
             output,
         } => {
             let against = crate::merge::Against {
                 spec,
                 allowed_signers,
+                sarif,
             };
             crate::merge::merge(&dirs, &out, &against, output.chosen(), color)
         }
@@ -97,6 +99,7 @@ fn settings(
         jobserver: !args.no_jobserver,
         format,
         color,
+        sarif: args.sarif,
         attest: args.attest.map(|file| crate::attest::Attest {
             file,
             key: args.sign_key,

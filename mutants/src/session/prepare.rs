@@ -56,6 +56,7 @@ impl Session {
         }
         repo.forbid_outputs_in(&mut plan)?;
         crate::render::plan_outputs(&mut plan, &out);
+        crate::render::plan_sarif(&mut plan, settings.sarif.as_deref());
         super::attest::plan(settings.attest.as_ref(), &mut plan)?;
         plan.check()?;
         let head = super::attest::candidate_head(settings.attest.as_ref(), &repo, config.as_ref())?;

@@ -40,6 +40,8 @@ pub(crate) struct Settings {
     /// What to print on stdout at the end, and whether it is coloured.
     pub format: Format,
     pub color: ColorChoice,
+    /// `--sarif FILE`: the findings as SARIF, written with every other report file.
+    pub sarif: Option<PathBuf>,
     /// `--attest FILE [--sign-key KEY]`: written by [`super::Session::finish`].
     pub attest: Option<crate::attest::Attest>,
     /// `run --suggested`: the spec proposed for this run, written to `spec` (in `--out`) once
