@@ -69,8 +69,7 @@ fn propose_with(
         text,
         lines: &lines,
     };
-    let (mut mutants, dropped) = select(&mut verifier, language, edits, scope, options.all);
-    mutants.sort_by_key(|p| (p.line, text.find(&p.anchor)));
+    let (mutants, dropped) = select(&mut verifier, language, edits, scope, options.all);
     let control = crate::control::control(language, root, text, &lines, scope)
         .and_then(|edit| {
             let proposal = finish(&edit, language, root, text, &lines)?;
@@ -118,13 +117,14 @@ pub(crate) fn select(
                 dropped += 1;
                 continue;
             }
-            mutants.push(proposal);
+            mutants.push((edit.start, proposal));
             if !all {
                 break;
             }
         }
     }
-    (mutants, dropped)
+    mutants.sort_by_key(|(start, p)| (p.line, *start));
+    (mutants.into_iter().map(|(_, p)| p).collect(), dropped)
 }
 
 /// The first line of the edit's span that the scope holds (a mutation belongs to the change

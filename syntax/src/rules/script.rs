@@ -137,7 +137,8 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
                 }
             }
         }
-        "switch_case" => {
+        "call_expression" => method(node, cx),
+        "switch_case" | "switch_default" => {
             let body = code_children(node);
             let statements: Vec<&Node> = body.iter().filter(|c| c.kind().ends_with("statement") || c.kind() == "statement_block").collect();
             if let (Some(first), Some(last)) = (statements.first(), statements.last()) {
@@ -276,5 +277,29 @@ fn block(node: Node, cx: &mut Cx) {
         cx.replace(node, "{}", ReturnValue, format!("replace {name} body with {{}}"));
     } else {
         cx.replace(node, "{}", RemoveBlock, "empty block");
+    }
+}
+
+/// Stryker's MethodExpression: `s.trim()` becomes `s`, `s.toLowerCase()` becomes
+/// `s.toUpperCase()`, `xs.every(f)` becomes `xs.some(f)` and the like.
+fn method(node: Node, cx: &mut Cx) {
+    const REMOVED: &[&str] = &["charAt", "filter", "reverse", "slice", "sort", "substr", "substring", "trim"];
+    const SWAPPED: &[(&str, &str)] = &[
+        ("endsWith", "startsWith"), ("startsWith", "endsWith"), ("every", "some"), ("some", "every"),
+        ("toLocaleLowerCase", "toLocaleUpperCase"), ("toLocaleUpperCase", "toLocaleLowerCase"),
+        ("toLowerCase", "toUpperCase"), ("toUpperCase", "toLowerCase"), ("trimEnd", "trimStart"),
+        ("trimStart", "trimEnd"), ("min", "max"), ("max", "min"),
+    ];
+    let Some(callee) = node.child_by_field_name("function").filter(|f| f.kind() == "member_expression") else { return };
+    let (Some(object), Some(property)) = (callee.child_by_field_name("object"), callee.child_by_field_name("property")) else { return };
+    if property.kind() != "property_identifier" {
+        return;
+    }
+    let name = cx.of(property);
+    if REMOVED.contains(&name) {
+        let object = cx.of(object).to_owned();
+        cx.replace(node, object, RemoveCall, format!("remove .{name}()"));
+    } else if let Some((_, new)) = SWAPPED.iter().find(|(from, _)| *from == name) {
+        cx.replace(property, *new, RemoveCall, format!("replace .{name}() with .{new}()"));
     }
 }

@@ -31,7 +31,7 @@ class Counter {
 const double = (a) => a * 2;
 const user = { name: "ann", tags: ["a", "b"] };
 const city = user?.address;
-let label = "";
+let label = "".trim().toLowerCase();
 while (label.length > 3) { label = label.slice(1); }
 "#;
 
@@ -65,6 +65,8 @@ fn operators_literals_and_blocks() {
     expect(&p, JS, Negation, "!this.done", "this.done");
     expect(&p, JS, String, "name: \"ann\"", "name: \"\"");
     expect(&p, JS, String, "let label = \"\"", "let label = \"Stryker was here!\"");
+    expect(&p, JS, RemoveCall, "\"\".trim().toLowerCase()", "\"\".toLowerCase()");
+    expect(&p, JS, RemoveCall, "trim().toLowerCase()", "trim().toUpperCase()");
     expect(&p, JS, EmptyArray, "[\"a\", \"b\"]", "[]");
     expect(&p, JS, EmptyObject, "{ name: \"ann\", tags: [\"a\", \"b\"] }", "{}");
     expect(&p, JS, OptionalChaining, "user?.address", "user.address");
