@@ -1,11 +1,7 @@
-//! `run --suggested`'s survivors as review findings: each surviving mutant's file and line,
-//! the change around it (the hunk its row carries as `context`), and the mutation, as a
-//! reviewer reads a code-review comment. Markdown (`--format markdown`, for a pull request)
-//! puts each hunk in a fenced `diff` block whose fence is longer than any run of backticks
-//! inside it, so no line of the hunk can close it; text is for a terminal, every line of outside
-//! text escaped.
-
-use report::markdown::{self, code};
+//! `run --suggested`'s survivors as review findings on a terminal: each surviving mutant's file
+//! and line, the mutation, the claim, and the change around it (the hunk its row carries as
+//! `context`), every line of outside text escaped. The Markdown for a pull request is the
+//! summary's own (`markdown::in_context`, each hunk in a fenced `diff` block).
 
 use crate::record::{Row, RunReport};
 use crate::verdict::Verdict;
@@ -33,52 +29,6 @@ fn claim(r: &Row) -> String {
         (Some(u), true) => format!("undoes: {u}"),
         _ => crate::origin::NOT_NAMED.to_string(),
     }
-}
-
-/// The findings section in Markdown: a heading, then per survivor its place, the mutation,
-/// the claim and its hunk in a fenced diff block. Empty when nothing survived.
-pub(crate) fn markdown(report: &RunReport) -> String {
-    let rows = findings(report);
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut out = format!(
-        "\n### Review findings: {} the suite did not notice\n",
-        report::text::plural(rows.len(), "mutant")
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "\n**{}**{}: {} replaced by {} and every test still passed ({})\n",
-            code(&place(r)),
-            r.site
-                .as_deref()
-                .map(|s| format!(" in {}", code(s)))
-                .unwrap_or_default(),
-            code(&r.anchor),
-            code(&r.replace),
-            markdown::escape(&claim(r)),
-        ));
-        if let Some(hunk) = &r.context {
-            out.push('\n');
-            out.push_str(&fenced("diff", hunk));
-        }
-    }
-    out
-}
-
-/// `text` in a fenced block whose fence is longer than any run of backticks in it (and at
-/// least three), so nothing inside can close it; every line made safe to show.
-pub(crate) fn fenced(info: &str, text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat((longest + 1).max(3));
-    let mut out = format!("{fence}{info}\n");
-    for line in text.lines() {
-        out.push_str(&files::escape::terminal_line(line));
-        out.push('\n');
-    }
-    out.push_str(&fence);
-    out.push('\n');
-    out
 }
 
 /// The findings section as text: each survivor's place, mutation and claim, then its hunk
@@ -121,18 +71,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_fence_outgrows_every_backtick_run_inside() {
-        assert_eq!(fenced("diff", "+a\n"), "```diff\n+a\n```\n");
-        let inner = "+let s = `x`;\n+```rust\n+````\n";
-        let block = fenced("diff", inner);
-        assert!(block.starts_with("`````diff\n"), "{block}");
-        assert!(block.ends_with("\n`````\n"), "{block}");
-        // No line inside is a fence as long as the block's.
-        let lines: Vec<&str> = block.lines().collect();
-        assert!(lines[1..lines.len() - 1]
-            .iter()
-            .all(|l| !l.trim_start().starts_with("`````")));
-        // A control character cannot reach the reader raw.
-        assert!(fenced("diff", "+a\u{1b}]0;x\u{7}\n").contains("\\u{1b}"));
+    fn only_survivors_are_shown_each_with_its_hunk_indented_and_escaped() {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let mut report: RunReport = serde_json::from_str(sample).unwrap();
+        let mut survivor = Row::sample(0, "m", Verdict::Survived);
+        survivor.context = Some("@@ -3 +3 @@\n-\ta < b\n+\ta <= b\u{1b}]0;x\n".into());
+        survivor.claim_named = false;
+        survivor.undoes = Some("TODO: x".into());
+        let mut killed = Row::sample(1, "k", Verdict::Killed);
+        killed.context = Some("@@ -9 +9 @@\n-x\n+y\n".into());
+        report.mutants = vec![survivor, killed];
+        let shown = text(&report);
+        assert_eq!(
+            shown,
+            "\nReview findings: 1 mutant the suite did not notice\n\nf: a -> b (claim not named)\n    @@ -3 +3 @@\n    -\ta < b\n    +\ta <= b\\u{1b}]0;x\n"
+        );
+        report.mutants.truncate(1);
+        report.mutants[0].verdict = Verdict::ControlKilled;
+        assert_eq!(text(&report), "");
     }
 }

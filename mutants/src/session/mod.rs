@@ -435,15 +435,10 @@ impl Session {
             self.settings.sarif.as_deref(),
         )?;
         render::print(report, self.settings.format, self.settings.color)?;
-        if self.settings.suggested.is_some() {
-            // The survivors as review findings, with the change each is about.
-            match self.settings.format {
-                report::Format::Markdown => {
-                    cmdline::exit::show(&render::findings::markdown(report))
-                }
-                report::Format::Text => cmdline::exit::show(&render::findings::text(report)),
-                report::Format::Json => {}
-            }
+        if self.settings.suggested.is_some() && self.settings.format == report::Format::Text {
+            // The survivors as review findings, with the change each is about (the Markdown
+            // summary shows them itself).
+            cmdline::exit::show(&render::findings::text(report));
         }
         // After the report is shown: a statement that cannot be written or signed is an
         // error (exit 2), but never hides the verdict.

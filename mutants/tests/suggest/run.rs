@@ -1,6 +1,6 @@
 //! `mutants run --suggested`: proposed and run in one step on a real pytest project with a
-//! planted test gap; the survivor is reported as a review finding with its hunk, and the spec
-//! written in `--out` makes the same report again.
+//! planted test gap; the survivor is reported as a review finding with its hunk (Markdown and
+//! SARIF), and the spec written in `--out` makes the same report again.
 
 use super::*;
 
@@ -41,6 +41,7 @@ fn run_suggested_finds_the_planted_gap_and_shows_it_with_its_hunk() {
     let tmp = tempfile::tempdir().unwrap();
     let out_dir = tmp.path().join("out");
     let o = out_dir.to_str().unwrap();
+    let sarif_file = tmp.path().join("findings.sarif");
     let out = mutants(
         repo.path(),
         &[
@@ -52,6 +53,8 @@ fn run_suggested_finds_the_planted_gap_and_shows_it_with_its_hunk() {
             o,
             "--format",
             "markdown",
+            "--sarif",
+            sarif_file.to_str().unwrap(),
         ],
     );
     // A survivor is a finding: exit 1.
@@ -75,12 +78,15 @@ fn run_suggested_finds_the_planted_gap_and_shows_it_with_its_hunk() {
     // The finding: its place, the mutation, and the hunk it came from in a diff block.
     let md = &out.stdout;
     let findings = md
-        .split("### Review findings")
+        .split("### Findings in context")
         .nth(1)
         .unwrap_or_else(|| panic!("no findings section: {out}"));
-    assert!(findings.contains("`calc.py:6`"), "{findings}");
     assert!(
-        findings.contains("`total >= 100`") && findings.contains("`total > 100`"),
+        findings.contains("**SURVIVED** `calc.py` line 6"),
+        "{findings}"
+    );
+    assert!(
+        findings.contains("`total >= 100` -> `total > 100`"),
         "{findings}"
     );
     assert!(findings.contains("claim not named"), "{findings}");
@@ -92,6 +98,28 @@ fn run_suggested_finds_the_planted_gap_and_shows_it_with_its_hunk() {
     assert!(block.starts_with("@@ -"), "{block}");
     assert!(block.contains("\n+    if total >= 100:"), "{block}");
     assert!(block.contains("\n def discount(total):"), "{block}");
+    // SARIF for code scanning: the survivor at its line, its message holding the hunk.
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_file).unwrap()).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let found = results
+        .iter()
+        .find(|r| {
+            r["message"]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("total >= 100"))
+        })
+        .unwrap_or_else(|| panic!("no result for the survivor: {sarif:#}"));
+    let at = &found["locations"][0]["physicalLocation"];
+    assert_eq!(at["artifactLocation"]["uri"], "calc.py");
+    assert_eq!(at["region"]["startLine"], 6);
+    assert!(
+        found["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("+    if total >= 100:"),
+        "{found:#}"
+    );
     // Only survivors are findings.
     assert!(!findings.contains("control"), "{findings}");
     assert_eq!(repo.status(), status);
