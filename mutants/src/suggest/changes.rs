@@ -106,7 +106,7 @@ pub(crate) fn whole(repo: &Git, dir: &Path, paths: &[PathBuf]) -> Result<Vec<Cha
     let top = repo
         .dir()
         .canonicalize()
-        .with_context(|| format!("{}", files::escape::path(repo.dir())))?;
+        .with_context(|| files::escape::path(repo.dir()))?;
     let mut rels: Vec<Vec<u8>> = Vec::new();
     if paths.is_empty() {
         let list = repo.bytes(["ls-files", "-z"])?;
