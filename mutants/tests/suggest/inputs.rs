@@ -283,6 +283,18 @@ fn a_change_with_no_source_file_writes_nothing_and_exits_0() {
         .filter(|l| l.contains("no source file"))
         .collect();
     assert_eq!(lines.len(), 1, "{out}");
+    // For tools, the files and why each got nothing.
+    let json = suggest_json(repo.path(), &["--diff", "HEAD~1"]);
+    assert_eq!(json["mutants"], serde_json::json!([]));
+    assert_eq!(
+        json["files"],
+        serde_json::json!([
+            {"file": "README.md", "language": null, "proposed": 0, "dropped": 0,
+             "skipped": "not a source file of a known language"},
+            {"file": "data.bin", "language": null, "proposed": 0, "dropped": 0, "skipped": "binary"},
+        ])
+    );
+    assert_eq!(json["counts"]["skipped"], 2);
     // A deleted source file has no lines either.
     let repo = repo_with_change(&[("src/lib.rs", LIB)], &[]);
     std::fs::remove_file(repo.path().join("src/lib.rs")).unwrap();

@@ -194,3 +194,61 @@ fn run_suggested_needs_a_change_and_a_suite_and_runs_nothing_when_nothing_is_pro
     )
     .assert_exit(2);
 }
+
+#[test]
+fn run_suggested_takes_a_candidate_and_runs_in_its_checkout() {
+    let repo = Repo::new();
+    repo.write("calc.py", CALC)
+        .write("mutants.toml", "[suites.unit]\nrun = \"true\"\n");
+    let base = repo.commit_all("base");
+    repo.write("calc.py", CALC2);
+    repo.git(["add", "-A"]);
+    let dir = tempfile::tempdir().unwrap();
+    let patch = repo
+        .git_output(["diff", "--cached", "--binary", &base])
+        .stdout;
+    std::fs::write(dir.path().join("c.patch"), patch).unwrap();
+    let sums = std::process::Command::new("sha256sum")
+        .current_dir(repo.path())
+        .arg("calc.py")
+        .output()
+        .unwrap()
+        .stdout;
+    std::fs::write(dir.path().join("c.sha256"), sums).unwrap();
+    let gate = dir.path().join("gate.toml");
+    std::fs::write(
+        &gate,
+        format!("base = \"{base}\"\npatch = \"c.patch\"\nmanifest = \"c.sha256\"\n"),
+    )
+    .unwrap();
+    repo.git(["reset", "-q", "--hard"]);
+    let out_dir = dir.path().join("out");
+    let out = mutants(
+        repo.path(),
+        &[
+            "run",
+            "--suggested",
+            "--candidate",
+            gate.to_str().unwrap(),
+            "--no-canary",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    // `true` notices nothing: every proposal survives, each a finding with its hunk.
+    out.assert_exit(1);
+    assert!(out.stdout.contains("\nReview findings: "), "{out}");
+    assert!(
+        out.stdout
+            .contains("\ncalc.py:6 in discount: total >= 100 -> total > 100 (claim not named)\n"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("    +    if total >= 100:"), "{out}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("mutants.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["candidate"]["manifest_before"], "1/1 OK");
+    assert!(report["spec"].as_str().unwrap().ends_with("suggested.toml"));
+    assert_eq!(repo.read("calc.py"), CALC.as_bytes());
+    assert!(repo.extra_worktrees().is_empty());
+}
