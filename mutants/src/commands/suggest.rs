@@ -53,6 +53,7 @@ pub(super) fn suggest(args: SuggestArgs) -> Result<Exit> {
         all: args.pick.all,
     };
     let s = suggest::suggest(&request)?;
+    stop_if_interrupted()?;
     if let Some(out) = &args.out {
         let mut plan = files::outputs::Plan::new();
         for (what, path) in &s.inputs {
@@ -102,6 +103,15 @@ pub(super) fn suggest(args: SuggestArgs) -> Result<Exit> {
         );
     }
     Ok(Exit::Ok)
+}
+
+/// An interrupt while proposing (a candidate's checkout is removed on the way out) ends the
+/// command with 130 before anything is written.
+fn stop_if_interrupted() -> Result<()> {
+    if files::interrupt::requested() {
+        return Err(runner::stop::Interrupted.into());
+    }
+    Ok(())
 }
 
 /// Why there is no spec: no source file in the change, or every one skipped.
@@ -159,6 +169,7 @@ pub(super) fn for_run(args: &RunArgs) -> Result<Option<(PathBuf, Suggested)>> {
     files::interrupt::cleans_up();
     candidate::checkout::clean_stale();
     let s = suggest::suggest(&request)?;
+    stop_if_interrupted()?;
     say_skipped(&s);
     if s.entries.is_empty() {
         cmdline::errln!("mutants: {}; nothing to run", nothing_to_propose(&s));
