@@ -117,7 +117,7 @@ fn stop_if_interrupted() -> Result<()> {
 /// Why there is no spec: no source file in the change, or every one skipped.
 fn nothing_to_propose(s: &Suggestion) -> String {
     if s.files.iter().all(|f| f.language.is_none()) {
-        format!("{} touches no source file", s.about)
+        format!("no source file in {}", s.about)
     } else {
         format!("no mutant proposed for {}", s.about)
     }

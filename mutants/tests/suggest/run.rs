@@ -176,7 +176,10 @@ fn run_suggested_needs_a_change_and_a_suite_and_runs_nothing_when_nothing_is_pro
         &["run", "--suggested", "--diff", "HEAD", "--out", o],
     );
     out.assert_exit(0);
-    assert!(out.stderr.contains("touches no source file"), "{out}");
+    assert!(
+        out.stderr.contains("no source file in the changes"),
+        "{out}"
+    );
     assert!(!Path::new(o).exists());
     // A proposal but no suite to run it under: bad input, nothing written.
     repo.write("calc.py", CALC2);
