@@ -105,7 +105,7 @@ pub(crate) struct Mutant {
     /// The spec line of its `[[mutant]]` header, for messages.
     pub line: usize,
     /// The operator that generated it (`operator = "boundary"`, checked against
-    /// [`crate::origin::OPERATORS`]); `None` for a hand-written mutant. A generated mutant
+    /// `syntax::Operator`'s names); `None` for a hand-written mutant. A generated mutant
     /// whose build fails is `unviable`, not `error`.
     pub operator: Option<String>,
     /// Text a front end shows beside the mutant's findings (`run --suggested` sets the diff

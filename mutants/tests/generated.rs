@@ -109,6 +109,10 @@ fn a_generated_mutant_that_does_not_build_is_unviable_and_the_run_exits_0() {
         "{html}"
     );
     assert!(html.contains("<td>claim not named</td>"), "{html}");
+    assert!(
+        html.contains("<tbody class=\"mutant noted\" id=\"m1\" data-verdict=\"unviable\">"),
+        "{html}"
+    );
 
     if let Some(facts) = junit(&fx.out().join("junit.xml")) {
         assert_eq!(
@@ -326,8 +330,85 @@ fn sarif_goes_through_the_output_guard_and_an_unknown_operator_is_refused_at_its
     out.assert_exit(2);
     assert!(
         out.stderr
-            .contains("mutants.toml:12: unknown operator \"off-by-one\" (one of: boundary,"),
+            .contains("mutants.toml:12: unknown operator `off-by-one` (known: boundary,"),
         "{}",
         out.stderr
+    );
+}
+
+#[test]
+fn a_shard_that_makes_a_hand_written_error_unviable_is_refused_by_merge() {
+    let spec = format!(
+        "{BUILT}{}",
+        entry(
+            "daemon unclosed",
+            "daemon() { :; }",
+            "daemon() { :; ",
+            "daemon returns",
+            ""
+        ),
+    );
+    let fx = Fixture::new(&spec);
+    fx.run(&[]).assert_exit(1);
+    // The forgery: the row named generated, so its failed build reads as no finding.
+    let path = fx.out().join("mutants.json");
+    let mut v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let r = &mut v["mutants"][0];
+    assert_eq!(r["verdict"], "error");
+    r["operator"] = Value::from("remove-block");
+    r["verdict"] = Value::from("unviable");
+    r["run"]["verdict"] = Value::from("unviable");
+    v["tally"]["error"] = Value::from(0);
+    v["tally"]["unviable"] = Value::from(1);
+    v["exit_code"] = Value::from(0);
+    fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let merged = Output::of(fx.cmd().args([
+        "merge",
+        fx.out().to_str().unwrap(),
+        "--out",
+        fx.out.path().join("merged").to_str().unwrap(),
+        "--spec",
+        "mutants.toml",
+    ]));
+    merged.assert_exit(2);
+    assert!(
+        merged
+            .stderr
+            .contains("field `mutants[0].operator`: mutant \"daemon unclosed\" (index 0) is not the spec's mutant"),
+        "{}",
+        merged.stderr
+    );
+}
+
+#[test]
+fn a_run_that_judged_nothing_says_so_in_its_sarif_never_an_empty_green_log() {
+    let spec = format!(
+        "[suites.unit]\nrun = \"sh test.sh\"\nbuild = \"exit 3\"\n\n{}",
+        entry(
+            "plus",
+            "$1 + $2",
+            "$1 - $2",
+            TODO,
+            "operator = \"arithmetic\""
+        ),
+    );
+    let fx = Fixture::new(&spec);
+    let sarif_path = fx.out.path().join("findings.sarif");
+    fx.run(&["--sarif", sarif_path.to_str().unwrap()])
+        .assert_exit(4);
+    assert_valid(&sarif_path);
+    let log = sarif(&sarif_path);
+    assert!(results(&log).is_empty(), "{log:#}");
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    assert_eq!(invocation["exitCode"], 4);
+    let note = &invocation["toolExecutionNotifications"][0];
+    assert_eq!(note["level"], "error");
+    assert!(
+        note["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("BASELINE FAILED: a suite fails or hangs without any mutant"),
+        "{note}"
     );
 }

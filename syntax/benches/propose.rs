@@ -10,7 +10,9 @@ use std::time::Instant;
 use syntax::{propose, Options, Outcome, Scope};
 
 fn rust_files(root: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(root) else { return };
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for path in entries {
@@ -58,7 +60,11 @@ fn run(label: &str, files: &[(String, String)], every: usize, all: bool) {
             if every == 1 {
                 Scope::Whole
             } else {
-                Scope::Lines((1..=t.lines().count()).filter(|l| l % every == 0).collect::<BTreeSet<_>>())
+                Scope::Lines(
+                    (1..=t.lines().count())
+                        .filter(|l| l % every == 0)
+                        .collect::<BTreeSet<_>>(),
+                )
             }
         })
         .collect();
@@ -105,7 +111,11 @@ fn main() {
     let mut rust: Vec<(String, String)> = paths
         .iter()
         .filter_map(|p| {
-            let rel = p.strip_prefix(&root).ok()?.to_string_lossy().replace('\\', "/");
+            let rel = p
+                .strip_prefix(&root)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
             (!syntax::is_test_path(&rel)).then(|| Some((rel, std::fs::read_to_string(p).ok()?)))?
         })
         .collect();
@@ -117,8 +127,18 @@ fn main() {
             (format!("src/m{i}.{ending}"), generated(ending, 60))
         })
         .collect();
-    run("rust (workspace), every 7th line, one per line", &rust, 7, false);
+    run(
+        "rust (workspace), every 7th line, one per line",
+        &rust,
+        7,
+        false,
+    );
     run("rust (workspace), whole files, --all", &rust, 1, true);
     run("js/ts/py/go (generated), every 7th line", &others, 7, false);
-    run("js/ts/py/go (generated), whole files, --all", &others, 1, true);
+    run(
+        "js/ts/py/go (generated), whole files, --all",
+        &others,
+        1,
+        true,
+    );
 }

@@ -4,11 +4,26 @@ fn main() {
     if args.len() > 2 {
         dump(&args[1], &text);
     }
-    let out = syntax::propose(&args[1], text.as_bytes(), &syntax::Scope::Whole, &syntax::Options { all: std::env::var("ONE").is_err() });
+    let out = syntax::propose(
+        &args[1],
+        text.as_bytes(),
+        &syntax::Scope::Whole,
+        &syntax::Options {
+            all: std::env::var("ONE").is_err(),
+        },
+    );
     match out {
         syntax::Outcome::Proposed(p) => {
             for m in p.mutants.iter().chain(p.control.iter()) {
-                println!("{:>3} {:<14} {:<20} {:?} -> {:?}   [{}]", m.line, m.operator.name(), m.site.clone().unwrap_or_default(), m.anchor, m.replace, m.description);
+                println!(
+                    "{:>3} {:<14} {:<20} {:?} -> {:?}   [{}]",
+                    m.line,
+                    m.operator.name(),
+                    m.site.clone().unwrap_or_default(),
+                    m.anchor,
+                    m.replace,
+                    m.description
+                );
             }
             println!("dropped {}", p.dropped);
         }
@@ -31,7 +46,14 @@ fn dump(path: &str, text: &str) {
     fn walk(n: tree_sitter::Node, src: &str, depth: usize, field: Option<&str>) {
         let txt = &src[n.byte_range()];
         let short: String = txt.chars().take(40).collect::<String>().replace('\n', "⏎");
-        println!("{}{}{} [{}] {:?}", "  ".repeat(depth), field.map(|f| format!("{f}: ")).unwrap_or_default(), n.kind(), if n.is_named() {"n"} else {"a"}, short);
+        println!(
+            "{}{}{} [{}] {:?}",
+            "  ".repeat(depth),
+            field.map(|f| format!("{f}: ")).unwrap_or_default(),
+            n.kind(),
+            if n.is_named() { "n" } else { "a" },
+            short
+        );
         let mut c = n.walk();
         for (i, ch) in n.children(&mut c).enumerate() {
             walk(ch, src, depth + 1, n.field_name_for_child(i as u32));

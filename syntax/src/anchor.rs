@@ -59,7 +59,13 @@ pub(crate) fn unique(hay: &str, needle: &str) -> bool {
 
 /// The smallest range around `start..end` whose text is unique in the file, growing to the
 /// next enclosing node or to whole lines, whichever is shorter.
-pub(crate) fn grow(root: Node, text: &str, lines: &Lines, start: usize, end: usize) -> Option<(usize, usize)> {
+pub(crate) fn grow(
+    root: Node,
+    text: &str,
+    lines: &Lines,
+    start: usize,
+    end: usize,
+) -> Option<(usize, usize)> {
     let (mut a, mut b) = (start, end);
     let mut node = root.descendant_for_byte_range(start, end);
     // An anchor starts from a node a reader recognises: `a < b` rather than `<`, a string

@@ -5,14 +5,20 @@
 use tree_sitter::Node;
 
 use crate::anchor::{unique, Lines};
-use crate::engine::Edit;
+use crate::edit::Edit;
 use crate::{Language, Operator, Scope};
 
 /// The word a control adds.
 const WORD: &str = "(unchanged)";
 
 /// The file's control, preferring a comment on a changed line.
-pub(crate) fn control(language: Language, root: Node, text: &str, lines: &Lines, scope: &Scope) -> Option<Edit> {
+pub(crate) fn control(
+    language: Language,
+    root: Node,
+    text: &str,
+    lines: &Lines,
+    scope: &Scope,
+) -> Option<Edit> {
     let mut comments = Vec::new();
     let mut statements = Vec::new();
     let mut cursor = root.walk();
@@ -52,7 +58,12 @@ pub(crate) fn control(language: Language, root: Node, text: &str, lines: &Lines,
         .filter(|n| in_scope(n))
         .find_map(comment)
         .or_else(|| comments.iter().find_map(comment))
-        .or_else(|| statements.iter().filter(|n| in_scope(n)).find_map(statement))
+        .or_else(|| {
+            statements
+                .iter()
+                .filter(|n| in_scope(n))
+                .find_map(statement)
+        })
         .or_else(|| statements.iter().find_map(statement))
 }
 
@@ -68,22 +79,61 @@ fn plain_comment(language: Language, t: &str) -> bool {
             None => return false,
         },
         _ => {
-            if t.starts_with("///") || t.starts_with("//!") || t.starts_with("/**") || t.starts_with("/*!") {
+            if t.starts_with("///")
+                || t.starts_with("//!")
+                || t.starts_with("/**")
+                || t.starts_with("/*!")
+            {
                 return false;
             }
             match t.strip_prefix("//") {
                 Some(b) => b,
-                None if t.starts_with("/*") && t.ends_with("*/") && !t.contains('\n') => &t[2..t.len() - 2],
+                None if t.len() >= 4
+                    && t.starts_with("/*")
+                    && t.ends_with("*/")
+                    && !t.contains('\n') =>
+                {
+                    &t[2..t.len() - 2]
+                }
                 None => return false,
             }
         }
     };
     let word = body.trim_start().to_ascii_lowercase();
     const DIRECTIVES: &[&str] = &[
-        "!", "type:", "noqa", "pragma", "pylint:", "mypy:", "fmt:", "isort:", "-*-", "coding",
-        "eslint", "@ts-", "prettier-", "istanbul", "c8", "jshint", "global ", "go:", "+build",
-        "nolint", "export ", "line ", "#", "@", "rustfmt", "clippy", "safety", "output:",
-        "unordered output:", "code generated", "sourcemappingurl", "todo", "fixme",
+        "!",
+        "type:",
+        "noqa",
+        "pragma",
+        "pylint:",
+        "mypy:",
+        "fmt:",
+        "isort:",
+        "-*-",
+        "coding",
+        "eslint",
+        "@ts-",
+        "prettier-",
+        "istanbul",
+        "c8",
+        "jshint",
+        "global ",
+        "go:",
+        "+build",
+        "nolint",
+        "export ",
+        "line ",
+        "#",
+        "@",
+        "rustfmt",
+        "clippy",
+        "safety",
+        "output:",
+        "unordered output:",
+        "code generated",
+        "sourcemappingurl",
+        "todo",
+        "fixme",
     ];
     !t.starts_with("#!")
         && !body.starts_with("go:")
@@ -111,26 +161,50 @@ fn is_statement(language: Language, node: Node) -> bool {
     let kind = node.kind();
     match language {
         Language::Rust => matches!(kind, "let_declaration" | "expression_statement"),
-        Language::Python => matches!(kind, "expression_statement" | "return_statement" | "pass_statement"),
-        Language::Go => matches!(kind, "short_var_declaration" | "assignment_statement" | "return_statement" | "expression_statement"),
-        _ => matches!(kind, "expression_statement" | "lexical_declaration" | "variable_declaration" | "return_statement"),
+        Language::Python => matches!(
+            kind,
+            "expression_statement" | "return_statement" | "pass_statement"
+        ),
+        Language::Go => matches!(
+            kind,
+            "short_var_declaration"
+                | "assignment_statement"
+                | "return_statement"
+                | "expression_statement"
+        ),
+        _ => matches!(
+            kind,
+            "expression_statement"
+                | "lexical_declaration"
+                | "variable_declaration"
+                | "return_statement"
+        ),
     }
 }
 
 /// A new comment after a statement that fills its line alone, on a line that is unique.
 fn statement_edit(language: Language, node: Node, text: &str, lines: &Lines) -> Option<Edit> {
-    let (start, end) = (lines.line_start(node.start_byte()), lines.line_end(node.end_byte()));
+    let (start, end) = (
+        lines.line_start(node.start_byte()),
+        lines.line_end(node.end_byte()),
+    );
     let line = text.get(start..end)?;
     let own = text.get(node.byte_range())?;
     // A string standing alone is a docstring or a directive (`"use strict"`): never touched.
-    let bare_string = node.named_child(0).is_some_and(|c| c.kind() == "string" || c.kind().ends_with("string_literal"));
+    let bare_string = node
+        .named_child(0)
+        .is_some_and(|c| c.kind() == "string" || c.kind().ends_with("string_literal"));
     if bare_string || line.trim() != own || own.contains('\n') || !unique(text, line) {
         return None;
     }
     if language == Language::Rust && !own.ends_with(';') {
         return None;
     }
-    let marker = if language == Language::Python { "  #" } else { " //" };
+    let marker = if language == Language::Python {
+        "  #"
+    } else {
+        " //"
+    };
     Some(Edit {
         start: node.start_byte(),
         end: node.end_byte(),

@@ -8,17 +8,8 @@ use tree_sitter::{InputEdit, Node, Parser, Point, Tree};
 
 use crate::anchor::{grow, Lines};
 use crate::checks::{check, Checked};
-use crate::{rules, site, Language, Operator, Options, Outcome, Proposal, Proposals, Scope};
-
-/// One mutation of the original text: bytes `start..end` become `text`.
-#[derive(Clone, Debug)]
-pub(crate) struct Edit {
-    pub start: usize,
-    pub end: usize,
-    pub text: String,
-    pub operator: Operator,
-    pub description: String,
-}
+use crate::edit::Edit;
+use crate::{rules, site, Language, Options, Outcome, Proposal, Proposals, Scope};
 
 thread_local! {
     // One parser per thread, reused for every file and every reparse.
@@ -58,9 +49,7 @@ fn propose_with(
     let edits: Vec<Edit> = rules::edits(language, root, text)
         .into_iter()
         .filter(|e| {
-            e.start <= e.end
-                && text.is_char_boundary(e.start)
-                && text.is_char_boundary(e.end)
+            e.start <= e.end && text.is_char_boundary(e.start) && text.is_char_boundary(e.end)
         })
         .collect();
     let mut verifier = Verifier {
@@ -70,11 +59,10 @@ fn propose_with(
         lines: &lines,
     };
     let (mutants, dropped) = select(&mut verifier, language, edits, scope, options.all);
-    let control = crate::control::control(language, root, text, &lines, scope)
-        .and_then(|edit| {
-            let proposal = finish(&edit, language, root, text, &lines)?;
-            verifier.reparses(&edit).then_some(proposal)
-        });
+    let control = crate::control::control(language, root, text, &lines, scope).and_then(|edit| {
+        let proposal = finish(&edit, language, root, text, &lines)?;
+        verifier.reparses(&edit).then_some(proposal)
+    });
     Outcome::Proposed(Proposals {
         language,
         mutants,
@@ -139,10 +127,21 @@ fn first_line_in_scope(lines: &Lines, edit: &Edit, scope: &Scope) -> Option<usiz
 }
 
 /// The proposal an edit makes: its anchor grown until unique, and the site it sits in.
-fn finish(edit: &Edit, language: Language, root: Node, text: &str, lines: &Lines) -> Option<Proposal> {
+fn finish(
+    edit: &Edit,
+    language: Language,
+    root: Node,
+    text: &str,
+    lines: &Lines,
+) -> Option<Proposal> {
     let (a, b) = grow(root, text, lines, edit.start, edit.end)?;
     let anchor = &text[a..b];
-    let replace = format!("{}{}{}", &text[a..edit.start], edit.text, &text[edit.end..b]);
+    let replace = format!(
+        "{}{}{}",
+        &text[a..edit.start],
+        edit.text,
+        &text[edit.end..b]
+    );
     if anchor == replace {
         return None;
     }

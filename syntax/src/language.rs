@@ -43,7 +43,6 @@ impl Language {
             Language::Go => tree_sitter_go::LANGUAGE.into(),
         }
     }
-
 }
 
 fn file_name(path: &str) -> &str {

@@ -61,7 +61,12 @@ pub struct UnknownOperator(pub String);
 impl std::fmt::Display for UnknownOperator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let known: Vec<&str> = ALL.iter().map(|o| o.name()).collect();
-        write!(f, "unknown operator `{}` (known: {})", self.0, known.join(", "))
+        write!(
+            f,
+            "unknown operator `{}` (known: {})",
+            self.0,
+            known.join(", ")
+        )
     }
 }
 

@@ -6,7 +6,13 @@ use tree_sitter::Node;
 use crate::Language;
 
 /// The enclosing function's name for the text at `start..end`, if it sits in one.
-pub(crate) fn site(language: Language, root: Node, text: &str, start: usize, end: usize) -> Option<String> {
+pub(crate) fn site(
+    language: Language,
+    root: Node,
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Option<String> {
     let mut node = root.descendant_for_byte_range(start, end);
     while let Some(n) = node {
         let name = match language {
@@ -109,7 +115,12 @@ fn script(node: Node, text: &str) -> Option<String> {
             let class = node
                 .parent()
                 .and_then(|body| body.parent())
-                .filter(|c| matches!(c.kind(), "class_declaration" | "class" | "abstract_class_declaration"))
+                .filter(|c| {
+                    matches!(
+                        c.kind(),
+                        "class_declaration" | "class" | "abstract_class_declaration"
+                    )
+                })
                 .and_then(|c| field(c, "name", text));
             Some(match class {
                 Some(class) => format!("{class}.{name}"),

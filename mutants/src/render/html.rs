@@ -38,6 +38,7 @@ tbody.mutant{border-bottom:1px solid #d1d9e0}
 tbody.mutant td:first-child{border-left:5px solid #d1d9e0}
 tbody.finding td:first-child{border-left-color:#cf222e}
 tbody.holds td:first-child{border-left-color:#1a7f37}
+tbody.noted td:first-child{border-left-color:#8c959f}
 tbody.finding{background:#fff5f5}
 tr.detail td{padding-top:0}
 details summary{cursor:pointer;color:#0969da}
@@ -211,7 +212,12 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
     let _ = write!(
         h,
         "<tbody class=\"mutant {}\" id=\"m{}\" data-verdict=\"{}\"><tr class=\"row\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v {}\">{}</span></td><td>{}</td>",
-        if r.verdict.holds() { "holds" } else { "finding" },
+        // An unviable proposal is no finding, but nothing the suite did either: grey, not green.
+        match r.verdict {
+            Verdict::Unviable => "noted",
+            v if v.holds() => "holds",
+            _ => "finding",
+        },
         r.index.saturating_add(1),
         r.verdict.class(),
         r.index.saturating_add(1),

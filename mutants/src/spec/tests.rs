@@ -238,7 +238,7 @@ fn an_operator_marks_a_generated_mutant_and_an_unknown_one_is_refused_at_its_lin
     assert_eq!(parse(&m("")).unwrap().mutants[0].operator, None);
     let e = error(&m("operator = \"off-by-one\"\n"));
     assert!(
-        e.starts_with("mutants.toml:11: unknown operator \"off-by-one\" (one of: boundary,"),
+        e.starts_with("mutants.toml:11: unknown operator `off-by-one` (known: boundary,"),
         "{e}"
     );
     assert!(error(&m("operator = 3\n")).starts_with("mutants.toml:11:"));

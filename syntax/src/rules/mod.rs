@@ -13,7 +13,7 @@ pub(crate) mod script;
 
 use tree_sitter::Node;
 
-use crate::engine::Edit;
+use crate::edit::Edit;
 use crate::{Language, Operator};
 
 /// The edits made so far, and the text they refer to.
@@ -29,11 +29,30 @@ impl<'t> Cx<'t> {
     }
 
     /// Replaces a node's text.
-    pub fn replace(&mut self, node: Node, text: impl Into<String>, operator: Operator, description: impl Into<String>) {
-        self.edit(node.start_byte(), node.end_byte(), text, operator, description);
+    pub fn replace(
+        &mut self,
+        node: Node,
+        text: impl Into<String>,
+        operator: Operator,
+        description: impl Into<String>,
+    ) {
+        self.edit(
+            node.start_byte(),
+            node.end_byte(),
+            text,
+            operator,
+            description,
+        );
     }
 
-    pub fn edit(&mut self, start: usize, end: usize, text: impl Into<String>, operator: Operator, description: impl Into<String>) {
+    pub fn edit(
+        &mut self,
+        start: usize,
+        end: usize,
+        text: impl Into<String>,
+        operator: Operator,
+        description: impl Into<String>,
+    ) {
         self.edits.push(Edit {
             start,
             end,
@@ -56,12 +75,21 @@ impl<'t> Cx<'t> {
     /// A string literal's content emptied, or an empty one given content (as Stryker does).
     /// `open` and `close` are the lengths of its delimiters.
     pub fn string(&mut self, node: Node, open: usize, close: usize) {
-        let (s, e) = (node.start_byte() + open, node.end_byte().saturating_sub(close));
+        let (s, e) = (
+            node.start_byte() + open,
+            node.end_byte().saturating_sub(close),
+        );
         if s > e || !self.text.is_char_boundary(s) || !self.text.is_char_boundary(e) {
             return;
         }
         if s == e {
-            self.edit(s, e, "Stryker was here!", Operator::String, "fill empty string");
+            self.edit(
+                s,
+                e,
+                "Stryker was here!",
+                Operator::String,
+                "fill empty string",
+            );
         } else {
             self.edit(s, e, "", Operator::String, "empty string");
         }
@@ -72,7 +100,9 @@ impl<'t> Cx<'t> {
         let text = self.of(node);
         let digits = text.bytes().take_while(u8::is_ascii_digit).count();
         let (number, suffix) = text.split_at(digits);
-        if digits == 0 || suffix.starts_with(['.', 'e', 'E', 'x', 'o', 'b', 'X', 'O', 'B', '_', 'j']) {
+        if digits == 0
+            || suffix.starts_with(['.', 'e', 'E', 'x', 'o', 'b', 'X', 'O', 'B', '_', 'j'])
+        {
             return;
         }
         if digits > 1 && number.starts_with('0') {
@@ -80,11 +110,21 @@ impl<'t> Cx<'t> {
         }
         let Ok(n) = number.parse::<u64>() else { return };
         if let Some(up) = n.checked_add(1) {
-            self.replace(node, format!("{up}{suffix}"), Operator::Constant, format!("replace {text} with {up}{suffix}"));
+            self.replace(
+                node,
+                format!("{up}{suffix}"),
+                Operator::Constant,
+                format!("replace {text} with {up}{suffix}"),
+            );
         }
         if n > 0 {
             let down = n - 1;
-            self.replace(node, format!("{down}{suffix}"), Operator::Constant, format!("replace {text} with {down}{suffix}"));
+            self.replace(
+                node,
+                format!("{down}{suffix}"),
+                Operator::Constant,
+                format!("replace {text} with {down}{suffix}"),
+            );
         }
     }
 }

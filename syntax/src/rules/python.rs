@@ -7,7 +7,10 @@
 use tree_sitter::Node;
 
 use super::{code_children, Cx};
-use crate::Operator::{self, Arithmetic, Assignment, Bitwise, Boolean, Boundary, Equality, Logical, Negation, RemoveBlock, RemoveCall, ReturnValue};
+use crate::Operator::{
+    self, Arithmetic, Assignment, Bitwise, Boolean, Boundary, Equality, Logical, Negation,
+    RemoveBlock, RemoveCall, ReturnValue,
+};
 
 const COMPARE: &[(&str, &[&str], Operator)] = &[
     ("<", &["<="], Boundary),
@@ -53,8 +56,15 @@ const ASSIGN: &[(&str, &[&str], Operator)] = &[
 ];
 
 const NOT_ENTERED: &[&str] = &[
-    "comment", "import_statement", "import_from_statement", "future_import_statement",
-    "assert_statement", "decorator", "type", "global_statement", "nonlocal_statement",
+    "comment",
+    "import_statement",
+    "import_from_statement",
+    "future_import_statement",
+    "assert_statement",
+    "decorator",
+    "type",
+    "global_statement",
+    "nonlocal_statement",
 ];
 
 pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
@@ -79,17 +89,34 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         "boolean_operator" => {
             if let Some(op) = node.child_by_field_name("operator") {
                 let new = if cx.of(op) == "and" { "or" } else { "and" };
-                cx.replace(op, new, Logical, format!("replace {} with {new}", cx.of(op)));
+                cx.replace(
+                    op,
+                    new,
+                    Logical,
+                    format!("replace {} with {new}", cx.of(op)),
+                );
             }
         }
         "not_operator" => {
             if let Some(arg) = node.child_by_field_name("argument") {
-                cx.edit(node.start_byte(), arg.start_byte(), "", Negation, "delete not");
+                cx.edit(
+                    node.start_byte(),
+                    arg.start_byte(),
+                    "",
+                    Negation,
+                    "delete not",
+                );
             }
         }
         "binary_operator" => {
-            let stringy = |f: &str| node.child_by_field_name(f).is_some_and(|n| n.kind() == "string");
-            if let Some(op) = node.child_by_field_name("operator").filter(|_| !stringy("left") && !stringy("right")) {
+            let stringy = |f: &str| {
+                node.child_by_field_name(f)
+                    .is_some_and(|n| n.kind() == "string")
+            };
+            if let Some(op) = node
+                .child_by_field_name("operator")
+                .filter(|_| !stringy("left") && !stringy("right"))
+            {
                 cx.swap(op, BINARY);
             }
         }
@@ -109,19 +136,34 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         }
         "true" | "false" => {
             let new = if kind == "true" { "False" } else { "True" };
-            cx.replace(node, new, Boolean, format!("replace {} with {new}", cx.of(node)));
+            cx.replace(
+                node,
+                new,
+                Boolean,
+                format!("replace {} with {new}", cx.of(node)),
+            );
         }
         "string" => {
             let start = node.child(0).filter(|c| c.kind() == "string_start");
-            let end = node.child(node.child_count().saturating_sub(1) as u32).filter(|c| c.kind() == "string_end");
+            let end = node
+                .child(node.child_count().saturating_sub(1))
+                .filter(|c| c.kind() == "string_end");
             if let (Some(s), Some(e)) = (start, end) {
-                cx.string(node, s.end_byte() - node.start_byte(), e.end_byte() - e.start_byte());
+                cx.string(
+                    node,
+                    s.end_byte() - node.start_byte(),
+                    e.end_byte() - e.start_byte(),
+                );
             }
             return false;
         }
         "integer" => cx.integer(node),
-        "list" if node.named_child_count() > 0 => cx.replace(node, "[]", crate::Operator::EmptyArray, "empty list"),
-        "dictionary" if node.named_child_count() > 0 => cx.replace(node, "{}", crate::Operator::EmptyObject, "empty dict"),
+        "list" if node.named_child_count() > 0 => {
+            cx.replace(node, "[]", crate::Operator::EmptyArray, "empty list")
+        }
+        "dictionary" if node.named_child_count() > 0 => {
+            cx.replace(node, "{}", crate::Operator::EmptyObject, "empty dict")
+        }
         "if_statement" | "elif_clause" | "while_statement" => {
             if let Some(cond) = node.child_by_field_name("condition") {
                 let text = cx.of(cond);
@@ -133,12 +175,23 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         }
         "else_clause" if node.parent().is_some_and(|p| p.kind() == "if_statement") => {
             // From the end of the line before `else` so no blank line or indent is left behind.
-            let start = cx.text[..node.start_byte()].rfind('\n').unwrap_or(node.start_byte());
-            cx.edit(start, node.end_byte(), "", RemoveBlock, "delete else branch");
+            let start = cx.text[..node.start_byte()]
+                .rfind('\n')
+                .unwrap_or(node.start_byte());
+            cx.edit(
+                start,
+                node.end_byte(),
+                "",
+                RemoveBlock,
+                "delete else branch",
+            );
         }
         "function_definition" => body(node, cx),
         "lambda" => {
-            if let Some(body) = node.child_by_field_name("body").filter(|b| b.kind() != "none") {
+            if let Some(body) = node
+                .child_by_field_name("body")
+                .filter(|b| b.kind() != "none")
+            {
                 cx.replace(body, "None", ReturnValue, "replace lambda body with None");
             }
         }
@@ -151,15 +204,24 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
 /// call statement is removed (`pass` keeps the block a block).
 fn statement(node: Node, cx: &mut Cx) -> bool {
     let children = code_children(node);
-    let [e] = children.as_slice() else { return true };
+    let [e] = children.as_slice() else {
+        return true;
+    };
     if e.kind() == "string" || e.kind() == "concatenated_string" {
         return false;
     }
-    let call = if e.kind() == "await" { e.named_child(0).unwrap_or(*e) } else { *e };
+    let call = if e.kind() == "await" {
+        e.named_child(0).unwrap_or(*e)
+    } else {
+        *e
+    };
     if call.kind() != "call" {
         return true;
     }
-    let callee = call.child_by_field_name("function").map_or("", |f| cx.of(f)).to_owned();
+    let callee = call
+        .child_by_field_name("function")
+        .map_or("", |f| cx.of(f))
+        .to_owned();
     if is_arid(&callee) {
         return false;
     }
@@ -171,9 +233,19 @@ fn is_arid(callee: &str) -> bool {
     if callee == "print" || callee == "pprint" || callee == "breakpoint" {
         return true;
     }
-    let Some((object, _)) = callee.rsplit_once('.') else { return false };
-    let last = object.rsplit('.').next().unwrap_or(object).to_ascii_lowercase();
-    last == "logging" || last.ends_with("logger") || last == "log" || last == "_log" || last == "warnings"
+    let Some((object, _)) = callee.rsplit_once('.') else {
+        return false;
+    };
+    let last = object
+        .rsplit('.')
+        .next()
+        .unwrap_or(object)
+        .to_ascii_lowercase();
+    last == "logging"
+        || last.ends_with("logger")
+        || last == "log"
+        || last == "_log"
+        || last == "warnings"
 }
 
 /// An `if` with no `elif`/`else` whose body returns, raises, breaks or continues: a guard,
@@ -182,9 +254,14 @@ fn guard(node: Node, cx: &mut Cx) {
     if node.child_by_field_name("alternative").is_some() {
         return;
     }
-    let Some(body) = node.child_by_field_name("consequence") else { return };
+    let Some(body) = node.child_by_field_name("consequence") else {
+        return;
+    };
     let exits = code_children(body).iter().any(|s| {
-        matches!(s.kind(), "return_statement" | "raise_statement" | "break_statement" | "continue_statement")
+        matches!(
+            s.kind(),
+            "return_statement" | "raise_statement" | "break_statement" | "continue_statement"
+        )
     });
     if exits {
         cx.replace(node, "pass", RemoveBlock, "delete guard");
@@ -193,7 +270,9 @@ fn guard(node: Node, cx: &mut Cx) {
 
 /// The body (after its docstring) replaced by `return None`.
 fn body(function: Node, cx: &mut Cx) {
-    let Some(block) = function.child_by_field_name("body") else { return };
+    let Some(block) = function.child_by_field_name("body") else {
+        return;
+    };
     let mut statements = code_children(block);
     let docstring = statements.first().is_some_and(|s| {
         s.kind() == "expression_statement" && s.named_child(0).is_some_and(|c| c.kind() == "string")
@@ -201,11 +280,33 @@ fn body(function: Node, cx: &mut Cx) {
     if docstring {
         statements.remove(0);
     }
-    let (Some(first), Some(last)) = (statements.first(), statements.last()) else { return };
-    let old = cx.text.get(first.start_byte()..last.end_byte()).unwrap_or("");
-    if matches!(old, "return None" | "return" | "pass" | "..." | "raise NotImplementedError" | "raise NotImplementedError()") {
+    let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
+        return;
+    };
+    let old = cx
+        .text
+        .get(first.start_byte()..last.end_byte())
+        .unwrap_or("");
+    if matches!(
+        old,
+        "return None"
+            | "return"
+            | "pass"
+            | "..."
+            | "raise NotImplementedError"
+            | "raise NotImplementedError()"
+    ) {
         return;
     }
-    let name = function.child_by_field_name("name").map_or("", |n| cx.of(n)).to_owned();
-    cx.edit(first.start_byte(), last.end_byte(), "return None", ReturnValue, format!("replace {name} body with return None"));
+    let name = function
+        .child_by_field_name("name")
+        .map_or("", |n| cx.of(n))
+        .to_owned();
+    cx.edit(
+        first.start_byte(),
+        last.end_byte(),
+        "return None",
+        ReturnValue,
+        format!("replace {name} body with return None"),
+    );
 }

@@ -8,7 +8,9 @@ use super::Cx;
 use crate::Operator::Regex;
 
 pub(crate) fn mutate(node: Node, cx: &mut Cx) {
-    let Some(pattern) = node.child_by_field_name("pattern") else { return };
+    let Some(pattern) = node.child_by_field_name("pattern") else {
+        return;
+    };
     let text = cx.of(pattern);
     let base = pattern.start_byte();
     let mut edits: Vec<(usize, usize, &str, String)> = Vec::new();
@@ -21,7 +23,11 @@ pub(crate) fn mutate(node: Node, cx: &mut Cx) {
             b'\\' if i + 1 < bytes.len() => {
                 let n = bytes[i + 1];
                 if !in_class && b"dDwWsS".contains(&n) {
-                    let flipped = if n.is_ascii_lowercase() { n.to_ascii_uppercase() } else { n.to_ascii_lowercase() };
+                    let flipped = if n.is_ascii_lowercase() {
+                        n.to_ascii_uppercase()
+                    } else {
+                        n.to_ascii_lowercase()
+                    };
                     let new = format!("\\{}", flipped as char);
                     edits.push((i, i + 2, "", new));
                 }
@@ -38,9 +44,15 @@ pub(crate) fn mutate(node: Node, cx: &mut Cx) {
             }
             b']' if in_class => in_class = false,
             b'^' if !in_class && i == 0 => edits.push((i, i + 1, "remove ^ anchor", String::new())),
-            b'$' if !in_class && i + 1 == bytes.len() => edits.push((i, i + 1, "remove $ anchor", String::new())),
+            b'$' if !in_class && i + 1 == bytes.len() => {
+                edits.push((i, i + 1, "remove $ anchor", String::new()))
+            }
             b'*' | b'+' | b'?' if !in_class && i > 0 && bytes[i - 1] != b'(' => {
-                let end = if bytes.get(i + 1) == Some(&b'?') { i + 2 } else { i + 1 };
+                let end = if bytes.get(i + 1) == Some(&b'?') {
+                    i + 2
+                } else {
+                    i + 1
+                };
                 edits.push((i, end, "remove quantifier", String::new()));
             }
             _ => {}
@@ -49,7 +61,11 @@ pub(crate) fn mutate(node: Node, cx: &mut Cx) {
     }
     for (s, e, what, new) in edits {
         let old = &text[s..e];
-        let description = if what.is_empty() { format!("regex: replace {old} with {new}") } else { format!("regex: {what}") };
+        let description = if what.is_empty() {
+            format!("regex: replace {old} with {new}")
+        } else {
+            format!("regex: {what}")
+        };
         cx.edit(base + s, base + e, new, Regex, description);
     }
 }

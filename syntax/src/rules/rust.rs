@@ -7,7 +7,10 @@ use tree_sitter::Node;
 
 use super::rust_types::values;
 use super::{code_children, Cx};
-use crate::Operator::{self, Arithmetic, Assignment, Bitwise, Boolean, Boundary, Equality, Logical, Negation, RemoveBlock, RemoveCall, ReturnValue};
+use crate::Operator::{
+    self, Arithmetic, Assignment, Bitwise, Boolean, Boundary, Equality, Logical, Negation,
+    RemoveBlock, RemoveCall, ReturnValue,
+};
 
 const BINARY: &[(&str, &[&str], Operator)] = &[
     ("<", &["<=", ">", "=="], Boundary),
@@ -49,11 +52,18 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         return false;
     }
     match kind {
-        "attribute_item" | "inner_attribute_item" | "token_tree" | "macro_invocation"
-        | "macro_definition" | "use_declaration" | "type_arguments" | "extern_crate_declaration" => {
+        "attribute_item"
+        | "inner_attribute_item"
+        | "token_tree"
+        | "macro_invocation"
+        | "macro_definition"
+        | "use_declaration"
+        | "type_arguments"
+        | "extern_crate_declaration" => {
             return false;
         }
-        "mod_item" | "function_item" | "impl_item" | "trait_item" | "const_item" | "static_item"
+        "mod_item" | "function_item" | "impl_item" | "trait_item" | "const_item"
+        | "static_item"
             if is_test_item(node, cx.text) =>
         {
             return false;
@@ -79,10 +89,21 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
             }
         }
         "boolean_literal" if !in_pattern(node) => {
-            let flipped = if cx.of(node) == "true" { "false" } else { "true" };
-            cx.replace(node, flipped, Boolean, format!("replace {} with {flipped}", cx.of(node)));
+            let flipped = if cx.of(node) == "true" {
+                "false"
+            } else {
+                "true"
+            };
+            cx.replace(
+                node,
+                flipped,
+                Boolean,
+                format!("replace {} with {flipped}", cx.of(node)),
+            );
         }
-        "string_literal" if !in_pattern(node) && cx.of(node).starts_with('"') => cx.string(node, 1, 1),
+        "string_literal" if !in_pattern(node) && cx.of(node).starts_with('"') => {
+            cx.string(node, 1, 1)
+        }
         "integer_literal" if !in_pattern(node) => cx.integer(node),
         "if_expression" | "while_expression" => condition(node, cx),
         "expression_statement" => statement(node, cx),
@@ -98,7 +119,11 @@ fn in_pattern(node: Node) -> bool {
     let mut up = node.parent();
     while let Some(n) = up {
         match n.kind() {
-            "match_pattern" => return n.child_by_field_name("condition").is_none_or(|c| c.start_byte() > node.start_byte()),
+            "match_pattern" => {
+                return n
+                    .child_by_field_name("condition")
+                    .is_none_or(|c| c.start_byte() > node.start_byte())
+            }
             k if k.ends_with("pattern") => return true,
             k if k.ends_with("expression") || k == "block" => return false,
             _ => up = n.parent(),
@@ -158,23 +183,48 @@ fn condition(node: Node, cx: &mut Cx) {
     if let Some(cond) = node.child_by_field_name("condition") {
         if !matches!(cond.kind(), "let_condition" | "let_chain") {
             let text = cx.of(cond);
-            cx.replace(cond, format!("!({text})"), Negation, format!("negate {} condition", node.kind().trim_end_matches("_expression")));
+            cx.replace(
+                cond,
+                format!("!({text})"),
+                Negation,
+                format!(
+                    "negate {} condition",
+                    node.kind().trim_end_matches("_expression")
+                ),
+            );
         }
     }
-    if node.kind() != "if_expression" || node.parent().is_none_or(|p| p.kind() != "expression_statement") {
+    if node.kind() != "if_expression"
+        || node
+            .parent()
+            .is_none_or(|p| p.kind() != "expression_statement")
+    {
         return;
     }
     match node.child_by_field_name("alternative") {
         Some(alternative) => {
             if let Some(consequence) = node.child_by_field_name("consequence") {
-                cx.edit(consequence.end_byte(), alternative.end_byte(), "", RemoveBlock, "delete else branch");
+                cx.edit(
+                    consequence.end_byte(),
+                    alternative.end_byte(),
+                    "",
+                    RemoveBlock,
+                    "delete else branch",
+                );
             }
         }
         None => {
             let guard = node.child_by_field_name("consequence").is_some_and(|body| {
                 code_children(body).iter().any(|s| {
-                    let e = if s.kind() == "expression_statement" { s.named_child(0).unwrap_or(*s) } else { *s };
-                    matches!(e.kind(), "return_expression" | "break_expression" | "continue_expression")
+                    let e = if s.kind() == "expression_statement" {
+                        s.named_child(0).unwrap_or(*s)
+                    } else {
+                        *s
+                    };
+                    matches!(
+                        e.kind(),
+                        "return_expression" | "break_expression" | "continue_expression"
+                    )
                 })
             });
             if let (true, Some(statement)) = (guard, node.parent()) {
@@ -190,7 +240,9 @@ fn statement(node: Node, cx: &mut Cx) {
     if !cx.of(node).ends_with(';') {
         return;
     }
-    let Some(mut e) = node.named_child(0) else { return };
+    let Some(mut e) = node.named_child(0) else {
+        return;
+    };
     while matches!(e.kind(), "try_expression" | "await_expression") {
         match e.named_child(0) {
             Some(inner) => e = inner,
@@ -198,15 +250,23 @@ fn statement(node: Node, cx: &mut Cx) {
         }
     }
     if e.kind() == "call_expression" {
-        let callee = e.child_by_field_name("function").map_or("", |f| cx.of(f)).to_owned();
+        let callee = e
+            .child_by_field_name("function")
+            .map_or("", |f| cx.of(f))
+            .to_owned();
         cx.replace(node, "", RemoveCall, format!("remove call to {callee}"));
     }
 }
 
 /// With a `_` arm, each other arm without a guard deleted; each guard made `true` and `false`.
 fn match_arms(node: Node, cx: &mut Cx) {
-    let Some(body) = node.child_by_field_name("body") else { return };
-    let arms: Vec<Node> = code_children(body).into_iter().filter(|a| a.kind() == "match_arm").collect();
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
+    let arms: Vec<Node> = code_children(body)
+        .into_iter()
+        .filter(|a| a.kind() == "match_arm")
+        .collect();
     let wild = |arm: &Node| {
         arm.child_by_field_name("pattern")
             .and_then(|p| p.named_child(0).or(p.child(0)))
@@ -214,14 +274,19 @@ fn match_arms(node: Node, cx: &mut Cx) {
     };
     let has_catchall = arms.iter().any(wild);
     for arm in &arms {
-        let guard = arm.child_by_field_name("pattern").and_then(|p| p.child_by_field_name("condition"));
+        let guard = arm
+            .child_by_field_name("pattern")
+            .and_then(|p| p.child_by_field_name("condition"));
         match guard {
             Some(g) => {
                 cx.replace(g, "true", Boolean, "replace match guard with true");
                 cx.replace(g, "false", Boolean, "replace match guard with false");
             }
             None if has_catchall && !wild(arm) => {
-                let pattern = arm.child_by_field_name("pattern").map_or("", |p| cx.of(p)).to_owned();
+                let pattern = arm
+                    .child_by_field_name("pattern")
+                    .map_or("", |p| cx.of(p))
+                    .to_owned();
                 cx.replace(*arm, "", RemoveBlock, format!("delete match arm {pattern}"));
             }
             None => {}
@@ -231,21 +296,35 @@ fn match_arms(node: Node, cx: &mut Cx) {
 
 /// In `S { a: 1, ..base }`, each named field deleted (with its comma), as cargo-mutants does.
 fn struct_fields(node: Node, cx: &mut Cx) {
-    let Some(body) = node.child_by_field_name("body") else { return };
+    let Some(body) = node.child_by_field_name("body") else {
+        return;
+    };
     let fields = code_children(body);
     if !fields.iter().any(|f| f.kind() == "base_field_initializer") {
         return;
     }
     for field in fields {
-        if !matches!(field.kind(), "field_initializer" | "shorthand_field_initializer") {
+        if !matches!(
+            field.kind(),
+            "field_initializer" | "shorthand_field_initializer"
+        ) {
             continue;
         }
         let end = match field.next_sibling() {
             Some(comma) if comma.kind() == "," => comma.end_byte(),
             _ => field.end_byte(),
         };
-        let name = field.child_by_field_name("field").map_or(cx.of(field), |f| cx.of(f)).to_owned();
-        cx.edit(field.start_byte(), end, "", RemoveBlock, format!("delete field {name}"));
+        let name = field
+            .child_by_field_name("field")
+            .map_or(cx.of(field), |f| cx.of(f))
+            .to_owned();
+        cx.edit(
+            field.start_byte(),
+            end,
+            "",
+            RemoveBlock,
+            format!("delete field {name}"),
+        );
     }
 }
 
@@ -253,8 +332,13 @@ fn struct_fields(node: Node, cx: &mut Cx) {
 /// for `unsafe fn`, constructors named `new` in an `impl` or trait, `impl Default`, or an
 /// empty body.
 fn body_values(function: Node, cx: &mut Cx) {
-    let Some(body) = function.child_by_field_name("body") else { return };
-    let name = function.child_by_field_name("name").map_or("", |n| cx.of(n)).to_owned();
+    let Some(body) = function.child_by_field_name("body") else {
+        return;
+    };
+    let name = function
+        .child_by_field_name("name")
+        .map_or("", |n| cx.of(n))
+        .to_owned();
     let modifiers = code_children(function)
         .into_iter()
         .find(|c| c.kind() == "function_modifiers")
@@ -266,9 +350,9 @@ fn body_values(function: Node, cx: &mut Cx) {
     while let Some(n) = up {
         match n.kind() {
             "impl_item" | "trait_item" => {
-                let default = n.child_by_field_name("trait").is_some_and(|t| {
-                    cx.of(t).rsplit("::").next() == Some("Default")
-                });
+                let default = n
+                    .child_by_field_name("trait")
+                    .is_some_and(|t| cx.of(t).rsplit("::").next() == Some("Default"));
                 if name == "new" || default {
                     return;
                 }
@@ -279,7 +363,9 @@ fn body_values(function: Node, cx: &mut Cx) {
         }
     }
     let statements = code_children(body);
-    let (Some(first), Some(last)) = (statements.first(), statements.last()) else { return };
+    let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
+        return;
+    };
     let (start, end) = (first.start_byte(), last.end_byte());
     let old = cx.text.get(start..end).unwrap_or("").to_owned();
     let ret = function.child_by_field_name("return_type");
@@ -288,6 +374,12 @@ fn body_values(function: Node, cx: &mut Cx) {
         if value == old {
             continue;
         }
-        cx.edit(start, end, value.clone(), ReturnValue, format!("replace {name}{ret_text} with {value}"));
+        cx.edit(
+            start,
+            end,
+            value.clone(),
+            ReturnValue,
+            format!("replace {name}{ret_text} with {value}"),
+        );
     }
 }

@@ -39,7 +39,9 @@ fn of(ty: Node, text: &str, depth: usize) -> Vec<String> {
         "never_type" => Vec::new(),
         "primitive_type" | "type_identifier" => named(text_of(ty, text), true, &[], text, depth),
         "scoped_type_identifier" => {
-            let last = ty.child_by_field_name("name").map_or("", |n| text_of(n, text));
+            let last = ty
+                .child_by_field_name("name")
+                .map_or("", |n| text_of(n, text));
             named(last, false, &[], text, depth)
         }
         "generic_type" => {
@@ -48,7 +50,8 @@ fn of(ty: Node, text: &str, depth: usize) -> Vec<String> {
             };
             let (last, single) = match base.kind() {
                 "scoped_type_identifier" => (
-                    base.child_by_field_name("name").map_or("", |n| text_of(n, text)),
+                    base.child_by_field_name("name")
+                        .map_or("", |n| text_of(n, text)),
                     false,
                 ),
                 _ => (text_of(base, text), true),
@@ -70,7 +73,9 @@ fn of(ty: Node, text: &str, depth: usize) -> Vec<String> {
             };
             match inner.kind() {
                 "primitive_type" if text_of(inner, text) == "str" => s(&["\"\"", "\"xyzzy\""]),
-                "array_type" if inner.child_by_field_name("length").is_none() => slice(inner, text, depth),
+                "array_type" if inner.child_by_field_name("length").is_none() => {
+                    slice(inner, text, depth)
+                }
                 _ => of(inner, text, depth + 1)
                     .into_iter()
                     .map(|v| format!("Box::leak(Box::new({v}))"))
@@ -164,9 +169,12 @@ fn iterator_item<'a>(abstract_type: Node<'a>, text: &str) -> Option<Node<'a>> {
     let binding = args
         .named_children(&mut c)
         .find(|n| n.kind() == "type_binding")?;
-    (binding.child_by_field_name("name").map(|n| text_of(n, text)) == Some("Item"))
-        .then(|| binding.child_by_field_name("type"))
-        .flatten()
+    (binding
+        .child_by_field_name("name")
+        .map(|n| text_of(n, text))
+        == Some("Item"))
+    .then(|| binding.child_by_field_name("type"))
+    .flatten()
 }
 
 const UNSIGNED: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize"];
@@ -174,7 +182,11 @@ const SIGNED: &[&str] = &["i8", "i16", "i32", "i64", "i128", "isize"];
 
 /// A type by its last path segment (`single`: the path has no `::`) and type arguments.
 fn named(last: &str, single: bool, args: &[Node], text: &str, depth: usize) -> Vec<String> {
-    let first = || args.first().map(|a| of(*a, text, depth + 1)).unwrap_or_default();
+    let first = || {
+        args.first()
+            .map(|a| of(*a, text, depth + 1))
+            .unwrap_or_default()
+    };
     let wrap = |values: Vec<String>, f: &dyn Fn(&str) -> String| -> Vec<String> {
         values.iter().map(|v| f(v)).collect()
     };
@@ -220,7 +232,12 @@ fn named(last: &str, single: bool, args: &[Node], text: &str, depth: usize) -> V
         }
         ("Cow", 1..) => first()
             .iter()
-            .flat_map(|v| [format!("Cow::Borrowed({v})"), format!("Cow::Owned({v}.to_owned())")])
+            .flat_map(|v| {
+                [
+                    format!("Cow::Borrowed({v})"),
+                    format!("Cow::Owned({v}.to_owned())"),
+                ]
+            })
             .collect(),
         ("Box" | "Cell" | "RefCell" | "Arc" | "Rc" | "Mutex", 1) => {
             wrap(first(), &|v| format!("{last}::new({v})"))

@@ -7,7 +7,10 @@
 use tree_sitter::Node;
 
 use super::{code_children, unparenthesized, Cx};
-use crate::Operator::{self, Arithmetic, Assignment, Bitwise, Boolean, Boundary, Equality, Logical, Negation, RemoveBlock, RemoveCall, ReturnValue, Update};
+use crate::Operator::{
+    self, Arithmetic, Assignment, Bitwise, Boolean, Boundary, Equality, Logical, Negation,
+    RemoveBlock, RemoveCall, ReturnValue, Update,
+};
 
 const BINARY: &[(&str, &[&str], Operator)] = &[
     ("<", &["<=", ">="], Boundary),
@@ -55,16 +58,34 @@ const BOOLEAN_OPERATORS: &[&str] = &["!=", "!==", "&&", "<", "<=", "==", "===", 
 
 /// Type-level and module-level syntax: nothing inside is run as written.
 const NOT_ENTERED: &[&str] = &[
-    "comment", "import_statement", "type_annotation", "type_alias_declaration",
-    "interface_declaration", "type_arguments", "type_parameters", "ambient_declaration",
-    "abstract_method_signature", "index_signature", "literal_type", "enum_declaration",
-    "debugger_statement", "jsx_attribute", "decorator", "asserts_annotation",
-    "type_predicate_annotation", "opting_type_annotation", "omitting_type_annotation",
+    "comment",
+    "import_statement",
+    "type_annotation",
+    "type_alias_declaration",
+    "interface_declaration",
+    "type_arguments",
+    "type_parameters",
+    "ambient_declaration",
+    "abstract_method_signature",
+    "index_signature",
+    "literal_type",
+    "enum_declaration",
+    "debugger_statement",
+    "decorator",
+    "asserts_annotation",
+    "type_predicate_annotation",
+    "opting_type_annotation",
+    "omitting_type_annotation",
 ];
 
 const FUNCTIONS: &[&str] = &[
-    "function_declaration", "function_expression", "function", "arrow_function",
-    "method_definition", "generator_function_declaration", "generator_function",
+    "function_declaration",
+    "function_expression",
+    "function",
+    "arrow_function",
+    "method_definition",
+    "generator_function_declaration",
+    "generator_function",
 ];
 
 pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
@@ -110,27 +131,51 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         "template_string" => {
             let empty = cx.of(node) == "``";
             let new = if empty { "`Stryker was here!`" } else { "``" };
-            cx.replace(node, new, crate::Operator::String, if empty { "fill empty template" } else { "empty template" });
+            cx.replace(
+                node,
+                new,
+                crate::Operator::String,
+                if empty {
+                    "fill empty template"
+                } else {
+                    "empty template"
+                },
+            );
         }
         "number" => cx.integer(node),
         "array" => {
             if node.named_child_count() > 0 {
                 cx.replace(node, "[]", crate::Operator::EmptyArray, "empty array");
             } else {
-                cx.replace(node, "[\"Stryker was here\"]", crate::Operator::EmptyArray, "fill empty array");
+                cx.replace(
+                    node,
+                    "[\"Stryker was here\"]",
+                    crate::Operator::EmptyArray,
+                    "fill empty array",
+                );
             }
         }
-        "object" if node.named_child_count() > 0 && code_children(node).len() > 0 => {
+        "object" if !code_children(node).is_empty() => {
             cx.replace(node, "{}", crate::Operator::EmptyObject, "empty object");
         }
         "optional_chain" => {
-            let member = node.parent().is_some_and(|p| p.kind() == "member_expression");
-            cx.replace(node, if member { "." } else { "" }, crate::Operator::OptionalChaining, "replace ?. with .");
+            let member = node
+                .parent()
+                .is_some_and(|p| p.kind() == "member_expression");
+            cx.replace(
+                node,
+                if member { "." } else { "" },
+                crate::Operator::OptionalChaining,
+                "replace ?. with .",
+            );
         }
         "regex" => super::regex::mutate(node, cx),
         "if_statement" => if_statement(node, cx),
         "while_statement" | "do_statement" | "for_statement" => {
-            if let Some(cond) = node.child_by_field_name("condition").filter(|c| c.is_named()) {
+            if let Some(cond) = node
+                .child_by_field_name("condition")
+                .filter(|c| c.is_named())
+            {
                 let inner = unparenthesized(cond);
                 if inner.kind() != "false" {
                     cx.replace(inner, "false", Boolean, "replace loop condition with false");
@@ -140,16 +185,30 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         "call_expression" => method(node, cx),
         "switch_case" | "switch_default" => {
             let body = code_children(node);
-            let statements: Vec<&Node> = body.iter().filter(|c| c.kind().ends_with("statement") || c.kind() == "statement_block").collect();
+            let statements: Vec<&Node> = body
+                .iter()
+                .filter(|c| c.kind().ends_with("statement") || c.kind() == "statement_block")
+                .collect();
             if let (Some(first), Some(last)) = (statements.first(), statements.last()) {
-                cx.edit(first.start_byte(), last.end_byte(), "", RemoveBlock, "delete case body");
+                cx.edit(
+                    first.start_byte(),
+                    last.end_byte(),
+                    "",
+                    RemoveBlock,
+                    "delete case body",
+                );
             }
         }
         "statement_block" => block(node, cx),
         "arrow_function" => {
             if let Some(body) = node.child_by_field_name("body") {
                 if body.kind() != "statement_block" && cx.of(body) != "undefined" {
-                    cx.replace(node, "() => undefined", ReturnValue, "replace arrow function with () => undefined");
+                    cx.replace(
+                        node,
+                        "() => undefined",
+                        ReturnValue,
+                        "replace arrow function with () => undefined",
+                    );
                 }
             }
         }
@@ -160,15 +219,26 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
 
 /// Strings that name a module, a key or a type, or that are directives, are left alone.
 fn string_mutable(node: Node, cx: &Cx) -> bool {
-    let Some(parent) = node.parent() else { return true };
+    let Some(parent) = node.parent() else {
+        return true;
+    };
     match parent.kind() {
-        "import_statement" | "export_statement" | "expression_statement" | "literal_type"
-        | "jsx_attribute" | "import_require_clause" | "external_module_reference" => false,
-        "pair" | "public_field_definition" | "method_definition" | "property_signature" => {
-            parent.child_by_field_name("key").or(parent.child_by_field_name("name")).is_none_or(|k| k.id() != node.id())
-        }
+        "import_statement"
+        | "export_statement"
+        | "expression_statement"
+        | "literal_type"
+        | "jsx_attribute"
+        | "import_require_clause"
+        | "external_module_reference" => false,
+        "pair" | "public_field_definition" | "method_definition" | "property_signature" => parent
+            .child_by_field_name("key")
+            .or(parent.child_by_field_name("name"))
+            .is_none_or(|k| k.id() != node.id()),
         "arguments" => {
-            let callee = parent.parent().and_then(|c| c.child_by_field_name("function")).map(|f| cx.of(f));
+            let callee = parent
+                .parent()
+                .and_then(|c| c.child_by_field_name("function"))
+                .map(|f| cx.of(f));
             !matches!(callee, Some("require" | "Symbol" | "import"))
         }
         _ => true,
@@ -176,7 +246,9 @@ fn string_mutable(node: Node, cx: &Cx) -> bool {
 }
 
 fn statement(node: Node, cx: &mut Cx) -> bool {
-    let Some(mut e) = node.named_child(0) else { return true };
+    let Some(mut e) = node.named_child(0) else {
+        return true;
+    };
     if matches!(e.kind(), "string" | "template_string") {
         return false;
     }
@@ -184,21 +256,38 @@ fn statement(node: Node, cx: &mut Cx) -> bool {
         e = e.named_child(0).unwrap_or(e);
     }
     if e.kind() == "call_expression" {
-        let callee = e.child_by_field_name("function").map_or("", |f| cx.of(f)).to_owned();
-        if callee == "console" || callee.starts_with("console.") || callee.starts_with("console?.") {
+        let callee = e
+            .child_by_field_name("function")
+            .map_or("", |f| cx.of(f))
+            .to_owned();
+        if callee == "console" || callee.starts_with("console.") || callee.starts_with("console?.")
+        {
             return false;
         }
-        let loose = node.parent().is_some_and(|p| !matches!(p.kind(), "statement_block" | "program" | "switch_case" | "switch_default"));
-        cx.replace(node, if loose { ";" } else { "" }, RemoveCall, format!("remove call to {callee}"));
+        let loose = node.parent().is_some_and(|p| {
+            !matches!(
+                p.kind(),
+                "statement_block" | "program" | "switch_case" | "switch_default"
+            )
+        });
+        cx.replace(
+            node,
+            if loose { ";" } else { "" },
+            RemoveCall,
+            format!("remove call to {callee}"),
+        );
     }
     true
 }
 
 fn binary(node: Node, cx: &mut Cx) {
-    let Some(op) = node.child_by_field_name("operator") else { return };
+    let Some(op) = node.child_by_field_name("operator") else {
+        return;
+    };
     let operator = cx.of(op);
     cx.swap(op, BINARY);
-    let stringy = |n: Option<Node>| matches!(n.map(|n| n.kind()), Some("string" | "template_string"));
+    let stringy =
+        |n: Option<Node>| matches!(n.map(|n| n.kind()), Some("string" | "template_string"));
     let left = node.child_by_field_name("left");
     let left_leaf = match left {
         Some(l) if l.kind() == "binary_expression" => l.child_by_field_name("right"),
@@ -216,7 +305,10 @@ fn binary(node: Node, cx: &mut Cx) {
         parent = p.parent();
     }
     let parent_kind = parent.map_or("", |p| p.kind());
-    if matches!(parent_kind, "if_statement" | "while_statement" | "do_statement" | "for_statement") {
+    if matches!(
+        parent_kind,
+        "if_statement" | "while_statement" | "do_statement" | "for_statement"
+    ) {
         return;
     }
     let parent_operator = parent
@@ -242,14 +334,40 @@ fn if_statement(node: Node, cx: &mut Cx) {
     let consequence = node.child_by_field_name("consequence");
     match (node.child_by_field_name("alternative"), consequence) {
         (Some(alternative), Some(consequence)) => {
-            cx.edit(consequence.end_byte(), alternative.end_byte(), "", RemoveBlock, "delete else branch");
+            cx.edit(
+                consequence.end_byte(),
+                alternative.end_byte(),
+                "",
+                RemoveBlock,
+                "delete else branch",
+            );
         }
         (None, Some(consequence)) => {
-            let exits = |s: &Node| matches!(s.kind(), "return_statement" | "throw_statement" | "break_statement" | "continue_statement");
-            let guard = exits(&consequence) || (consequence.kind() == "statement_block" && code_children(consequence).iter().any(exits));
+            let exits = |s: &Node| {
+                matches!(
+                    s.kind(),
+                    "return_statement"
+                        | "throw_statement"
+                        | "break_statement"
+                        | "continue_statement"
+                )
+            };
+            let guard = exits(&consequence)
+                || (consequence.kind() == "statement_block"
+                    && code_children(consequence).iter().any(exits));
             if guard {
-                let loose = node.parent().is_some_and(|p| !matches!(p.kind(), "statement_block" | "program" | "switch_case" | "switch_default"));
-                cx.replace(node, if loose { ";" } else { "" }, RemoveBlock, "delete guard");
+                let loose = node.parent().is_some_and(|p| {
+                    !matches!(
+                        p.kind(),
+                        "statement_block" | "program" | "switch_case" | "switch_default"
+                    )
+                });
+                cx.replace(
+                    node,
+                    if loose { ";" } else { "" },
+                    RemoveBlock,
+                    "delete guard",
+                );
             }
         }
         _ => {}
@@ -265,7 +383,9 @@ fn block(node: Node, cx: &mut Cx) {
     let parent = node.parent();
     let function = parent.is_some_and(|p| FUNCTIONS.contains(&p.kind()));
     if let Some(p) = parent.filter(|p| p.kind() == "method_definition") {
-        let constructor = p.child_by_field_name("name").is_some_and(|n| cx.of(n) == "constructor");
+        let constructor = p
+            .child_by_field_name("name")
+            .is_some_and(|n| cx.of(n) == "constructor");
         if constructor && cx.of(node).contains("super(") {
             return;
         }
@@ -274,7 +394,12 @@ fn block(node: Node, cx: &mut Cx) {
         let name = parent
             .and_then(|p| p.child_by_field_name("name"))
             .map_or("function".to_owned(), |n| cx.of(n).to_owned());
-        cx.replace(node, "{}", ReturnValue, format!("replace {name} body with {{}}"));
+        cx.replace(
+            node,
+            "{}",
+            ReturnValue,
+            format!("replace {name} body with {{}}"),
+        );
     } else {
         cx.replace(node, "{}", RemoveBlock, "empty block");
     }
@@ -283,15 +408,42 @@ fn block(node: Node, cx: &mut Cx) {
 /// Stryker's MethodExpression: `s.trim()` becomes `s`, `s.toLowerCase()` becomes
 /// `s.toUpperCase()`, `xs.every(f)` becomes `xs.some(f)` and the like.
 fn method(node: Node, cx: &mut Cx) {
-    const REMOVED: &[&str] = &["charAt", "filter", "reverse", "slice", "sort", "substr", "substring", "trim"];
-    const SWAPPED: &[(&str, &str)] = &[
-        ("endsWith", "startsWith"), ("startsWith", "endsWith"), ("every", "some"), ("some", "every"),
-        ("toLocaleLowerCase", "toLocaleUpperCase"), ("toLocaleUpperCase", "toLocaleLowerCase"),
-        ("toLowerCase", "toUpperCase"), ("toUpperCase", "toLowerCase"), ("trimEnd", "trimStart"),
-        ("trimStart", "trimEnd"), ("min", "max"), ("max", "min"),
+    const REMOVED: &[&str] = &[
+        "charAt",
+        "filter",
+        "reverse",
+        "slice",
+        "sort",
+        "substr",
+        "substring",
+        "trim",
     ];
-    let Some(callee) = node.child_by_field_name("function").filter(|f| f.kind() == "member_expression") else { return };
-    let (Some(object), Some(property)) = (callee.child_by_field_name("object"), callee.child_by_field_name("property")) else { return };
+    const SWAPPED: &[(&str, &str)] = &[
+        ("endsWith", "startsWith"),
+        ("startsWith", "endsWith"),
+        ("every", "some"),
+        ("some", "every"),
+        ("toLocaleLowerCase", "toLocaleUpperCase"),
+        ("toLocaleUpperCase", "toLocaleLowerCase"),
+        ("toLowerCase", "toUpperCase"),
+        ("toUpperCase", "toLowerCase"),
+        ("trimEnd", "trimStart"),
+        ("trimStart", "trimEnd"),
+        ("min", "max"),
+        ("max", "min"),
+    ];
+    let Some(callee) = node
+        .child_by_field_name("function")
+        .filter(|f| f.kind() == "member_expression")
+    else {
+        return;
+    };
+    let (Some(object), Some(property)) = (
+        callee.child_by_field_name("object"),
+        callee.child_by_field_name("property"),
+    ) else {
+        return;
+    };
     if property.kind() != "property_identifier" {
         return;
     }
@@ -300,6 +452,11 @@ fn method(node: Node, cx: &mut Cx) {
         let object = cx.of(object).to_owned();
         cx.replace(node, object, RemoveCall, format!("remove .{name}()"));
     } else if let Some((_, new)) = SWAPPED.iter().find(|(from, _)| *from == name) {
-        cx.replace(property, *new, RemoveCall, format!("replace .{name}() with .{new}()"));
+        cx.replace(
+            property,
+            *new,
+            RemoveCall,
+            format!("replace .{name}() with .{new}()"),
+        );
     }
 }

@@ -5,7 +5,8 @@ use std::str::FromStr;
 
 use super::{lines, proposals};
 use crate::anchor::Lines;
-use crate::engine::{select, Edit, Verifier};
+use crate::edit::Edit;
+use crate::engine::{select, Verifier};
 use crate::Language;
 use crate::Operator::{self, *};
 
@@ -15,15 +16,30 @@ const SRC: &str = "fn f(a: u32, b: u32) -> u32 {\n    let c = a + 1;\n    if a <
 fn one_mutant_per_changed_line_in_operator_order() {
     let p = proposals("src/f.rs", SRC, &lines(&[3]), false);
     assert_eq!(p.mutants.len(), 1, "{}", super::listing(&p));
-    assert_eq!((p.mutants[0].operator, p.mutants[0].replace.as_str()), (Boundary, "a <= b"));
+    assert_eq!(
+        (p.mutants[0].operator, p.mutants[0].replace.as_str()),
+        (Boundary, "a <= b")
+    );
     // Line 2 has a return value (the body holds the changed line), arithmetic and a constant.
     let p = proposals("src/f.rs", SRC, &lines(&[2]), false);
     assert_eq!(p.mutants.len(), 1);
     assert_eq!(p.mutants[0].operator, ReturnValue);
-    assert_eq!(super::mutated(SRC, &p.mutants[0]), SRC.replacen("let c = a + 1;\n    if a < b {\n        g(c);\n    }\n    c * 2", "0", 1));
+    assert_eq!(
+        super::mutated(SRC, &p.mutants[0]),
+        SRC.replacen(
+            "let c = a + 1;\n    if a < b {\n        g(c);\n    }\n    c * 2",
+            "0",
+            1
+        )
+    );
     let p = proposals("src/f.rs", SRC, &lines(&[2, 3, 4, 6]), false);
     let ops: Vec<Operator> = p.mutants.iter().map(|m| m.operator).collect();
-    assert_eq!(ops, [ReturnValue, Boundary, RemoveCall, Arithmetic], "{}", super::listing(&p));
+    assert_eq!(
+        ops,
+        [ReturnValue, Boundary, RemoveCall, Arithmetic],
+        "{}",
+        super::listing(&p)
+    );
 }
 
 #[test]
@@ -33,7 +49,13 @@ fn all_gives_every_operator_on_the_changed_lines_only() {
     super::expect(&p, SRC, Arithmetic, "a + 1", "a * 1");
     super::expect(&p, SRC, Constant, "a + 1", "a + 2");
     super::expect(&p, SRC, Constant, "a + 1", "a + 0");
-    assert!(p.mutants.iter().all(|m| m.line == 2 || m.operator == ReturnValue), "{}", super::listing(&p));
+    assert!(
+        p.mutants
+            .iter()
+            .all(|m| m.line == 2 || m.operator == ReturnValue),
+        "{}",
+        super::listing(&p)
+    );
     // g's body is empty: nothing there; line 9 alone proposes nothing.
     let p = proposals("src/f.rs", SRC, &lines(&[9]), true);
     assert!(p.mutants.is_empty(), "{}", super::listing(&p));
@@ -42,9 +64,19 @@ fn all_gives_every_operator_on_the_changed_lines_only() {
 #[test]
 fn a_body_value_belongs_to_any_changed_line_inside_the_body() {
     let p = proposals("src/f.rs", SRC, &lines(&[6]), true);
-    assert!(p.mutants.iter().any(|m| m.operator == ReturnValue && m.line == 2), "{}", super::listing(&p));
+    assert!(
+        p.mutants
+            .iter()
+            .any(|m| m.operator == ReturnValue && m.line == 2),
+        "{}",
+        super::listing(&p)
+    );
     let p = proposals("src/f.rs", SRC, &lines(&[1, 8]), true);
-    assert!(!p.mutants.iter().any(|m| m.operator == ReturnValue), "{}", super::listing(&p));
+    assert!(
+        !p.mutants.iter().any(|m| m.operator == ReturnValue),
+        "{}",
+        super::listing(&p)
+    );
 }
 
 #[test]
@@ -74,8 +106,19 @@ fn proposals_that_would_not_parse_are_dropped_and_counted() {
     // Rust has no unary `+`: `a + + 1` does not parse, so the first choice for the line is
     // dropped and the next one is proposed instead.
     let edits = vec![edit("-", Arithmetic), edit("+ +", Boundary)];
-    let mut verifier = Verifier { parser: &mut parser, tree: &tree, text: src, lines: &lines_of };
-    let (mutants, dropped) = select(&mut verifier, Language::Rust, edits.clone(), &lines(&[2]), false);
+    let mut verifier = Verifier {
+        parser: &mut parser,
+        tree: &tree,
+        text: src,
+        lines: &lines_of,
+    };
+    let (mutants, dropped) = select(
+        &mut verifier,
+        Language::Rust,
+        edits.clone(),
+        &lines(&[2]),
+        false,
+    );
     assert_eq!(dropped, 1);
     assert_eq!(mutants.len(), 1);
     assert_eq!(super::mutated(src, &mutants[0]), src.replacen('+', "-", 1));
@@ -90,7 +133,11 @@ fn proposals_that_would_not_parse_are_dropped_and_counted() {
 #[test]
 fn identical_proposals_are_made_once() {
     let p = proposals("a.js", "let a = x => x;\n", &crate::Scope::Whole, true);
-    let mut pairs: Vec<(&str, &str)> = p.mutants.iter().map(|m| (m.anchor.as_str(), m.replace.as_str())).collect();
+    let mut pairs: Vec<(&str, &str)> = p
+        .mutants
+        .iter()
+        .map(|m| (m.anchor.as_str(), m.replace.as_str()))
+        .collect();
     let n = pairs.len();
     pairs.sort();
     pairs.dedup();
@@ -104,5 +151,8 @@ fn operator_names_round_trip() {
     }
     assert_eq!(ReturnValue.name(), "return-value");
     assert_eq!(RemoveCall.name(), "remove-call");
-    assert!(Operator::from_str("bogus").unwrap_err().to_string().contains("boundary"));
+    assert!(Operator::from_str("bogus")
+        .unwrap_err()
+        .to_string()
+        .contains("boundary"));
 }

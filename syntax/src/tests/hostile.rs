@@ -41,14 +41,30 @@ proptest! {
 
 #[test]
 fn deep_nesting_and_odd_text_never_panic() {
-    let deep = format!("fn f() -> u8 {{ {}1{} }}\n", "(".repeat(5000), ")".repeat(5000));
+    let deep = format!(
+        "fn f() -> u8 {{ {}1{} }}\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
     check("a.rs", deep.as_bytes(), &Scope::Whole, true);
     let deep_js = format!("let a = {}1{};\n", "[".repeat(3000), "]".repeat(3000));
     check("a.js", deep_js.as_bytes(), &Scope::Whole, true);
-    for text in ["", "\n\n\n", "\u{feff}fn f() {}\n", "x = '''\n'''\n", "\r\n\r\n", "\0"] {
+    for text in [
+        "",
+        "\n\n\n",
+        "\u{feff}fn f() {}\n",
+        "x = '''\n'''\n",
+        "\r\n\r\n",
+        "\0",
+    ] {
         for path in PATHS {
             check(path, text.as_bytes(), &Scope::Whole, true);
-            check(path, text.as_bytes(), &Scope::Lines(BTreeSet::from([0, 1, usize::MAX])), false);
+            check(
+                path,
+                text.as_bytes(),
+                &Scope::Lines(BTreeSet::from([0, 1, usize::MAX])),
+                false,
+            );
         }
     }
 }
@@ -57,10 +73,17 @@ fn deep_nesting_and_odd_text_never_panic() {
 fn anchors_grow_past_repeated_text() {
     let src = "fn f(a: u32) -> bool {\n    a < 1\n}\nfn g(a: u32) -> bool {\n    a < 1\n}\n";
     let p = super::all("src/r.rs", src);
-    let boundary: Vec<&crate::Proposal> = p.mutants.iter().filter(|m| m.replace.contains("a <= 1")).collect();
+    let boundary: Vec<&crate::Proposal> = p
+        .mutants
+        .iter()
+        .filter(|m| m.replace.contains("a <= 1"))
+        .collect();
     assert_eq!(boundary.len(), 2, "{}", super::listing(&p));
     for m in boundary {
         assert_eq!(src.matches(&m.anchor).count(), 1);
-        assert!(m.anchor.contains("fn f") || m.anchor.contains("fn g") || m.anchor.contains('}'), "{m:?}");
+        assert!(
+            m.anchor.contains("fn f") || m.anchor.contains("fn g") || m.anchor.contains('}'),
+            "{m:?}"
+        );
     }
 }

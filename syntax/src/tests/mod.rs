@@ -41,12 +41,25 @@ pub(super) fn mutated(src: &str, p: &Proposal) -> String {
 /// and the mutated file parses clean.
 fn invariants(path: &str, src: &str, p: &Proposals) {
     for m in p.mutants.iter().chain(p.control.iter()) {
-        assert_eq!(src.matches(&m.anchor).count(), 1, "anchor not unique: {m:?}");
-        assert!(crate::anchor::unique(src, &m.anchor), "anchor overlaps itself: {m:?}");
+        assert_eq!(
+            src.matches(&m.anchor).count(),
+            1,
+            "anchor not unique: {m:?}"
+        );
+        assert!(
+            crate::anchor::unique(src, &m.anchor),
+            "anchor overlaps itself: {m:?}"
+        );
         assert_ne!(m.anchor, m.replace, "{m:?}");
         let after = mutated(src, m);
-        assert!(parses(p.language, &after), "{path}: mutated file does not parse: {m:?}\n{after}");
-        assert_eq!(src[..src.find(&m.anchor).unwrap()].matches('\n').count() + 1 <= m.line, true, "{m:?}");
+        assert!(
+            parses(p.language, &after),
+            "{path}: mutated file does not parse: {m:?}\n{after}"
+        );
+        // The line named is one the anchor covers.
+        let first = src[..src.find(&m.anchor).unwrap()].matches('\n').count() + 1;
+        let last = first + m.anchor.matches('\n').count();
+        assert!((first..=last).contains(&m.line), "{m:?}");
     }
     let c = p.control.as_ref();
     assert!(c.is_none_or(|c| c.operator == Operator::Control));
@@ -63,9 +76,16 @@ pub(super) fn parses(language: Language, text: &str) -> bool {
 /// occurs once) replaced by `to`: the exact mutation, whatever anchor carries it.
 #[track_caller]
 pub(super) fn expect(p: &Proposals, src: &str, operator: Operator, from: &str, to: &str) {
-    assert_eq!(src.matches(from).count(), 1, "test snippet: `{from}` must occur once");
+    assert_eq!(
+        src.matches(from).count(),
+        1,
+        "test snippet: `{from}` must occur once"
+    );
     let wanted = src.replacen(from, to, 1);
-    let found = p.mutants.iter().any(|m| m.operator == operator && mutated(src, m) == wanted);
+    let found = p
+        .mutants
+        .iter()
+        .any(|m| m.operator == operator && mutated(src, m) == wanted);
     assert!(
         found,
         "no {} mutant turns `{from}` into `{to}`; got:\n{}",
@@ -83,17 +103,37 @@ pub(super) fn untouched(p: &Proposals, src: &str, within: &str) {
         let start = src.find(&m.anchor).unwrap();
         let before = mutated(src, m);
         // The changed bytes: the common prefix and suffix of the two files bound them.
-        let prefix = src.bytes().zip(before.bytes()).take_while(|(a, b)| a == b).count();
-        let suffix = src.bytes().rev().zip(before.bytes().rev()).take_while(|(a, b)| a == b).count();
+        let prefix = src
+            .bytes()
+            .zip(before.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let suffix = src
+            .bytes()
+            .rev()
+            .zip(before.bytes().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
         let changed = prefix.min(src.len() - suffix)..(src.len() - suffix).max(prefix);
         let inside = changed.start >= range.start && changed.end <= range.end;
-        assert!(!inside, "mutant inside `{within}` (anchor at {start}): {m:?}");
+        assert!(
+            !inside,
+            "mutant inside `{within}` (anchor at {start}): {m:?}"
+        );
     }
 }
 
 pub(super) fn listing(p: &Proposals) -> String {
     p.mutants
         .iter()
-        .map(|m| format!("  {} {} {:?} -> {:?}\n", m.line, m.operator.name(), m.anchor, m.replace))
+        .map(|m| {
+            format!(
+                "  {} {} {:?} -> {:?}\n",
+                m.line,
+                m.operator.name(),
+                m.anchor,
+                m.replace
+            )
+        })
         .collect()
 }

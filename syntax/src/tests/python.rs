@@ -42,7 +42,13 @@ fn comparisons_keywords_and_operators() {
     expect(&p, SRC, Boundary, "s > 100", "s >= 100");
     expect(&p, SRC, Equality, "s is None", "s is not None");
     expect(&p, SRC, Equality, "s in self.bad", "s not in self.bad");
-    expect(&p, SRC, Logical, "member and self.open", "member or self.open");
+    expect(
+        &p,
+        SRC,
+        Logical,
+        "member and self.open",
+        "member or self.open",
+    );
     expect(&p, SRC, Logical, "None or s", "None and s");
     expect(&p, SRC, Negation, "if not items:", "if items:");
     expect(&p, SRC, Negation, "elif s > 100:", "elif not (s > 100):");
@@ -58,12 +64,37 @@ fn comparisons_keywords_and_operators() {
 #[test]
 fn bodies_calls_guards_and_else_branches() {
     let p = all("shop/cart.py", SRC);
-    expect(&p, SRC, ReturnValue, "return {\"a\": [1, 2]}", "return None");
+    expect(
+        &p,
+        SRC,
+        ReturnValue,
+        "return {\"a\": [1, 2]}",
+        "return None",
+    );
     expect(&p, SRC, RemoveCall, "refresh(self)", "pass");
-    expect(&p, SRC, RemoveBlock, "if not items:\n            return 0", "pass");
-    expect(&p, SRC, RemoveBlock, "\n        else:\n            s += 1", "");
-    let body = &p.mutants.iter().find(|m| m.operator == ReturnValue && m.site.as_deref() == Some("Cart.total")).unwrap();
-    assert!(super::mutated(SRC, body).contains("\"\"\"Sum the items.\"\"\"\n        return None\n"), "the docstring stays");
+    expect(
+        &p,
+        SRC,
+        RemoveBlock,
+        "if not items:\n            return 0",
+        "pass",
+    );
+    expect(
+        &p,
+        SRC,
+        RemoveBlock,
+        "\n        else:\n            s += 1",
+        "",
+    );
+    let body = &p
+        .mutants
+        .iter()
+        .find(|m| m.operator == ReturnValue && m.site.as_deref() == Some("Cart.total"))
+        .unwrap();
+    assert!(
+        super::mutated(SRC, body).contains("\"\"\"Sum the items.\"\"\"\n        return None\n"),
+        "the docstring stays"
+    );
 }
 
 #[test]
@@ -85,5 +116,8 @@ fn the_control_edits_a_plain_comment_never_a_shebang() {
     let bare = "#!/usr/bin/env python3\n# type: ignore\n\"\"\"Doc.\"\"\"\nx = compute(1)\n";
     let q = all("tool.py", bare);
     let c = q.control.expect("a control");
-    assert_eq!((c.anchor.as_str(), c.replace.as_str()), ("x = compute(1)", "x = compute(1)  # (unchanged)"));
+    assert_eq!(
+        (c.anchor.as_str(), c.replace.as_str()),
+        ("x = compute(1)", "x = compute(1)  # (unchanged)")
+    );
 }

@@ -71,9 +71,27 @@ mod tests {
 #[test]
 fn binary_operators_follow_cargo_mutants() {
     let p = all("src/lib.rs", SRC);
-    expect(&p, SRC, Boundary, "self.items.len() > limit", "self.items.len() >= limit");
-    expect(&p, SRC, Boundary, "self.items.len() > limit", "self.items.len() < limit");
-    expect(&p, SRC, Boundary, "self.items.len() > limit", "self.items.len() == limit");
+    expect(
+        &p,
+        SRC,
+        Boundary,
+        "self.items.len() > limit",
+        "self.items.len() >= limit",
+    );
+    expect(
+        &p,
+        SRC,
+        Boundary,
+        "self.items.len() > limit",
+        "self.items.len() < limit",
+    );
+    expect(
+        &p,
+        SRC,
+        Boundary,
+        "self.items.len() > limit",
+        "self.items.len() == limit",
+    );
     expect(&p, SRC, Logical, "limit && !self", "limit || !self");
     expect(&p, SRC, Negation, "&& !self.items", "&& self.items");
     expect(&p, SRC, Equality, "if x == 0", "if x != 0");
@@ -87,8 +105,20 @@ fn binary_operators_follow_cargo_mutants() {
 #[test]
 fn function_bodies_become_values_of_their_return_type() {
     let p = all("src/lib.rs", SRC);
-    expect(&p, SRC, ReturnValue, "self.items.len() > limit && !self.items.is_empty()", "true");
-    expect(&p, SRC, ReturnValue, "self.items.len() > limit && !self.items.is_empty()", "false");
+    expect(
+        &p,
+        SRC,
+        ReturnValue,
+        "self.items.len() > limit && !self.items.is_empty()",
+        "true",
+    );
+    expect(
+        &p,
+        SRC,
+        ReturnValue,
+        "self.items.len() > limit && !self.items.is_empty()",
+        "false",
+    );
     let push_body = "if x == 0 {\n            return Err(\"zero\".to_string());\n        }\n        self.items.push(x * 2);\n        Ok(())";
     expect(&p, SRC, ReturnValue, push_body, "Ok(())");
     let total_body = "let mut sum = 0;\n        for x in &self.items {\n            sum += u64::from(*x);\n        }\n        println!(\"total {}\", sum - 1);\n        sum";
@@ -102,7 +132,10 @@ fn function_bodies_become_values_of_their_return_type() {
     expect(&p, SRC, ReturnValue, label_body, "\"\"");
     expect(&p, SRC, ReturnValue, label_body, "\"xyzzy\"");
     // Constructors named `new` keep their bodies, as in cargo-mutants.
-    assert!(!p.mutants.iter().any(|m| m.operator == ReturnValue && m.site.as_deref() == Some("Stack::new")));
+    assert!(!p
+        .mutants
+        .iter()
+        .any(|m| m.operator == ReturnValue && m.site.as_deref() == Some("Stack::new")));
 }
 
 #[test]
@@ -114,8 +147,14 @@ fn names_hashmap_values_like_cargo_mutants() {
         .filter(|m| m.site.as_deref() == Some("names") && m.operator == ReturnValue)
         .map(|m| m.replace.as_str())
         .collect();
-    assert!(names.contains(&"HashMap::from_iter([(String::new(), 0)])"), "{names:?}");
-    assert!(names.contains(&"HashMap::from_iter([(\"xyzzy\".into(), 1)])"), "{names:?}");
+    assert!(
+        names.contains(&"HashMap::from_iter([(String::new(), 0)])"),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"HashMap::from_iter([(\"xyzzy\".into(), 1)])"),
+        "{names:?}"
+    );
 }
 
 #[test]
@@ -127,7 +166,13 @@ fn match_arms_guards_calls_and_else_branches() {
     expect(&p, SRC, RemoveCall, "self.items.push(x * 2);", "");
     expect(&p, SRC, RemoveBlock, " else { None }", "");
     expect(&p, SRC, Negation, "if flag {", "if !(flag) {");
-    expect(&p, SRC, RemoveBlock, "if x == 0 {\n            return Err(\"zero\".to_string());\n        }\n", "\n");
+    expect(
+        &p,
+        SRC,
+        RemoveBlock,
+        "if x == 0 {\n            return Err(\"zero\".to_string());\n        }\n",
+        "\n",
+    );
 }
 
 #[test]
@@ -141,9 +186,17 @@ fn constants_and_strings() {
 #[test]
 fn sites_name_the_impl_type() {
     let p = all("src/lib.rs", SRC);
-    let over = p.mutants.iter().find(|m| m.anchor.contains("limit &&")).unwrap();
+    let over = p
+        .mutants
+        .iter()
+        .find(|m| m.anchor.contains("limit &&"))
+        .unwrap();
     assert_eq!(over.site.as_deref(), Some("Stack::over"));
-    let label = p.mutants.iter().find(|m| m.anchor.contains("n < 0")).unwrap();
+    let label = p
+        .mutants
+        .iter()
+        .find(|m| m.anchor.contains("n < 0"))
+        .unwrap();
     assert_eq!(label.site.as_deref(), Some("label"));
 }
 
@@ -152,10 +205,17 @@ fn test_code_and_arid_code_are_never_mutated() {
     let p = all("src/lib.rs", SRC);
     let tests_at = SRC.find("#[cfg(test)]").unwrap();
     for m in &p.mutants {
-        assert!(SRC.find(&m.anchor).unwrap() < tests_at, "mutant in test code: {m:?}");
+        assert!(
+            SRC.find(&m.anchor).unwrap() < tests_at,
+            "mutant in test code: {m:?}"
+        );
     }
     untouched(&p, SRC, "println!(\"total {}\", sum - 1);");
-    untouched(&p, SRC, "/// Whether the stack holds more than `limit` items.");
+    untouched(
+        &p,
+        SRC,
+        "/// Whether the stack holds more than `limit` items.",
+    );
     let tested = "#[test]\nfn t() { let a = 1 + 2; }\nfn f() -> u8 { 3 }\n";
     let q = all("src/x.rs", tested);
     untouched(&q, tested, "let a = 1 + 2;");

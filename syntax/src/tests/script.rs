@@ -2,8 +2,8 @@
 //! `console.*` calls and directives left alone, sites for methods and arrow functions.
 
 use super::{all, expect, untouched};
-use crate::Operator::*;
 use crate::Language;
+use crate::Operator::*;
 
 const JS: &str = r#""use strict";
 const re = /^v\d+$/;
@@ -53,7 +53,10 @@ fn equality_boundaries_and_conditions() {
     expect(&p, JS, Boolean, "x >= hi ?", "false ?");
     expect(&p, JS, Boolean, "this.n === 10", "true");
     let under_and = JS.replacen("this.n === 10", "false", 1);
-    assert!(!p.mutants.iter().any(|m| super::mutated(JS, m) == under_and), "false && y is the same as false");
+    assert!(
+        !p.mutants.iter().any(|m| super::mutated(JS, m) == under_and),
+        "false && y is the same as false"
+    );
 }
 
 #[test]
@@ -64,20 +67,56 @@ fn operators_literals_and_blocks() {
     expect(&p, JS, Update, "this.n++", "this.n--");
     expect(&p, JS, Negation, "!this.done", "this.done");
     expect(&p, JS, String, "name: \"ann\"", "name: \"\"");
-    expect(&p, JS, String, "let label = \"\"", "let label = \"Stryker was here!\"");
-    expect(&p, JS, RemoveCall, "\"\".trim().toLowerCase()", "\"\".toLowerCase()");
-    expect(&p, JS, RemoveCall, "trim().toLowerCase()", "trim().toUpperCase()");
+    expect(
+        &p,
+        JS,
+        String,
+        "let label = \"\"",
+        "let label = \"Stryker was here!\"",
+    );
+    expect(
+        &p,
+        JS,
+        RemoveCall,
+        "\"\".trim().toLowerCase()",
+        "\"\".toLowerCase()",
+    );
+    expect(
+        &p,
+        JS,
+        RemoveCall,
+        "trim().toLowerCase()",
+        "trim().toUpperCase()",
+    );
     expect(&p, JS, EmptyArray, "[\"a\", \"b\"]", "[]");
-    expect(&p, JS, EmptyObject, "{ name: \"ann\", tags: [\"a\", \"b\"] }", "{}");
+    expect(
+        &p,
+        JS,
+        EmptyObject,
+        "{ name: \"ann\", tags: [\"a\", \"b\"] }",
+        "{}",
+    );
     expect(&p, JS, OptionalChaining, "user?.address", "user.address");
     expect(&p, JS, Regex, "/^v\\d+$/", "/v\\d+$/");
     expect(&p, JS, Regex, "/^v\\d+$/", "/^v\\d+/");
     expect(&p, JS, Regex, "/^v\\d+$/", "/^v\\D+$/");
     expect(&p, JS, RemoveCall, "  notify(x);\n", "  \n");
     expect(&p, JS, ReturnValue, "(a) => a * 2", "() => undefined");
-    expect(&p, JS, ReturnValue, "{\n    this.n += step;\n    this.n++;\n    return this.n === 10 && !this.done;\n  }", "{}");
+    expect(
+        &p,
+        JS,
+        ReturnValue,
+        "{\n    this.n += step;\n    this.n++;\n    return this.n === 10 && !this.done;\n  }",
+        "{}",
+    );
     expect(&p, JS, RemoveBlock, "{ label = label.slice(1); }", "{}");
-    expect(&p, JS, RemoveBlock, "if (x < lo) {\n    return lo;\n  }\n", "\n");
+    expect(
+        &p,
+        JS,
+        RemoveBlock,
+        "if (x < lo) {\n    return lo;\n  }\n",
+        "\n",
+    );
     expect(&p, JS, Constant, "a * 2", "a * 3");
 }
 
@@ -92,7 +131,12 @@ fn arid_calls_and_directives_are_left_alone() {
 #[test]
 fn sites_name_functions_methods_and_arrows() {
     let p = all("src/clamp.js", JS);
-    let site = |anchor: &str| p.mutants.iter().find(|m| m.anchor.contains(anchor)).and_then(|m| m.site.clone());
+    let site = |anchor: &str| {
+        p.mutants
+            .iter()
+            .find(|m| m.anchor.contains(anchor))
+            .and_then(|m| m.site.clone())
+    };
     assert_eq!(site("x < lo").as_deref(), Some("clamp"));
     assert_eq!(site("this.n++").as_deref(), Some("Counter.bump"));
     assert_eq!(site("a * 2").as_deref(), Some("double"));
@@ -116,7 +160,13 @@ fn typescript_types_are_left_alone_and_code_is_mutated() {
     assert_eq!(p.language, Language::TypeScript);
     expect(&p, TS, Arithmetic, "l.qty * l.price", "l.qty / l.price");
     expect(&p, TS, Arithmetic, "sum - discount", "sum + discount");
-    expect(&p, TS, Equality, "discount !== undefined", "discount === undefined");
+    expect(
+        &p,
+        TS,
+        Equality,
+        "discount !== undefined",
+        "discount === undefined",
+    );
     untouched(&p, TS, "kind: \"a\" | \"b\"");
     let c = p.control.expect("a control");
     assert_eq!(c.replace, "// Totals for an order. (unchanged)");
@@ -124,8 +174,11 @@ fn typescript_types_are_left_alone_and_code_is_mutated() {
 
 #[test]
 fn tsx_has_its_own_grammar() {
-    let src = "export const Item = (p: { n: number }) => <li>{p.n > 1 ? \"many\" : \"one\"}</li>;\n";
+    let src = "export const Item = (p: { n: number }) => (\n  <li className=\"row\" onClick={() => p.n > 0 && go(p.n - 1)}>{p.n > 1 ? \"many\" : \"one\"}</li>\n);\n";
     let p = all("src/Item.tsx", src);
     assert_eq!(p.language, Language::Tsx);
     expect(&p, src, Boundary, "p.n > 1", "p.n >= 1");
+    // Code inside a JSX attribute is mutated; the attribute's own string is not.
+    expect(&p, src, Arithmetic, "p.n - 1", "p.n + 1");
+    untouched(&p, src, "\"row\"");
 }
