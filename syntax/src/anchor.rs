@@ -45,6 +45,10 @@ impl Lines {
     }
 }
 
+/// How many lines beyond the mutated node's own an anchor may grow before the mutation is
+/// given up: an anchor longer than that is no help to a reader.
+pub(crate) const MAX_EXTRA_LINES: usize = 12;
+
 /// Whether `needle` occurs exactly once in `hay` (overlapping occurrences count).
 pub(crate) fn unique(hay: &str, needle: &str) -> bool {
     if needle.is_empty() {
@@ -76,9 +80,16 @@ pub(crate) fn grow(
     if let Some(n) = node {
         (a, b) = (a.min(n.start_byte()), b.max(n.end_byte()));
     }
+    // Text that repeats (generated tables, many identical lines) would otherwise grow an
+    // anchor a line at a time across the whole file, searching the file at every step.
+    let last_line = lines.line_of(b) + MAX_EXTRA_LINES;
+    let first_line = lines.line_of(a).saturating_sub(MAX_EXTRA_LINES);
     loop {
         if unique(text, &text[a..b]) {
             return Some((a, b));
+        }
+        if lines.line_of(b) > last_line || lines.line_of(a) < first_line {
+            return None;
         }
         while let Some(n) = node {
             let r = n.byte_range();

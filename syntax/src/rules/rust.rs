@@ -101,10 +101,10 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
                 format!("replace {} with {flipped}", cx.of(node)),
             );
         }
-        "string_literal" if !in_pattern(node) && cx.of(node).starts_with('"') => {
+        "string_literal" if !in_pattern(node) && !is_abi(node) && cx.of(node).starts_with('"') => {
             cx.string(node, 1, 1)
         }
-        "integer_literal" if !in_pattern(node) => cx.integer(node),
+        "integer_literal" if !in_pattern(node) && !fixes_a_type(node) => cx.integer(node),
         "if_expression" | "while_expression" => condition(node, cx),
         "expression_statement" => statement(node, cx),
         "match_expression" => match_arms(node, cx),
@@ -203,7 +203,12 @@ fn condition(node: Node, cx: &mut Cx) {
     }
     match node.child_by_field_name("alternative") {
         Some(alternative) => {
-            if let Some(consequence) = node.child_by_field_name("consequence") {
+            // An `if` whose branches give a value needs its `else`: without it the mutant
+            // would not build.
+            let consequence = node
+                .child_by_field_name("consequence")
+                .filter(|c| !gives_value(*c));
+            if let Some(consequence) = consequence {
                 cx.edit(
                     consequence.end_byte(),
                     alternative.end_byte(),
@@ -382,4 +387,32 @@ fn body_values(function: Node, cx: &mut Cx) {
             format!("replace {name}{ret_text} with {value}"),
         );
     }
+}
+
+/// Whether a block ends in a value (a tail expression), rather than in a statement.
+fn gives_value(block: Node) -> bool {
+    code_children(block).last().is_some_and(|last| {
+        !matches!(
+            last.kind(),
+            "expression_statement" | "let_declaration" | "empty_statement"
+        ) && !last.kind().ends_with("_item")
+    })
+}
+
+/// `extern "C"`: the ABI's name is not a value.
+fn is_abi(node: Node) -> bool {
+    node.parent()
+        .is_some_and(|p| p.kind().starts_with("extern") || p.kind().starts_with("foreign_mod"))
+}
+
+/// An integer whose change would not build: a tuple field (`pair.0`) or an array repeat
+/// length (`[0u8; 32]`), which the array's type fixes.
+fn fixes_a_type(node: Node) -> bool {
+    node.parent().is_some_and(|p| match p.kind() {
+        "field_expression" => true,
+        "array_expression" => p
+            .child_by_field_name("length")
+            .is_some_and(|l| l.id() == node.id()),
+        _ => false,
+    })
 }

@@ -87,3 +87,26 @@ fn anchors_grow_past_repeated_text() {
         );
     }
 }
+
+#[test]
+fn repeated_text_gives_up_on_anchors_quickly() {
+    // 3,000 identical lines: no anchor near a line is unique, and proposing must not search
+    // the file line after line for each of them.
+    let src = "x = 1\n".repeat(3_000) + "y = 2\n";
+    let started = std::time::Instant::now();
+    let p = super::proposals("gen.py", &src, &Scope::Whole, false);
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "took {:?}",
+        started.elapsed()
+    );
+    // Only the last lines, near the one unique line, can be anchored.
+    assert!(
+        p.mutants
+            .iter()
+            .all(|m| m.line > 3_000 - 2 * crate::anchor::MAX_EXTRA_LINES),
+        "{}",
+        super::listing(&p)
+    );
+    assert!(p.mutants.iter().any(|m| m.line == 3_001));
+}

@@ -164,7 +164,15 @@ fn match_arms_guards_calls_and_else_branches() {
     expect(&p, SRC, Boolean, "_ if n < 0", "_ if true");
     expect(&p, SRC, Boolean, "_ if n < 0", "_ if false");
     expect(&p, SRC, RemoveCall, "self.items.push(x * 2);", "");
-    expect(&p, SRC, RemoveBlock, " else { None }", "");
+    // This `if` gives the function's value: without its `else` it would not build.
+    let without_else = SRC.replacen(" else { None }", "", 1);
+    assert!(!p
+        .mutants
+        .iter()
+        .any(|m| super::mutated(SRC, m) == without_else));
+    let unit = "fn f(a: bool) {\n    if a {\n        g();\n    } else {\n        h();\n    }\n    k();\n}\n";
+    let q = all("src/u.rs", unit);
+    expect(&q, unit, RemoveBlock, " else {\n        h();\n    }", "");
     expect(&p, SRC, Negation, "if flag {", "if !(flag) {");
     expect(
         &p,
@@ -238,4 +246,14 @@ fn without_a_plain_comment_the_control_follows_a_statement() {
     let c = p.control.expect("a control");
     assert_eq!(c.anchor, "let a = 1;");
     assert_eq!(c.replace, "let a = 1; // (unchanged)");
+}
+
+#[test]
+fn literals_that_fix_a_type_are_left_alone() {
+    let src = "extern \"C\" {\n    fn c_abs(x: i32) -> i32;\n}\n\nfn f(p: (u8, u8)) -> [u8; 4] {\n    let n = p.1 + 7;\n    [n; 4]\n}\n";
+    let p = all("src/l.rs", src);
+    untouched(&p, src, "\"C\"");
+    untouched(&p, src, ".1");
+    untouched(&p, src, "; 4]\n}");
+    expect(&p, src, Constant, "p.1 + 7", "p.1 + 8");
 }
