@@ -104,15 +104,17 @@ pub(crate) struct Suggestion {
 }
 
 impl Suggestion {
+    /// How many entries are controls.
     pub fn controls(&self) -> usize {
         self.entries.iter().filter(|e| e.control).count()
     }
 
+    /// How many entries are mutants (controls aside).
     pub fn mutants(&self) -> usize {
         self.entries.len() - self.controls()
     }
 
-    /// The repository's files whose name a proposal was made in.
+    /// The files that got no proposal at all, each with its reason.
     pub fn skipped(&self) -> impl Iterator<Item = &FileOutcome> {
         self.files.iter().filter(|f| f.skipped.is_some())
     }
@@ -156,13 +158,14 @@ pub(crate) fn suggest(request: &Request) -> Result<Suggestion> {
         inputs.push(("suites".to_string(), file.clone()));
     }
     let options = Options { all: request.all };
-    let outcomes: Vec<(Changed, Outcome)> = changed
+    let outcomes: Vec<(Changed, Option<Outcome>)> = changed
         .into_iter()
         .map(|c| {
-            let outcome = match &c.content {
-                Ok(bytes) => syntax::propose(&c.path, bytes, &c.scope, &options),
-                Err(why) => Outcome::Skipped(syntax::Skip::Generated { why: why.clone() }),
-            };
+            let outcome = c
+                .content
+                .as_ref()
+                .ok()
+                .map(|bytes| syntax::propose(&c.path, bytes, &c.scope, &options));
             (c, outcome)
         })
         .collect();
@@ -180,8 +183,11 @@ pub(crate) fn suggest(request: &Request) -> Result<Suggestion> {
 /// The spec's entries and each file's outcome, from what the `syntax` crate proposed for each
 /// file: names made unique, every anchor checked once more to occur exactly once in the bytes
 /// it was proposed for (one that does not is dropped and counted), a file's control only
-/// beside mutants of its own.
-pub(crate) fn assemble(outcomes: Vec<(Changed, Outcome)>) -> (Vec<Entry>, Vec<FileOutcome>) {
+/// beside mutants of its own. A file whose content was not read (`None`) is skipped with the
+/// reason it was not.
+pub(crate) fn assemble(
+    outcomes: Vec<(Changed, Option<Outcome>)>,
+) -> (Vec<Entry>, Vec<FileOutcome>) {
     let mut entries = Vec::new();
     let mut files = Vec::new();
     let mut names = BTreeSet::new();
@@ -195,14 +201,18 @@ pub(crate) fn assemble(outcomes: Vec<(Changed, Outcome)>) -> (Vec<Entry>, Vec<Fi
             skipped: Some(why),
         };
         let (proposals, bytes) = match (outcome, &changed.content) {
-            (Outcome::Proposed(p), Ok(bytes)) => (p, bytes),
-            // The content was never read: the reason is the caller's own words.
+            (Some(Outcome::Proposed(p)), Ok(bytes)) => (p, bytes),
+            (Some(Outcome::Skipped(skip)), _) => {
+                files.push(skipped(skip.to_string()));
+                continue;
+            }
+            // The content was never read (binary, a link, linguist-generated): why not.
             (_, Err(why)) => {
                 files.push(skipped(why.clone()));
                 continue;
             }
-            (Outcome::Skipped(skip), _) => {
-                files.push(skipped(skip.to_string()));
+            (None, Ok(_)) => {
+                files.push(skipped("not read".into()));
                 continue;
             }
         };

@@ -27,13 +27,13 @@ fn proposal(line: usize, anchor: &str, replace: &str, operator: Operator) -> Pro
     }
 }
 
-fn proposed(mutants: Vec<Proposal>, control: Option<Proposal>, dropped: usize) -> Outcome {
-    Outcome::Proposed(Proposals {
+fn proposed(mutants: Vec<Proposal>, control: Option<Proposal>, dropped: usize) -> Option<Outcome> {
+    Some(Outcome::Proposed(Proposals {
         language: Language::Rust,
         mutants,
         control,
         dropped,
-    })
+    }))
 }
 
 fn suite(run: &str) -> Chosen {
@@ -49,7 +49,7 @@ fn suite(run: &str) -> Chosen {
     }
 }
 
-fn suggestion(outcomes: Vec<(Changed, Outcome)>) -> Suggestion {
+fn suggestion(outcomes: Vec<(Changed, Option<Outcome>)>) -> Suggestion {
     let (entries, files) = assemble(outcomes);
     Suggestion {
         entries,
@@ -86,7 +86,7 @@ fn names_are_unique_anchors_found_once_and_a_control_only_beside_mutants() {
         ),
         (
             changed("tests/t.rs", b"x"),
-            Outcome::Skipped(Skip::TestCode),
+            Some(Outcome::Skipped(Skip::TestCode)),
         ),
     ]);
     let names: Vec<&str> = s.entries.iter().map(|e| e.name.as_str()).collect();
@@ -122,7 +122,7 @@ fn a_file_not_read_is_skipped_with_its_reason_and_the_spec_comments_name_it() {
     let mut bin = changed("b.rs", b"");
     bin.content = Err("binary".into());
     let s = suggestion(vec![
-        (bin, Outcome::Skipped(Skip::NotSource)),
+        (bin, None),
         (
             changed("a\nname.rs", b"a < b"),
             proposed(
