@@ -74,8 +74,9 @@ fn a_candidate_is_read_from_its_own_checkout_and_the_users_tree_is_left_alone() 
 
 #[test]
 fn a_diff_takes_uncommitted_and_untracked_files_and_skips_generated_ones() {
-    let repo = repo_with_change(&[("src/lib.rs", LIB)], &[]);
+    let repo = repo_with_change(&[("src/lib.rs", LIB), ("src/a \"b\"\tü.rs", LIB)], &[]);
     repo.write("src/lib.rs", LIB2)
+        .write("src/a \"b\"\tü.rs", LIB2)
         .write("src/new.rs", "pub fn one() -> u32 {\n    1 + 1\n}\n")
         .write("src/gen.rs", "pub fn g() -> u32 {\n    2 * 2\n}\n")
         .write(".gitattributes", "src/gen.rs linguist-generated\n")
@@ -83,6 +84,12 @@ fn a_diff_takes_uncommitted_and_untracked_files_and_skips_generated_ones() {
         .write("ignored.rs", "pub fn i() -> u32 {\n    3 - 3\n}\n");
     let json = suggest_json(repo.path(), &["--diff", "HEAD"]);
     assert!(proposed_lines(&json, "src/lib.rs").is_subset(&changed_lines(LIB, LIB2)));
+    // A name git quotes is read back as the file's own.
+    let odd = proposed_lines(&json, "src/a \"b\"\tü.rs");
+    assert!(
+        !odd.is_empty() && odd.is_subset(&changed_lines(LIB, LIB2)),
+        "{json:#}"
+    );
     // An untracked file is wholly new.
     assert!(!proposed_lines(&json, "src/new.rs").is_empty(), "{json:#}");
     let files = json["files"].as_array().unwrap();
