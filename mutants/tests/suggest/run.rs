@@ -255,3 +255,56 @@ fn run_suggested_takes_a_candidate_and_runs_in_its_checkout() {
     assert_eq!(repo.read("calc.py"), CALC.as_bytes());
     assert!(repo.extra_worktrees().is_empty());
 }
+
+#[test]
+fn run_suggested_with_node_test_finds_the_planted_gap() {
+    if !testkit::needs::program("node", "node", &["--version"], "install Node.js 20") {
+        return;
+    }
+    let repo = Repo::new();
+    repo.write(
+        "price.mjs",
+        "export function discount(total) {\n  return 0;\n}\n",
+    )
+    .write("mutants.toml", "[suites.unit]\nrun = \"node --test\"\n");
+    repo.commit_all("before");
+    repo.write(
+        "price.mjs",
+        "export function discount(total) {\n  if (total >= 100) {\n    return total / 10;\n  }\n  return 0;\n}\n",
+    )
+    .write(
+        "price.test.mjs",
+        "import test from 'node:test';\nimport assert from 'node:assert';\nimport { discount } from './price.mjs';\n\ntest('discount', () => {\n  assert.strictEqual(discount(200), 20);\n  assert.strictEqual(discount(50), 0);\n});\n",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = mutants(
+        repo.path(),
+        &[
+            "run",
+            "--suggested",
+            "--diff",
+            "HEAD",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    out.assert_exit(1);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("mutants.json")).unwrap())
+            .unwrap();
+    let rows = report["mutants"].as_array().unwrap();
+    // The untracked test file is test code: every proposal is in price.mjs.
+    assert!(rows.iter().all(|r| r["file"] == "price.mjs"), "{report:#}");
+    let gap = rows
+        .iter()
+        .find(|r| r["anchor"].as_str().is_some_and(|a| a.contains(">=")))
+        .unwrap_or_else(|| panic!("no boundary mutant: {report:#}"));
+    assert_eq!(gap["verdict"], "SURVIVED", "{report:#}");
+    assert!(
+        out.stdout
+            .contains("\nprice.mjs:2 in discount: total >= 100 -> total > 100 (claim not named)\n"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("    +  if (total >= 100) {"), "{out}");
+}
