@@ -91,9 +91,20 @@ pub(crate) fn from_diff(repo: &Git, rev: &str) -> Result<Vec<Changed>> {
         .bytes(["ls-files", "--others", "--exclude-standard", "-z"])
         .context("listing DIR's untracked files")?;
     // A nested repository is listed as `DIR/`: none of its files is the change's.
-    let untracked = list
+    let untracked: Vec<&[u8]> = list
         .split(|b| *b == 0)
         .filter(|p| !p.is_empty() && !p.ends_with(b"/"))
+        .collect();
+    // Nor is what a gatekit run wrote there (a `--out` inside DIR, known by its record).
+    let record = files::outputs::RECORD_FILE.as_bytes();
+    let outputs: Vec<&[u8]> = untracked
+        .iter()
+        .filter_map(|p| p.strip_suffix(record))
+        .filter(|dir| dir.is_empty() || dir.ends_with(b"/"))
+        .collect();
+    let untracked = untracked
+        .into_iter()
+        .filter(|p| !outputs.iter().any(|dir| p.starts_with(dir)))
         .map(<[u8]>::to_vec)
         .collect();
     from_diffs(repo, repo.dir(), diffs, untracked)

@@ -276,20 +276,14 @@ fn run_suggested_with_node_test_finds_the_planted_gap() {
         "price.test.mjs",
         "import test from 'node:test';\nimport assert from 'node:assert';\nimport { discount } from './price.mjs';\n\ntest('discount', () => {\n  assert.strictEqual(discount(200), 20);\n  assert.strictEqual(discount(50), 0);\n});\n",
     );
-    let tmp = tempfile::tempdir().unwrap();
-    let out_dir = tmp.path().join("out");
-    let out = mutants(
-        repo.path(),
-        &[
-            "run",
-            "--suggested",
-            "--diff",
-            "HEAD",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-    );
+    // The default --out, inside the repository: what a run writes there is never proposed
+    // for, nor named as skipped, the next time.
+    let out_dir = repo.path().join("mutants-out");
+    let out = mutants(repo.path(), &["run", "--suggested", "--diff", "HEAD"]);
     out.assert_exit(1);
+    let again = mutants(repo.path(), &["suggest", "--diff", "HEAD"]);
+    again.assert_exit(0);
+    assert!(!again.stderr.contains("mutants-out"), "{again}");
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("mutants.json")).unwrap())
             .unwrap();
