@@ -22,7 +22,7 @@ pub(crate) fn mutate(node: Node, cx: &mut Cx) {
         match c {
             b'\\' if i + 1 < bytes.len() => {
                 let n = bytes[i + 1];
-                if !in_class && b"dDwWsS".contains(&n) {
+                if b"dDwWsS".contains(&n) {
                     let flipped = if n.is_ascii_lowercase() {
                         n.to_ascii_uppercase()
                     } else {
@@ -46,6 +46,22 @@ pub(crate) fn mutate(node: Node, cx: &mut Cx) {
             b'^' if !in_class && i == 0 => edits.push((i, i + 1, "remove ^ anchor", String::new())),
             b'$' if !in_class && i + 1 == bytes.len() => {
                 edits.push((i, i + 1, "remove $ anchor", String::new()))
+            }
+            b'{' if !in_class && i > 0 => {
+                // `a{1,3}` loses its quantifier, as `a+` does.
+                let close = text[i..].find('}').map(|c| i + c);
+                let body = close.map(|c| &text[i + 1..c]);
+                if let (Some(c), Some(body)) = (close, body) {
+                    if !body.is_empty() && body.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+                        let end = if bytes.get(c + 1) == Some(&b'?') {
+                            c + 2
+                        } else {
+                            c + 1
+                        };
+                        edits.push((i, end, "remove quantifier", String::new()));
+                        i = c;
+                    }
+                }
             }
             b'*' | b'+' | b'?' if !in_class && i > 0 && bytes[i - 1] != b'(' => {
                 let end = if bytes.get(i + 1) == Some(&b'?') {

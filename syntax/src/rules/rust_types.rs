@@ -118,6 +118,15 @@ fn of(ty: Node, text: &str, depth: usize) -> Vec<String> {
                 .map(|row| format!("({})", row.join(", ")))
                 .collect()
         }
+        // `impl Iterator<Item = T> + 'a`: the bound's lifetime does not change the values.
+        "bounded_type" => {
+            let mut c = ty.walk();
+            let first = ty.named_children(&mut c).find(|n| !n.is_extra());
+            match first {
+                Some(inner) if inner.kind() == "abstract_type" => of(inner, text, depth),
+                _ => s(&["Default::default()"]),
+            }
+        }
         "abstract_type" => iterator_item(ty, text)
             .map(|item| {
                 let mut v = s(&["::std::iter::empty()"]);

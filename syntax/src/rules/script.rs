@@ -172,17 +172,27 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         "regex" => super::regex::mutate(node, cx),
         "if_statement" => if_statement(node, cx),
         "while_statement" | "do_statement" | "for_statement" => {
-            if let Some(cond) = node
-                .child_by_field_name("condition")
-                .filter(|c| c.is_named())
-            {
+            let cond = node.child_by_field_name("condition");
+            if let Some(empty) = cond.filter(|c| c.kind() == "empty_statement") {
+                // `for (;;)` becomes `for (; false;)`, as Stryker has it.
+                cx.replace(
+                    empty,
+                    "false;",
+                    Boolean,
+                    "replace loop condition with false",
+                );
+            } else if let Some(cond) = cond.filter(|c| c.is_named()) {
                 let inner = unparenthesized(cond);
                 if inner.kind() != "false" {
                     cx.replace(inner, "false", Boolean, "replace loop condition with false");
                 }
             }
         }
-        "call_expression" => method(node, cx),
+        "call_expression" => {
+            method(node, cx);
+            array_constructor(node, cx);
+        }
+        "new_expression" => array_constructor(node, cx),
         "switch_case" | "switch_default" => {
             let body = code_children(node);
             let statements: Vec<&Node> = body
@@ -260,6 +270,10 @@ fn statement(node: Node, cx: &mut Cx) -> bool {
             .child_by_field_name("function")
             .map_or("", |f| cx.of(f))
             .to_owned();
+        // A derived class's constructor must call `super(...)`.
+        if callee == "super" {
+            return true;
+        }
         if callee == "console" || callee.starts_with("console.") || callee.starts_with("console?.")
         {
             return false;
@@ -386,7 +400,7 @@ fn block(node: Node, cx: &mut Cx) {
         let constructor = p
             .child_by_field_name("name")
             .is_some_and(|n| cx.of(n) == "constructor");
-        if constructor && cx.of(node).contains("super(") {
+        if constructor && cx.of(node).contains("super(") && initializes_fields(p, cx) {
             return;
         }
     }
@@ -459,4 +473,59 @@ fn method(node: Node, cx: &mut Cx) {
             format!("replace .{name}() with .{new}()"),
         );
     }
+}
+
+/// A constructor whose class initialises fields (`x = 1;`, or TypeScript parameter properties
+/// such as `constructor(private a: A)`) must call `super(...)` first: emptying its body would
+/// not build, so Stryker leaves it, and so does this.
+fn initializes_fields(constructor: Node, cx: &Cx) -> bool {
+    let parameter_properties = constructor
+        .child_by_field_name("parameters")
+        .is_some_and(|ps| {
+            code_children(ps).iter().any(|p| {
+                code_children(*p).iter().any(|c| {
+                    matches!(c.kind(), "accessibility_modifier" | "override_modifier")
+                        || cx.of(*c) == "readonly"
+                })
+            })
+        });
+    let initialised_fields = constructor.parent().is_some_and(|body| {
+        code_children(body).iter().any(|member| {
+            matches!(
+                member.kind(),
+                "field_definition" | "public_field_definition"
+            ) && member.child_by_field_name("value").is_some()
+        })
+    });
+    parameter_properties || initialised_fields
+}
+
+/// Stryker's ArrayDeclaration for the constructor: `new Array(n)` becomes `new Array()`, and
+/// `new Array()` becomes `new Array([])`.
+fn array_constructor(node: Node, cx: &mut Cx) {
+    let field = if node.kind() == "new_expression" {
+        "constructor"
+    } else {
+        "function"
+    };
+    if node
+        .child_by_field_name(field)
+        .is_none_or(|c| cx.of(c) != "Array")
+    {
+        return;
+    }
+    let Some(arguments) = node.child_by_field_name("arguments") else {
+        return;
+    };
+    let new = if code_children(arguments).is_empty() {
+        "([])"
+    } else {
+        "()"
+    };
+    cx.replace(
+        arguments,
+        new,
+        crate::Operator::EmptyArray,
+        format!("replace Array arguments with {new}"),
+    );
 }

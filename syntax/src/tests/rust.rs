@@ -257,3 +257,13 @@ fn literals_that_fix_a_type_are_left_alone() {
     untouched(&p, src, "; 4]\n}");
     expect(&p, src, Constant, "p.1 + 7", "p.1 + 8");
 }
+
+#[test]
+fn iterators_with_a_lifetime_bound_get_empty_and_once() {
+    let src = "fn values<'a>(v: &'a [String]) -> impl Iterator<Item = &'a str> + 'a {\n    v.iter().map(|s| s.as_str())\n}\n";
+    let p = all("src/i.rs", src);
+    let body = "v.iter().map(|s| s.as_str())";
+    expect(&p, src, ReturnValue, body, "::std::iter::empty()");
+    expect(&p, src, ReturnValue, body, "::std::iter::once(\"\")");
+    expect(&p, src, ReturnValue, body, "::std::iter::once(\"xyzzy\")");
+}

@@ -182,3 +182,22 @@ fn tsx_has_its_own_grammar() {
     expect(&p, src, Arithmetic, "p.n - 1", "p.n + 1");
     untouched(&p, src, "\"row\"");
 }
+
+#[test]
+fn stryker_loops_array_constructors_and_regex_quantifiers() {
+    let src = "for (;;) { a(); }\nconst xs = new Array(n + 1);\nconst re = /^-{1,2}[\\s.]/;\nclass A extends B {\n  x = 1;\n  constructor() { super(); this.y = 2; }\n}\nclass C extends B {\n  constructor() { super(); this.z = 3; }\n}\n";
+    let p = all("src/s.js", src);
+    expect(&p, src, Boolean, "for (;;)", "for (;false;)");
+    expect(&p, src, EmptyArray, "new Array(n + 1)", "new Array()");
+    expect(&p, src, Regex, "/^-{1,2}[\\s.]/", "/^-[\\s.]/");
+    expect(&p, src, Regex, "/^-{1,2}[\\s.]/", "/^-{1,2}[\\S.]/");
+    // A constructor must call super() first when its class initialises fields.
+    let emptied = src.replacen("{ super(); this.y = 2; }", "{}", 1);
+    assert!(!p.mutants.iter().any(|m| super::mutated(src, m) == emptied));
+    let no_super = src.replacen("super(); this.y", " this.y", 1);
+    assert!(
+        !p.mutants.iter().any(|m| super::mutated(src, m) == no_super),
+        "super() stays"
+    );
+    expect(&p, src, ReturnValue, "{ super(); this.z = 3; }", "{}");
+}
