@@ -68,9 +68,16 @@ pub(crate) struct Found {
     pub left_out: Vec<String>,
 }
 
-/// The suites of a candidate's gate.toml (already read and validated).
+/// The suites of a candidate's gate.toml (already read and validated), its `[env]` in each
+/// (a suite's own entry wins), as `run --candidate` and gate give it to every suite: the spec
+/// runs the same commands with or without the candidate's gate.toml beside it.
 pub(crate) fn of_config(config: &Config) -> Found {
     let mut found = from_gate(&config.suites);
+    for t in found.suites.values_mut() {
+        for (k, v) in &config.env {
+            t.env.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
     found.from = format!("{}'s [[suite]]", config.file.display());
     found.file = Some(config.file.clone());
     found
@@ -296,6 +303,21 @@ mod tests {
         );
         let e = of_repo(tmp.path()).unwrap_err().to_string();
         assert!(e.contains("mutants.toml:2:") && e.contains("TODO"), "{e}");
+    }
+
+    #[test]
+    fn a_candidates_env_reaches_its_suites_and_a_suites_own_entry_wins() {
+        let config = Config::parse(
+            "base = \"HEAD\"\npatch = \"p\"\nmanifest = \"m\"\n[env]\nA = \"top\"\nB = \"top\"\n\n[[suite]]\nname = \"u\"\nrun = \"make\"\nenv = { B = \"own\" }\njunit = \"j.xml\"\n",
+            Path::new("gate.toml"),
+        )
+        .unwrap();
+        let found = of_config(&config);
+        let u = &found.suites["u"];
+        assert_eq!(u.env["A"], "top");
+        assert_eq!(u.env["B"], "own");
+        assert_eq!(u.junit.as_deref(), Some("j.xml"));
+        assert_eq!(found.file.as_deref(), Some(Path::new("gate.toml")));
     }
 
     #[test]
