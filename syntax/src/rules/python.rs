@@ -128,7 +128,8 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
         "unary_operator" => {
             if let Some(op) = node.child_by_field_name("operator") {
                 match cx.of(op) {
-                    "-" => cx.replace(op, "", Arithmetic, "delete -"),
+                    "-" => cx.replace(op, "+", Arithmetic, "replace - with +"),
+                    "+" => cx.replace(op, "-", Arithmetic, "replace + with -"),
                     "~" => cx.replace(op, "", Bitwise, "delete ~"),
                     _ => {}
                 }
@@ -187,6 +188,12 @@ pub(crate) fn visit(node: Node, cx: &mut Cx) -> bool {
             );
         }
         "function_definition" => body(node, cx),
+        // mutmut's keyword swaps: a loop left early, or an iteration ended as the loop.
+        "break_statement" => cx.replace(node, "return", RemoveBlock, "replace break with return"),
+        "continue_statement" => {
+            cx.replace(node, "break", RemoveBlock, "replace continue with break")
+        }
+        "call" => method(node, cx),
         "lambda" => {
             if let Some(body) = node
                 .child_by_field_name("body")
@@ -280,6 +287,9 @@ fn body(function: Node, cx: &mut Cx) {
     if docstring {
         statements.remove(0);
     }
+    if statements.iter().all(|s| arid_statement(*s, cx)) {
+        return;
+    }
     let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
         return;
     };
@@ -309,4 +319,58 @@ fn body(function: Node, cx: &mut Cx) {
         ReturnValue,
         format!("replace {name} body with return None"),
     );
+}
+
+/// mutmut's string method swaps: `s.lower()` becomes `s.upper()`, `s.lstrip()` `s.rstrip()`,
+/// `s.find(x)` `s.rfind(x)` and back.
+fn method(node: Node, cx: &mut Cx) {
+    const SWAPPED: &[(&str, &str)] = &[
+        ("lower", "upper"),
+        ("upper", "lower"),
+        ("lstrip", "rstrip"),
+        ("rstrip", "lstrip"),
+        ("find", "rfind"),
+        ("rfind", "find"),
+        ("ljust", "rjust"),
+        ("rjust", "ljust"),
+        ("index", "rindex"),
+        ("rindex", "index"),
+        ("removeprefix", "removesuffix"),
+        ("removesuffix", "removeprefix"),
+        ("partition", "rpartition"),
+        ("rpartition", "partition"),
+    ];
+    let Some(attribute) = node
+        .child_by_field_name("function")
+        .filter(|f| f.kind() == "attribute")
+    else {
+        return;
+    };
+    let Some(name) = attribute.child_by_field_name("attribute") else {
+        return;
+    };
+    let old = cx.of(name);
+    if let Some((_, new)) = SWAPPED.iter().find(|(from, _)| *from == old) {
+        cx.replace(
+            name,
+            *new,
+            RemoveCall,
+            format!("replace .{old}() with .{new}()"),
+        );
+    }
+}
+
+/// An `assert`, or a `print` or logging call, as a statement.
+fn arid_statement(statement: Node, cx: &Cx) -> bool {
+    if statement.kind() == "assert_statement" {
+        return true;
+    }
+    let children = code_children(statement);
+    match children.as_slice() {
+        [call] if statement.kind() == "expression_statement" && call.kind() == "call" => is_arid(
+            call.child_by_field_name("function")
+                .map_or("", |f| cx.of(f)),
+        ),
+        _ => false,
+    }
 }

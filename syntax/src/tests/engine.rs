@@ -132,16 +132,18 @@ fn proposals_that_would_not_parse_are_dropped_and_counted() {
 
 #[test]
 fn identical_proposals_are_made_once() {
-    let p = proposals("a.js", "let a = x => x;\n", &crate::Scope::Whole, true);
-    let mut pairs: Vec<(&str, &str)> = p
+    // Deleting the case's only statement is both a removed call and an emptied case body: one
+    // proposal, under the operator that comes first.
+    let src = "switch (v) {\n  case 1: g();\n}\n";
+    let p = proposals("a.js", src, &crate::Scope::Whole, true);
+    let deleted = src.replacen("g();", "", 1);
+    let same: Vec<_> = p
         .mutants
         .iter()
-        .map(|m| (m.anchor.as_str(), m.replace.as_str()))
+        .filter(|m| super::mutated(src, m) == deleted)
         .collect();
-    let n = pairs.len();
-    pairs.sort();
-    pairs.dedup();
-    assert_eq!(pairs.len(), n);
+    assert_eq!(same.len(), 1, "{}", super::listing(&p));
+    assert_eq!(same[0].operator, RemoveCall);
 }
 
 #[test]
