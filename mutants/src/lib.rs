@@ -32,5 +32,6 @@ mod run;
 mod session;
 mod shard;
 mod spec;
+mod suggest;
 mod swap;
 mod verdict;

@@ -162,6 +162,19 @@ impl Spec {
 
     /// Validates `text` as if read from `path`.
     pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
+        Spec::parse_as(text, path, false)
+    }
+
+    /// Reads and validates `path` for its suites alone: a spec of no `[[mutant]]` yet is let
+    /// through (the suites `mutants suggest` copies into the spec it writes).
+    pub fn load_suites(path: &Path) -> Result<BTreeMap<String, Suite>, SpecError> {
+        let bytes = files::input::read(path).map_err(|e| SpecError::file(path, e.to_string()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| SpecError::file(path, format!("not UTF-8 text ({e})")))?;
+        Ok(Spec::parse_as(&text, path, true)?.suites)
+    }
+
+    fn parse_as(text: &str, path: &Path, suites_only: bool) -> Result<Spec, SpecError> {
         let file = path.display().to_string();
         let at = |span: Option<Range<usize>>, message: String| SpecError {
             file: file.clone(),
@@ -178,6 +191,19 @@ impl Spec {
                 return Err(at(
                     Some(suite.run.span()),
                     format!("suite {name:?}: `run` is empty"),
+                ));
+            }
+            // `mutants suggest`'s placeholder when it found no suite: running it would only
+            // fail the baseline, after the checkouts are made.
+            if suite
+                .run
+                .get_ref()
+                .trim_start()
+                .starts_with(crate::origin::TODO)
+            {
+                return Err(at(
+                    Some(suite.run.span()),
+                    format!("suite {name:?}: `run` still says TODO: write the command that runs your tests"),
                 ));
             }
             let duration = |t: &Option<Spanned<String>>, key: &str| match t {
@@ -230,7 +256,7 @@ impl Spec {
             );
         }
 
-        if raw.mutant.is_empty() {
+        if raw.mutant.is_empty() && !suites_only {
             return Err(at(None, "no [[mutant]] entries".into()));
         }
         let mut mutants: Vec<Mutant> = Vec::new();

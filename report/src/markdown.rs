@@ -26,12 +26,18 @@ pub fn code(text: &str) -> String {
 
 /// `text` as a fenced code block (`info` after the opening fence, `diff` for a hunk) whose fence
 /// is longer than any run of backticks inside, so no line of it can close the block; control
-/// characters other than the line breaks are shown as escapes.
+/// characters other than the line breaks and tabs are shown as escapes.
 pub fn fenced(info: &str, text: &str) -> String {
     let lines: Vec<String> = text
         .trim_end_matches('\n')
         .split('\n')
-        .map(|l| files::escape::text(l).into_owned())
+        // Tabs kept: Go and Makefiles indent with them, and a tab cannot end the block.
+        .map(|l| {
+            l.split('\t')
+                .map(|part| files::escape::text(part).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
         .collect();
     let longest = lines
         .iter()
@@ -76,6 +82,10 @@ mod tests {
     fn fenced_blocks_outgrow_the_backticks_inside() {
         assert_eq!(fenced("diff", "-a\n+b\n"), "```diff\n-a\n+b\n```\n");
         assert_eq!(fenced("", "```\nx\u{1b}"), "````\n```\nx\\u{1b}\n````\n");
+        assert_eq!(
+            fenced("diff", "+\tif a {\r\n"),
+            "```diff\n+\tif a {\\r\n```\n"
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ use report::{ColorChoice, Format, Painter};
 
 use crate::record::{Row, RunReport};
 
+pub(crate) mod findings;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;

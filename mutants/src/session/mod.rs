@@ -38,7 +38,7 @@ mod previous;
 mod settings;
 mod warm;
 
-pub(crate) use settings::{Selection, Settings};
+pub(crate) use settings::{Selection, Settings, Suggested};
 
 /// Runs one `mutants run` through its phases and returns its exit code.
 pub(crate) fn run(settings: Settings) -> Result<Exit> {
@@ -435,6 +435,11 @@ impl Session {
             self.settings.sarif.as_deref(),
         )?;
         render::print(report, self.settings.format, self.settings.color)?;
+        if self.settings.suggested.is_some() && self.settings.format == report::Format::Text {
+            // The survivors as review findings, with the change each is about (the Markdown
+            // summary shows them itself).
+            cmdline::exit::show(&render::findings::text(report));
+        }
         // After the report is shown: a statement that cannot be written or signed is an
         // error (exit 2), but never hides the verdict.
         if let Some(a) = &self.settings.attest {
