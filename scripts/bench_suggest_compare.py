@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""The comparison behind scripts/bench-suggest.sh (Python 3.11, standard library only).
+
+Every mutant, gatekit's or a peer's, is reduced to its effect: the bytes of its file after the
+swap with all whitespace removed, hashed. Two mutants are the same when their effects are, so a
+peer that renders `a<=b` where gatekit keeps `a <= b` still matches, and nothing is matched on
+names, operators or line numbers.
+
+  changed REPO                          the lines HEAD adds or changes against HEAD~1, as JSON
+  peer-cargo-mutants LIST REPO OUT      effects of `cargo mutants --list --json --diff` entries
+  peer-stryker REPORT REPO OUT          effects of Stryker's mutation-testing JSON report
+  compare ROW SUGGEST REPO PEER BUILD   one row: recall, what the peer lacks, anchors, builds
+  table ROW...                          the rows as a table, with the goals
+
+The mutmut lister runs inside mutmut's own environment (it needs libcst) and imports `effect`
+from here, so all three peers are normalized by the same function.
+"""
+
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+WHITESPACE = re.compile(r"\s+")
+
+
+def effect(text):
+    """The identity of a mutated file: its text with every whitespace character removed, hashed."""
+    return hashlib.sha256(WHITESPACE.sub("", text).encode()).hexdigest()
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def changed_lines(repo):
+    """{file: [line, ...]}: the lines of HEAD that `git diff HEAD~1 HEAD` adds (new side)."""
+    out, current = {}, None
+    for line in git(repo, "diff", "-U0", "--no-renames", "HEAD~1", "HEAD").splitlines():
+        if line.startswith("+++ "):
+            current = None if line == "+++ /dev/null" else line[6:]
+        elif line.startswith("@@") and current is not None:
+            new = line.split()[2][1:]
+            start, _, count = new.partition(",")
+            count = int(count) if count else 1
+            out.setdefault(current, []).extend(range(int(start), int(start) + count))
+    return {f: sorted(set(ls)) for f, ls in out.items() if ls}
+
+
+def read(repo, path):
+    with open(os.path.join(repo, path), encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def apply_unified(text, diff):
+    """Applies a one-file unified diff (as cargo-mutants prints it) to text; None if it does not
+    fit, so a peer's mutant is never compared in a shape it does not have."""
+    lines = text.splitlines(keepends=True)
+    out, at, in_hunk, last = [], 0, False, None
+    for raw in diff.splitlines(keepends=True):
+        if raw.startswith("@@"):
+            old = raw.split()[1][1:]
+            first, _, count = old.partition(",")
+            # An empty old side (`-a,0`) inserts after line a; otherwise the hunk starts at a.
+            start = int(first) if count == "0" else int(first) - 1
+            if start < at:
+                return None
+            out.extend(lines[at:start])
+            at, in_hunk = start, True
+        elif not in_hunk:
+            continue
+        elif raw.startswith("\\"):
+            # "\ No newline at end of file" after an added line: that line ends the file bare.
+            if last == "+" and out and out[-1].endswith("\n"):
+                out[-1] = out[-1][:-1]
+        else:
+            sign, body = raw[:1], raw[1:]
+            last = sign
+            if sign in (" ", "-"):
+                if at >= len(lines) or lines[at].rstrip("\n") != body.rstrip("\n"):
+                    return None
+                if sign == " ":
+                    out.append(lines[at])
+                at += 1
+            elif sign == "+":
+                out.append(body if body.endswith("\n") else body + "\n")
+    out.extend(lines[at:])
+    return "".join(out)
+
+
+def write_effects(path, effects):
+    with open(path, "w") as f:
+        json.dump(effects, f)
+
+
+CARGO_MUTANTS_MARK = " /* ~ changed by cargo-mutants ~ */"
+
+
+def span_swap(text, span, replacement, column_of):
+    """text with the span (1-based lines and columns, end exclusive) swapped for replacement."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+
+    def offset(pos):
+        return starts[pos["line"] - 1] + column_of(lines[pos["line"] - 1], pos["column"] - 1)
+
+    a, b = offset(span["start"]), offset(span["end"])
+    return text[:a] + replacement + text[b:], text[a:b]
+
+
+def peer_cargo_mutants(listing, repo, out_path):
+    """cargo-mutants' span and replacement (columns count characters) make the effect; its
+    diff, with the comment it marks the line with taken out, must agree, or the listing is not
+    read as this script thinks and the run stops."""
+    effects, disagree = [], []
+    for m in json.load(open(listing)):
+        text = read(repo, m["file"])
+        mutated, was = span_swap(text, m["span"], m["replacement"], lambda line, col: col)
+        by_diff = apply_unified(text, (m.get("diff") or "").replace(CARGO_MUTANTS_MARK, ""))
+        if by_diff is None or effect(by_diff) != effect(mutated):
+            disagree.append(m["name"])
+        effects.append({"file": m["file"], "line": m["span"]["start"]["line"],
+                        "what": m.get("genre", "?"),
+                        "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
+                        "effect": effect(mutated)})
+    if disagree:
+        sys.exit(f"cargo-mutants: {len(disagree)} mutant(s) whose span and diff disagree, "
+                 f"first: {disagree[0]}")
+    write_effects(out_path, effects)
+
+
+def utf16_cut(line, column):
+    """Babel counts columns in UTF-16 code units (JavaScript string indices)."""
+    units = line.encode("utf-16-le")[: 2 * column]
+    return len(units.decode("utf-16-le", errors="ignore"))
+
+
+def peer_stryker(report, repo, out_path):
+    effects = []
+    for path, entry in json.load(open(report))["files"].items():
+        rel = os.path.relpath(path, repo) if os.path.isabs(path) else path
+        text = read(repo, rel)
+        for m in entry["mutants"]:
+            mutated, was = span_swap(text, m["location"], m["replacement"], utf16_cut)
+            effects.append({"file": rel, "line": m["location"]["start"]["line"],
+                            "what": m["mutatorName"],
+                            "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
+                            "effect": effect(mutated)})
+    write_effects(out_path, effects)
+
+
+def build_check(repo, kind, proposals, sample, timeout):
+    """Applies each proposal in a scratch copy of repo and runs the language's build there.
+    Returns (built, tried, note); tried is 0 with a note when the baseline does not build."""
+    if not proposals:
+        return 0, 0, "no proposals"
+    scratch = tempfile.mkdtemp(prefix="bench-suggest-build.")
+    try:
+        copy = os.path.join(scratch, "tree")
+        shutil.copytree(repo, copy, symlinks=True,
+                        ignore=shutil.ignore_patterns(".git", "target", "mutants", "reports",
+                                                      ".stryker-tmp"))
+        env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(scratch, "target"))
+
+        def build(file):
+            cmd = {"rust": ["cargo", "check", "--quiet", "--offline"],
+                   "javascript": ["node", "--check", file],
+                   "typescript": ["tsc", "--noEmit", "-p", "."],
+                   "python": [sys.executable, "-m", "py_compile", file],
+                   "go": ["go", "build", "./..."]}[kind]
+            try:
+                r = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return False
+            return r.returncode == 0
+
+        if kind == "rust":
+            subprocess.run(["cargo", "fetch", "--quiet"], cwd=copy, env=env, capture_output=True)
+        files = sorted({p["file"] for p in proposals})
+        if not all(build(f) for f in files):
+            return 0, 0, "the unmutated tree does not build here: not measured"
+        picked = proposals
+        if sample and len(proposals) > sample:
+            picked = random.Random(29).sample(proposals, sample)
+        built = 0
+        for p in picked:
+            path = os.path.join(copy, p["file"])
+            with open(path, encoding="utf-8", newline="") as f:
+                text = f.read()
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text.replace(p["anchor"], p["replace"], 1))
+            built += build(p["file"])
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        note = f"a sample of {len(picked)} of {len(proposals)}" if picked is not proposals else ""
+        return built, len(picked), note
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sample, timeout):
+    with open(suggest_path) as f:
+        suggest = json.load(f)
+    if suggest.get("version") != 1 or not isinstance(suggest.get("mutants"), list):
+        sys.exit(f"{suggest_path}: not the suggest --json shape (version 1 with mutants)")
+    peer_effects = json.load(open(peer_path)) if peer_path != "-" else None
+    texts, proposals, controls, not_unique = {}, [], 0, []
+    keys = {}
+    for m in suggest["mutants"]:
+        if m["file"] not in texts:
+            texts[m["file"]] = read(repo, m["file"])
+        text = texts[m["file"]]
+        count = text.count(m["anchor"]) if m["anchor"] else 0
+        if count != 1:
+            not_unique.append(f"{m['file']}:{m['line']}: anchor occurs {count} times")
+        if m.get("operator") == "control":
+            controls += 1
+            continue
+        proposals.append(m)
+        mutated = text.replace(m["anchor"], m["replace"], 1)
+        keys.setdefault((m["file"], effect(mutated)), []).append(m)
+    row = {"label": label, "peer": peer, "proposals": len(proposals), "controls": controls,
+           "anchors": len(suggest["mutants"]), "not_unique": len(not_unique),
+           "skipped_files": [f"{f['file']}: {f['skipped']}" for f in suggest.get("files", [])
+                             if f.get("skipped")],
+           "dropped": suggest.get("counts", {}).get("dropped", 0)}
+    if peer_effects is not None:
+        matched, missed = 0, {}
+        peer_keys = set()
+        for e in peer_effects:
+            peer_keys.add((e["file"], e["effect"]))
+            if (e["file"], e["effect"]) in keys:
+                matched += 1
+            else:
+                missed.setdefault(e["what"], []).append(f"{e['file']}:{e['line']} {e['text']}")
+        row["peer_mutants"] = len(peer_effects)
+        row["matched"] = matched
+        row["lacks"] = sum(len(ms) for k, ms in keys.items() if k not in peer_keys)
+        row["missed_by_kind"] = {k: len(v) for k, v in sorted(missed.items(),
+                                                              key=lambda kv: -len(kv[1]))}
+        row["missed_examples"] = {k: v[:3] for k, v in missed.items()}
+    if build_kind == "-":
+        row["build"] = None
+    else:
+        t0 = time.monotonic()
+        built, tried, note = build_check(repo, build_kind, proposals, sample, timeout)
+        row["build"] = {"kind": build_kind, "built": built, "tried": tried, "note": note,
+                        "seconds": round(time.monotonic() - t0, 1)}
+    for line in not_unique[:10]:
+        print(f"  not unique: {line}", file=sys.stderr)
+    with open(row_path, "w") as f:
+        json.dump(row, f, indent=1)
+
+
+def pct(a, b):
+    return f"{100 * a / b:.0f}%" if b else "–"
+
+
+def table(rows):
+    goals = {"cargo-mutants": 90, "Stryker": 80}
+    print(f"{'project':34} {'peer':14} {'peer mutants':>12} {'recall':>7} {'goal':>5} "
+          f"{'gatekit':>8} {'peer lacks':>10} {'anchors unique':>15} {'builds':>14}")
+    met = True
+    for r in rows:
+        if "unmeasured" in r:
+            print(f"{r['label']:34} {r['peer']:14} not measured: {r['unmeasured']}")
+            continue
+        if "peer_mutants" in r:
+            recall = pct(r["matched"], r["peer_mutants"])
+            goal = goals.get(r["peer"])
+            if goal and r["peer_mutants"] and 100 * r["matched"] / r["peer_mutants"] < goal:
+                met = False
+            peer_n, lacks = str(r["peer_mutants"]), str(r["lacks"])
+        else:
+            recall, goal, peer_n, lacks = "–", None, "not measured", "–"
+        unique = f"{r['anchors'] - r['not_unique']}/{r['anchors']}"
+        met &= r["not_unique"] == 0
+        b = r.get("build")
+        if b and b["tried"]:
+            builds = f"{pct(b['built'], b['tried'])} of {b['tried']}"
+            met &= b["built"] * 10 >= b["tried"] * 9
+        else:
+            builds = "not measured" if b is None else b["note"]
+        print(f"{r['label']:34} {r['peer']:14} {peer_n:>12} {recall:>7} "
+              f"{(str(goal) + '%') if goal else '–':>5} {r['proposals']:>8} {lacks:>10} "
+              f"{unique:>15} {builds:>14}")
+    for r in rows:
+        if r.get("missed_by_kind"):
+            kinds = ", ".join(f"{k} {n}" for k, n in list(r["missed_by_kind"].items())[:8])
+            print(f"  {r['label']}: the peer's mutants gatekit has not, by kind: {kinds}")
+        if r.get("build") and r["build"].get("note") and r["build"]["tried"]:
+            print(f"  {r['label']}: builds measured on {r['build']['note']} "
+                  f"({r['build']['seconds']} s)")
+        for s in r.get("skipped_files", []):
+            print(f"  {r['label']}: skipped {s}")
+        if r.get("dropped"):
+            print(f"  {r['label']}: {r['dropped']} proposal(s) dropped (no clean reparse)")
+    print("goals (recall >= 90% of cargo-mutants', >= 80% of Stryker's; >= 90% build; "
+          f"every anchor unique): {'met' if met else 'NOT met'} on the rows measured")
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == "changed":
+        print(json.dumps(changed_lines(args[0])))
+    elif cmd == "peer-cargo-mutants":
+        peer_cargo_mutants(*args)
+    elif cmd == "peer-stryker":
+        peer_stryker(*args)
+    elif cmd == "compare":
+        row, suggest, repo, peer_path, kind, label, peer = args[:7]
+        sample = int(os.environ.get("BUILD_SAMPLE", "0"))
+        timeout = int(os.environ.get("BUILD_TIMEOUT", "300"))
+        compare(row, suggest, repo, peer_path, kind, label, peer, sample, timeout)
+    elif cmd == "table":
+        table([json.load(open(p)) for p in args])
+    else:
+        sys.exit(f"unknown command {cmd}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
