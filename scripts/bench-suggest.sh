@@ -52,7 +52,11 @@ projects=(
 
 stamp() { echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 echo "start: $(stamp)"
-python3 "$here/scripts/bench_suggest_selftest.py" > /dev/null
+if ! selftest=$(python3 "$here/scripts/bench_suggest_selftest.py" 2>&1); then
+  echo "$selftest" >&2
+  echo "the comparison's self-test failed: nothing measured" >&2
+  exit 1
+fi
 
 scratch bench-suggest
 rows=()
@@ -210,8 +214,8 @@ for entry in "${projects[@]}"; do
   if ! have "$tool"; then missing "$tool (the $lang toolchain)"; unmeasured "$tool missing"; continue; fi
   echo "== $title: downloading from $reg" >&2
   if ! a=$(fetch "$reg" "$name" "$old") || ! b=$(fetch "$reg" "$name" "$new"); then
-    missing "the $reg archive of $name $old or $new (download failed)"
-    unmeasured "download failed"; continue
+    missing "the $reg archive of $name $old or $new (download failed: is the registry reachable?)"
+    unmeasured "download from $reg failed"; continue
   fi
   repo=$(prepare "$label" "$a" "$b" "$exclude")
   python3 "$helper" changed "$repo" > "$work/$label/changed.json"
@@ -228,7 +232,7 @@ for entry in "${projects[@]}"; do
   suggest="$work/$label/suggest.json"
   if [ -n "${SUGGEST_JSON_DIR:-}" ]; then
     cp "$SUGGEST_JSON_DIR/$label.json" "$suggest"
-    title="$title [HAND-MADE proposals]"
+    title="$title HAND-MADE"
   elif [ -n "$gm" ]; then
     if ! (cd "$repo" && "$gm" suggest --all --diff HEAD~1 --json) > "$suggest" \
         2> "$work/$label/suggest.err"; then

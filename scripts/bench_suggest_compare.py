@@ -144,17 +144,57 @@ def utf16_cut(line, column):
     return len(units.decode("utf-16-le", errors="ignore"))
 
 
+# Stryker writes each replacement with Babel's printer, which drops redundant parentheses and
+# carries a trailing comment into the replacement, so some of its mutants differ from the same
+# edit made in place by more than whitespace. A second, looser figure compares syntax trees:
+# each mutated file parsed and printed again by Babel (Stryker's own), comments left out.
+BABEL_CANON = r"""
+const { parse } = require("@babel/parser");
+const generate = require("@babel/generator").default;
+let input = "";
+process.stdin.on("data", (d) => (input += d)).on("end", () => {
+  const out = JSON.parse(input).map(([file, text]) => {
+    const plugins = /\.tsx$/.test(file) ? ["typescript", "jsx"]
+      : /\.[cm]?ts$/.test(file) ? ["typescript"] : ["jsx"];
+    try {
+      const ast = parse(text, { sourceType: "unambiguous", plugins });
+      return generate(ast, { comments: false, compact: true }).code;
+    } catch (e) {
+      return null;
+    }
+  });
+  process.stdout.write(JSON.stringify(out));
+});
+"""
+
+
+def stryker_modules():
+    return os.environ.get("STRYKER_MODULES", os.path.expanduser(
+        "~/.cache/gatekit/bench-suggest/stryker/node_modules"))
+
+
+def syntax_keys(pairs):
+    """[(file, text)] -> the effect of each text as Babel prints it again (None: no parse)."""
+    modules = stryker_modules()
+    r = subprocess.run(["node", "-e", BABEL_CANON], input=json.dumps(pairs), text=True,
+                       capture_output=True, env=dict(os.environ, NODE_PATH=modules), check=True)
+    return [effect(code) if code is not None else None for code in json.loads(r.stdout)]
+
+
 def peer_stryker(report, repo, out_path):
-    effects = []
+    effects, texts = [], []
     for path, entry in json.load(open(report))["files"].items():
         rel = os.path.relpath(path, repo) if os.path.isabs(path) else path
         text = read(repo, rel)
         for m in entry["mutants"]:
             mutated, was = span_swap(text, m["location"], m["replacement"], utf16_cut)
+            texts.append((rel, mutated))
             effects.append({"file": rel, "line": m["location"]["start"]["line"],
                             "what": m["mutatorName"],
                             "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
                             "effect": effect(mutated)})
+    for e, key in zip(effects, syntax_keys(texts) if texts else []):
+        e["syntax"] = key
     write_effects(out_path, effects)
 
 
@@ -214,7 +254,7 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
         sys.exit(f"{suggest_path}: not the suggest --json shape (version 1 with mutants)")
     peer_effects = json.load(open(peer_path)) if peer_path != "-" else None
     texts, proposals, controls, not_unique = {}, [], 0, []
-    keys = {}
+    keys, mutated_texts = {}, []
     for m in suggest["mutants"]:
         if m["file"] not in texts:
             texts[m["file"]] = read(repo, m["file"])
@@ -228,6 +268,7 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
         proposals.append(m)
         mutated = text.replace(m["anchor"], m["replace"], 1)
         keys.setdefault((m["file"], effect(mutated)), []).append(m)
+        mutated_texts.append((m["file"], mutated))
     row = {"label": label, "peer": peer, "proposals": len(proposals), "controls": controls,
            "anchors": len(suggest["mutants"]), "not_unique": len(not_unique),
            "skipped_files": [f"{f['file']}: {f['skipped']}" for f in suggest.get("files", [])
@@ -248,6 +289,11 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
         row["missed_by_kind"] = {k: len(v) for k, v in sorted(missed.items(),
                                                               key=lambda kv: -len(kv[1]))}
         row["missed_examples"] = {k: v[:3] for k, v in missed.items()}
+        if peer_effects and "syntax" in peer_effects[0]:
+            # A text Babel cannot parse has no key and matches nothing.
+            ours = {(f, k) for (f, _), k in zip(mutated_texts, syntax_keys(mutated_texts)) if k}
+            row["matched_syntax"] = sum(bool(e["syntax"]) and (e["file"], e["syntax"]) in ours
+                                        for e in peer_effects)
     if build_kind == "-":
         row["build"] = None
     else:
@@ -267,12 +313,12 @@ def pct(a, b):
 
 def table(rows):
     goals = {"cargo-mutants": 90, "Stryker": 80}
-    print(f"{'project':34} {'peer':14} {'peer mutants':>12} {'recall':>7} {'goal':>5} "
+    print(f"{'project':44} {'peer':14} {'peer mutants':>12} {'recall':>7} {'goal':>5} "
           f"{'gatekit':>8} {'peer lacks':>10} {'anchors unique':>15} {'builds':>14}")
     met = True
     for r in rows:
         if "unmeasured" in r:
-            print(f"{r['label']:34} {r['peer']:14} not measured: {r['unmeasured']}")
+            print(f"{r['label']:44} {r['peer']:14} not measured: {r['unmeasured']}")
             continue
         if "peer_mutants" in r:
             recall = pct(r["matched"], r["peer_mutants"])
@@ -290,18 +336,27 @@ def table(rows):
             met &= b["built"] * 10 >= b["tried"] * 9
         else:
             builds = "not measured" if b is None else b["note"]
-        print(f"{r['label']:34} {r['peer']:14} {peer_n:>12} {recall:>7} "
+        print(f"{r['label']:44} {r['peer']:14} {peer_n:>12} {recall:>7} "
               f"{(str(goal) + '%') if goal else '–':>5} {r['proposals']:>8} {lacks:>10} "
               f"{unique:>15} {builds:>14}")
     for r in rows:
         if r.get("missed_by_kind"):
             kinds = ", ".join(f"{k} {n}" for k, n in list(r["missed_by_kind"].items())[:8])
             print(f"  {r['label']}: the peer's mutants gatekit has not, by kind: {kinds}")
+        if "matched_syntax" in r:
+            print(f"  {r['label']}: recall with syntax trees compared (Babel prints both again, "
+                  f"comments and redundant parentheses aside): "
+                  f"{pct(r['matched_syntax'], r['peer_mutants'])}")
         if r.get("build") and r["build"].get("note") and r["build"]["tried"]:
             print(f"  {r['label']}: builds measured on {r['build']['note']} "
                   f"({r['build']['seconds']} s)")
-        for s in r.get("skipped_files", []):
+        skipped = r.get("skipped_files", [])
+        other = [s for s in skipped if not s.endswith(": not a source file of a known language")]
+        for s in other:
             print(f"  {r['label']}: skipped {s}")
+        if len(skipped) > len(other):
+            print(f"  {r['label']}: {len(skipped) - len(other)} changed file(s) of no known "
+                  "language (docs, manifests) skipped")
         if r.get("dropped"):
             print(f"  {r['label']}: {r['dropped']} proposal(s) dropped (no clean reparse)")
     print("goals (recall >= 90% of cargo-mutants', >= 80% of Stryker's; >= 90% build; "

@@ -51,6 +51,17 @@ def main():
     check(bsc.span_swap(text, pos, "z", bsc.utf16_cut)[0] == "x = '\U0001F600' + z\n",
           "a Stryker span past a non-BMP character lands on the right character")
 
+    if os.path.isdir(os.path.join(bsc.stryker_modules(), "@babel", "generator")):
+        a, b, c, bad = bsc.syntax_keys([("a.js", "x = h[0xC0 | (c >> 6)]; // one"),
+                                        ("a.js", "x = h[0xC0 | c >> 6];"),
+                                        ("a.js", "x = h[0xC0 & c >> 6];"),
+                                        ("a.js", "x = (;")])
+        check(a == b and a != c, "syntax keys: comments and redundant parentheses aside, "
+              "operators kept")
+        check(bad is None, "syntax keys: a text that does not parse has none")
+    else:
+        print("skipped: syntax keys (Stryker's Babel is not installed yet)")
+
     with tempfile.TemporaryDirectory() as root:
         repo_with_change(root)
         check(bsc.changed_lines(root) == {"m.py": [2, 3, 5, 6, 7, 8]},
