@@ -27,8 +27,8 @@
 # A peer or toolchain that is missing is named on a line of its own and that row reads "not
 # measured": no figure is ever made up.
 #
-#   BUILD_SAMPLE=N        build-check N proposals per project, drawn with a fixed seed (default 60;
-#                         0 checks every one)
+#   BUILD_SAMPLE=N        build-check only N proposals per project, drawn with a fixed seed
+#                         (default 0: every one)
 #   GRAMMAR_BUILD=0       skip the grammar crates' build timing
 #   SUGGEST_JSON_DIR=DIR  read gatekit's proposals from DIR/LABEL.json instead of running
 #                         `mutants suggest` (to try the script on a hand-made file of the
@@ -39,13 +39,14 @@ set -euo pipefail
 . "$(dirname "$0")/bench-lib.sh"
 cache="$HOME/.cache/gatekit/bench-suggest"
 helper="$here/scripts/bench_suggest_compare.py"
-export BUILD_SAMPLE=${BUILD_SAMPLE:-60}
+export BUILD_SAMPLE=${BUILD_SAMPLE:-0}
 mkdir -p "$cache/dl"
 
 # label  language    registry  package         old      new      peer           exclude
 projects=(
   "strsim         rust        crates    strsim          0.10.0   0.11.0   cargo-mutants  -"
   "qs             javascript  npm       qs              6.12.0   6.12.1   Stryker        dist"
+  "query-core     typescript npm       @tanstack/query-core 5.59.0 5.59.13 Stryker   build"
   "more-itertools python      pypi      more-itertools  10.3.0   10.4.0   mutmut         -"
   "uuid           go          go        github.com/google/uuid v1.5.0 v1.6.0 none        -"
 )
@@ -77,7 +78,7 @@ if [ ! -x "$stryker" ] && have npm; then
   mkdir -p "$cache/stryker"
   [ -f "$cache/stryker/package.json" ] || echo '{"private": true}' > "$cache/stryker/package.json"
   (cd "$cache/stryker" && npm install --silent --no-audit --no-fund \
-    @stryker-mutator/core typescript) || missing "Stryker (npm install failed)"
+    @stryker-mutator/core typescript @types/node) || missing "Stryker (npm install failed)"
 fi
 mutmut_py="$cache/mutmut-venv/bin/python"
 if [ ! -x "$mutmut_py" ]; then

@@ -198,11 +198,22 @@ def peer_stryker(report, repo, out_path):
     write_effects(out_path, effects)
 
 
+TSCONFIG = {
+    "compilerOptions": {
+        "strict": True, "target": "es2022", "lib": ["es2022", "dom"], "module": "esnext",
+        "moduleResolution": "bundler", "skipLibCheck": True, "noEmit": True, "types": ["node"],
+        "typeRoots": [os.path.join(stryker_modules(), "@types")]},
+    "include": ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"],
+    "exclude": ["**/__tests__/**", "**/*.test.*", "**/*.spec.*", "node_modules", "build", "dist"],
+}
+
+
 def build_check(repo, kind, proposals, sample, timeout):
     """Applies each proposal in a scratch copy of repo and runs the language's build there.
-    Returns (built, tried, note); tried is 0 with a note when the baseline does not build."""
+    Returns (built, tried, note, {operator: [what did not build]}); tried is 0 with a note when
+    the baseline does not build."""
     if not proposals:
-        return 0, 0, "no proposals"
+        return 0, 0, "no proposals", {}
     scratch = tempfile.mkdtemp(prefix="bench-suggest-build.")
     try:
         copy = os.path.join(scratch, "tree")
@@ -225,24 +236,33 @@ def build_check(repo, kind, proposals, sample, timeout):
 
         if kind == "rust":
             subprocess.run(["cargo", "fetch", "--quiet"], cwd=copy, env=env, capture_output=True)
+        if kind == "typescript" and not os.path.exists(os.path.join(copy, "tsconfig.json")):
+            # Registry packages rarely ship their tsconfig: a strict one for the sources alone
+            # (tests left out: their runners' types are not installed here).
+            with open(os.path.join(copy, "tsconfig.json"), "w") as f:
+                json.dump(TSCONFIG, f)
         files = sorted({p["file"] for p in proposals})
         if not all(build(f) for f in files):
-            return 0, 0, "the unmutated tree does not build here: not measured"
+            return 0, 0, "the unmutated tree does not build here: not measured", {}
         picked = proposals
         if sample and len(proposals) > sample:
             picked = random.Random(29).sample(proposals, sample)
-        built = 0
+        built, unbuilt = 0, {}
         for p in picked:
             path = os.path.join(copy, p["file"])
             with open(path, encoding="utf-8", newline="") as f:
                 text = f.read()
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.write(text.replace(p["anchor"], p["replace"], 1))
-            built += build(p["file"])
+            if build(p["file"]):
+                built += 1
+            else:
+                unbuilt.setdefault(p.get("operator", "?"), []).append(
+                    f"{p['file']}:{p['line']} {p['description']}")
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         note = f"a sample of {len(picked)} of {len(proposals)}" if picked is not proposals else ""
-        return built, len(picked), note
+        return built, len(picked), note, unbuilt
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -298,9 +318,9 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
         row["build"] = None
     else:
         t0 = time.monotonic()
-        built, tried, note = build_check(repo, build_kind, proposals, sample, timeout)
+        built, tried, note, unbuilt = build_check(repo, build_kind, proposals, sample, timeout)
         row["build"] = {"kind": build_kind, "built": built, "tried": tried, "note": note,
-                        "seconds": round(time.monotonic() - t0, 1)}
+                        "seconds": round(time.monotonic() - t0, 1), "unbuilt": unbuilt}
     for line in not_unique[:10]:
         print(f"  not unique: {line}", file=sys.stderr)
     with open(row_path, "w") as f:
@@ -350,6 +370,8 @@ def table(rows):
         if r.get("build") and r["build"].get("note") and r["build"]["tried"]:
             print(f"  {r['label']}: builds measured on {r['build']['note']} "
                   f"({r['build']['seconds']} s)")
+        for op, what in (r.get("build") or {}).get("unbuilt", {}).items():
+            print(f"  {r['label']}: {len(what)} {op} proposal(s) do not build, e.g. {what[0]}")
         skipped = r.get("skipped_files", [])
         other = [s for s in skipped if not s.endswith(": not a source file of a known language")]
         for s in other:
