@@ -129,6 +129,7 @@ def peer_cargo_mutants(listing, repo, out_path):
         if by_diff is None or effect(by_diff) != effect(mutated):
             disagree.append(m["name"])
         effects.append({"file": m["file"], "line": m["span"]["start"]["line"],
+                        "last": m["span"]["end"]["line"],
                         "what": m.get("genre", "?"),
                         "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
                         "effect": effect(mutated)})
@@ -190,6 +191,7 @@ def peer_stryker(report, repo, out_path):
             mutated, was = span_swap(text, m["location"], m["replacement"], utf16_cut)
             texts.append((rel, mutated))
             effects.append({"file": rel, "line": m["location"]["start"]["line"],
+                            "last": m["location"]["end"]["line"],
                             "what": m["mutatorName"],
                             "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
                             "effect": effect(mutated)})
@@ -295,14 +297,20 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
                              if f.get("skipped")],
            "dropped": suggest.get("counts", {}).get("dropped", 0)}
     if peer_effects is not None:
-        matched, missed = 0, {}
+        matched, missed, off_added = 0, {}, 0
         peer_keys = set()
+        added = {f: set(ls) for f, ls in changed_lines(repo).items()}
         for e in peer_effects:
             peer_keys.add((e["file"], e["effect"]))
             if (e["file"], e["effect"]) in keys:
                 matched += 1
-            else:
-                missed.setdefault(e["what"], []).append(f"{e['file']}:{e['line']} {e['text']}")
+                continue
+            missed.setdefault(e["what"], []).append(f"{e['file']}:{e['line']} {e['text']}")
+            # gatekit's scope is the lines the change adds; a peer may also count a line next
+            # to a deletion (cargo-mutants' --in-diff does).
+            span = range(e["line"], e.get("last", e["line"]) + 1)
+            off_added += not any(n in added.get(e["file"], ()) for n in span)
+        row["missed_off_added_lines"] = off_added
         row["peer_mutants"] = len(peer_effects)
         row["matched"] = matched
         row["lacks"] = sum(len(ms) for k, ms in keys.items() if k not in peer_keys)
@@ -363,6 +371,11 @@ def table(rows):
         if r.get("missed_by_kind"):
             kinds = ", ".join(f"{k} {n}" for k, n in list(r["missed_by_kind"].items())[:8])
             print(f"  {r['label']}: the peer's mutants gatekit has not, by kind: {kinds}")
+        if r.get("missed_off_added_lines"):
+            n = r["missed_off_added_lines"]
+            print(f"  {r['label']}: {n} of the peer's mutants gatekit has not touch no line the "
+                  f"change adds (a deletion's neighbours): recall on added lines "
+                  f"{pct(r['matched'], r['peer_mutants'] - n)}")
         if "matched_syntax" in r:
             print(f"  {r['label']}: recall with syntax trees compared (Babel prints both again, "
                   f"comments and redundant parentheses aside): "

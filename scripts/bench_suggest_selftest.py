@@ -71,6 +71,9 @@ def main():
                    NEW.replace("return 1", "return None")]
         peer = [{"file": "m.py", "line": 2, "what": "k", "text": "t", "effect": bsc.effect(t)}
                 for t in mutated]
+        # One more on line 1, which the change does not add: gatekit does not propose it.
+        peer.append({"file": "m.py", "line": 1, "last": 1, "what": "k", "text": "t",
+                     "effect": bsc.effect(NEW.replace("f(a, b)", "f(b, a)"))})
         with open(os.path.join(root, "peer.json"), "w") as f:
             json.dump(peer, f)
 
@@ -91,7 +94,8 @@ def main():
         bsc.compare(os.path.join(root, "row.json"), os.path.join(root, "suggest.json"), root,
                     os.path.join(root, "peer.json"), "python", "t", "mutmut", 0, 60)
         row = json.load(open(os.path.join(root, "row.json")))
-        check((row["peer_mutants"], row["matched"]) == (3, 2), "recall counts by effect: 2 of 3")
+        check((row["peer_mutants"], row["matched"]) == (4, 2), "recall counts by effect: 2 of 4")
+        check(row["missed_off_added_lines"] == 1, "one peer mutant missed is off the added lines")
         check(row["lacks"] == 2, "the peer lacks gatekit's 2 other proposals")
         check((row["anchors"], row["not_unique"]) == (5, 1), "one anchor of 5 is not unique")
         check(row["controls"] == 1 and row["proposals"] == 4, "the control is not a proposal")
