@@ -29,6 +29,8 @@
 #
 #   BUILD_SAMPLE=N        build-check only N proposals per project, drawn with a fixed seed
 #                         (default 0: every one)
+#   PEER_BUILD=1          also build each of Stryker's and cargo-mutants' own mutants the same
+#                         way: the share of a peer's mutants that build, beside gatekit's
 #   GRAMMAR_BUILD=0       skip the grammar crates' build timing
 #   SUGGEST_JSON_DIR=DIR  read gatekit's proposals from DIR/LABEL.json instead of running
 #                         `mutants suggest` (to try the script on a hand-made file of the

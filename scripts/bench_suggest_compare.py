@@ -114,7 +114,7 @@ def span_swap(text, span, replacement, column_of):
         return starts[pos["line"] - 1] + column_of(lines[pos["line"] - 1], pos["column"] - 1)
 
     a, b = offset(span["start"]), offset(span["end"])
-    return text[:a] + replacement + text[b:], text[a:b]
+    return text[:a] + replacement + text[b:], text[a:b], [a, b, replacement]
 
 
 def peer_cargo_mutants(listing, repo, out_path):
@@ -124,13 +124,13 @@ def peer_cargo_mutants(listing, repo, out_path):
     effects, disagree = [], []
     for m in json.load(open(listing)):
         text = read(repo, m["file"])
-        mutated, was = span_swap(text, m["span"], m["replacement"], lambda line, col: col)
+        mutated, was, cut = span_swap(text, m["span"], m["replacement"], lambda line, col: col)
         by_diff = apply_unified(text, (m.get("diff") or "").replace(CARGO_MUTANTS_MARK, ""))
         if by_diff is None or effect(by_diff) != effect(mutated):
             disagree.append(m["name"])
         effects.append({"file": m["file"], "line": m["span"]["start"]["line"],
                         "last": m["span"]["end"]["line"],
-                        "what": m.get("genre", "?"),
+                        "what": m.get("genre", "?"), "cut": cut,
                         "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
                         "effect": effect(mutated)})
     if disagree:
@@ -188,11 +188,11 @@ def peer_stryker(report, repo, out_path):
         rel = os.path.relpath(path, repo) if os.path.isabs(path) else path
         text = read(repo, rel)
         for m in entry["mutants"]:
-            mutated, was = span_swap(text, m["location"], m["replacement"], utf16_cut)
+            mutated, was, cut = span_swap(text, m["location"], m["replacement"], utf16_cut)
             texts.append((rel, mutated))
             effects.append({"file": rel, "line": m["location"]["start"]["line"],
                             "last": m["location"]["end"]["line"],
-                            "what": m["mutatorName"],
+                            "what": m["mutatorName"], "cut": cut,
                             "text": f"{was[:60]!r} -> {m['replacement'][:60]!r}",
                             "effect": effect(mutated)})
     for e, key in zip(effects, syntax_keys(texts) if texts else []):
@@ -211,9 +211,9 @@ TSCONFIG = {
 
 
 def build_check(repo, kind, proposals, sample, timeout):
-    """Applies each proposal in a scratch copy of repo and runs the language's build there.
-    Returns (built, tried, note, {operator: [what did not build]}); tried is 0 with a note when
-    the baseline does not build."""
+    """Writes each mutated file ({"file", "mutated", "kind", "what"}) into a scratch copy of
+    repo in turn and runs the language's build there. Returns (built, tried, note,
+    {kind: [what did not build]}); tried is 0 with a note when the baseline does not build."""
     if not proposals:
         return 0, 0, "no proposals", {}
     scratch = tempfile.mkdtemp(prefix="bench-suggest-build.")
@@ -255,12 +255,11 @@ def build_check(repo, kind, proposals, sample, timeout):
             with open(path, encoding="utf-8", newline="") as f:
                 text = f.read()
             with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(text.replace(p["anchor"], p["replace"], 1))
+                f.write(p["mutated"])
             if build(p["file"]):
                 built += 1
             else:
-                unbuilt.setdefault(p.get("operator", "?"), []).append(
-                    f"{p['file']}:{p['line']} {p['description']}")
+                unbuilt.setdefault(p["kind"], []).append(p["what"])
             with open(path, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
         note = f"a sample of {len(picked)} of {len(proposals)}" if picked is not proposals else ""
@@ -287,8 +286,9 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
         if m.get("operator") == "control":
             controls += 1
             continue
-        proposals.append(m)
         mutated = text.replace(m["anchor"], m["replace"], 1)
+        proposals.append({"file": m["file"], "mutated": mutated, "kind": m.get("operator", "?"),
+                          "what": f"{m['file']}:{m['line']} {m['description']}"})
         keys.setdefault((m["file"], effect(mutated)), []).append(m)
         mutated_texts.append((m["file"], mutated))
     row = {"label": label, "peer": peer, "proposals": len(proposals), "controls": controls,
@@ -329,6 +329,17 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
         built, tried, note, unbuilt = build_check(repo, build_kind, proposals, sample, timeout)
         row["build"] = {"kind": build_kind, "built": built, "tried": tried, "note": note,
                         "seconds": round(time.monotonic() - t0, 1), "unbuilt": unbuilt}
+        if peer_effects and "cut" in peer_effects[0] and os.environ.get("PEER_BUILD") == "1":
+            # The same build of the peer's own mutants: what share of a peer's mutants build is
+            # the yardstick for gatekit's.
+            items = []
+            for e in peer_effects:
+                a, b, replacement = e["cut"]
+                text = texts.get(e["file"]) or read(repo, e["file"])
+                items.append({"file": e["file"], "mutated": text[:a] + replacement + text[b:],
+                              "kind": e["what"], "what": f"{e['file']}:{e['line']} {e['text']}"})
+            built, tried, note, unbuilt = build_check(repo, build_kind, items, sample, timeout)
+            row["peer_build"] = {"built": built, "tried": tried, "note": note}
     for line in not_unique[:10]:
         print(f"  not unique: {line}", file=sys.stderr)
     with open(row_path, "w") as f:
@@ -383,6 +394,10 @@ def table(rows):
         if r.get("build") and r["build"].get("note") and r["build"]["tried"]:
             print(f"  {r['label']}: builds measured on {r['build']['note']} "
                   f"({r['build']['seconds']} s)")
+        if r.get("peer_build") and r["peer_build"]["tried"]:
+            pb = r["peer_build"]
+            print(f"  {r['label']}: the peer's own mutants that build, same check: "
+                  f"{pct(pb['built'], pb['tried'])} of {pb['tried']} {pb['note']}")
         for op, what in (r.get("build") or {}).get("unbuilt", {}).items():
             print(f"  {r['label']}: {len(what)} {op} proposal(s) do not build, e.g. {what[0]}")
         skipped = r.get("skipped_files", [])
