@@ -143,14 +143,14 @@ prepare() {
 # --- the peers ----------------------------------------------------------------------------
 # Each writes the effects of its own mutants of the changed lines to $1 (a JSON list).
 peer_cargo_mutants() { # OUT REPO
-  [ -x "$cm" ] || { missing "cargo-mutants"; return 1; }
+  [ -x "$cm" ] || { missing "cargo-mutants ($cm): the peer of $label is not measured"; return 1; }
   git -C "$2" diff HEAD~1 HEAD > "$work/$label/change.diff"
   "$cm" mutants --dir "$2" --list --json --diff --in-diff "$work/$label/change.diff" \
     > "$work/$label/cargo-mutants.json"
   python3 "$helper" peer-cargo-mutants "$work/$label/cargo-mutants.json" "$2" "$1"
 }
 peer_stryker() { # OUT REPO
-  [ -x "$stryker" ] || { missing "Stryker (@stryker-mutator/core)"; return 1; }
+  [ -x "$stryker" ] || { missing "Stryker ($stryker): the peer of $label is not measured"; return 1; }
   local ranges
   # Source files only: test code is not mutated, by gatekit or by a reviewer asking Stryker.
   ranges=$(python3 - "$work/$label/changed.json" <<'PY'
@@ -182,7 +182,7 @@ JSON
   python3 "$helper" peer-stryker "$work/$label/stryker-report.json" "$2" "$1"
 }
 peer_mutmut() { # OUT REPO
-  [ -x "$mutmut_py" ] || { missing "mutmut"; return 1; }
+  [ -x "$mutmut_py" ] || { missing "mutmut ($mutmut_py): the peer of $label is not measured"; return 1; }
   "$mutmut_py" "$here/scripts/bench_suggest_mutmut.py" "$2" "$work/$label/changed.json" "$1"
 }
 

@@ -409,8 +409,11 @@ def table(rows):
                   "language (docs, manifests) skipped")
         if r.get("dropped"):
             print(f"  {r['label']}: {r['dropped']} proposal(s) dropped (no clean reparse)")
+    verdict = f"{'met' if met else 'NOT met'} on the rows measured"
+    if any("HAND-MADE" in r["label"] for r in rows):
+        verdict = "not judged: gatekit's proposals were read from a hand-made file"
     print("goals (recall >= 90% of cargo-mutants', >= 80% of Stryker's; >= 90% build; "
-          f"every anchor unique): {'met' if met else 'NOT met'} on the rows measured")
+          f"every anchor unique): {verdict}")
 
 
 def main(argv):
