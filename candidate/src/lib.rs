@@ -17,6 +17,7 @@ pub mod cache;
 pub mod canary;
 pub mod checkout;
 pub mod config;
+pub mod diff;
 pub mod fresh;
 pub mod git;
 pub mod history;

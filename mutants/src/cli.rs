@@ -46,6 +46,10 @@ pub(crate) enum Command {
     },
     /// Run the baseline, then every mutant, in private checkouts; write the report.
     Run(Box<RunArgs>),
+    /// Propose exact-anchor mutants for the lines a change touches (a candidate, a diff, or
+    /// whole files): a spec whose claims you name (each `undoes` says TODO: until then), then
+    /// check and run.
+    Suggest(Box<SuggestArgs>),
     /// Join the outputs of `run --shard K/N` into one report, as a single run would write it.
     Merge {
         /// The output folders of the shards.
@@ -62,6 +66,9 @@ pub(crate) enum Command {
         /// KEY`) is signed by a key this file lists and names their very mutants.json.
         #[arg(long, value_name = "FILE")]
         allowed_signers: Option<PathBuf>,
+        /// Also write the merged findings as SARIF 2.1.0 to FILE (for GitHub code scanning).
+        #[arg(long, value_name = "FILE")]
+        sarif: Option<PathBuf>,
         #[command(flatten)]
         output: FormatArgs,
     },
@@ -90,13 +97,71 @@ pub(crate) struct SpecIn {
     pub dir: Option<PathBuf>,
 }
 
+/// `mutants suggest`'s arguments, as typed.
+#[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("source")
+        .args(["candidate", "diff", "dir"])
+        .required(true)
+        .multiple(true)
+))]
+pub(crate) struct SuggestArgs {
+    /// With --dir alone: the files (or folders) to propose for, whole, relative to DIR as
+    /// `git -C DIR` takes them [default: every tracked source file].
+    #[arg(value_name = "PATH", requires = "dir", conflicts_with_all = ["candidate", "diff"])]
+    pub paths: Vec<PathBuf>,
+    /// The lines a candidate changes (gate.toml: base, patch, manifest), read from the
+    /// candidate's own checkout as `run --candidate` builds it.
+    #[arg(long, value_name = "GATE_TOML", conflicts_with_all = ["diff", "dir"])]
+    pub candidate: Option<PathBuf>,
+    /// With --candidate: the base, in place of gate.toml's `base`.
+    #[arg(long, value_name = "REV", requires = "candidate", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub base: Option<String>,
+    /// With --candidate: the patch, in place of gate.toml's `patch` (only read).
+    #[arg(long, value_name = "FILE", requires = "candidate")]
+    pub patch: Option<PathBuf>,
+    /// With --candidate: the manifest, in place of gate.toml's `manifest` (only read).
+    #[arg(long, value_name = "FILE", requires = "candidate")]
+    pub manifest: Option<PathBuf>,
+    /// The lines changed from REV to DIR as `run` reads it: HEAD plus uncommitted changes,
+    /// untracked files (not ignored) as wholly new.
+    #[arg(long, value_name = "REV", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub diff: Option<String>,
+    /// The git repository [default: the current directory]; without --diff, whole files of it.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub pick: Pick,
+    /// Write the spec to FILE instead of stdout (never over an existing file without --force).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// With --out: replace FILE if it exists.
+    #[arg(long, requires = "out")]
+    pub force: bool,
+    /// Print the proposals, each file's outcome and the counts as JSON (with --out, the spec
+    /// still goes to FILE).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which proposals `suggest` and `run --suggested` make.
+#[derive(Debug, Args)]
+pub(crate) struct Pick {
+    /// The suite every proposal runs under [default: the only one the candidate's gate.toml,
+    /// DIR's mutants.toml or DIR's gate.toml defines].
+    #[arg(long, value_name = "NAME")]
+    pub suite: Option<String>,
+    /// Every operator that applies on each changed line, not one mutant per line.
+    #[arg(long)]
+    pub all: bool,
+}
+
 /// `mutants run`'s arguments, as typed; `commands` turns them into the session's
 /// settings.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// The spec.
-    #[arg(default_value = "mutants.toml")]
-    pub spec: PathBuf,
+    /// The spec [default: mutants.toml].
+    pub spec: Option<PathBuf>,
     /// The git repository to mutate a checkout of (HEAD plus uncommitted changes)
     /// [default: the current directory].
     #[arg(long, conflicts_with = "candidate")]
@@ -105,6 +170,20 @@ pub(crate) struct RunArgs {
     /// manifest), and check its manifest before the first mutant and after the last.
     #[arg(long, value_name = "GATE_TOML")]
     pub candidate: Option<PathBuf>,
+    /// Propose mutants as `mutants suggest` does (for --candidate, --diff REV or --dir DIR)
+    /// and run them, with no SPEC: the spec is written to OUT/suggested.toml, and each
+    /// surviving mutant is shown as a review finding with the hunk it came from.
+    #[arg(long, conflicts_with = "spec")]
+    pub suggested: bool,
+    /// With --suggested: the lines changed from REV to DIR (HEAD plus uncommitted changes).
+    #[arg(long, value_name = "REV", requires = "suggested", conflicts_with = "candidate", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    pub diff: Option<String>,
+    /// With --suggested: the suite every proposal runs under [default: the only one defined].
+    #[arg(long, value_name = "NAME", requires = "suggested")]
+    pub suite: Option<String>,
+    /// With --suggested: every operator that applies on each changed line.
+    #[arg(long, requires = "suggested")]
+    pub all: bool,
     /// With --candidate: the base, in place of gate.toml's `base`.
     #[arg(long, value_name = "REV", requires = "candidate", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub base: Option<String>,
@@ -158,6 +237,11 @@ pub(crate) struct RunArgs {
     /// verdict (result PASSED only for a complete run where everything held).
     #[arg(long, value_name = "FILE")]
     pub attest: Option<PathBuf>,
+    /// Also write the findings as SARIF 2.1.0 to FILE, for GitHub code scanning: a result per
+    /// survivor, killed control, skipped and error row (unviable rows as notes), at the lines
+    /// of the mutant's anchor; rewritten with the report after every mutant.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Sign the --attest statement with this SSH key (`ssh-keygen -Y sign`, namespace
     /// gatekit-attestation), writing FILE.sig beside it; `gate verify` checks it.
     #[arg(long, value_name = "KEY", requires = "attest")]

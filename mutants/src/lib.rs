@@ -7,7 +7,8 @@
 //! else is the crate's own:
 //! - `cli` (the command line as typed) and `commands` (each subcommand: arguments to typed
 //!   settings, the work handed on, an exit code back; `check` and `list` live there);
-//! - `spec` reads mutants.toml, `anchor` finds and swaps anchors in bytes, `swap` writes a file
+//! - `spec` reads mutants.toml (`origin`: a generated mutant's operator, a claim not named yet),
+//!   `anchor` finds and swaps anchors in bytes, `swap` writes a file
 //!   in place only when it is still the same file, `checkout` makes the private checkouts;
 //! - `session` is one `mutants run` (its state and a method per phase), over `run`, the engine
 //!   (baseline, then each mutant judged and restored), which emits `record` values: the rows
@@ -24,11 +25,13 @@ mod checkout;
 pub mod cli;
 pub mod commands;
 mod merge;
+mod origin;
 mod record;
 mod render;
 mod run;
 mod session;
 mod shard;
 mod spec;
+mod suggest;
 mod swap;
 mod verdict;

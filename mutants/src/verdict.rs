@@ -29,6 +29,10 @@ pub(crate) enum Verdict {
     ControlKilled,
     /// The suite could not start, or the run went wrong: no judgement.
     Error,
+    /// A generated mutant (one with an `operator`) whose `build` step failed or timed out:
+    /// the proposal does not compile, so there is nothing to judge and nothing wrong with the
+    /// suite (cargo-mutants' word). Not a finding, never a kill.
+    Unviable,
 }
 
 impl Verdict {
@@ -59,13 +63,19 @@ impl Verdict {
         Verdict::judge(expect, outcome)
     }
 
-    /// Whether this row holds: a mutant killed (by failure or hang), or a control held.
-    /// Skipped and error rows are findings too.
+    /// Whether this row holds, that is, is no finding: a mutant killed (by failure or hang), a
+    /// control held, or a generated mutant that does not build (`unviable`: reported, never
+    /// counted as killed). Survivors, killed controls, skipped and error rows are findings.
     pub fn holds(self) -> bool {
         matches!(
             self,
-            Verdict::Killed | Verdict::KilledHang | Verdict::ControlHeld
+            Verdict::Killed | Verdict::KilledHang | Verdict::ControlHeld | Verdict::Unviable
         )
+    }
+
+    /// Whether the suite noticed the mutant: killed, or killed by a hang.
+    pub fn is_kill(self) -> bool {
+        matches!(self, Verdict::Killed | Verdict::KilledHang)
     }
 
     /// The colour of this verdict's kind on a terminal: a kill or a held control is good news,
@@ -74,7 +84,7 @@ impl Verdict {
         match self {
             Verdict::ControlHeld | Verdict::Killed | Verdict::KilledHang => Style::Good,
             Verdict::Survived | Verdict::ControlKilled | Verdict::Error => Style::Bad,
-            Verdict::Skipped { .. } => Style::Warn,
+            Verdict::Skipped { .. } | Verdict::Unviable => Style::Warn,
         }
     }
 
@@ -88,6 +98,7 @@ impl Verdict {
             Verdict::ControlHeld => "held",
             Verdict::ControlKilled => "control-killed",
             Verdict::Error => "error",
+            Verdict::Unviable => "unviable",
         }
     }
 }
@@ -102,6 +113,7 @@ impl fmt::Display for Verdict {
             Verdict::ControlHeld => f.write_str("control held"),
             Verdict::ControlKilled => f.write_str("CONTROL KILLED"),
             Verdict::Error => f.write_str("error"),
+            Verdict::Unviable => f.write_str("unviable"),
         }
     }
 }
@@ -117,6 +129,7 @@ impl FromStr for Verdict {
             "control held" => Verdict::ControlHeld,
             "CONTROL KILLED" => Verdict::ControlKilled,
             "error" => Verdict::Error,
+            "unviable" => Verdict::Unviable,
             other => {
                 let matches = other
                     .strip_prefix("skipped (")
@@ -137,7 +150,7 @@ impl schemars::JsonSchema for Verdict {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         report::schema::string_with_pattern(
             "The verdict words of the user guide.",
-            r"^(killed|killed \(hang\)|SURVIVED|control held|CONTROL KILLED|error|skipped \([0-9]+ matches\))$",
+            r"^(killed|killed \(hang\)|SURVIVED|control held|CONTROL KILLED|error|unviable|skipped \([0-9]+ matches\))$",
         )
     }
 }
@@ -168,6 +181,7 @@ mod tests {
         assert_eq!(Verdict::ControlKilled.style(), Style::Bad);
         assert_eq!(Verdict::Error.style(), Style::Bad);
         assert_eq!(Verdict::Skipped { matches: 2 }.style(), Style::Warn);
+        assert_eq!(Verdict::Unviable.style(), Style::Warn);
     }
 
     #[test]
@@ -181,6 +195,7 @@ mod tests {
             Verdict::ControlHeld,
             Verdict::ControlKilled,
             Verdict::Error,
+            Verdict::Unviable,
         ] {
             assert_eq!(v.to_string().parse::<Verdict>(), Ok(v));
         }
@@ -214,5 +229,7 @@ mod tests {
         assert!(!Verdict::Survived.holds());
         assert!(Verdict::KilledHang.holds() && Verdict::ControlHeld.holds());
         assert!(!Verdict::Skipped { matches: 1 }.holds());
+        // Unviable is no finding, and never a kill.
+        assert!(Verdict::Unviable.holds() && !Verdict::Unviable.is_kill());
     }
 }

@@ -4,9 +4,10 @@
 //! and the [`failures`] read from its log, and the one rule a run is judged by), UTC [`time`]
 //! stamps, [`duration`]s as users write them, and the renderings of records: aligned
 //! [`table`]s, plain [`text`], atomic [`json`] files checked against their [`schema`], [`junit`]
-//! XML for CI, [`markdown`] for pull requests, chosen by [`format`](mod@format), with
-//! [`color`] decided in one place (on a terminal only, `NO_COLOR` honoured). The tools produce
-//! records; the renderings here consume them, so no tool formats output inside its run loop.
+//! XML for CI, [`sarif`] for code scanning, [`markdown`] for pull requests, chosen by
+//! [`format`](mod@format), with [`color`] decided in one place (on a terminal only, `NO_COLOR`
+//! honoured). The tools produce records; the renderings here consume them, so no tool formats
+//! output inside its run loop.
 //!
 //! A crate of its own, above `runner` and `files` and below `cmdline`, so that what reads and
 //! renders records needs no command-line parser or progress bar: `candidate` judges its setup
@@ -26,6 +27,7 @@ pub mod lines;
 pub mod markdown;
 pub mod record;
 pub mod results;
+pub mod sarif;
 pub mod schema;
 pub mod table;
 pub mod tap;

@@ -24,6 +24,30 @@ pub fn code(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
+/// `text` as a fenced code block (`info` after the opening fence, `diff` for a hunk) whose fence
+/// is longer than any run of backticks inside, so no line of it can close the block; control
+/// characters other than the line breaks and tabs are shown as escapes.
+pub fn fenced(info: &str, text: &str) -> String {
+    let lines: Vec<String> = text
+        .trim_end_matches('\n')
+        .split('\n')
+        // Tabs kept: Go and Makefiles indent with them, and a tab cannot end the block.
+        .map(|l| {
+            l.split('\t')
+                .map(|part| files::escape::text(part).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect();
+    let longest = lines
+        .iter()
+        .flat_map(|l| l.split(|c| c != '`').map(str::len))
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{info}\n{}\n{fence}\n", lines.join("\n"))
+}
+
 /// Plain text with the characters Markdown would act on escaped (`|` is left to the table),
 /// and control characters shown as escapes.
 pub fn escape(text: &str) -> String {
@@ -53,6 +77,16 @@ pub fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fenced_blocks_outgrow_the_backticks_inside() {
+        assert_eq!(fenced("diff", "-a\n+b\n"), "```diff\n-a\n+b\n```\n");
+        assert_eq!(fenced("", "```\nx\u{1b}"), "````\n```\nx\\u{1b}\n````\n");
+        assert_eq!(
+            fenced("diff", "+\tif a {\r\n"),
+            "```diff\n+\tif a {\\r\n```\n"
+        );
+    }
 
     #[test]
     fn code_spans_outgrow_the_backticks_inside() {

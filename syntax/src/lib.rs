@@ -116,14 +116,22 @@ pub enum Skip {
     TestCode,
     NotUtf8,
     /// Larger than 1 MiB.
-    TooLarge { bytes: u64 },
+    TooLarge {
+        bytes: u64,
+    },
     /// Generated: a marker, a lockfile name, or an attribute the caller found
     /// (`linguist-generated`); `why` says which, for people.
-    Generated { why: String },
+    Generated {
+        why: String,
+    },
     /// A line over 1,000 characters (minified or generated).
-    LongLine { line: usize },
+    LongLine {
+        line: usize,
+    },
     /// The grammar found an error at this line.
-    DoesNotParse { line: usize },
+    DoesNotParse {
+        line: usize,
+    },
 }
 
 /// One file's outcome.
@@ -146,3 +154,19 @@ impl fmt::Display for Skip {
         }
     }
 }
+
+mod anchor;
+mod checks;
+mod control;
+mod edit;
+mod engine;
+mod language;
+mod operator;
+mod rules;
+mod site;
+#[cfg(test)]
+mod tests;
+
+pub use engine::propose;
+pub use language::is_test_path;
+pub use operator::UnknownOperator;

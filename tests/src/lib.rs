@@ -22,7 +22,7 @@ mod skip;
 
 pub use output::Output;
 pub use procs::{alive, snapshot, tagged_pids};
-pub use python::{junit, python_json, schema_errors};
+pub use python::{junit, python_json, sarif_errors, schema_errors};
 pub use repo::Repo;
 pub use skip::skip;
 

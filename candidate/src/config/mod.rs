@@ -144,6 +144,19 @@ impl Config {
         Ok(config)
     }
 
+    /// Reads and validates `path` for its suites alone, as [`Config::load`] validates them: a
+    /// project's gate.toml may name no candidate (its suites are what `mutants suggest` copies
+    /// into the spec it writes), so `base`, `patch` and `manifest` are not asked for.
+    pub fn load_suites(path: &Path) -> Result<Vec<SuiteSpec>, ConfigError> {
+        // Placeholders the parse never reads a file through: only the suites are kept.
+        let none = Overrides {
+            base: Some("HEAD".into()),
+            patch: Some(PathBuf::new()),
+            manifest: Some(PathBuf::new()),
+        };
+        Ok(Config::load_with(path, &none)?.suites)
+    }
+
     /// Bad input unless the file names at least one suite: `gate run` has nothing to judge
     /// without one (a candidate for `mutants run --candidate` needs none).
     pub fn require_suites(&self) -> Result<(), ConfigError> {

@@ -16,6 +16,7 @@ use crate::cli::{Cli, Command, RunArgs};
 use crate::session::{self, Selection, Settings};
 
 mod check;
+mod suggest;
 
 /// Runs the parsed command line and returns the exit code, printing any error: the one entry
 /// point of the `mutants` binary.
@@ -28,17 +29,30 @@ fn dispatch(cli: Cli) -> Result<Exit> {
     match cli.command {
         Command::Check { target, json } => check::check(&target.spec, target.dir, json),
         Command::List { target, json } => check::list(&target.spec, target.dir, json),
-        Command::Run(args) => session::run(settings(*args, color)),
+        Command::Run(args) => {
+            let suggested = match args.suggested {
+                true => match suggest::for_run(&args)? {
+                    Some(s) => Some(s),
+                    // Nothing proposed: nothing to run, and nothing is wrong.
+                    None => return Ok(Exit::Ok),
+                },
+                false => None,
+            };
+            session::run(settings(*args, suggested, color))
+        }
+        Command::Suggest(args) => suggest::suggest(*args),
         Command::Merge {
             dirs,
             out,
             spec,
             allowed_signers,
+            sarif,
             output,
         } => {
             let against = crate::merge::Against {
                 spec,
                 allowed_signers,
+                sarif,
             };
             crate::merge::merge(&dirs, &out, &against, output.chosen(), color)
         }
@@ -51,10 +65,19 @@ fn dispatch(cli: Cli) -> Result<Exit> {
 }
 
 /// `mutants run`'s arguments as the session's settings.
-fn settings(args: RunArgs, color: ColorChoice) -> Settings {
+fn settings(
+    args: RunArgs,
+    suggested: Option<(std::path::PathBuf, session::Suggested)>,
+    color: ColorChoice,
+) -> Settings {
     let format = args.stdout_format();
+    let (spec, suggested) = match suggested {
+        Some((spec, s)) => (spec, Some(s)),
+        None => (suggest::spec_path(args.spec.as_deref()), None),
+    };
     Settings {
-        spec: args.spec,
+        spec,
+        suggested,
         dir: args.dir,
         candidate: args.candidate,
         overrides: candidate::config::Overrides {
@@ -76,6 +99,7 @@ fn settings(args: RunArgs, color: ColorChoice) -> Settings {
         jobserver: !args.no_jobserver,
         format,
         color,
+        sarif: args.sarif,
         attest: args.attest.map(|file| crate::attest::Attest {
             file,
             key: args.sign_key,

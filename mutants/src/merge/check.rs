@@ -180,10 +180,18 @@ fn verdicts(dir: &Path, i: usize, row: &Row) -> Result<()> {
         ),
         _ => {}
     }
+    if row.claim_named != crate::origin::claim_named(row.undoes.as_deref()) {
+        bail!(
+            "{}: field `mutants[{i}].claim_named` is {}, but {}'s `undoes` says otherwise",
+            name(dir),
+            row.claim_named,
+            mutant(row)
+        );
+    }
     let runs = row.run.iter().map(|s| (format!("mutants[{i}].run"), s));
     let also = (row.also.iter().enumerate()).map(|(a, s)| (format!("mutants[{i}].also[{a}]"), s));
     for (at, s) in runs.chain(also) {
-        let judged = s.judged(row.expect());
+        let judged = s.judged(row.expect(), row.generated());
         if s.verdict != judged {
             bail!(
                 "{}: field `{at}.verdict` is {}, but {}'s own record ({}) judges it {judged}",
@@ -285,6 +293,8 @@ fn same_mutant(dir: &Path, i: usize, row: &Row, spec: &Spec) -> Result<()> {
         ("site", row.site != m.site),
         ("undoes", row.undoes != m.undoes),
         ("control", row.control != m.is_control()),
+        ("operator", row.operator != m.operator),
+        ("claim_named", row.claim_named != m.claim_named()),
         (
             "run.suite",
             row.run.is_some() && suites != m.suites().collect::<Vec<_>>(),

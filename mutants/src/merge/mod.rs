@@ -52,6 +52,8 @@ pub(crate) struct Against {
     pub spec: Option<PathBuf>,
     /// `--allowed-signers`: every shard's statement must be signed by a key it lists.
     pub allowed_signers: Option<PathBuf>,
+    /// `--sarif FILE`: the merged findings as SARIF too.
+    pub sarif: Option<PathBuf>,
 }
 
 /// `mutants merge`: the shards read and checked, their logs copied, the merged report written
@@ -102,6 +104,7 @@ pub(crate) fn merge(
         plan.input("--allowed-signers", allowed);
     }
     render::plan_outputs(&mut plan, out);
+    render::plan_sarif(&mut plan, against.sarif.as_deref());
     for (_, name) in &copies {
         plan.file_in(out, &format!("logs/{name}"));
     }
@@ -137,7 +140,7 @@ pub(crate) fn merge(
     for (from, name) in &copies {
         logs::copy_log(from, &logs, name)?;
     }
-    render::write_all(&merged, &sources, out)?;
+    render::write_all(&merged, &sources, out, against.sarif.as_deref())?;
     render::print(&merged, format, color)?;
     Ok(join::exit_of(&merged))
 }

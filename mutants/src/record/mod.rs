@@ -27,8 +27,9 @@ pub(crate) use tally::Tally;
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away
 /// (docs/schema/mutants.schema.json describes it); `merge` and an `--only` rerun refuse reports
 /// of another version. 2: each suite run records `hang`, `not_started` and `file_changed`, which
-/// merge judges its verdict by.
-pub(crate) const REPORT_VERSION: u32 = 2;
+/// merge judges its verdict by. 3: a row names its `operator` (a generated mutant, `unviable`
+/// when its build fails: each suite run records `build_failed`), `claim_named` and `context`.
+pub(crate) const REPORT_VERSION: u32 = 3;
 
 /// The whole run: `mutants.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -33,6 +33,9 @@ pub(crate) struct SuiteRun {
     /// could not be spawned); `None` when it started.
     #[serde(deserialize_with = "required")]
     pub not_started: Option<String>,
+    /// Its `build` step failed or timed out, so the suite never ran (`not_started` says how):
+    /// a generated mutant is then `unviable`, a hand-written one `error`.
+    pub build_failed: bool,
     /// How the suite changed the mutated file itself (deleted or replaced it), which makes the
     /// run prove nothing whatever it exited with; `None` when it left the file alone.
     #[serde(deserialize_with = "required")]
@@ -71,11 +74,20 @@ pub(crate) struct SuiteRun {
 impl SuiteRun {
     /// The verdict this run's own record gives a mutant that expects `expect`: the one judge
     /// ([`Verdict::judge_record`]) on the record's facts (exit code, signal, hang, a start that
-    /// failed, the counts), and `error` when the suite changed the mutated file. The run
-    /// writes every verdict through here, and `merge` holds a shard's verdicts to it.
-    pub fn judged(&self, expect: Expect) -> Verdict {
+    /// failed, the counts), `error` when the suite changed the mutated file, and `unviable`
+    /// when a `generated` mutant (not a control) failed its `build` step. The run writes every
+    /// verdict through here, and `merge` holds a shard's verdicts to it.
+    pub fn judged(&self, expect: Expect, generated: bool) -> Verdict {
         if self.file_changed.is_some() {
             return Verdict::Error;
+        }
+        // A failed build never started the suite, so it has a reason not to start and did not
+        // exit 0: anything else is a record that contradicts itself, an `error`.
+        let unbuilt = self.build_failed
+            && self.not_started.is_some()
+            && !(self.exit_code == Some(0) && self.signal.is_none());
+        if generated && expect == Expect::Kill && unbuilt {
+            return Verdict::Unviable;
         }
         let mut record = RunRecord::not_yet_run(Vec::new(), PathBuf::new(), PathBuf::new());
         record.exit_code = self.exit_code;
@@ -134,6 +146,17 @@ pub(crate) struct Row {
     pub file: String,
     #[serde(deserialize_with = "required")]
     pub undoes: Option<String>,
+    /// False while `undoes` still says `TODO:` (a proposal whose claim nobody named yet):
+    /// every rendering then says "claim not named".
+    pub claim_named: bool,
+    /// The operator that generated the mutant (`mutants suggest`'s proposals); `None` for a
+    /// hand-written one. A generated mutant whose build fails is `unviable`, not `error`.
+    #[serde(deserialize_with = "required")]
+    pub operator: Option<String>,
+    /// What a front end shows beside a finding (`run --suggested`: the diff hunk the mutant
+    /// came from); `None` for a mutant of a spec.
+    #[serde(deserialize_with = "required")]
+    pub context: Option<String>,
     pub control: bool,
     pub anchor: String,
     pub replace: String,
@@ -175,6 +198,11 @@ impl Row {
         }
     }
 
+    /// Whether the mutant was generated (it names an operator): its failed build is `unviable`.
+    pub fn generated(&self) -> bool {
+        self.operator.is_some()
+    }
+
     /// The row's verdict as its own records give it: `skipped (N matches)` when its anchor did
     /// not occur exactly once (no suite ran); `error` when any of its suites changed the
     /// mutated file (the checkout no longer held the tree under review); otherwise what the
@@ -185,7 +213,7 @@ impl Row {
                 matches: self.matches,
             },
             Some(_) if self.suite_runs().any(|s| s.file_changed.is_some()) => Verdict::Error,
-            Some(run) => run.judged(self.expect()),
+            Some(run) => run.judged(self.expect(), self.generated()),
         }
     }
 
@@ -250,6 +278,9 @@ impl Row {
             site: None,
             file: "f".into(),
             undoes: None,
+            claim_named: true,
+            operator: None,
+            context: None,
             control: false,
             anchor: "a".into(),
             replace: "b".into(),
@@ -307,6 +338,42 @@ mod tests {
         assert_eq!(
             judged(&|r| r.run.as_mut().unwrap().not_started = Some("build failed".into())),
             Verdict::Error
+        );
+        // A failed build: `error` for a hand-written mutant and for a generated control,
+        // `unviable` for a generated mutant; a record whose build "failed" with exit 0 and no
+        // reason is a contradiction, an `error`.
+        let unbuilt = |r: &mut Row| {
+            let run = r.run.as_mut().unwrap();
+            run.not_started = Some("build failed (exit 101)".into());
+            run.build_failed = true;
+            run.exit_code = Some(101);
+        };
+        assert_eq!(judged(&unbuilt), Verdict::Error);
+        let generated = |r: &mut Row| {
+            unbuilt(r);
+            r.operator = Some("boundary".into());
+        };
+        assert_eq!(judged(&generated), Verdict::Unviable);
+        assert_eq!(
+            judged(&|r| {
+                generated(r);
+                r.control = true;
+            }),
+            Verdict::Error
+        );
+        assert_eq!(
+            judged(&|r| {
+                generated(r);
+                r.run.as_mut().unwrap().exit_code = Some(0);
+            }),
+            Verdict::Error
+        );
+        assert_eq!(
+            judged(&|r| {
+                generated(r);
+                r.run.as_mut().unwrap().not_started = None;
+            }),
+            Verdict::Killed
         );
         assert_eq!(
             judged(&|r| {

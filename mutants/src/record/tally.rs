@@ -3,6 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use report::text::plural;
+
 use crate::verdict::Verdict;
 
 use super::row::Row;
@@ -19,6 +21,10 @@ pub(crate) struct Tally {
     pub control_held: usize,
     pub control_killed: usize,
     pub error: usize,
+    /// Generated mutants whose build failed: counted on their own, never as killed.
+    pub unviable: usize,
+    /// Rows whose claim still says `TODO:` (whatever their verdict): claims to name yet.
+    pub claims_not_named: usize,
 }
 
 impl Tally {
@@ -36,6 +42,10 @@ impl Tally {
                 Verdict::ControlHeld => t.control_held += 1,
                 Verdict::ControlKilled => t.control_killed += 1,
                 Verdict::Error => t.error += 1,
+                Verdict::Unviable => t.unviable += 1,
+            }
+            if !r.claim_named {
+                t.claims_not_named += 1;
             }
         }
         t
@@ -46,7 +56,7 @@ impl Tally {
     /// Each kind of verdict with its count, in the order every report lists them (good news
     /// first), as (count, the tally's word, a verdict of that kind): a skip is counted as
     /// `skipped`, whatever its number of matches.
-    pub fn counts(&self) -> [(usize, &'static str, Verdict); 7] {
+    pub fn counts(&self) -> [(usize, &'static str, Verdict); 8] {
         [
             (self.killed, "killed", Verdict::Killed),
             (self.killed_hang, "killed (hang)", Verdict::KilledHang),
@@ -59,12 +69,14 @@ impl Tally {
             ),
             (self.skipped, "skipped", Verdict::Skipped { matches: 0 }),
             (self.error, "error", Verdict::Error),
+            (self.unviable, "unviable", Verdict::Unviable),
         ]
     }
 }
 
 impl std::fmt::Display for Tally {
-    /// `12 mutants: 9 killed, 1 killed (hang), 1 control held, 1 SURVIVED`.
+    /// `12 mutants: 9 killed, 1 killed (hang), 1 control held, 1 SURVIVED`, and `; 3 claims
+    /// not named yet` while any claim still says `TODO:`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let parts: Vec<String> = self
             .counts()
@@ -72,6 +84,40 @@ impl std::fmt::Display for Tally {
             .filter(|(n, _, _)| *n > 0)
             .map(|(n, word, _)| format!("{n} {word}"))
             .collect();
-        write!(f, "{} mutants: {}", self.total, parts.join(", "))
+        write!(f, "{} mutants: {}", self.total, parts.join(", "))?;
+        if self.claims_not_named > 0 {
+            write!(
+                f,
+                "; {} not named yet",
+                plural(self.claims_not_named, "claim")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unviable_rows_and_claims_not_named_are_counted_on_their_own() {
+        let mut rows = vec![
+            Row::sample(0, "a", Verdict::Killed),
+            Row::sample(1, "b", Verdict::Unviable),
+            Row::sample(2, "c", Verdict::Unviable),
+        ];
+        rows[1].claim_named = false;
+        let t = Tally::of(&rows);
+        assert_eq!((t.killed, t.unviable, t.error), (1, 2, 0));
+        assert_eq!(t.claims_not_named, 1);
+        assert_eq!(
+            t.to_string(),
+            "3 mutants: 1 killed, 2 unviable; 1 claim not named yet"
+        );
+        rows[0].claim_named = false;
+        assert!(Tally::of(&rows)
+            .to_string()
+            .ends_with("; 2 claims not named yet"));
     }
 }

@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{comparison_suites, stryker, time_text};
+use super::{claim_cell, comparison_suites, stryker, time_text};
 use crate::record::{Row, RunReport, RunVerdict, SuiteRun};
 use crate::verdict::Verdict;
 
@@ -38,6 +38,7 @@ tbody.mutant{border-bottom:1px solid #d1d9e0}
 tbody.mutant td:first-child{border-left:5px solid #d1d9e0}
 tbody.finding td:first-child{border-left-color:#cf222e}
 tbody.holds td:first-child{border-left-color:#1a7f37}
+tbody.noted td:first-child{border-left-color:#8c959f}
 tbody.finding{background:#fff5f5}
 tr.detail td{padding-top:0}
 details summary{cursor:pointer;color:#0969da}
@@ -50,6 +51,7 @@ code{font:12px ui-monospace,'DejaVu Sans Mono',monospace;background:#f6f8fa;padd
 .survived,.control-killed{color:#fff;background:#cf222e}
 .skipped{color:#6f4e00;background:#fff1c2;border:1px solid #d4a72c}
 .error{color:#fff;background:#8250df}
+.unviable{color:#59636e;background:#eaeef2;border:1px solid #8c959f}
 .pass{color:#fff;background:#1a7f37}.fail{color:#fff;background:#cf222e}
 .del{color:#b31d28;background:#ffebe9}.add{color:#116329;background:#dafbe1}
 ";
@@ -210,13 +212,18 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
     let _ = write!(
         h,
         "<tbody class=\"mutant {}\" id=\"m{}\" data-verdict=\"{}\"><tr class=\"row\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v {}\">{}</span></td><td>{}</td>",
-        if r.verdict.holds() { "holds" } else { "finding" },
+        // An unviable proposal is no finding, but nothing the suite did either: grey, not green.
+        match r.verdict {
+            Verdict::Unviable => "noted",
+            v if v.holds() => "holds",
+            _ => "finding",
+        },
         r.index.saturating_add(1),
         r.verdict.class(),
         r.index.saturating_add(1),
         esc(&r.name),
         esc(r.site.as_deref().unwrap_or("")),
-        esc(r.undoes.as_deref().unwrap_or(if r.control { "(control)" } else { "" })),
+        esc(&claim_cell(r)),
         r.verdict.class(),
         esc(&r.verdict.to_string()),
         esc(&run.map(SuiteRun::counts_text).unwrap_or_default()),

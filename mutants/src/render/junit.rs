@@ -5,7 +5,8 @@
 //! control are failures (the suite missed a claim, or is brittle), with the verdict and the
 //! claim it undoes as the message and the suite log's tail as the body; `killed` and
 //! `killed (hang)` pass (the suite noticed); a control that held passes; `error` (the suite could
-//! not start) is an error element, never a pass; `skipped (N matches)` is skipped; a mutant the
+//! not start) is an error element, never a pass; `skipped (N matches)` is skipped, and so is
+//! `unviable` (a generated mutant that does not build: no finding); a mutant the
 //! run was cut short before (no verdict) is an error too, never a pass or a skip. A red
 //! baseline, which judges no mutant, is a failed testcase of its own so the file is never an
 //! empty green; so is each canary (a canary the suite did not notice fails, one it noticed
@@ -112,6 +113,7 @@ fn case(r: &Row, out: &Path) -> TestCase {
     );
     case.system_out = Some(system_out(r));
     let claim = match (&r.undoes, r.control) {
+        _ if !r.claim_named => format!("{} ({:?})", crate::origin::NOT_NAMED, r.name),
         (Some(u), _) => u.clone(),
         (None, true) => "a control: an edit the suite must not notice".into(),
         (None, false) => format!("the mutant {:?}", r.name),
@@ -142,6 +144,13 @@ fn case(r: &Row, out: &Path) -> TestCase {
             kind: "error".into(),
             body: body(),
         },
+        // No finding: the generated mutant does not compile, so it proves nothing either way.
+        Verdict::Unviable => Status::Skipped {
+            message: format!(
+                "unviable: the generated mutant does not build{}; not a finding ({claim})",
+                run.map(|s| format!(" ({})", s.status)).unwrap_or_default()
+            ),
+        },
         Verdict::Skipped { matches } => Status::Skipped {
             message: format!(
                 "skipped ({matches} matches): the anchor must occur exactly once in {}",
@@ -158,8 +167,13 @@ fn system_out(r: &Row) -> String {
         format!("verdict: {}", r.verdict),
         format!("file: {}", r.file),
     ];
-    if let Some(u) = &r.undoes {
-        lines.push(format!("undoes: {u}"));
+    match &r.undoes {
+        Some(_) if !r.claim_named => lines.push(format!("undoes: {}", crate::origin::NOT_NAMED)),
+        Some(u) => lines.push(format!("undoes: {u}")),
+        None => {}
+    }
+    if let Some(op) = &r.operator {
+        lines.push(format!("operator: {op}"));
     }
     for s in r.run.iter().chain(r.also.iter()) {
         lines.push(suite_line(s));

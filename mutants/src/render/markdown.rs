@@ -8,9 +8,41 @@ use report::markdown::{self, code};
 use report::Table;
 
 use super::text::{cells, VERDICT_COLUMN};
-use super::time_text;
+use super::{claim_cell, time_text};
 use crate::record::RunReport;
 use report::text::short_id as short;
+
+/// Each finding that has a `context` (`run --suggested` sets the diff hunk of the change it
+/// came from) as a review finding: its verdict, file and line, the mutation and the claim,
+/// then the hunk; empty when no finding has one.
+fn in_context(report: &RunReport) -> String {
+    let mut out = String::new();
+    for r in &report.mutants {
+        let Some(context) = r.context.as_ref().filter(|_| !r.verdict.holds()) else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str("\n### Findings in context\n");
+        }
+        out.push_str(&format!(
+            "\n**{}** {}{}: {} -> {}{}; {}\n\n",
+            markdown::escape(&r.verdict.to_string()),
+            code(&r.file),
+            r.span
+                .map(|s| format!(" line {}", s.start_line))
+                .unwrap_or_default(),
+            code(&r.anchor),
+            code(&r.replace),
+            r.operator
+                .as_ref()
+                .map(|op| format!(" ({})", markdown::escape(op)))
+                .unwrap_or_default(),
+            markdown::escape(&claim_cell(r)),
+        ));
+        out.push_str(&markdown::fenced("diff", context));
+    }
+    out
+}
 
 /// The Markdown summary.
 pub(crate) fn render(report: &RunReport) -> String {
@@ -109,6 +141,7 @@ pub(crate) fn render(report: &RunReport) -> String {
     }
     out.push('\n');
     out.push_str(&t.render_markdown());
+    out.push_str(&in_context(report));
     if let Some(cut) = report.cut_short_text() {
         out.push_str(&format!(
             "\n**{verdict}**: {}; no verdict on them.\n",
@@ -116,4 +149,30 @@ pub(crate) fn render(report: &RunReport) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+
+    #[test]
+    fn a_finding_with_context_is_shown_with_its_hunk_and_a_kill_is_not() {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let mut report: RunReport = serde_json::from_str(sample).unwrap();
+        let mut survivor = crate::record::Row::sample(0, "m", Verdict::Survived);
+        survivor.context = Some("@@ -3 +3 @@\n-a < b\n+a <= b\n".into());
+        survivor.claim_named = false;
+        survivor.operator = Some("boundary".into());
+        let mut killed = crate::record::Row::sample(1, "k", Verdict::Killed);
+        killed.context = Some("@@ -9 +9 @@\n-x\n+y\n".into());
+        report.mutants = vec![survivor, killed];
+        let text = in_context(&report);
+        assert_eq!(
+            text,
+            "\n### Findings in context\n\n**SURVIVED** `f`: `a` -> `b` (boundary); claim not named\n\n```diff\n@@ -3 +3 @@\n-a < b\n+a <= b\n```\n"
+        );
+        report.mutants.truncate(0);
+        assert_eq!(in_context(&report), "");
+    }
 }

@@ -4,7 +4,7 @@
 //! into one format and nothing else: [`text`] (`mutants.txt` and the table on a terminal),
 //! [`markdown`] (for a pull request), [`json`] (`mutants.json`, the record serialized),
 //! [`stryker`] (`mutation-report.json`), [`html`] (`mutants.html`), [`junit`] (`junit.xml`),
-//! and [`progress`] (the live lines of a run). The file names are gate's too, so a reader who
+//! [`sarif`] (`--sarif FILE`, for code scanning) and [`progress`] (the live lines of a run). The file names are gate's too, so a reader who
 //! knows one tool's layout knows the other's.
 //!
 //! The files are rewritten whole (atomically) after every mutant, so an interrupted or killed
@@ -21,13 +21,15 @@ use anyhow::{Context, Result};
 use report::duration::human;
 use report::{ColorChoice, Format, Painter};
 
-use crate::record::RunReport;
+use crate::record::{Row, RunReport};
 
+pub(crate) mod findings;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
 pub(crate) mod markdown;
 pub(crate) mod progress;
+pub(crate) mod sarif;
 pub(crate) mod stryker;
 pub(crate) mod text;
 
@@ -51,8 +53,22 @@ pub(crate) fn plan_outputs(plan: &mut files::outputs::Plan, out: &Path) {
     }
 }
 
-/// Writes every report file into `out`, `mutants.json` last.
-pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Result<()> {
+/// Puts `--sarif FILE` on `plan`, for the one output guard: never through a link, never onto
+/// an input or another output.
+pub(crate) fn plan_sarif(plan: &mut files::outputs::Plan, sarif: Option<&Path>) {
+    if let Some(path) = sarif {
+        plan.file("--sarif", path);
+    }
+}
+
+/// Writes every report file into `out` (and the SARIF log to `sarif` when asked for),
+/// `mutants.json` last.
+pub(crate) fn write_all(
+    report: &RunReport,
+    sources: &Sources,
+    out: &Path,
+    sarif: Option<&Path>,
+) -> Result<()> {
     let write = |name: &str, text: &str| {
         files::atomic::write_text_atomic(&out.join(name), text)
             .with_context(|| format!("writing {}", out.join(name).display()))
@@ -61,6 +77,10 @@ pub(crate) fn write_all(report: &RunReport, sources: &Sources, out: &Path) -> Re
     write("mutation-report.json", &stryker::render(report, sources))?;
     write("mutants.html", &html::render(report, out))?;
     write("junit.xml", &junit::render(report, out))?;
+    if let Some(path) = sarif {
+        files::atomic::write_text_atomic(path, &sarif::render(report))
+            .with_context(|| format!("writing {}", files::escape::path(path)))?;
+    }
     // The record last: one that says it is complete is on disk only once every other file
     // is, and a write that fails (a full disk) stops before it, leaving the one that says not.
     write("mutants.json", &json::render(report)?)?;
@@ -79,6 +99,17 @@ pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> R
     };
     cmdline::exit::show(&text);
     Ok(())
+}
+
+/// The "What it undoes" cell of every table (text, Markdown, HTML): the claim, `claim not
+/// named` while it still says `TODO:`, `(control)` for a control that names none.
+pub(crate) fn claim_cell(r: &Row) -> String {
+    match &r.undoes {
+        _ if !r.claim_named => crate::origin::NOT_NAMED.to_string(),
+        Some(u) => u.clone(),
+        None if r.control => "(control)".to_string(),
+        None => String::new(),
+    }
 }
 
 /// The comparison suites named anywhere in the report, in first-seen order.

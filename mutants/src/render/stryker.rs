@@ -60,6 +60,17 @@ pub(crate) fn status(row: &Row) -> (&'static str, String) {
                 _ => "the suite could not start".into(),
             },
         ),
+        // Stryker's own word for a mutant that does not compile.
+        Verdict::Unviable => (
+            "CompileError",
+            match &row.run {
+                Some(run) => format!(
+                    "unviable: the generated mutant does not build ({})",
+                    run.status
+                ),
+                None => "unviable: the generated mutant does not build".into(),
+            },
+        ),
     }
 }
 
@@ -93,9 +104,14 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
         };
         let mut m = json!({
             "id": r.index.saturating_add(1).to_string(),
-            "mutatorName": r.site.clone().unwrap_or_else(|| r.name.clone()),
+            // A generated mutant's operator is what Stryker calls its mutator.
+            "mutatorName": r.operator.clone().or_else(|| r.site.clone()).unwrap_or_else(|| r.name.clone()),
             "replacement": r.replace,
-            "description": r.undoes.clone().unwrap_or_else(|| r.name.clone()),
+            "description": if r.claim_named {
+                r.undoes.clone().unwrap_or_else(|| r.name.clone())
+            } else {
+                format!("{}: {}", crate::origin::NOT_NAMED, r.name)
+            },
             "location": {"start": start, "end": end},
             "status": status,
             "statusReason": reason,
@@ -103,9 +119,7 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
         if let Some(run) = &r.run {
             m["duration"] = json!((run.duration_secs * 1000.0).round() as u64);
             // Stryker's `killedBy` names the tests that noticed: only a kill (or a hang) has them.
-            if !run.failed_tests.is_empty()
-                && matches!(r.verdict, Verdict::Killed | Verdict::KilledHang)
-            {
+            if !run.failed_tests.is_empty() && r.verdict.is_kill() {
                 m["killedBy"] = json!(run.failed_tests);
             }
             if let Some(c) = run.counts {

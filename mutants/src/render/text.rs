@@ -10,7 +10,7 @@ use report::color::Style;
 use report::table::Cell;
 use report::{Painter, Table};
 
-use super::{comparison_suites, secs_text, time_text};
+use super::{claim_cell, comparison_suites, secs_text, time_text};
 use crate::record::{RunReport, RunVerdict};
 use report::text::short_id as short;
 
@@ -34,13 +34,7 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
         let mut cells = vec![
             name,
             r.site.clone().unwrap_or_default(),
-            r.undoes.clone().unwrap_or_else(|| {
-                if r.control {
-                    "(control)".into()
-                } else {
-                    String::new()
-                }
-            }),
+            claim_cell(r),
             r.verdict.to_string(),
             run.map(|s| s.counts_text()).unwrap_or_default(),
         ];

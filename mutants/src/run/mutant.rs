@@ -13,7 +13,7 @@ use super::Plan;
 use crate::anchor::{self, Found};
 use crate::checkout::Checkout;
 use crate::record::{Row, SuiteRun};
-use crate::spec::{Expect, Mutant};
+use crate::spec::Mutant;
 use crate::swap::Swapped;
 use crate::verdict::Verdict;
 use report::text::slug;
@@ -44,6 +44,9 @@ pub(super) fn run_one(
         site: m.site.clone(),
         file: m.file.clone(),
         undoes: m.undoes.clone(),
+        claim_named: m.claim_named(),
+        operator: m.operator.clone(),
+        context: m.context.clone(),
         control: m.is_control(),
         anchor: m.anchor.clone(),
         replace: m.replace.clone(),
@@ -103,7 +106,7 @@ pub(super) fn run_one(
         let mut run = suite_run(
             &plan.out,
             suite_name,
-            m.expect,
+            m,
             &ran,
             timeouts.run,
             baseline_counts,
@@ -113,7 +116,7 @@ pub(super) fn run_one(
         if let Err(c) = file.check() {
             run.status = c.to_string();
             run.file_changed = Some(c.to_string());
-            run.verdict = run.judged(m.expect);
+            run.verdict = run.judged(m.expect, m.operator.is_some());
             runs.push(run);
             changed = Some(c);
             break;
@@ -146,7 +149,7 @@ pub(super) fn run_one(
                 if let Some(last) = runs.last_mut() {
                     last.status = c.to_string();
                     last.file_changed = Some(c.to_string());
-                    last.verdict = last.judged(m.expect);
+                    last.verdict = last.judged(m.expect, m.operator.is_some());
                 }
                 true
             }
@@ -168,7 +171,7 @@ pub(super) fn run_one(
 fn suite_run(
     out: &Path,
     suite: &str,
-    expect: Expect,
+    m: &Mutant,
     ran: &Ran,
     timeout: Duration,
     baseline_counts: Option<Counts>,
@@ -182,6 +185,7 @@ fn suite_run(
         signal: record.signal.clone(),
         hang: record.hang,
         not_started: record.spawn_error.clone(),
+        build_failed: ran.build_failed,
         file_changed: None,
         start: record.start,
         end: record.end,
@@ -195,6 +199,6 @@ fn suite_run(
         strays_killed: record.strays_killed,
         log: relative(out, &record.log),
     };
-    run.verdict = run.judged(expect);
+    run.verdict = run.judged(m.expect, m.operator.is_some());
     run
 }

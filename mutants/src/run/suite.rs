@@ -13,11 +13,14 @@ use super::cores::Cores;
 use super::timeout::Timeouts;
 use crate::spec::Suite;
 
-/// A suite's record and, when it has a `build` step, how long that took.
+/// A suite's record and, when it has a `build` step, how long that took and whether it failed.
 #[derive(Debug)]
 pub(crate) struct Ran {
     pub record: RunRecord,
     pub build_secs: Option<f64>,
+    /// The `build` step failed or timed out, so the suite never ran (the record says why):
+    /// what makes a generated mutant `unviable` rather than `error`.
+    pub build_failed: bool,
 }
 
 /// Runs one suite through the shared runner: `sh -c RUN` in `dir`, its own process group,
@@ -63,6 +66,7 @@ pub(super) fn run_suite(
             return Ok(Ran {
                 record,
                 build_secs: None,
+                build_failed: false,
             });
         };
         let built = report::record::run(&job)
@@ -72,6 +76,8 @@ pub(super) fn run_suite(
             record = Some(build_failed(built, timeouts.build));
         }
     }
+    // An interrupted build keeps its own outcome: the run is stopping, nothing is judged.
+    let build_failed = record.as_ref().is_some_and(|r| !r.interrupted);
     let record = match record {
         Some(r) => r,
         None => {
@@ -82,7 +88,11 @@ pub(super) fn run_suite(
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
     // what cannot be removed now goes with the session at the end of the run.
     let _ = scratch.remove();
-    Ok(Ran { record, build_secs })
+    Ok(Ran {
+        record,
+        build_secs,
+        build_failed,
+    })
 }
 
 /// Points the runner caches a verdict could come from at the run's scratch folder, so each run

@@ -69,7 +69,12 @@ impl Session {
                 );
             }
             self.report.canaries.push(c);
-            render::write_all(&self.report, &self.sources, &self.out)?;
+            render::write_all(
+                &self.report,
+                &self.sources,
+                &self.out,
+                self.settings.sarif.as_deref(),
+            )?;
             if survived {
                 live.clear();
                 return Ok(Err(Exit::Precondition));

@@ -38,7 +38,7 @@ mod previous;
 mod settings;
 mod warm;
 
-pub(crate) use settings::{Selection, Settings};
+pub(crate) use settings::{Selection, Settings, Suggested};
 
 /// Runs one `mutants run` through its phases and returns its exit code.
 pub(crate) fn run(settings: Settings) -> Result<Exit> {
@@ -54,7 +54,12 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     // The report is on disk, incomplete, before any setup or suite runs: a run killed from
     // here on leaves one that says so (an `--only` rerun's replaces the report it updates,
     // which must not stand as this run's), and a folder that cannot take it stops the run now.
-    render::write_all(&session.report, &session.sources, &session.out)?;
+    render::write_all(
+        &session.report,
+        &session.sources,
+        &session.out,
+        session.settings.sarif.as_deref(),
+    )?;
     session.restore_cache();
     if let Err(e) = session.set_up() {
         if cmdline::exit::Stop::of(&e) == cmdline::exit::Stop::Precondition {
@@ -280,7 +285,12 @@ impl Session {
             return Ok(Err(Exit::Precondition));
         }
         self.report.end = Timestamp::now();
-        render::write_all(&self.report, &self.sources, &self.out)?;
+        render::write_all(
+            &self.report,
+            &self.sources,
+            &self.out,
+            self.settings.sarif.as_deref(),
+        )?;
         self.warm_copies();
         Ok(Ok(baseline))
     }
@@ -327,6 +337,7 @@ impl Session {
         let total = plan.mutants.len();
         let (report, sources, out, kept_rows) =
             (&mut self.report, &self.sources, &self.out, self.kept_rows);
+        let sarif = self.settings.sarif.as_deref();
         let mut live = Progress::new(total, false);
         let paint = Painter::new(self.settings.color.for_stderr());
         let mut running: BTreeMap<usize, (String, Instant)> = BTreeMap::new();
@@ -347,7 +358,7 @@ impl Session {
                     report.mutants.push(row);
                     report.settle();
                     report.end = Timestamp::now();
-                    if let Err(e) = render::write_all(report, sources, out) {
+                    if let Err(e) = render::write_all(report, sources, out, sarif) {
                         write_error.get_or_insert(e);
                     }
                     live.finished(&line);
@@ -417,8 +428,18 @@ impl Session {
         // reached its end.
         report.complete = !report.interrupted && report.all_judged();
         report.exit_code = exit.code();
-        render::write_all(report, &self.sources, &self.out)?;
+        render::write_all(
+            report,
+            &self.sources,
+            &self.out,
+            self.settings.sarif.as_deref(),
+        )?;
         render::print(report, self.settings.format, self.settings.color)?;
+        if self.settings.suggested.is_some() && self.settings.format == report::Format::Text {
+            // The survivors as review findings, with the change each is about (the Markdown
+            // summary shows them itself).
+            cmdline::exit::show(&render::findings::text(report));
+        }
         // After the report is shown: a statement that cannot be written or signed is an
         // error (exit 2), but never hides the verdict.
         if let Some(a) = &self.settings.attest {

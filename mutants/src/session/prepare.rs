@@ -42,12 +42,21 @@ impl Session {
         // Every path this run reads and writes, refused now (exit 2) if one would land on
         // another, on an input, in `.git` or through a link: see `files::outputs`.
         let mut plan = files::outputs::Plan::new();
-        plan.input("spec", &spec.file);
+        match &settings.suggested {
+            // Written by this run into --out, so the report can be made again from it.
+            Some(_) => {
+                plan.file_in(&out, crate::suggest::SPEC_FILE);
+            }
+            None => {
+                plan.input("spec", &spec.file);
+            }
+        }
         if let Some(config) = &config {
             config.plan_inputs(&mut plan);
         }
         repo.forbid_outputs_in(&mut plan)?;
         crate::render::plan_outputs(&mut plan, &out);
+        crate::render::plan_sarif(&mut plan, settings.sarif.as_deref());
         super::attest::plan(settings.attest.as_ref(), &mut plan)?;
         plan.check()?;
         let head = super::attest::candidate_head(settings.attest.as_ref(), &repo, config.as_ref())?;
@@ -164,6 +173,11 @@ impl Session {
             }
             None => previous::clear(&out)?,
         }
+        if let Some(suggested) = &settings.suggested {
+            let file = out.join(crate::suggest::SPEC_FILE);
+            files::atomic::write_text_atomic(&file, &suggested.text)
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
         let kept_rows = report.mutants.len();
         let prep = Prep {
             linked: candidate::linked::Fingerprint::take(repo.dir(), &spec.worktree.link),
@@ -217,7 +231,16 @@ fn shared_cores(
 /// `[worktree]` (setup, links, cache) applies unless the spec has a `[worktree]` of its own,
 /// which then wins whole. Which one applies is said on stderr.
 fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::PathBuf)> {
-    let mut spec = Spec::load(&settings.spec)?;
+    let mut spec = match &settings.suggested {
+        Some(suggested) => {
+            let mut spec = Spec::parse(&suggested.text, &settings.spec)?;
+            for m in &mut spec.mutants {
+                m.context = suggested.context.get(&m.name).cloned();
+            }
+            spec
+        }
+        None => Spec::load(&settings.spec)?,
+    };
     let config = settings
         .candidate
         .as_deref()

@@ -40,8 +40,22 @@ pub(crate) struct Settings {
     /// What to print on stdout at the end, and whether it is coloured.
     pub format: Format,
     pub color: ColorChoice,
+    /// `--sarif FILE`: the findings as SARIF, written with every other report file.
+    pub sarif: Option<PathBuf>,
     /// `--attest FILE [--sign-key KEY]`: written by [`super::Session::finish`].
     pub attest: Option<crate::attest::Attest>,
+    /// `run --suggested`: the spec proposed for this run, written to `spec` (in `--out`) once
+    /// the run holds the folder; `None` runs the spec file `spec` names.
+    pub suggested: Option<Suggested>,
+}
+
+/// The spec `run --suggested` proposed, and what its findings show.
+#[derive(Debug)]
+pub(crate) struct Suggested {
+    /// The spec's TOML, as `mutants suggest` would write it.
+    pub text: String,
+    /// Each mutant's hunk, by name: the change a finding is about.
+    pub context: std::collections::BTreeMap<String, String>,
 }
 
 /// Which of the spec's mutants a run judges.

@@ -194,7 +194,8 @@ fn a_survivors_row_deleted_with_planned_lowered_is_refused_naming_the_shard_and_
         v["mutants"] = json!([]);
         v["planned"] = json!(0);
         v["tally"] = json!({"total": 0, "killed": 0, "killed_hang": 0, "survived": 0,
-            "skipped": 0, "control_held": 0, "control_killed": 0, "error": 0});
+            "skipped": 0, "control_held": 0, "control_killed": 0, "error": 0, "unviable": 0,
+            "claims_not_named": 0});
         v["exit_code"] = json!(0);
     });
     let words = ["s2/mutants.json", "\"stays\" (index 1)", "missing row"];

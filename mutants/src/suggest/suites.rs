@@ -1,0 +1,337 @@
+//! The suite every proposal names, and the `[suites.NAME]` table the written spec defines for
+//! it: a spec that names a suite it does not define would be refused by every reader.
+//!
+//! Where suites come from, first found wins: the candidate's gate.toml (`[[suite]]` entries
+//! with `run`; a `glob` suite has no one command a spec could hold), else the repository's
+//! `mutants.toml` (`[suites.*]`), else its `gate.toml`, else a placeholder whose `run` says
+//! `TODO:` (which `mutants run` and `check` refuse until it is filled in). Each file is read
+//! and validated by its own reader, so a broken one is its own `FILE:LINE` error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use candidate::config::{Config, SuiteCommand, SuiteSpec};
+use report::results::Source;
+
+use crate::spec::{Spec, Suite};
+
+/// The placeholder suite's command, which the spec reader refuses until it is replaced.
+pub(crate) const PLACEHOLDER_RUN: &str = "TODO: the command that runs your tests";
+
+/// The placeholder suite's name when `--suite` names none.
+const PLACEHOLDER_NAME: &str = "tests";
+
+/// A `[suites.NAME]` table as the written spec holds it: every key the spec reader takes,
+/// those not set left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SuiteTable {
+    pub run: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_timeout: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub junit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tap: Option<bool>,
+}
+
+/// The suite chosen for every proposal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Chosen {
+    pub name: String,
+    pub table: SuiteTable,
+    /// Where it came from, for the spec's opening comment (`gate.toml's [[suite]]`).
+    pub from: String,
+    /// The file it was read from, an input no output may land on.
+    pub file: Option<PathBuf>,
+    /// The placeholder: its `run` still says `TODO:`.
+    pub placeholder: bool,
+}
+
+/// The suites found, by name, and where they came from.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub suites: BTreeMap<String, SuiteTable>,
+    pub from: String,
+    pub file: Option<PathBuf>,
+    /// `glob` suites of a gate.toml, left out.
+    pub left_out: Vec<String>,
+}
+
+/// The suites of a candidate's gate.toml (already read and validated), its `[env]` in each
+/// (a suite's own entry wins), as `run --candidate` and gate give it to every suite: the spec
+/// runs the same commands with or without the candidate's gate.toml beside it.
+pub(crate) fn of_config(config: &Config) -> Found {
+    let mut found = from_gate(&config.suites);
+    for t in found.suites.values_mut() {
+        for (k, v) in &config.env {
+            t.env.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    found.from = format!("{}'s [[suite]]", config.file.display());
+    found.file = Some(config.file.clone());
+    found
+}
+
+/// The suites of the repository at `root`: its mutants.toml, else its gate.toml; none found
+/// leaves `suites` empty.
+pub(crate) fn of_repo(root: &Path) -> Result<Found> {
+    let spec = root.join("mutants.toml");
+    if spec.is_file() {
+        let suites = Spec::load_suites(&spec)?;
+        if !suites.is_empty() {
+            return Ok(Found {
+                suites: suites
+                    .values()
+                    .map(|s| (s.name.clone(), table(s)))
+                    .collect(),
+                from: format!("{}'s [suites]", spec.display()),
+                file: Some(spec),
+                left_out: Vec::new(),
+            });
+        }
+    }
+    let gate = root.join("gate.toml");
+    if gate.is_file() {
+        let mut found = from_gate(&Config::load_suites(&gate)?);
+        if !found.suites.is_empty() || !found.left_out.is_empty() {
+            found.from = format!("{}'s [[suite]]", gate.display());
+            found.file = Some(gate);
+            return Ok(found);
+        }
+    }
+    Ok(Found::default())
+}
+
+fn from_gate(suites: &[SuiteSpec]) -> Found {
+    let mut found = Found::default();
+    for s in suites {
+        match &s.command {
+            SuiteCommand::Run(run) => {
+                let t = SuiteTable {
+                    run: run.clone(),
+                    // gate's default timeout (30 minutes) is not a spec's: without one, a
+                    // mutant's suite gets max(20s, 5x its baseline), which is what catches a
+                    // mutant that hangs.
+                    timeout: (s.timeout != runner::DEFAULT_TIMEOUT).then(|| duration(s.timeout)),
+                    env: s.env.clone(),
+                    ..SuiteTable::default()
+                };
+                found
+                    .suites
+                    .insert(s.name.clone(), with_results(t, &s.results));
+            }
+            SuiteCommand::Glob(_) => found.left_out.push(s.name.clone()),
+        }
+    }
+    found
+}
+
+/// A validated spec suite as a table again.
+fn table(s: &Suite) -> SuiteTable {
+    let t = SuiteTable {
+        run: s.run.clone(),
+        build: s.build.clone(),
+        timeout: s.timeout.map(duration),
+        build_timeout: s.build_timeout.map(duration),
+        env: s.env.clone(),
+        ..SuiteTable::default()
+    };
+    with_results(t, &s.results)
+}
+
+fn with_results(mut t: SuiteTable, results: &Source) -> SuiteTable {
+    match results {
+        Source::Log => {}
+        Source::Junit(path) => t.junit = Some(path.to_string_lossy().into_owned()),
+        Source::Tap => t.tap = Some(true),
+    }
+    t
+}
+
+/// A duration as the spec reader takes it back exactly: whole seconds, else milliseconds.
+fn duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// The suite every proposal names: `--suite NAME` among those found, else the only one, else
+/// the placeholder (named NAME when given); several and no `--suite` is bad input naming them.
+pub(crate) fn choose(found: Found, wanted: Option<&str>) -> Result<Chosen> {
+    if !found.left_out.is_empty() {
+        cmdline::errln!(
+            "mutants: suite(s) {} of {} left out: a `glob` suite has no one command a spec can run",
+            found.left_out.join(", "),
+            found.from
+        );
+    }
+    let names = || found.suites.keys().cloned().collect::<Vec<_>>().join(", ");
+    let pick = match wanted {
+        Some(name) if found.suites.is_empty() => {
+            return Ok(placeholder(name));
+        }
+        Some(name) => match found.suites.get(name) {
+            Some(t) => (name.to_string(), t.clone()),
+            None => bail!(
+                "--suite {name:?}: no such suite in {} (it defines: {})",
+                found.from,
+                names()
+            ),
+        },
+        None => match found.suites.len() {
+            0 => return Ok(placeholder(PLACEHOLDER_NAME)),
+            1 => {
+                let (n, t) = found.suites.iter().next().expect("one suite");
+                (n.clone(), t.clone())
+            }
+            _ => bail!(
+                "{} defines several suites ({}): name the one the mutants run under with --suite NAME",
+                found.from,
+                names()
+            ),
+        },
+    };
+    Ok(Chosen {
+        name: pick.0,
+        table: pick.1,
+        from: found.from,
+        file: found.file,
+        placeholder: false,
+    })
+}
+
+fn placeholder(name: &str) -> Chosen {
+    Chosen {
+        name: name.to_string(),
+        table: SuiteTable {
+            run: PLACEHOLDER_RUN.to_string(),
+            ..SuiteTable::default()
+        },
+        from: "a placeholder (no mutants.toml or gate.toml with a suite was found)".into(),
+        file: None,
+        placeholder: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    #[test]
+    fn mutants_toml_wins_over_gate_toml_and_its_suites_come_back_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            tmp.path(),
+            "gate.toml",
+            "[[suite]]\nname = \"g\"\nrun = \"make test\"\n",
+        );
+        let found = of_repo(tmp.path()).unwrap();
+        assert_eq!(found.suites["g"].run, "make test");
+        // gate's default timeout is not carried; a set one is, and the results source too.
+        assert_eq!(found.suites["g"].timeout, None);
+        write(
+            tmp.path(),
+            "mutants.toml",
+            "[suites.unit]\nrun = \"pytest -q\"\nbuild = \"make\"\ntimeout = \"90s\"\nbuild_timeout = \"1500ms\"\nenv = { A = \"1\" }\njunit = \"r/j.xml\"\n\n[suites.other]\nrun = \"true\"\ntap = true\n",
+        );
+        let found = of_repo(tmp.path()).unwrap();
+        assert_eq!(
+            found.suites["unit"],
+            SuiteTable {
+                run: "pytest -q".into(),
+                build: Some("make".into()),
+                timeout: Some("90s".into()),
+                build_timeout: Some("1500ms".into()),
+                env: BTreeMap::from([("A".into(), "1".into())]),
+                junit: Some("r/j.xml".into()),
+                tap: None,
+            }
+        );
+        assert_eq!(found.suites["other"].tap, Some(true));
+        let e = choose(found, None).unwrap_err().to_string();
+        assert!(
+            e.contains("defines several suites (other, unit): name the one"),
+            "{e}"
+        );
+        let chosen = choose(of_repo(tmp.path()).unwrap(), Some("unit")).unwrap();
+        assert_eq!(chosen.name, "unit");
+        assert!(!chosen.placeholder);
+        let e = choose(of_repo(tmp.path()).unwrap(), Some("nope"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no such suite") && e.contains("other, unit"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_broken_file_is_its_own_error_and_none_found_is_the_placeholder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let chosen = choose(of_repo(tmp.path()).unwrap(), None).unwrap();
+        assert!(chosen.placeholder);
+        assert_eq!(
+            (chosen.name.as_str(), chosen.table.run.as_str()),
+            ("tests", PLACEHOLDER_RUN)
+        );
+        assert_eq!(choose(Found::default(), Some("unit")).unwrap().name, "unit");
+        write(tmp.path(), "mutants.toml", "[suites.a]\nrun = \"\"\n");
+        let e = of_repo(tmp.path()).unwrap_err().to_string();
+        assert!(e.contains("mutants.toml:2:"), "{e}");
+        // A mutants.toml still holding the placeholder is refused where it says TODO.
+        write(
+            tmp.path(),
+            "mutants.toml",
+            "[suites.a]\nrun = \"TODO: x\"\n",
+        );
+        let e = of_repo(tmp.path()).unwrap_err().to_string();
+        assert!(e.contains("mutants.toml:2:") && e.contains("TODO"), "{e}");
+    }
+
+    #[test]
+    fn a_candidates_env_reaches_its_suites_and_a_suites_own_entry_wins() {
+        let config = Config::parse(
+            "base = \"HEAD\"\npatch = \"p\"\nmanifest = \"m\"\n[env]\nA = \"top\"\nB = \"top\"\n\n[[suite]]\nname = \"u\"\nrun = \"make\"\nenv = { B = \"own\" }\njunit = \"j.xml\"\n",
+            Path::new("gate.toml"),
+        )
+        .unwrap();
+        let found = of_config(&config);
+        let u = &found.suites["u"];
+        assert_eq!(u.env["A"], "top");
+        assert_eq!(u.env["B"], "own");
+        assert_eq!(u.junit.as_deref(), Some("j.xml"));
+        assert_eq!(found.file.as_deref(), Some(Path::new("gate.toml")));
+    }
+
+    #[test]
+    fn a_glob_suite_is_left_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            tmp.path(),
+            "gate.toml",
+            "[[suite]]\nglob = \"tests/*.sh\"\n\n[[suite]]\nname = \"r\"\nrun = \"true\"\ntimeout = \"2m\"\n",
+        );
+        let found = of_repo(tmp.path()).unwrap();
+        assert_eq!(found.left_out, ["tests/*.sh"]);
+        let chosen = choose(found, None).unwrap();
+        assert_eq!(chosen.name, "r");
+        assert_eq!(chosen.table.timeout.as_deref(), Some("120s"));
+    }
+}
