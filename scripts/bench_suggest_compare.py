@@ -347,13 +347,14 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
 
 
 def pct(a, b):
-    return f"{100 * a / b:.0f}%" if b else "–"
+    """A share to one decimal, so 479 of 480 never reads as 100%."""
+    return f"{100 * a / b:.1f}%" if b else "–"
 
 
 def table(rows):
     goals = {"cargo-mutants": 90, "Stryker": 80}
     print(f"{'project':44} {'peer':14} {'peer mutants':>12} {'recall':>7} {'goal':>5} "
-          f"{'gatekit':>8} {'peer lacks':>10} {'anchors unique':>15} {'builds':>14}")
+          f"{'gatekit':>8} {'peer lacks':>10} {'anchors unique':>15} {'builds':>16}")
     met = True
     for r in rows:
         if "unmeasured" in r:
@@ -371,13 +372,13 @@ def table(rows):
         met &= r["not_unique"] == 0
         b = r.get("build")
         if b and b["tried"]:
-            builds = f"{pct(b['built'], b['tried'])} of {b['tried']}"
+            builds = f"{b['built']}/{b['tried']} {pct(b['built'], b['tried'])}"
             met &= b["built"] * 10 >= b["tried"] * 9
         else:
             builds = "not measured" if b is None else b["note"]
         print(f"{r['label']:44} {r['peer']:14} {peer_n:>12} {recall:>7} "
               f"{(str(goal) + '%') if goal else '–':>5} {r['proposals']:>8} {lacks:>10} "
-              f"{unique:>15} {builds:>14}")
+              f"{unique:>15} {builds:>16}")
     for r in rows:
         if r.get("missed_by_kind"):
             kinds = ", ".join(f"{k} {n}" for k, n in list(r["missed_by_kind"].items())[:8])
@@ -397,7 +398,7 @@ def table(rows):
         if r.get("peer_build") and r["peer_build"]["tried"]:
             pb = r["peer_build"]
             print(f"  {r['label']}: the peer's own mutants that build, same check: "
-                  f"{pct(pb['built'], pb['tried'])} of {pb['tried']} {pb['note']}")
+                  f"{pb['built']}/{pb['tried']} {pct(pb['built'], pb['tried'])} {pb['note']}")
         for op, what in (r.get("build") or {}).get("unbuilt", {}).items():
             print(f"  {r['label']}: {len(what)} {op} proposal(s) do not build, e.g. {what[0]}")
         skipped = r.get("skipped_files", [])

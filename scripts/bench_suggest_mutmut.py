@@ -14,6 +14,7 @@ libcst as mutmut renders it, then normalized by bench_suggest_compare.effect lik
 
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -23,6 +24,11 @@ from mutmut.mutation.file_mutation import create_mutations, deep_replace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_suggest_compare import WHITESPACE, effect  # noqa: E402
+
+
+# Test code is not mutated, by gatekit or by a user of mutmut (whose source_paths name the
+# package, not its tests).
+TEST = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 
 
 def swapped(module, flat, m):
@@ -47,13 +53,15 @@ def main(repo, changed_path, out_path):
     changed = json.load(open(changed_path))
     # mutmut reads its settings from the folder it runs in; a project without a [mutmut]
     # section gets the one a user would write, naming the folders of the changed files.
-    folders = sorted({rel.split("/")[0] for rel in changed if rel.endswith(".py")})
+    sources = {rel: lines for rel, lines in changed.items()
+               if rel.endswith(".py") and not TEST.search(rel)}
+    folders = sorted({rel.split("/")[0] for rel in sources})
     os.chdir(tempfile.mkdtemp(prefix="bench-suggest-mutmut."))
     with open("setup.cfg", "w") as f:
         f.write("[mutmut]\nsource_paths=" + ",".join(folders) + "\n")
     effects = []
-    for rel, lines in sorted(changed.items()):
-        if not rel.endswith(".py") or not os.path.exists(os.path.join(repo, rel)):
+    for rel, lines in sorted(sources.items()):
+        if not os.path.exists(os.path.join(repo, rel)):
             continue
         with open(os.path.join(repo, rel), encoding="utf-8") as f:
             code = f.read()
