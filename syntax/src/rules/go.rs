@@ -109,19 +109,32 @@ fn statement(node: Node, cx: &mut Cx) -> bool {
     else {
         return true;
     };
+    if is_arid(node, cx) {
+        return false;
+    }
     let callee = call
         .child_by_field_name("function")
         .map_or("", |f| cx.of(f))
         .to_owned();
-    if callee.starts_with("fmt.Print")
+    cx.replace(node, "", RemoveCall, format!("remove call to {callee}"));
+    true
+}
+
+/// `fmt.Print*`, `log.*` and the `print`/`println` builtins as a statement.
+fn is_arid(statement: Node, cx: &Cx) -> bool {
+    let Some(call) = statement
+        .named_child(0)
+        .filter(|c| statement.kind() == "expression_statement" && c.kind() == "call_expression")
+    else {
+        return false;
+    };
+    let callee = call
+        .child_by_field_name("function")
+        .map_or("", |f| cx.of(f));
+    callee.starts_with("fmt.Print")
         || callee.starts_with("log.")
         || callee == "println"
         || callee == "print"
-    {
-        return false;
-    }
-    cx.replace(node, "", RemoveCall, format!("remove call to {callee}"));
-    true
 }
 
 fn if_statement(node: Node, cx: &mut Cx) {
@@ -174,6 +187,9 @@ fn body(function: Node, cx: &mut Cx) {
     else {
         return;
     };
+    if code_children(list).iter().all(|s| is_arid(*s, cx)) {
+        return;
+    }
     let zeros: Vec<String> = match function.child_by_field_name("result") {
         None => Vec::new(),
         Some(result) if result.kind() == "parameter_list" => code_children(result)

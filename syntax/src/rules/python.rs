@@ -287,6 +287,9 @@ fn body(function: Node, cx: &mut Cx) {
     if docstring {
         statements.remove(0);
     }
+    if statements.iter().all(|s| arid_statement(*s, cx)) {
+        return;
+    }
     let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
         return;
     };
@@ -354,5 +357,20 @@ fn method(node: Node, cx: &mut Cx) {
             RemoveCall,
             format!("replace .{old}() with .{new}()"),
         );
+    }
+}
+
+/// An `assert`, or a `print` or logging call, as a statement.
+fn arid_statement(statement: Node, cx: &Cx) -> bool {
+    if statement.kind() == "assert_statement" {
+        return true;
+    }
+    let children = code_children(statement);
+    match children.as_slice() {
+        [call] if statement.kind() == "expression_statement" && call.kind() == "call" => is_arid(
+            call.child_by_field_name("function")
+                .map_or("", |f| cx.of(f)),
+        ),
+        _ => false,
     }
 }

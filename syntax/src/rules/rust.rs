@@ -170,13 +170,45 @@ fn attribute_is_test(attribute: &str) -> bool {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
         .collect();
-    let words = |s: &str| -> bool {
-        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|w| w == "test")
-    };
-    (path == "cfg" && words(&inner[path.len()..]))
+    (path == "cfg" && test_only(&inner[path.len()..]))
         || path.rsplit("::").next() == Some("test")
         || inner.contains("mutants::skip")
+}
+
+/// Whether a `cfg` predicate (`(test)`, `(all(test, unix))`) holds only under test; `not(test)`
+/// and `any(test, ...)` do not.
+fn test_only(predicate: &str) -> bool {
+    let p = predicate.trim();
+    let p = p
+        .strip_prefix('(')
+        .and_then(|p| p.strip_suffix(')'))
+        .unwrap_or(p)
+        .trim();
+    if p == "test" {
+        return true;
+    }
+    let Some(args) = p.strip_prefix("all").map(str::trim_start) else {
+        return false;
+    };
+    let Some(args) = args.strip_prefix('(').and_then(|a| a.strip_suffix(')')) else {
+        return false;
+    };
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&args[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&args[start..]);
+    parts.iter().any(|part| test_only(part))
 }
 
 fn condition(node: Node, cx: &mut Cx) {
@@ -368,6 +400,10 @@ fn body_values(function: Node, cx: &mut Cx) {
         }
     }
     let statements = code_children(body);
+    // A body of logging and asserts alone is arid: replacing it only removes output.
+    if statements.iter().all(|s| is_arid(*s, cx)) {
+        return;
+    }
     let (Some(first), Some(last)) = (statements.first(), statements.last()) else {
         return;
     };
@@ -415,4 +451,38 @@ fn fixes_a_type(node: Node) -> bool {
             .is_some_and(|l| l.id() == node.id()),
         _ => false,
     })
+}
+
+/// Logging, debug output and asserts: `println!`, `dbg!`, `log::info!`, `tracing::warn!`,
+/// `assert!`, `debug_assert_eq!` and the like, as a statement or a block's tail.
+fn is_arid(statement: Node, cx: &Cx) -> bool {
+    const ARID: &[&str] = &[
+        "print",
+        "println",
+        "eprint",
+        "eprintln",
+        "dbg",
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+        "log",
+        "event",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+    ];
+    let e = if statement.kind() == "expression_statement" {
+        statement.named_child(0).unwrap_or(statement)
+    } else {
+        statement
+    };
+    e.kind() == "macro_invocation"
+        && e.child_by_field_name("macro")
+            .map(|m| cx.of(m).rsplit("::").next().unwrap_or(""))
+            .is_some_and(|name| ARID.contains(&name))
 }

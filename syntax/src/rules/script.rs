@@ -259,7 +259,7 @@ fn statement(node: Node, cx: &mut Cx) -> bool {
     let Some(mut e) = node.named_child(0) else {
         return true;
     };
-    if matches!(e.kind(), "string" | "template_string") {
+    if matches!(e.kind(), "string" | "template_string") || is_console(node, cx) {
         return false;
     }
     if e.kind() == "await_expression" {
@@ -273,10 +273,6 @@ fn statement(node: Node, cx: &mut Cx) -> bool {
         // A derived class's constructor must call `super(...)`.
         if callee == "super" {
             return true;
-        }
-        if callee == "console" || callee.starts_with("console.") || callee.starts_with("console?.")
-        {
-            return false;
         }
         let loose = node.parent().is_some_and(|p| {
             !matches!(
@@ -391,7 +387,8 @@ fn if_statement(node: Node, cx: &mut Cx) {
 /// A block emptied (Stryker's BlockStatement); a function's body so emptied is its return value
 /// replaced. A constructor that calls `super(...)` keeps its body, as Stryker's does.
 fn block(node: Node, cx: &mut Cx) {
-    if code_children(node).is_empty() {
+    // Empty, or `console.*` calls alone: nothing to remove that a test should notice.
+    if code_children(node).iter().all(|s| is_console(*s, cx)) {
         return;
     }
     let parent = node.parent();
@@ -528,4 +525,19 @@ fn array_constructor(node: Node, cx: &mut Cx) {
         crate::Operator::EmptyArray,
         format!("replace Array arguments with {new}"),
     );
+}
+
+/// A `console.*` call as a statement.
+fn is_console(statement: Node, cx: &Cx) -> bool {
+    statement.kind() == "expression_statement"
+        && statement
+            .named_child(0)
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(|c| c.child_by_field_name("function"))
+            .is_some_and(|f| {
+                let callee = cx.of(f);
+                callee == "console"
+                    || callee.starts_with("console.")
+                    || callee.starts_with("console?.")
+            })
 }

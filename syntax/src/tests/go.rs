@@ -99,3 +99,23 @@ fn arid_calls_imports_and_tags_are_left_alone() {
     let c = p.control.expect("a control");
     assert_eq!(c.replace, "// Cart holds items. (unchanged)");
 }
+
+#[test]
+fn a_body_of_logging_alone_is_arid() {
+    let src = "package p\n\nfunc report(n int) {\n\tfmt.Println(n)\n\tlog.Printf(\"%d\", n)\n}\n\nfunc work(n int) int {\n\tfmt.Println(n)\n\treturn n\n}\n";
+    let p = all("p/r.go", src);
+    assert!(
+        !p.mutants
+            .iter()
+            .any(|m| m.site.as_deref() == Some("report")),
+        "{}",
+        super::listing(&p)
+    );
+    expect(
+        &p,
+        src,
+        ReturnValue,
+        "fmt.Println(n)\n\treturn n",
+        "return 0",
+    );
+}

@@ -3,6 +3,7 @@
 
 mod checks;
 mod engine;
+mod families;
 mod go;
 mod hostile;
 mod python;

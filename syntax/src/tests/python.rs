@@ -131,3 +131,23 @@ fn mutmut_keywords_signs_and_string_methods() {
     expect(&p, src, Arithmetic, "-len", "+len");
     expect(&p, src, RemoveCall, "s.lower()", "s.upper()");
 }
+
+#[test]
+fn a_body_of_logging_alone_is_arid() {
+    let src = "def report(n):\n    \"\"\"Say it.\"\"\"\n    print(n)\n    logging.info(\"n %s\", n)\n    assert n\n\n\ndef work(n):\n    print(n)\n    return n\n";
+    let p = all("pkg/r.py", src);
+    assert!(
+        !p.mutants
+            .iter()
+            .any(|m| m.site.as_deref() == Some("report")),
+        "{}",
+        super::listing(&p)
+    );
+    expect(
+        &p,
+        src,
+        ReturnValue,
+        "print(n)\n    return n",
+        "return None",
+    );
+}

@@ -267,3 +267,27 @@ fn iterators_with_a_lifetime_bound_get_empty_and_once() {
     expect(&p, src, ReturnValue, body, "::std::iter::once(\"\")");
     expect(&p, src, ReturnValue, body, "::std::iter::once(\"xyzzy\")");
 }
+
+#[test]
+fn only_cfg_predicates_that_hold_under_test_alone_are_test_code() {
+    let src = "#[cfg(all(unix, test))]\nfn a() -> u8 { 1 + 1 }\n#[cfg(not(test))]\nfn b() -> u8 { 2 + 2 }\n#[cfg(any(test, feature = \"x\"))]\nfn c() -> u8 { 3 + 3 }\n#[tokio::test]\nasync fn d() { e(4 + 4); }\n";
+    let p = all("src/cfg.rs", src);
+    untouched(&p, src, "1 + 1");
+    untouched(&p, src, "4 + 4");
+    expect(&p, src, Arithmetic, "2 + 2", "2 - 2");
+    expect(&p, src, Arithmetic, "3 + 3", "3 - 3");
+}
+
+#[test]
+fn a_body_of_logging_alone_is_arid() {
+    let src = "fn report(n: u8) {\n    println!(\"n = {n}\");\n    log::debug!(\"done\");\n}\n\nfn work(n: u8) -> u8 {\n    dbg!(n);\n    n\n}\n";
+    let p = all("src/r.rs", src);
+    assert!(
+        !p.mutants
+            .iter()
+            .any(|m| m.site.as_deref() == Some("report")),
+        "{}",
+        super::listing(&p)
+    );
+    expect(&p, src, ReturnValue, "dbg!(n);\n    n", "0");
+}

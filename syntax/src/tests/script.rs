@@ -201,3 +201,23 @@ fn stryker_loops_array_constructors_and_regex_quantifiers() {
     );
     expect(&p, src, ReturnValue, "{ super(); this.z = 3; }", "{}");
 }
+
+#[test]
+fn a_block_of_console_calls_alone_is_arid() {
+    let src = "function report(n) {\n  console.log(n);\n}\nfunction work(n) {\n  console.log(n);\n  return n;\n}\n";
+    let p = all("src/r.js", src);
+    assert!(
+        !p.mutants
+            .iter()
+            .any(|m| m.site.as_deref() == Some("report")),
+        "{}",
+        super::listing(&p)
+    );
+    expect(
+        &p,
+        src,
+        ReturnValue,
+        "{\n  console.log(n);\n  return n;\n}",
+        "{}",
+    );
+}
