@@ -153,24 +153,7 @@ peer_stryker() { # OUT REPO
   [ -x "$stryker" ] || { missing "Stryker ($stryker): the peer of $label is not measured"; return 1; }
   local ranges
   # Source files only: test code is not mutated, by gatekit or by a reviewer asking Stryker.
-  ranges=$(python3 - "$work/$label/changed.json" <<'PY'
-import json, re, sys
-test = re.compile(r"(^|/)(tests?|__tests__)/|\.(test|spec)\.[cm]?[jt]sx?$")
-out = []
-for f, lines in sorted(json.load(open(sys.argv[1])).items()):
-    if not re.search(r"\.([cm]?js|jsx|[cm]?ts|tsx)$", f) or test.search(f):
-        continue
-    start = prev = None
-    for n in lines + [None]:
-        if n is not None and prev is not None and n == prev + 1:
-            prev = n
-            continue
-        if start is not None:
-            out.append(f"{f}:{start}-{prev}")
-        start = prev = n
-print(",".join(out))
-PY
-)
+  ranges=$(python3 "$helper" stryker-ranges "$work/$label/changed.json")
   [ -n "$ranges" ] || { echo '[]' > "$1"; return 0; }
   cat > "$work/$label/stryker.json" <<JSON
 {"testRunner": "command", "commandRunner": {"command": "true"}, "coverageAnalysis": "off",

@@ -7,6 +7,7 @@ peer that renders `a<=b` where gatekit keeps `a <= b` still matches, and nothing
 names, operators or line numbers.
 
   changed REPO                          the lines HEAD adds or changes against HEAD~1, as JSON
+  stryker-ranges CHANGED                Stryker's --mutate for those lines of source files
   peer-cargo-mutants LIST REPO OUT      effects of `cargo mutants --list --json --diff` entries
   peer-stryker REPORT REPO OUT          effects of Stryker's mutation-testing JSON report
   compare ROW SUGGEST REPO PEER BUILD   one row: recall, what the peer lacks, anchors, builds
@@ -52,6 +53,33 @@ def changed_lines(repo):
             count = int(count) if count else 1
             out.setdefault(current, []).extend(range(int(start), int(start) + count))
     return {f: sorted(set(ls)) for f, ls in out.items() if ls}
+
+
+# Test code is not mutated, by gatekit or by a reviewer asking a peer (mutmut's source_paths
+# name the package, Stryker's --mutate the sources): one rule for every peer here.
+TEST_PATH = re.compile(r"(^|/)(tests?|__tests__)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$"
+                       r"|\.(test|spec)\.[cm]?[jt]sx?$")
+
+
+def is_test_path(path):
+    return bool(TEST_PATH.search(path))
+
+
+def stryker_ranges(changed):
+    """Stryker's --mutate value for the added lines of source files: FILE:FIRST-LAST,..."""
+    out = []
+    for f, lines in sorted(changed.items()):
+        if not re.search(r"\.([cm]?js|jsx|[cm]?ts|tsx)$", f) or is_test_path(f):
+            continue
+        start = prev = None
+        for n in lines + [None]:
+            if n is not None and prev is not None and n == prev + 1:
+                prev = n
+                continue
+            if start is not None:
+                out.append(f"{f}:{start}-{prev}")
+            start = prev = n
+    return ",".join(out)
 
 
 def read(repo, path):
@@ -421,6 +449,8 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "changed":
         print(json.dumps(changed_lines(args[0])))
+    elif cmd == "stryker-ranges":
+        print(stryker_ranges(json.load(open(args[0]))))
     elif cmd == "peer-cargo-mutants":
         peer_cargo_mutants(*args)
     elif cmd == "peer-stryker":

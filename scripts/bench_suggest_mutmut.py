@@ -14,7 +14,6 @@ libcst as mutmut renders it, then normalized by bench_suggest_compare.effect lik
 
 import json
 import os
-import re
 import sys
 import tempfile
 
@@ -23,12 +22,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from mutmut.mutation.file_mutation import create_mutations, deep_replace
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_suggest_compare import WHITESPACE, effect  # noqa: E402
-
-
-# Test code is not mutated, by gatekit or by a user of mutmut (whose source_paths name the
-# package, not its tests).
-TEST = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+from bench_suggest_compare import WHITESPACE, effect, is_test_path  # noqa: E402
 
 
 def swapped(module, flat, m):
@@ -54,7 +48,7 @@ def main(repo, changed_path, out_path):
     # mutmut reads its settings from the folder it runs in; a project without a [mutmut]
     # section gets the one a user would write, naming the folders of the changed files.
     sources = {rel: lines for rel, lines in changed.items()
-               if rel.endswith(".py") and not TEST.search(rel)}
+               if rel.endswith(".py") and not is_test_path(rel)}
     folders = sorted({rel.split("/")[0] for rel in sources})
     os.chdir(tempfile.mkdtemp(prefix="bench-suggest-mutmut."))
     with open("setup.cfg", "w") as f:

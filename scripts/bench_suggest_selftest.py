@@ -44,7 +44,16 @@ def main():
     diff = "".join(difflib.unified_diff(OLD.splitlines(True), NEW.splitlines(True), "a", "b", n=1))
     check(bsc.apply_unified(OLD, diff) == NEW, "a unified diff applies to the file it was made on")
     check(bsc.apply_unified(NEW, diff) is None, "a unified diff that does not fit is refused")
+    insert = "".join(difflib.unified_diff(["a\n", "b\n"], ["a\n", "x\n", "b\n"], n=0))
+    check(bsc.apply_unified("a\nb\n", insert) == "a\nx\nb\n",
+          "a hunk with an empty old side (-1,0) inserts after its line")
 
+    check([p for p in ["src/a.py", "tests/t.py", "pkg/test_a.py", "pkg/a_test.py", "conftest.py",
+                       "src/__tests__/x.ts", "src/a.test.tsx", "lib/a.spec.mjs", "lib/contest.js",
+                       "src/testing.py"] if not bsc.is_test_path(p)]
+          == ["src/a.py", "lib/contest.js", "src/testing.py"], "test paths known by one rule")
+    check(bsc.stryker_ranges({"lib/a.js": [3, 4, 5, 9], "test/a.js": [1], "a.py": [1]})
+          == "lib/a.js:3-5,lib/a.js:9-9", "Stryker's ranges: runs of added lines of sources")
     text = "x = '\U0001F600' + y\n"
     # Babel counts the emoji as two UTF-16 units: `y`, the 11th character, is at column 12 (1-based) for Stryker.
     pos = {"start": {"line": 1, "column": 12}, "end": {"line": 1, "column": 13}}
@@ -71,9 +80,12 @@ def main():
                    NEW.replace("return 1", "return None")]
         peer = [{"file": "m.py", "line": 2, "what": "k", "text": "t", "effect": bsc.effect(t)}
                 for t in mutated]
-        # One more on line 1, which the change does not add: gatekit does not propose it.
+        # Two more gatekit does not propose: one on line 1, which the change does not add, and
+        # one spanning lines 1-2, which touches an added line.
         peer.append({"file": "m.py", "line": 1, "last": 1, "what": "k", "text": "t",
                      "effect": bsc.effect(NEW.replace("f(a, b)", "f(b, a)"))})
+        peer.append({"file": "m.py", "line": 1, "last": 2, "what": "k", "text": "t",
+                     "effect": bsc.effect(NEW.replace("a, b):\n    if", "b, a):\n    if not"))})
         with open(os.path.join(root, "peer.json"), "w") as f:
             json.dump(peer, f)
 
@@ -94,7 +106,7 @@ def main():
         bsc.compare(os.path.join(root, "row.json"), os.path.join(root, "suggest.json"), root,
                     os.path.join(root, "peer.json"), "python", "t", "mutmut", 0, 60)
         row = json.load(open(os.path.join(root, "row.json")))
-        check((row["peer_mutants"], row["matched"]) == (4, 2), "recall counts by effect: 2 of 4")
+        check((row["peer_mutants"], row["matched"]) == (5, 2), "recall counts by effect: 2 of 5")
         check(row["missed_off_added_lines"] == 1, "one peer mutant missed is off the added lines")
         check(row["lacks"] == 2, "the peer lacks gatekit's 2 other proposals")
         check((row["anchors"], row["not_unique"]) == (5, 1), "one anchor of 5 is not unique")
