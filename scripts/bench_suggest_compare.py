@@ -279,6 +279,9 @@ def build_check(repo, kind, proposals, sample, timeout):
             picked = random.Random(29).sample(proposals, sample)
         built, unbuilt = 0, {}
         for p in picked:
+            if p["mutated"] is None:
+                unbuilt.setdefault(p["kind"], []).append(p["what"] + " (anchor not unique)")
+                continue
             path = os.path.join(copy, p["file"])
             with open(path, encoding="utf-8", newline="") as f:
                 text = f.read()
@@ -315,7 +318,9 @@ def compare(row_path, suggest_path, repo, peer_path, build_kind, label, peer, sa
             controls += 1
             continue
         mutated = text.replace(m["anchor"], m["replace"], 1)
-        proposals.append({"file": m["file"], "mutated": mutated, "kind": m.get("operator", "?"),
+        # A proposal whose anchor does not occur exactly once cannot be applied: it never builds.
+        proposals.append({"file": m["file"], "mutated": mutated if count == 1 else None,
+                          "kind": m.get("operator", "?"),
                           "what": f"{m['file']}:{m['line']} {m['description']}"})
         keys.setdefault((m["file"], effect(mutated)), []).append(m)
         mutated_texts.append((m["file"], mutated))

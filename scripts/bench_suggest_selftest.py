@@ -98,6 +98,7 @@ def main():
             mutant(8, "return 1", "return None", "return-value"),   # the peer's third
             mutant(3, "return a + 0", "return a +"),          # gatekit's own, does not compile
             mutant(4, "return", "pass", "remove-call"),       # not unique: 3 times in the file
+            mutant(5, "nowhere", "x", "remove-call"),         # not unique either: absent
             mutant(1, "def f(a, b):", "def f(a, b):  # c", "control")],
             "files": [], "suites": {}, "counts": {}}
         with open(os.path.join(root, "suggest.json"), "w") as f:
@@ -108,13 +109,13 @@ def main():
         row = json.load(open(os.path.join(root, "row.json")))
         check((row["peer_mutants"], row["matched"]) == (5, 2), "recall counts by effect: 2 of 5")
         check(row["missed_off_added_lines"] == 1, "one peer mutant missed is off the added lines")
-        check(row["lacks"] == 2, "the peer lacks gatekit's 2 other proposals")
-        check((row["anchors"], row["not_unique"]) == (5, 1), "one anchor of 5 is not unique")
-        check(row["controls"] == 1 and row["proposals"] == 4, "the control is not a proposal")
-        # `return a +` does not compile, nor does `pass a + 0` (the non-unique anchor's first
-        # occurrence swapped, as the check applies every proposal).
-        check((row["build"]["built"], row["build"]["tried"]) == (2, 4),
-              "2 of 4 proposals compile (py_compile)")
+        check(row["lacks"] == 3, "the peer lacks gatekit's 3 other proposals")
+        check((row["anchors"], row["not_unique"]) == (6, 2),
+              "two anchors of 6 are not unique: one 3 times in the file, one absent")
+        check(row["controls"] == 1 and row["proposals"] == 5, "the control is not a proposal")
+        # `return a +` does not compile; the two whose anchors are not unique cannot be applied.
+        check((row["build"]["built"], row["build"]["tried"]) == (2, 5),
+              "2 of 5 proposals build (py_compile): an anchor not unique never does")
         check(subprocess.run(["git", "-C", root, "status", "--porcelain", "m.py"],
                              capture_output=True, text=True).stdout == "",
               "the repository's file is unchanged by the build check")
