@@ -25,7 +25,8 @@
 # prints the date and the load average at the start and the end.
 #
 # A peer or toolchain that is missing is named on a line of its own and that row reads "not
-# measured": no figure is ever made up.
+# measured": no figure is ever made up. Before anything, bench_suggest_selftest.py checks the
+# comparison on small cases; if it fails, nothing is measured.
 #
 #   BUILD_SAMPLE=N        build-check only N proposals per project, drawn with a fixed seed
 #                         (default 0: every one)
