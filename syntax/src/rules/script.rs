@@ -402,6 +402,15 @@ fn block(node: Node, cx: &mut Cx) {
         }
     }
     if function {
+        // A TypeScript function that declares it returns a value does not compile with an
+        // empty body (`tsc`: not all code paths return a value): such a proposal is unviable
+        // by construction, so it is not made.
+        let declared = parent
+            .and_then(|p| p.child_by_field_name("return_type"))
+            .map(|t| cx.of(t).trim_start_matches(':').trim().to_owned());
+        if declared.is_some_and(|t| !returns_nothing(&t)) {
+            return;
+        }
         let name = parent
             .and_then(|p| p.child_by_field_name("name"))
             .map_or("function".to_owned(), |n| cx.of(n).to_owned());
@@ -414,6 +423,15 @@ fn block(node: Node, cx: &mut Cx) {
     } else {
         cx.replace(node, "{}", RemoveBlock, "empty block");
     }
+}
+
+/// Whether a declared return type admits a body that returns nothing.
+fn returns_nothing(declared: &str) -> bool {
+    let t: String = declared.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(
+        t.as_str(),
+        "void" | "undefined" | "any" | "unknown" | "Promise<void>" | "Promise<undefined>"
+    ) || t.starts_with("asserts")
 }
 
 /// Stryker's MethodExpression: `s.trim()` becomes `s`, `s.toLowerCase()` becomes

@@ -173,6 +173,23 @@ fn typescript_types_are_left_alone_and_code_is_mutated() {
 }
 
 #[test]
+fn a_typescript_body_that_must_return_a_value_is_not_emptied() {
+    let src = "export function total(xs: number[]): number {\n  return xs.length + 1;\n}\nexport function log(xs: number[]): void {\n  send(xs);\n}\nconst f = async (x: number): Promise<void> => {\n  await go(x);\n};\n";
+    let p = all("src/t.ts", src);
+    // `{}` where a number is declared does not compile: not proposed.
+    let emptied = src.replacen("{\n  return xs.length + 1;\n}", "{}", 1);
+    assert!(
+        !p.mutants.iter().any(|m| super::mutated(src, m) == emptied),
+        "an empty body for a function returning number"
+    );
+    // A function declared to return nothing may lose its body, as Stryker's BlockStatement does.
+    expect(&p, src, ReturnValue, "{\n  send(xs);\n}", "{}");
+    expect(&p, src, ReturnValue, "{\n  await go(x);\n}", "{}");
+    // The body's own code is still mutated.
+    expect(&p, src, Arithmetic, "xs.length + 1", "xs.length - 1");
+}
+
+#[test]
 fn tsx_has_its_own_grammar() {
     let src = "export const Item = (p: { n: number }) => (\n  <li className=\"row\" onClick={() => p.n > 0 && go(p.n - 1)}>{p.n > 1 ? \"many\" : \"one\"}</li>\n);\n";
     let p = all("src/Item.tsx", src);
