@@ -14,10 +14,17 @@ fn check(files: &[(&str, &str)]) -> (bool, String) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-layout.py");
+    run("check-layout.py", root.path())
+}
+
+/// Runs `scripts/SCRIPT` on `root`: whether it passed, and what it printed.
+fn run(script: &str, root: &Path) -> (bool, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scripts")
+        .join(script);
     let out = Command::new("python3")
         .arg(script)
-        .arg(root.path())
+        .arg(root)
         .output()
         .unwrap();
     (
@@ -86,16 +93,7 @@ fn check_design(design: &str, files: &[&str]) -> (bool, String) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, "//! A module.\n").unwrap();
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-design.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(root.path())
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    run("check-design.py", root.path())
 }
 
 const MAP: &str = "# design\n\nSee `demo/src/a.rs`.\n\n## Where each piece lives\n\n```\ndemo/    a crate\n  src/lib.rs        its map\n  src/{a,b}.rs      two modules\n```\n";
