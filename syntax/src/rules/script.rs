@@ -397,7 +397,10 @@ fn block(node: Node, cx: &mut Cx) {
         let constructor = p
             .child_by_field_name("name")
             .is_some_and(|n| cx.of(n) == "constructor");
-        if constructor && cx.of(node).contains("super(") && initializes_fields(p, cx) {
+        if constructor
+            && ((cx.of(node).contains("super(") && initializes_fields(p, cx))
+                || leaves_fields_to_the_constructor(p, cx))
+        {
             return;
         }
     }
@@ -513,6 +516,24 @@ fn initializes_fields(constructor: Node, cx: &Cx) -> bool {
         })
     });
     parameter_properties || initialised_fields
+}
+
+/// A TypeScript class that declares a typed field with no value, neither optional (`x?: T`)
+/// nor definite (`x!: T`), must set it in its constructor (`tsc`'s strict property
+/// initialisation): emptying that constructor does not build.
+fn leaves_fields_to_the_constructor(constructor: Node, cx: &Cx) -> bool {
+    constructor.parent().is_some_and(|body| {
+        code_children(body).iter().any(|member| {
+            member.kind() == "public_field_definition"
+                && member.child_by_field_name("value").is_none()
+                && member.child_by_field_name("type").is_some()
+                && {
+                    let text = cx.of(*member);
+                    let head = text.split(':').next().unwrap_or("").trim_end();
+                    !head.ends_with('?') && !head.ends_with('!') && !head.starts_with("declare")
+                }
+        })
+    })
 }
 
 /// Stryker's ArrayDeclaration for the constructor: `new Array(n)` becomes `new Array()`, and

@@ -190,6 +190,20 @@ fn a_typescript_body_that_must_return_a_value_is_not_emptied() {
 }
 
 #[test]
+fn a_typescript_constructor_that_must_set_its_fields_keeps_its_body() {
+    let src = "class A {\n  #n: number\n  label?: string\n  constructor(n: number) {\n    this.#n = n + 1\n  }\n}\nclass B {\n  m!: number\n  constructor() {\n    go(1)\n  }\n}\n";
+    let p = all("src/a.ts", src);
+    let emptied = src.replacen("{\n    this.#n = n + 1\n  }", "{}", 1);
+    assert!(
+        !p.mutants.iter().any(|m| super::mutated(src, m) == emptied),
+        "a constructor that must set #n was emptied"
+    );
+    expect(&p, src, Arithmetic, "n + 1", "n - 1");
+    // Fields that are optional or definite leave the constructor free to be emptied.
+    expect(&p, src, ReturnValue, "{\n    go(1)\n  }", "{}");
+}
+
+#[test]
 fn tsx_has_its_own_grammar() {
     let src = "export const Item = (p: { n: number }) => (\n  <li className=\"row\" onClick={() => p.n > 0 && go(p.n - 1)}>{p.n > 1 ? \"many\" : \"one\"}</li>\n);\n";
     let p = all("src/Item.tsx", src);
