@@ -469,4 +469,10 @@ fn a_key_that_cannot_sign_is_an_error_that_keeps_the_verdict() {
         !att.exists(),
         "no unsigned statement stands in for a signed one"
     );
+    // The record says the code the run ended with, not the PASS's 0.
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(f.out.path().join("gate-out/gate.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["exit_code"], 74, "{report:#}");
+    assert_eq!(report["verdict"], "PASS", "{report:#}");
 }

@@ -27,7 +27,7 @@ pub(super) struct RunOutput {
 /// A report that cannot be written once the suites ran never hides the verdict: the summary is
 /// still printed on stdout, the failed write is named on stderr, and the exit code is the
 /// verdict's (1 for FAIL, 130 when interrupted) — except that a PASS whose record could not be
-/// written exits 2, because a pass must come with its record.
+/// written exits 74, because a pass must come with its record.
 pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result<Exit> {
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     files::interrupt::cleans_up();
@@ -87,8 +87,18 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
         );
     }
     let exit = cmdline::exit::after_writing(verdict, &write_errors);
-    // A PASS that ends with exit 2 (its attestation could not be written): the JUnit copy,
-    // written as a PASS, says so too, or a CI view would show green for a run that failed.
+    // A PASS that ends with exit 74 (its attestation could not be written): gate.json says the
+    // code the run ended with, as every record does, where it still can be written.
+    if exit != verdict {
+        let mut ended = report.clone();
+        ended.exit_code = exit.code();
+        let json = s.out.join(crate::run::REPORT_FILE);
+        if let Err(e) = report::json::write_atomic(&json, &ended) {
+            cmdline::errln!("gate: error: writing {}: {e}", json.display());
+        }
+    }
+    // The JUnit copy, written as a PASS, says so too, or a CI view would show green for a run
+    // that failed.
     if let Some(path) = output.junit.as_deref().filter(|_| exit != verdict) {
         let why = write_errors
             .iter()
