@@ -1,10 +1,10 @@
 //! `mutants`: exact-anchor mutation runs that cannot be fooled by a hang, a red baseline or a
 //! brittle suite.
 //!
-//! A reviewer writes each mutant by hand (an exact string in a file, swapped for another, tied
-//! to the claim it undoes); the tool proves the suite notices every one and does not notice the
-//! controls. The one public entry is [`commands::run`] over a parsed [`cli::Cli`]; everything
-//! else is the crate's own:
+//! A reviewer writes each mutant (an exact string in a file, swapped for another, tied to the
+//! claim it undoes), by hand or from `suggest`'s proposals for a change's lines; the tool proves
+//! the suite notices every one and does not notice the controls. The one public entry is
+//! [`commands::run`] over a parsed [`cli::Cli`]; everything else is the crate's own:
 //! - `cli` (the command line as typed) and `commands` (each subcommand: arguments to typed
 //!   settings, the work handed on, an exit code back; `check` and `list` live there);
 //! - `spec` reads mutants.toml (`origin`: a generated mutant's operator, a claim not named yet),
@@ -14,10 +14,14 @@
 //!   (baseline, then each mutant judged and restored), which emits `record` values: the rows
 //!   and the report, with each `verdict` typed;
 //! - `render` turns the record into every output (text, Markdown, JSON, Stryker, HTML, JUnit,
-//!   progress lines);
+//!   SARIF, review findings, progress lines);
+//! - `suggest` turns a change (a candidate, a diff, whole files) into spec entries through the
+//!   `syntax` crate's proposals;
 //! - `shard` and `merge` split and join runs; `attest` states a run's verdicts for signing.
 //!
-//! Processes run through `report`'s process-group runner, so nothing is left behind.
+//! Processes run through `runner`'s process-group runner, so nothing is left behind. It never
+//! links `gate` or `probe`, and never writes to the user's tree, index or repository: every
+//! mutant is swapped in a checkout of its own.
 
 mod anchor;
 mod attest;
