@@ -81,14 +81,7 @@ pub fn schema_errors(schema: &str, instance: &serde_json::Value) -> Option<Vec<S
         VALIDATE,
         &[&schema, &path],
     )?;
-    Some(
-        v["errors"]
-            .as_array()
-            .expect("a list of errors")
-            .iter()
-            .map(|e| e.as_str().unwrap_or_default().to_string())
-            .collect(),
-    )
+    Some(errors(&v))
 }
 
 /// Prints junitparser's reading of a JUnit file as JSON: the totals, each suite with its cases,
@@ -153,12 +146,15 @@ pub fn sarif_errors(path: &Path) -> Option<Vec<String>> {
         VALIDATE_SARIF,
         &[path],
     )?;
-    Some(
-        v["errors"]
-            .as_array()
-            .expect("a list of errors")
-            .iter()
-            .map(|e| e.as_str().unwrap_or_default().to_string())
-            .collect(),
-    )
+    Some(errors(&v))
+}
+
+/// The `errors` list a validator script printed, as lines.
+fn errors(v: &serde_json::Value) -> Vec<String> {
+    v["errors"]
+        .as_array()
+        .expect("a list of errors")
+        .iter()
+        .map(|e| e.as_str().unwrap_or_default().to_string())
+        .collect()
 }

@@ -19,18 +19,7 @@ fn a_candidate_is_read_from_its_own_checkout_and_the_users_tree_is_left_alone() 
     // The candidate as `gate pack` hands it over: the staged change's patch and manifest.
     repo.write("src/lib.rs", LIB2);
     repo.git(["add", "-A"]);
-    let dir = tempfile::tempdir().unwrap();
-    let patch = repo
-        .git_output(["diff", "--cached", "--binary", &base])
-        .stdout;
-    std::fs::write(dir.path().join("c.patch"), patch).unwrap();
-    let sums = std::process::Command::new("sha256sum")
-        .current_dir(repo.path())
-        .arg("src/lib.rs")
-        .output()
-        .unwrap()
-        .stdout;
-    std::fs::write(dir.path().join("c.sha256"), sums).unwrap();
+    let dir = packed(&repo, &base, "src/lib.rs");
     std::fs::write(
         dir.path().join("gate.toml"),
         format!("base = \"{base}\"\npatch = \"c.patch\"\nmanifest = \"c.sha256\"\n\n[[suite]]\nname = \"unit\"\nrun = \"cargo test --lib\"\n"),

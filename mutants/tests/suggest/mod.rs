@@ -91,3 +91,21 @@ fn changed_lines(before: &str, after: &str) -> BTreeSet<u64> {
         .map(|(i, _)| i as u64 + 1)
         .collect()
 }
+
+/// The staged change against `base` as `gate pack` hands a candidate over: `c.patch` (binary)
+/// and `c.sha256` (the manifest of `file`, the one file it changes), in a temp dir of their own.
+fn packed(repo: &Repo, base: &str, file: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let patch = repo
+        .git_output(["diff", "--cached", "--binary", base])
+        .stdout;
+    std::fs::write(dir.path().join("c.patch"), patch).unwrap();
+    let sums = std::process::Command::new("sha256sum")
+        .current_dir(repo.path())
+        .arg(file)
+        .output()
+        .unwrap()
+        .stdout;
+    std::fs::write(dir.path().join("c.sha256"), sums).unwrap();
+    dir
+}

@@ -206,18 +206,7 @@ fn run_suggested_takes_a_candidate_and_runs_in_its_checkout() {
     let base = repo.commit_all("base");
     repo.write("calc.py", CALC2);
     repo.git(["add", "-A"]);
-    let dir = tempfile::tempdir().unwrap();
-    let patch = repo
-        .git_output(["diff", "--cached", "--binary", &base])
-        .stdout;
-    std::fs::write(dir.path().join("c.patch"), patch).unwrap();
-    let sums = std::process::Command::new("sha256sum")
-        .current_dir(repo.path())
-        .arg("calc.py")
-        .output()
-        .unwrap()
-        .stdout;
-    std::fs::write(dir.path().join("c.sha256"), sums).unwrap();
+    let dir = packed(&repo, &base, "calc.py");
     let gate = dir.path().join("gate.toml");
     std::fs::write(
         &gate,
