@@ -50,7 +50,7 @@ def mapped_paths(block):
 
 def prose_paths(root, text):
     """Paths in backticks outside the file map that start at a folder of the repository
-    (`report/src/xml.rs`); a placeholder in capitals (`probe/src/clients/NAME.rs`) is a pattern,
+    (`report/src/xml.rs`); a placeholder in capitals (`probe/src/presets/NAME.rs`) is a pattern,
     not a path, and is left alone."""
     for m in re.finditer(r"`([\w.-]+(?:/[\w.{},-]+)+/?)`", text):
         raw = m.group(1)

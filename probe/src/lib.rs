@@ -5,8 +5,9 @@
 //! `standin` (a loopback stand-in for the model APIs, so a client runs offline, with no key).
 //! What stays here is the measuring: the `bracket` driver (with `check` on top) runs a client
 //! over many n, judges each run from what was sent and what came back, and finds the threshold;
-//! `units` infers the unit a client counts in from thresholds under several fills; `clients`
-//! holds the presets (how each agent CLI runs offline) and the `probe clients` table; `client`
+//! `units` infers the unit a client counts in from thresholds under several fills; `presets`
+//! holds how each agent CLI runs offline (data below the driver that uses it); `clients` is the
+//! `probe clients` command, beside the other commands; `client`
 //! is `probe call`, a minimal client for any stdio server; `testclient` is a small client with
 //! a known limit, for trying the driver without an agent CLI; `model` runs the stand-in in the
 //! foreground. The command line is [`cli`], whose [`cli::main`] is the one entry point other
@@ -18,6 +19,7 @@ pub mod cli;
 pub(crate) mod client;
 pub(crate) mod clients;
 mod model;
+pub(crate) mod presets;
 pub(crate) mod testclient;
 pub(crate) mod units;
 

@@ -2,7 +2,7 @@
 //! `probe serve` (logging to the folder), the client run through `runner` (its own
 //! group, a timeout, strays killed), and the judging of what came back.
 //!
-//! A preset (`crate::clients`) also starts the model stand-in once per driver, and runs its
+//! A preset (`crate::presets`) also starts the model stand-in once per driver, and runs its
 //! client with a scratch HOME (the preset's config written into it) and nothing of our
 //! environment but PATH and the preset's variables, so the only connection it makes is to the
 //! stand-in.
@@ -11,7 +11,7 @@ use super::judge::{failed_run, judge_output, judge_stand_in, Judgment, Verdict};
 use super::results::{ClientInfo, Point, Results, TurnResult};
 use super::turn::{judge_turn, Handed};
 use super::{Client, ClientSettings, DEFAULT_SPILL_PATTERNS};
-use crate::clients::{self, Preset};
+use crate::presets::{self, Preset};
 use crate::Failure;
 use anyhow::Context;
 use mcp::emit::Fill;
@@ -158,12 +158,12 @@ impl Driver {
         // With the preset's own environment too, as its runs have it: `cn --version` looks up
         // Continue's latest version unless the preset's fetch guard is loaded. (No stand-in runs
         // yet: port 0, which nothing answers.)
-        let server = clients::Server {
+        let server = presets::Server {
             command: self.probe_exe.display().to_string(),
             args: serve_args(&home.path().join("serve.log")),
         };
         let launch = preset
-            .launch(&clients::Run {
+            .launch(&presets::Run {
                 bin,
                 home: home.path(),
                 port: 0,
@@ -244,7 +244,7 @@ impl Driver {
         files::outputs::claim(&serve_log)
             .with_context(|| format!("writing {}", serve_log.display()))?;
         let config = dir.join("mcp.json");
-        let server = clients::Server {
+        let server = presets::Server {
             command: self.probe_exe.display().to_string(),
             args: serve_args(&serve_log),
         };
@@ -306,9 +306,9 @@ impl Driver {
                     fs::create_dir_all(&work)?;
                     let stand_in = self.stand_in.as_ref().expect("a preset has a stand-in");
                     stand_in.take_model_events();
-                    let prompt = clients::prompt(&ns, fill);
+                    let prompt = presets::prompt(&ns, fill);
                     let launch = preset
-                        .launch(&clients::Run {
+                        .launch(&presets::Run {
                             bin: &bin,
                             home: home.path(),
                             port: stand_in.port(),

@@ -5,7 +5,7 @@
 //! side, so both can import it.
 
 use super::results::Point;
-use crate::clients::Preset;
+use crate::presets::Preset;
 
 /// The point a runner is about to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -47,12 +47,12 @@ use runner::stop::Interrupted;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// What a client is: a preset (`crate::clients`) with its executable, or a shell command with
+/// What a client is: a preset (`crate::presets`) with its executable, or a shell command with
 /// `{n}` and `{mcp_config}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Client {
     Preset {
-        preset: crate::clients::Preset,
+        preset: crate::presets::Preset,
         bin: PathBuf,
         /// What the stand-in's token counter answers (`None`: units / 4).
         count_tokens: Option<u64>,

@@ -224,7 +224,7 @@ struct BracketArgs {
 struct ClientsArgs {
     /// The presets to run (default: every installed one).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',', value_parser = preset_parser)]
-    only: Vec<crate::clients::Preset>,
+    only: Vec<crate::presets::Preset>,
     /// Where each client's threshold is searched, in UTF-16 units (LO inline, HI not).
     #[arg(long, value_name = "LO..HI", default_value = "1000..1000000", value_parser = range_parser)]
     range: Range,

@@ -3,7 +3,7 @@
 //! parser returns the typed value, so no code after clap reads a flag's text.
 
 use crate::client::Cap;
-use crate::clients::Preset;
+use crate::presets::Preset;
 use crate::units::Measure;
 use clap::builder::{PossibleValuesParser, TypedValueParser as _};
 use mcp::emit::{Fill, MAX_N};

@@ -4,7 +4,7 @@
 
 use super::matrix::{measure, Matrix, MatrixSettings, Row, RowStatus};
 use super::render::{limits_table, table};
-use super::Preset;
+use crate::presets::Preset;
 use anyhow::Context;
 use cmdline::Exit;
 use report::{Format, Painter, Timestamp};

@@ -10,7 +10,7 @@
 
 use crate::bracket::events::{Observer, Search};
 use crate::bracket::{bisect_range, threshold, Driver, Point, Shape, UnitsRecord, Verdict};
-use crate::clients::Preset;
+use crate::presets::Preset;
 use crate::units::{size_of, Unit};
 use mcp::emit::{Fill, MAX_N};
 use schemars::JsonSchema;

@@ -8,12 +8,12 @@
 //! be judged is a row with its reason, and the command goes on to the next.
 
 use super::kinds::{self, Finding, Limit, LimitKind};
-use super::Preset;
 use crate::bracket::events::{Observer, Search};
 use crate::bracket::{
     bracket_units, conclude, save_results, Client, ClientSettings, Driver, ProgressView,
 };
 use crate::check::suggested_cap;
+use crate::presets::Preset;
 use crate::units::Unit;
 use mcp::emit::Fill;
 use report::color::Style;
@@ -76,7 +76,7 @@ pub(crate) struct Row {
     pub client: Preset,
     pub status: RowStatus,
     /// The model API the client calls (the stand-in's shape).
-    pub api: super::Api,
+    pub api: standin::Api,
     pub bin: String,
     /// The version the preset was written against (install-clients.sh's pin).
     pub pinned: &'static str,
