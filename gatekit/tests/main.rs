@@ -4,6 +4,7 @@ mod demo;
 mod dispatch;
 mod exits;
 mod layout;
+mod reports;
 mod widths;
 
 /// The umbrella binary, hermetic and under the outer timeout.
