@@ -251,6 +251,21 @@ impl Pristine {
         &self.tree
     }
 
+    /// The id of the tree under review with `path` (relative, `/`-separated) left out: the same
+    /// id whatever `path` holds, so two trees that differ only there have the same one. Built
+    /// in an index of its own beside ours; only objects are written.
+    pub fn tree_without(&self, path: &str) -> Result<String, GitError> {
+        let index = self.index.with_extension("without");
+        let git = self.git.clone().with_index(&index);
+        let made = (|| {
+            git.bytes(["read-tree", "--end-of-options", &self.tree])?;
+            git.bytes(["update-index", "--force-remove", "--", path])?;
+            git.text(["write-tree"])
+        })();
+        let _ = fs::remove_file(&index);
+        made
+    }
+
     /// Re-reads changed files' stat data into our index, so a file only touched (same bytes)
     /// is not a difference and the next check is fast. Its exit code only says whether some
     /// file needed it, so it is not an error.

@@ -178,6 +178,11 @@ impl Checkout {
         self.pristine.tree()
     }
 
+    /// The tree's id with `path` left out (see [`candidate::pristine::Pristine::tree_without`]).
+    pub fn tree_without(&self, path: &str) -> Result<String> {
+        Ok(self.pristine.tree_without(path)?)
+    }
+
     /// Proves the checkout holds the tree under review, restoring it when a suite (or a setup, a
     /// baseline) changed it: `Ok(None)` when it was whole, `Ok(Some(what))` when it was put
     /// back, `Err` when it could not be (the caller makes a fresh checkout).

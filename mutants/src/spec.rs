@@ -411,5 +411,7 @@ pub(crate) fn check_file(file: &str) -> Result<String, String> {
     }
 }
 
+pub(crate) mod identity;
+
 #[cfg(test)]
 mod tests;

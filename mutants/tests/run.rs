@@ -506,6 +506,66 @@ fn only_and_from_update_the_report_in_place_and_refuse_another_spec_or_tree() {
 }
 
 #[test]
+fn only_accepts_a_spec_whose_kept_mutants_are_unchanged_committed_or_not() {
+    let spec = format!(
+        "{SUITE}{}{}",
+        mutant("first", "$1 + $2", "$1 - $2", ""),
+        mutant("second", "echo \"hello\"", "echo \"bye\"", ""),
+    );
+    let fx = Fixture::new(&spec);
+    fx.run(&[]).assert_exit(0);
+    let first_judged = fx.report()["mutants"][0]["rerun"].clone();
+    let identity = |r: &serde_json::Value, i: usize| r["mutants"][i]["identity"].clone();
+    let before = fx.report();
+
+    // One mutant edited in the committed spec (and the edit committed): the spec's bytes, the
+    // tree and the commit all changed, the code under test did not. `--only` that mutant
+    // updates the report, the other row kept as it was.
+    let edited = spec.replace("echo \"bye\"", "echo \"ciao\"");
+    fx.repo.write("mutants.toml", &edited);
+    fx.repo.commit_all("second says ciao");
+    let out = fx.run(&["--only", "second"]);
+    out.assert_exit(0);
+    let report = fx.report();
+    assert_eq!(
+        report["mutants"][0]["rerun"], first_judged,
+        "first was kept"
+    );
+    assert_eq!(identity(&report, 0), identity(&before, 0));
+    assert_ne!(
+        identity(&report, 1),
+        identity(&before, 1),
+        "second is another mutant now"
+    );
+    assert_eq!(report["mutants"][1]["replace"], "echo \"ciao\"");
+    assert_ne!(report["spec_sha256"], before["spec_sha256"]);
+
+    // A mutant edited but not rerun: its row would be a verdict on another mutant. Refused,
+    // naming it, the report untouched.
+    let kept = std::fs::read(fx.out().join("mutants.json")).unwrap();
+    fx.repo
+        .write("mutants.toml", edited.replace("$1 - $2", "$1 * $2"));
+    let out = fx.run(&["--only", "second"]);
+    out.assert_exit(2);
+    assert!(
+        out.both()
+            .contains("mutant `first` changed since the report"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(fx.out().join("mutants.json")).unwrap(), kept);
+    // Rerun too, it is accepted.
+    fx.run(&["--only", "second", "--only", "first"])
+        .assert_exit(0);
+
+    // Code changed besides the spec: still another tree.
+    fx.repo
+        .write("lib.sh", format!("{}# edited\n", crate::common::LIB));
+    let out = fx.run(&["--only", "first"]);
+    out.assert_exit(2);
+    assert!(out.both().contains("the tree changed"), "{out}");
+}
+
+#[test]
 fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
     // The suite records its TMPDIR and leaves a file and a read-only folder in it (which only
     // bites when the tests run as a user other than root: root removes it regardless).

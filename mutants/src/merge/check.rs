@@ -53,13 +53,7 @@ pub(super) fn spec_for(given: Option<&Path>, shards: &[(PathBuf, RunReport)]) ->
         let spec = Spec::load(path)?;
         for (dir, r) in shards {
             if r.spec_sha256 != spec.sha256 {
-                bail!(
-                    "{}: field `spec_sha256` is {}, but --spec {} has sha256 {}: the shard ran another spec",
-                    name(dir),
-                    escape::text(&r.spec_sha256),
-                    escape::path(path),
-                    spec.sha256
-                );
+                same_mutants(dir, r, &spec, path)?;
             }
         }
         return Ok(SpecFound::Spec(Box::new(spec)));
@@ -90,6 +84,34 @@ pub(super) fn spec_for(given: Option<&Path>, shards: &[(PathBuf, RunReport)]) ->
         Some(spec) => Ok(SpecFound::Spec(Box::new(spec))),
         None => missing("does not read as a spec"),
     }
+}
+
+/// A shard that ran other spec bytes than `--spec` is held to it when it ran the same mutants
+/// (`spec::identity`: a comment or a claim's words changed, nothing a verdict depends on): each
+/// of its rows is the spec's mutant of that name, at that position, unchanged. That the shards
+/// were dealt from as many mutants as the spec holds is checked with the rest ([`shards`]).
+fn same_mutants(dir: &Path, r: &RunReport, spec: &Spec, path: &Path) -> Result<()> {
+    let other = |why: String| -> Result<()> {
+        bail!(
+            "{}: field `spec_sha256` is {}, but --spec {} has sha256 {} and {why}: the shard ran another spec",
+            name(dir),
+            escape::text(&r.spec_sha256),
+            escape::path(path),
+            spec.sha256
+        )
+    };
+    for row in &r.mutants {
+        let same = spec.mutants.get(row.index).is_some_and(|m| {
+            m.name == row.name && crate::spec::identity::of(spec, m) == row.identity
+        });
+        if !same {
+            return other(format!(
+                "its mutant `{}` is not the one the shard ran",
+                escape::text(&row.name)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses the first shard that no single run could have written (see the module docs), naming

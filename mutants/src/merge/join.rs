@@ -52,6 +52,7 @@ pub(super) fn merge_reports(shards: &[(PathBuf, RunReport)]) -> Result<RunReport
         differs("spec_sha256", &r.spec_sha256, &first.spec_sha256)?;
         differs("commit", &r.commit, &first.commit)?;
         differs("tree", &r.tree, &first.tree)?;
+        differs("code_tree", &r.code_tree, &first.code_tree)?;
         match (&r.candidate, &first.candidate) {
             (None, None) => {}
             (Some(a), Some(b)) => {

@@ -29,7 +29,7 @@ pub(crate) use tally::Tally;
 /// of another version. 2: each suite run records `hang`, `not_started` and `file_changed`, which
 /// merge judges its verdict by. 3: a row names its `operator` (a generated mutant, `unviable`
 /// when its build fails: each suite run records `build_failed`), `claim_named` and `context`.
-pub(crate) const REPORT_VERSION: u32 = 3;
+pub(crate) const REPORT_VERSION: u32 = 4;
 
 /// The whole run: `mutants.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -58,6 +58,12 @@ pub(crate) struct RunReport {
     /// changes, or the candidate's tree): the one tree a merged report judges.
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub tree: String,
+    /// `tree` with the spec file left out when the spec lives in it (else `tree` itself): the
+    /// code the mutants judge. `--only`/`--from` keep a report's rows while this is unchanged,
+    /// so editing one mutant in a committed mutants.toml does not make the others another
+    /// tree's verdicts.
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub code_tree: String,
     /// What of DIR's uncommitted state was carried into the worktrees.
     #[serde(deserialize_with = "required")]
     pub carried: Option<String>,

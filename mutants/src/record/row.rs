@@ -160,6 +160,11 @@ pub(crate) struct Row {
     pub control: bool,
     pub anchor: String,
     pub replace: String,
+    /// What the mutant is (`spec::identity`): the sha256 of everything that decides its
+    /// verdict. An in-place update or a merge keeps a row only while its mutant's identity
+    /// is unchanged.
+    #[schemars(length(min = 64, max = 64))]
+    pub identity: String,
     /// Decided by the mutant's own suite alone.
     pub verdict: Verdict,
     /// How many times the anchor occurred.
@@ -284,6 +289,7 @@ impl Row {
             control: false,
             anchor: "a".into(),
             replace: "b".into(),
+            identity: "0".repeat(64),
             verdict,
             matches: 1,
             span: None,

@@ -50,6 +50,7 @@ pub(super) fn run_one(
         control: m.is_control(),
         anchor: m.anchor.clone(),
         replace: m.replace.clone(),
+        identity: crate::spec::identity::of(plan.spec, m),
         verdict: Verdict::Error,
         matches: 0,
         span: None,

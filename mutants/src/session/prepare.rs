@@ -77,6 +77,7 @@ impl Session {
             };
         let sources = read_sources(&spec, &selected, checkouts[0].path())?;
         let tree = checkouts[0].tree().to_string();
+        let code_tree = previous::code_tree(&checkouts[0], repo.dir(), &spec.file)?;
 
         // One run per --out, held to the end: taken once the input is known good (a bad spec
         // leaves no --out behind) and before anything is written there.
@@ -92,6 +93,7 @@ impl Session {
             dir: repo.dir().display().to_string(),
             commit: origin.commit,
             tree,
+            code_tree,
             carried: origin.carried,
             candidate,
             start: Timestamp::now(),
@@ -148,7 +150,9 @@ impl Session {
                 previous::same_run(
                     &prev,
                     &previous::Judged {
-                        spec_sha256: &report.spec_sha256,
+                        spec: &spec,
+                        selected: &selected,
+                        code_tree: &report.code_tree,
                         commit: &report.commit,
                         tree: &report.tree,
                         candidate: report.candidate.as_ref(),

@@ -358,12 +358,26 @@ fn counts_that_do_not_add_up_are_refused() {
 #[test]
 fn a_spec_the_shards_did_not_run_is_refused() {
     let s = Shards::new();
+    // Other bytes, the same mutants (a comment): the shards ran these mutants.
     s.repo
-        .write("other.toml", format!("{SPEC}\n# another spec\n"));
+        .write("reworded.toml", format!("{SPEC}\n# a comment\n"));
+    let out = s.merge_in(s.repo.path(), &["--spec", "reworded.toml"]);
+    assert!(
+        [0, 1].contains(&out.exit()) && s.out().join("mutants.json").exists(),
+        "a comment made the shards another spec's: {out}"
+    );
+    std::fs::remove_dir_all(s.out()).unwrap();
+    // One mutant changed: refused, naming it.
+    s.repo.write("other.toml", SPEC.replace("echo 2", "echo 3"));
     let out = s.merge_in(s.repo.path(), &["--spec", "other.toml"]);
     s.refused(
         &out,
-        &["s1/mutants.json", "field `spec_sha256`", "another spec"],
+        &[
+            "s1/mutants.json",
+            "field `spec_sha256`",
+            "its mutant `one` is not the one the shard ran",
+            "another spec",
+        ],
     );
 }
 

@@ -198,7 +198,7 @@ fn mutants_json_of_a_run_a_merge_and_a_candidate_validates_and_a_renamed_field_d
     let out = fx.run(&["--format", "json"]);
     out.assert_exit(1);
     let report = fx.report();
-    assert_eq!(report["version"], 3);
+    assert_eq!(report["version"], 4);
     let printed: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(printed, report, "--format json prints mutants.json");
     let Some(errors) = schema_errors("mutants.schema.json", &report) else {
@@ -340,7 +340,7 @@ fn merge_refuses_a_report_of_another_version() {
         .arg(fx.out.path().join("merged"))
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("version 99 is not 3"));
+        .stderr(predicates::str::contains("version 99 is not 4"));
 }
 
 #[test]
