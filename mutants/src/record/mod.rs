@@ -114,8 +114,10 @@ pub(crate) struct RunReport {
     pub unjudged: Vec<Unjudged>,
     pub mutants: Vec<Row>,
     pub tally: Tally,
-    /// The run's exit code; 130 while the report is not complete (never 0 then).
-    #[schemars(extend("enum" = [0, 1, 2, 4, 130]))]
+    /// The run's exit code; 130 while the report is not complete (never 0 then): a run that
+    /// stops on an error after it began writes the code it ends with, 74 for an I/O failure or
+    /// 70 for gatekit's own bug, when the report can still be written.
+    #[schemars(extend("enum" = [0, 1, 2, 4, 70, 74, 130]))]
     pub exit_code: u8,
 }
 

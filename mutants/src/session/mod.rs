@@ -84,7 +84,9 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         Ok(()) => {}
         Err(Stopped::Engine(e)) => {
             session.report.interrupted = files::interrupt::requested();
-            let _ = session.finish(Exit::Findings);
+            // The report says the code the run ends with (74 for a git or disk failure mid-run,
+            // 70 for a bug), as the process does: never a finding's 1.
+            let _ = session.finish(cmdline::exit::Stop::of(&e).exit());
             return Err(e);
         }
         Err(Stopped::Writing(e)) => return Err(e),
