@@ -35,7 +35,7 @@ Notes are HTML comments, invisible in the rendered page, that start with `check:
 
 Redactions, applied to the shown and the printed text alike: times (`2026-12-02T08:07:55Z`) to
 `[TIME]`, durations (`0.12s`, `1m40s`, `500ms`) to `[DUR]`, commit and tree ids (hex with a
-letter, 7+ characters) to `[ID]`, the sandbox's temp dir to `/tmp` and then `/tmp/NAME` to
+letter, 7+ characters) to `[ID]`, the sandbox's HOME and the pages' `/home/you` to `~`, its temp dir to `/tmp` and then `/tmp/NAME` to
 `[TMP]`, runs of spaces to one and of dashes to three (a table's rule follows its widths). In a shown block a line `...` stands for any lines and `[..]`
 for any text within a line.
 
@@ -196,6 +196,7 @@ def redact(text, sandbox):
         if sandbox is not None:
             line = line.replace(sandbox.tmp, "/tmp").replace(sandbox.work + "/", "")
             line = line.replace(sandbox.work, ".").replace(sandbox.home, "~")
+        line = line.replace("/home/you", "~")  # the pages' HOME
         line = TIME.sub("[TIME]", line)
         line = TMP.sub("[TMP]", line)
         line = HEX.sub("[ID]", line)
