@@ -102,7 +102,8 @@ expect = "survive"
 EOF
 }
 
-# shell_lib: lib.sh and test.sh at the root, as the README's and mutants.toml's spec name them.
+# shell_lib: lib.sh, its tests (test.sh) and the tests it had before (test-old.sh) at the root,
+# as the README's and mutants.toml's specs name them.
 shell_lib() {
     cat > lib.sh <<'EOF'
 # after_page LIST AFTER: the items strictly after AFTER, one a line.
@@ -115,11 +116,16 @@ EOF
     cat > test.sh <<'EOF'
 . ./lib.sh
 got=$(after_page "1 2 3" 1 | tr '\n' ' ')
-if [ "$got" = "2 3 " ]; then echo "1 passed, 0 failed"; else echo "1 passed, 1 failed"; exit 1; fi
+if [ "$got" = "2 3 " ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi
+EOF
+    cat > test-old.sh <<'EOF'
+. ./lib.sh
+got=$(after_page "1 5" 3 | tr '\n' ' ')
+if [ "$got" = "5 " ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi
 EOF
     if [ ! -d .git ]; then
         git init -q
-        git add lib.sh test.sh
+        git add lib.sh test.sh test-old.sh
         git commit -qm "after_page"
     fi
 }

@@ -317,14 +317,23 @@ else:
         steps = job.get("steps") or []
         if not steps:
             problems.append(f"job `{name}` has no steps")
-        text = json.dumps(steps)
-        if "--path" in text and "gatekit" not in text:
-            problems.append(f"job `{name}` installs gatekit from a `--path` that is not a checkout of gatekit")
-print(json.dumps(problems))
+        # A user installs the tools from gatekit's repository (`cargo install --git`), or from
+        # a checkout of it; `--path` alone builds whatever the user's own repository holds.
+        gatekit_checked_out = any(
+            str(s.get("uses", "")).startswith("actions/checkout")
+            and "gatekit" in str((s.get("with") or {}).get("repository", ""))
+            for s in steps)
+        for s in steps:
+            run = str(s.get("run", ""))
+            if "cargo install" in run and "--git" not in run and not gatekit_checked_out:
+                problems.append(f"job `{name}` installs with `{run.strip()}`: not from gatekit's "
+                                "repository (`--git`) nor a checkout of it")
+print(json.dumps({"problems": problems, "runs": [str(s.get("run", "")) for j in (jobs or {}).values()
+                                                  for s in (j.get("steps") or [])]}))
 """
 
 
-def check_yaml(page, block):
+def check_yaml(page, block, sandbox, helps):
     p = subprocess.run([sys.executable, "-c", YAML], input=block.text.encode(), capture_output=True)
     if p.returncode == 3:
         page.skipped.append(f"{page.rel}:{block.line}: YAML not checked: PyYAML is not installed")
@@ -332,10 +341,35 @@ def check_yaml(page, block):
     if p.returncode != 0:
         page.fail(block.line, "the YAML does not parse: " + p.stderr.decode().strip().split("\n")[-1])
         return False
-    problems = json.loads(p.stdout)
-    for problem in problems:
+    answer = json.loads(p.stdout)
+    for problem in answer["problems"]:
         page.fail(block.line, problem)
-    return not problems
+    # Every gate, mutants and probe command in the steps: its subcommand and flags exist.
+    commands = []
+    for run in answer["runs"]:
+        for segment in re.split(r"&&|\|\||;|\||\n", run.replace("\\\n", " ")):
+            words = segment.split()
+            if len(words) > 1 and words[0] in TOOLS:
+                commands.append(" ".join(words))
+    synopsis = Block("", "\n".join(commands), block.line, [])
+    return not answer["problems"] and check_synopsis(page, synopsis, sandbox, helps)
+
+
+def check_spec(page, block, sandbox):
+    """A mutants.toml example is read by `mutants check` itself: bad input there is exit 2. A
+    `check: fragment` (a spec's [[mutant]] entries alone) gets each suite it names defined."""
+    text = block.text
+    if note(block, "fragment") is not None:
+        names = {m.get("suite") for m in tomllib.loads(text).get("mutant", [])}
+        text = "".join(f'[suites.{n}]\nrun = "true"\n\n' for n in sorted(n for n in names if n)) + text
+    scratch = tempfile.mkdtemp(dir=sandbox.tmp)
+    with open(os.path.join(scratch, "spec.toml"), "w") as f:
+        f.write(text + "\n")
+    code, out, err = sandbox.run(f"git init -q {scratch} && mutants check {scratch}/spec.toml --dir {scratch}")
+    if code == 2 or code is None:
+        page.fail(block.line, "`mutants check` refuses the spec: " + err.strip())
+        return False
+    return True
 
 
 def check_page(page, bindir):
@@ -433,9 +467,12 @@ def check_page(page, bindir):
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     with open(path, "w") as f:
                         f.write(block.text + "\n")
-                page.toml.append({"page": page.rel, "line": block.line, "text": block.text,
-                                  "fragment": note(block, "fragment") is not None})
-                if target and "[[mutant]]" in block.text:
+                spec = "[[mutant]]" in block.text or "[suites." in block.text
+                if spec and not check_spec(page, block, sandbox):
+                    continue
+                if not spec:
+                    page.toml.append({"page": page.rel, "line": block.line, "text": block.text})
+                if target and spec:
                     # A spec the page writes to a file must hold where it stands: every anchor
                     # once in its file, as `mutants check` counts them.
                     code, out, err = sandbox.run(f"mutants check {target}")
@@ -451,7 +488,7 @@ def check_page(page, bindir):
                     page.skipped.append(f"{page.rel}:{block.line}: {skip}")
                     continue
                 page.ran += 1
-                if check_yaml(page, block):
+                if check_yaml(page, block, sandbox, helps):
                     page.matched += 1
                 continue
             if block.lang == "" and block.text.strip():
