@@ -173,3 +173,34 @@ demo_sample() {
     cp "$kept/candidate/mutants.toml" mutants.toml
     rm -rf "$kept"
 }
+
+# linked_node_project: a node project whose ignored node_modules holds an installed left-pad,
+# with a candidate packed into cand/ and a gate.toml that links node_modules and whose setup
+# runs `npm ci` (which empties node_modules before it installs).
+linked_node_project() {
+    git init -q
+    printf 'node_modules/\ncand/\n' > .gitignore
+    printf '{"name":"pad","version":"1.0.0","scripts":{"test":"node test.js"}}\n' > package.json
+    printf '{"name":"pad","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"pad","version":"1.0.0"}}}\n' > package-lock.json
+    printf 'console.log("1 passed, 0 failed");\n' > test.js
+    git add -A
+    git commit -qm "pad"
+    mkdir -p node_modules/left-pad
+    printf 'module.exports = (s, n) => String(s).padStart(n);\n' > node_modules/left-pad/index.js
+    printf 'console.log("2 passed, 0 failed");\n' > test.js
+    git add -A
+    gate pack --base HEAD --out cand > /dev/null
+    cat > cand/gate.toml <<'TOML'
+base = "HEAD"
+patch = "build.patch"
+manifest = "candidate-manifest.sha256"
+
+[worktree]
+link = ["node_modules"]
+setup = "npm ci --offline --no-audit --no-fund"
+
+[[suite]]
+name = "unit"
+run = "npm test"
+TOML
+}
