@@ -44,6 +44,7 @@ with their reasons either way.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -492,6 +493,7 @@ def check_page(page, bindir):
                     page.matched += 1
                 continue
             if block.lang == "" and block.text.strip():
+                page.found += 1
                 page.fail(block.line, "an untagged block that is no command's output and no synopsis: "
                           "tag it (```text for prose) or say whose output it is (check: output of)")
     finally:
@@ -511,17 +513,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", required=True, help="the folder of the built gatekit (or gate, mutants, probe)")
     ap.add_argument("--list-toml", metavar="FILE", help="write every TOML example, as JSON, to FILE")
+    ap.add_argument("--jobs", type=int, default=2, help="pages checked at once (default 2)")
     ap.add_argument("pages", nargs="*")
     args = ap.parse_args()
     bindir = os.path.abspath(args.bin)
     paths = [os.path.abspath(p) for p in args.pages] or default_pages()
-    pages = []
-    for path in paths:
-        rel = os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
-        page = Page(path, rel)
-        check_page(page, bindir)
-        pages.append(page)
-        print(f"{rel}: {page.found} examples, {page.ran} run, {page.matched} matched, "
+    pages = [Page(path, os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path)
+             for path in paths]
+    # Pages are independent (a sandbox each), so they run side by side; each page's examples
+    # run in its order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(lambda page: check_page(page, bindir), pages))
+    for page in pages:
+        print(f"{page.rel}: {page.found} examples, {page.ran} run, {page.matched} matched, "
               f"{len(page.skipped)} skipped, {len(page.failures)} differ", flush=True)
     failures = [f for p in pages for f in p.failures]
     skipped = [s for p in pages for s in p.skipped]
