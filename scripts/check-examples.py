@@ -265,6 +265,7 @@ class Page:
         self.matched = 0
         self.skipped = []
         self.substituted = []
+        self.prose = 0
         self.failures = []
         self.toml = []
 
@@ -288,7 +289,8 @@ def check_synopsis(page, block, sandbox, helps):
         # A continuation line belongs to the command above it.
         key = (tool, sub)
         if key not in helps:
-            code, out, err = sandbox.run(f"{tool} {sub} --help")
+            # `TOOL help` is clap's own subcommand: it answers without --help.
+            code, out, err = sandbox.run(f"{tool} help" if sub == "help" else f"{tool} {sub} --help")
             helps[key] = out if code == 0 else None
         if helps[key] is None:
             page.fail(block.line + n + 1, f"`{tool} {sub}` is no command (`{tool} {sub} --help` failed)")
@@ -373,11 +375,58 @@ def check_spec(page, block, sandbox):
     return True
 
 
+def prose_commands(path):
+    """Every `gate ...`, `mutants ...` and `probe ...` code span of the page's prose (outside
+    fences and notes), with its line, joined where a span wraps onto the next line."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    kept = []
+    fence = None
+    comment = False
+    for n, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if comment:
+            comment = "-->" not in line
+            continue
+        if fence is None and stripped.startswith("<!--"):
+            comment = "-->" not in line
+            continue
+        m = re.match(r"^\s*(`{3,})", line)
+        if m:
+            if fence is None:
+                fence = m.group(1)
+            elif stripped == fence or stripped.startswith(fence) and not stripped[len(fence):].strip():
+                fence = None
+            continue
+        if fence is None:
+            kept.append((n, stripped))
+    text = ""
+    starts = []
+    for n, line in kept:
+        starts.append((len(text), n))
+        text += line + " "
+    found = []
+    for m in re.finditer(r"`((?:gate|mutants|probe) [^`]+)`", text):
+        line = max((n for at, n in starts if at <= m.start()), default=1)
+        found.append((line, m.group(1)))
+    return found
+
+
+def check_prose(page, sandbox, helps):
+    """Each command a page's prose names: its subcommand and flags exist."""
+    for line, command in prose_commands(page.path):
+        words = command.split()
+        if not re.fullmatch(r"[a-z][a-z-]*", words[1]):
+            continue  # `gate COMMAND --help`: a placeholder, not a command
+        page.prose += 1
+        check_synopsis(page, Block("", command, line - 1, []), sandbox, helps)
+
+
 def check_page(page, bindir):
     sandbox = Sandbox(bindir)
     helps = {}
     outputs = {}
     try:
+        check_prose(page, sandbox, helps)
         items = parse(page.path)
         last = None  # the command block an output block may follow, with its result
         for item in items:
@@ -526,7 +575,8 @@ def main():
         list(pool.map(lambda page: check_page(page, bindir), pages))
     for page in pages:
         print(f"{page.rel}: {page.found} examples, {page.ran} run, {page.matched} matched, "
-              f"{len(page.skipped)} skipped, {len(page.failures)} differ", flush=True)
+              f"{len(page.skipped)} skipped, {len(page.failures)} differ; "
+              f"{page.prose} commands in the prose, their flags checked", flush=True)
     failures = [f for p in pages for f in p.failures]
     skipped = [s for p in pages for s in p.skipped]
     substituted = [s for p in pages for s in p.substituted]
