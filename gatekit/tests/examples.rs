@@ -35,8 +35,8 @@ fn check(pages: &[&Path], toml_list: Option<&Path>) -> (bool, String) {
     (out.status.success(), text)
 }
 
-/// What the examples need besides the tools: python3 for the checker, node for the example
-/// project, ssh-keygen for the approvals, PyYAML for the CI recipes.
+/// What the examples need besides the tools: python3 for the checker, node and npm for the
+/// example projects, ssh-keygen for the approvals, PyYAML for the CI recipes.
 fn machine_has_what_the_examples_need() -> bool {
     needs::program(
         "python3",
@@ -44,6 +44,7 @@ fn machine_has_what_the_examples_need() -> bool {
         &["--version"],
         "install CPython 3 (Debian's python3)",
     ) && needs::program("node", "node", &["--version"], "install Node.js 20")
+        && needs::program("npm", "npm", &["--version"], "install npm with Node.js 20")
         && needs::program(
             "ssh-keygen",
             "sh",
@@ -155,6 +156,15 @@ fn a_flag_a_synopsis_or_a_ci_recipe_names_must_exist() {
         out.contains("`gate check --quieter`: no such flag in `gate check --help`"),
         "{out}"
     );
+    // A command in the prose, wrapped over two lines, is checked the same way.
+    let (ok, out) = check_fixture("Then run `gate run --config\ngate.toml --fresh-start`.\n");
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("page.md:1: `gate run --fresh-start`: no such flag"),
+        "{out}"
+    );
+    let (ok, out) = check_fixture("Then run `gate run --config\ngate.toml --fresh`.\n");
+    assert!(ok, "{out}");
     if !needs::python_modules("pyyaml", &["yaml"]) {
         return;
     }
