@@ -79,7 +79,11 @@ fn probe_linked_under_its_name_and_found_on_path_starts_its_server() {
     let bin = dir.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_gatekit"), bin.join("probe")).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Output::of(
         testkit::bin("sh")
             .current_dir(dir.path())

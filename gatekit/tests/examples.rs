@@ -30,8 +30,8 @@ fn check(pages: &[&Path], toml_list: Option<&Path>) -> (bool, String) {
     }
     cmd.args(pages).env_remove("CI");
     let out = cmd.output().expect("python3 runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
 
@@ -119,16 +119,25 @@ fn a_page_whose_shown_output_differs_from_the_tool_fails_the_check() {
     }
     let (ok, out) = check_fixture(HASH_PAGE);
     assert!(ok, "the page as the tool prints it: {out}");
-    assert!(out.contains("1 run, 1 matched, 0 skipped, 0 differ"), "{out}");
+    assert!(
+        out.contains("1 run, 1 matched, 0 skipped, 0 differ"),
+        "{out}"
+    );
 
     let (ok, out) = check_fixture(&HASH_PAGE.replace("  a.txt\n```\n", "  b.txt\n```\n"));
     assert!(!ok, "a wrong file name passed: {out}");
-    assert!(out.contains("page.md:9: the output differs from the page"), "{out}");
+    assert!(
+        out.contains("page.md:9: the output differs from the page"),
+        "{out}"
+    );
     assert!(out.contains("shown `[ID] b.txt`"), "{out}");
 
     let (ok, out) = check_fixture(&HASH_PAGE.replace("gate hash a.txt", "gate hash c.txt"));
     assert!(!ok, "a command that fails passed: {out}");
-    assert!(out.contains("page.md:6: exit 2, the page expects 0"), "{out}");
+    assert!(
+        out.contains("page.md:6: exit 2, the page expects 0"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -141,8 +150,14 @@ fn a_marked_example_is_listed_as_skipped_with_its_reason_and_not_run() {
                 ```\nEverything up-to-date\n```\n";
     let (ok, out) = check_fixture(page);
     assert!(ok, "{out}");
-    assert!(out.contains("0 run, 0 matched, 1 skipped, 0 differ"), "{out}");
-    assert!(out.contains("page.md:2: needs a remote to push to"), "{out}");
+    assert!(
+        out.contains("0 run, 0 matched, 1 skipped, 0 differ"),
+        "{out}"
+    );
+    assert!(
+        out.contains("page.md:2: needs a remote to push to"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -168,7 +183,8 @@ fn a_flag_a_synopsis_or_a_ci_recipe_names_must_exist() {
     if !needs::python_modules("pyyaml", &["yaml"]) {
         return;
     }
-    let recipe = "```yaml\njobs:\n  a:\n    steps:\n      - run: cargo install --locked --path gate\n```\n";
+    let recipe =
+        "```yaml\njobs:\n  a:\n    steps:\n      - run: cargo install --locked --path gate\n```\n";
     let (ok, out) = check_fixture(recipe);
     assert!(!ok, "{out}");
     assert!(out.contains("job `a` has no `runs-on`"), "{out}");
