@@ -28,10 +28,11 @@ Notes are HTML comments, invisible in the rendered page, that start with `check:
 - `<!-- check: exit N -->` the next command block must exit N;
 - `<!-- check: stderr -->` the next output block is the command's stderr;
 - `<!-- check: output of COMMAND -->` the next block is an excerpt of what COMMAND prints
-  (run hidden in the sandbox);
+  (run hidden, once per check: it may not stand on what the page prepared);
 - `<!-- check: file PATH -->` the next TOML block is written to PATH in `work/`;
 - `<!-- check: as COMMAND -->` the next command block is run as COMMAND instead (for
-  `cargo run --release --bin gatekit --`, which is the built `gatekit`).
+  `cargo run --release --bin gatekit --`, which is the built `gatekit`), hidden as above; the
+  check lists each block it ran so.
 
 Redactions, applied to the shown and the printed text alike: times (`2026-12-02T08:07:55Z`) to
 `[TIME]`, durations (`0.12s`, `1m40s`, `500ms`) to `[DUR]`, commit and tree ids (hex with a
@@ -52,6 +53,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import tomllib
 
 # The matcher lives beside this script; importing it must leave no __pycache__ in the repository.
@@ -200,6 +203,7 @@ class Page:
         self.skipped = []
         self.substituted = []
         self.prose = 0
+        self.secs = 0.0
         self.failures = []
         self.toml = []
 
@@ -355,10 +359,38 @@ def check_prose(page, sandbox, helps):
         check_synopsis(page, Block("", command, line - 1, []), sandbox, helps)
 
 
+HIDDEN = {}
+# Each command's --help, read once per check: the tools are the same for every page.
+HELPS = {}
+HIDDEN_LOCK = threading.Lock()
+
+
+def hidden(sandbox, command):
+    """What a hidden command (`check: as`, `check: output of`) prints. Such a command stands on
+    nothing a page prepared (`gatekit demo` builds its own sample), so each runs once per check,
+    in the sandbox of the first page that asks, and its temp paths are read as the asker's."""
+    with HIDDEN_LOCK:
+        if command not in HIDDEN:
+            HIDDEN[command] = (threading.Lock(), [])
+        lock, result = HIDDEN[command]
+    with lock:
+        if not result:
+            result.append((sandbox.tmp, sandbox.run(command)))
+    origin, (code, out, err) = result[0]
+    return code, out.replace(origin, sandbox.tmp), err.replace(origin, sandbox.tmp)
+
+
 def check_page(page, bindir):
+    started = time.monotonic()
+    try:
+        check_page_in_sandbox(page, bindir)
+    finally:
+        page.secs = time.monotonic() - started
+
+
+def check_page_in_sandbox(page, bindir):
     sandbox = Sandbox(bindir)
-    helps = {}
-    outputs = {}
+    helps = HELPS
     try:
         check_prose(page, sandbox, helps)
         items = parse(page.path)
@@ -386,7 +418,7 @@ def check_page(page, bindir):
                 if note(block, "as"):
                     page.substituted.append(f"{page.rel}:{block.line}: run as `{script}`")
                 want = int(note(block, "exit") or 0)
-                code, out, err = sandbox.run(script)
+                code, out, err = hidden(sandbox, script) if note(block, "as") else sandbox.run(script)
                 page.ran += 1
                 if code != want:
                     page.fail(block.line, f"exit {code}, the page expects {want}:\n    "
@@ -403,9 +435,7 @@ def check_page(page, bindir):
                     continue
                 if output_of is not None:
                     page.found += 1
-                    if output_of not in outputs:
-                        outputs[output_of] = sandbox.run(output_of)
-                    code, out, err = outputs[output_of]
+                    code, out, err = hidden(sandbox, output_of)
                     page.ran += 1
                     printed = redact(err if note(block, "stderr") is not None else out, sandbox)
                     shown = ["..."] + redact(block.text, None) + ["..."]
@@ -510,7 +540,7 @@ def main():
     for page in pages:
         print(f"{page.rel}: {page.found} examples, {page.ran} run, {page.matched} matched, "
               f"{len(page.skipped)} skipped, {len(page.failures)} differ; "
-              f"{page.prose} commands in the prose, their flags checked", flush=True)
+              f"{page.prose} commands in the prose, their flags checked ({page.secs:.1f}s)", flush=True)
     failures = [f for p in pages for f in p.failures]
     skipped = [s for p in pages for s in p.skipped]
     substituted = [s for p in pages for s in p.substituted]
