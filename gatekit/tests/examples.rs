@@ -65,30 +65,58 @@ fn every_example_of_the_readme_and_the_book_runs_as_its_page_shows() {
     assert!(ok, "a page and the tools differ:\n{out}");
     assert!(out.contains(" 0 differ\n"), "{out}");
 
-    // Each gate.toml example (specs were read by `mutants check` already) through the reader
-    // `gate run` uses, with the candidate's three fields given as the command line would.
-    let examples: Value = serde_json::from_slice(&std::fs::read(&list).unwrap()).unwrap();
-    let examples = examples.as_array().unwrap();
-    assert!(examples.len() >= 10, "{examples:?}");
-    let overrides = Overrides {
-        base: Some("HEAD".into()),
-        patch: Some("build.patch".into()),
-        manifest: Some("candidate-manifest.sha256".into()),
-    };
-    let refused: Vec<String> = examples
-        .iter()
-        .filter_map(|e| {
-            let text = e["text"].as_str().unwrap();
-            Config::parse_with(text, Path::new("gate.toml"), &overrides)
-                .err()
-                .map(|err| format!("{}:{}: {err}", e["page"], e["line"]))
-        })
-        .collect();
+    let (read, refused) = gate_toml_examples(&list);
+    assert!(read >= 10, "only {read} gate.toml examples");
     assert!(
         refused.is_empty(),
         "gate.toml examples the reader refuses:\n{}",
         refused.join("\n")
     );
+}
+
+/// Reads each gate.toml example the checker listed (specs were read by `mutants check`
+/// already) with the reader `gate run` uses, the candidate's three fields given as the command
+/// line would: how many were read, and each refusal as `PAGE:LINE: error`.
+fn gate_toml_examples(list: &Path) -> (usize, Vec<String>) {
+    let examples: Value = serde_json::from_slice(&std::fs::read(list).unwrap()).unwrap();
+    let examples = examples.as_array().unwrap();
+    let overrides = Overrides {
+        base: Some("HEAD".into()),
+        patch: Some("build.patch".into()),
+        manifest: Some("candidate-manifest.sha256".into()),
+    };
+    let refused = examples
+        .iter()
+        .filter_map(|e| {
+            let text = e["text"].as_str().unwrap();
+            Config::parse_with(text, Path::new("gate.toml"), &overrides)
+                .err()
+                .map(|err| format!("{}:{}: {err}", e["page"].as_str().unwrap_or("?"), e["line"]))
+        })
+        .collect();
+    (examples.len(), refused)
+}
+
+#[test]
+fn a_gate_toml_example_with_a_key_gate_does_not_know_is_refused_at_its_page_and_line() {
+    if !needs::program("python3", "python3", &["--version"], "install CPython 3") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.md");
+    std::fs::write(
+        &page,
+        "# Suites\n\n```toml\n[[suite]]\nname = \"unit\"\nrun = \"true\"\ntmeout = \"1m\"\n```\n",
+    )
+    .unwrap();
+    let list = dir.path().join("toml.json");
+    let (ok, out) = check(&[&page], Some(&list));
+    assert!(ok, "TOML syntax alone holds: {out}");
+    let (read, refused) = gate_toml_examples(&list);
+    assert_eq!(read, 1);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].contains(":3: "), "{refused:?}");
+    assert!(refused[0].contains("tmeout"), "{refused:?}");
 }
 
 /// Writes `text` as a page in a temp dir and checks it.
