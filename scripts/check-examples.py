@@ -166,6 +166,8 @@ class Sandbox:
             "GIT_CONFIG_GLOBAL": gitconfig,
             "GIT_CONFIG_NOSYSTEM": "1",
             "NO_COLOR": "1",
+            # npm asks its registry for a newer npm unless told not to: the examples stay offline.
+            "npm_config_update_notifier": "false",
             "EXAMPLES_ROOT": self.root,
             "EXAMPLES_REPO": ROOT,
         })
