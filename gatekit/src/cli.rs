@@ -67,7 +67,7 @@ pub(crate) fn main() -> Exit {
     match invoked_as().as_str() {
         "gate" => gate_main(std::env::args_os()),
         "mutants" => mutants_main(std::env::args_os()),
-        "probe" => probe::cli::main(),
+        "probe" => probe::cli::main_from(std::env::args_os(), probe_serve_prefix()),
         _ => match Cli::try_parse() {
             Ok(cli) => run(cli),
             Err(e) => cmdline::exit::usage(e),
@@ -85,6 +85,21 @@ fn run(cli: Cli) -> Exit {
         Command::Probe(ToolArgs { args }) => {
             probe::cli::main_from(std::iter::once("probe".into()).chain(args), &["probe"])
         }
+    }
+}
+
+/// The words that make this executable probe when it runs as `probe`: probe starts its MCP
+/// server from the path it was started by when that is a path (a link named `probe`), and from
+/// the running binary, which is this umbrella and needs `probe` first, when it was found on
+/// `PATH` by its bare name.
+fn probe_serve_prefix() -> &'static [&'static str] {
+    let bare = std::env::args_os()
+        .next()
+        .is_none_or(|arg0| std::path::Path::new(&arg0).components().count() <= 1);
+    if bare {
+        &["probe"]
+    } else {
+        &[]
     }
 }
 

@@ -70,3 +70,26 @@ fn probe_run_as_a_subcommand_starts_its_server_as_a_subcommand_too() {
         .unwrap();
     assert!(config.contains("\"probe\",\n        \"serve\""), "{config}");
 }
+
+#[test]
+fn probe_linked_under_its_name_and_found_on_path_starts_its_server() {
+    // A shell finds `probe` on PATH and starts it by its bare name: argv[0] is `probe`, no path,
+    // so the server must be started from the running binary as `gatekit probe serve`.
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_gatekit"), bin.join("probe")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Output::of(
+        testkit::bin("sh")
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .args(["-c", "probe check --expect 500 --client 'probe test-client --limit 500 --mcp-config {mcp_config} --n {n}'"]),
+    );
+    out.assert_exit(0);
+    assert!(out.stdout.contains("check: held"), "{out}");
+}

@@ -2,6 +2,7 @@
 
 mod demo;
 mod dispatch;
+mod examples;
 mod exits;
 mod layout;
 mod reports;
