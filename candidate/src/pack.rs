@@ -167,25 +167,48 @@ fn outputs_staged(
             }
         }
     }
+    for found in report_folders(&staged) {
+        if !left.iter().any(|l| found.dir.starts_with(&l.dir)) {
+            left.push(found);
+        }
+    }
+    Ok(left)
+}
+
+/// The folders among `paths` (relative to the repository's top, `/`-separated) that are
+/// gatekit's own outputs: one holding a report's two marker files, or the record every run
+/// keeps of what it wrote there (`.gatekit-written`). Outermost first; a folder inside one
+/// already found is not listed again. Shared by `pack` (a careless `git add -A`) and by a
+/// mutants run on a directory's uncommitted state (an earlier run's report folder is not part
+/// of the tree under test).
+pub fn report_folders(paths: &[&[u8]]) -> Vec<LeftOut> {
     let mut dirs: std::collections::BTreeMap<&[u8], Vec<&[u8]>> = Default::default();
-    for p in &staged {
+    for p in paths {
         let (dir, name) = match p.iter().rposition(|b| *b == b'/') {
             Some(i) => (&p[..=i], &p[i + 1..]),
             None => (&p[..0], &p[..]),
         };
         dirs.entry(dir).or_default().push(name);
     }
+    let mut found: Vec<LeftOut> = Vec::new();
     for (dir, names) in dirs {
-        for (a, b, why) in OUTPUT_MARKERS {
-            if names.contains(&a.as_bytes()) && names.contains(&b.as_bytes()) {
-                let dir = String::from_utf8_lossy(dir).into_owned();
-                if !left.iter().any(|l| dir.starts_with(&l.dir)) {
-                    left.push(LeftOut { dir, why });
-                }
+        let marked = OUTPUT_MARKERS
+            .iter()
+            .find(|(a, b, _)| names.contains(&a.as_bytes()) && names.contains(&b.as_bytes()))
+            .map(|(_, _, why)| *why)
+            .or_else(|| {
+                names
+                    .contains(&files::outputs::RECORD_FILE.as_bytes())
+                    .then_some("a gatekit output folder")
+            });
+        if let Some(why) = marked {
+            let dir = String::from_utf8_lossy(dir).into_owned();
+            if !found.iter().any(|l| dir.starts_with(&l.dir)) {
+                found.push(LeftOut { dir, why });
             }
         }
     }
-    Ok(left)
+    found
 }
 
 /// Packs the staged changes against `base`, limited to `paths` when any are given, leaving out

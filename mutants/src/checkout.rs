@@ -74,9 +74,18 @@ impl DirState {
             .dir()
             .canonicalize()
             .unwrap_or(repo.dir().to_path_buf());
-        let untracked = list
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
+        let listed: Vec<&[u8]> = list.split(|b| *b == 0).filter(|p| !p.is_empty()).collect();
+        // An earlier run's report folder (gate's, another --out of ours, probe's) is the
+        // reviewer's output, not the tree under test: carried, it would make two runs of the
+        // same code two trees, and `--only` refuse its own report.
+        let reports: Vec<Vec<u8>> = candidate::pack::report_folders(&listed)
+            .into_iter()
+            .map(|l| l.dir.into_bytes())
+            .filter(|d| !d.is_empty())
+            .collect();
+        let untracked = listed
+            .into_iter()
+            .filter(|p| !reports.iter().any(|d| p.starts_with(d)))
             .filter(|p| {
                 let abs = top.join(std::ffi::OsStr::from_bytes(p));
                 skip.as_ref().is_none_or(|s| !abs.starts_with(s))

@@ -566,6 +566,37 @@ fn only_accepts_a_spec_whose_kept_mutants_are_unchanged_committed_or_not() {
 }
 
 #[test]
+fn an_earlier_runs_report_folder_in_dir_is_not_part_of_the_tree_under_test() {
+    let spec = format!(
+        "{SUITE}{}{}",
+        mutant("first", "$1 + $2", "$1 - $2", ""),
+        mutant("second", "echo \"hello\"", "echo \"bye\"", ""),
+    );
+    let fx = Fixture::new(&spec);
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec!["run", "mutants.toml", "--out", out];
+        args.extend_from_slice(extra);
+        testkit::Output::of(fx.cmd().args(&args))
+    };
+    // Two report folders inside DIR, untracked, as a user's default `mutants-out` is.
+    run("one", &[]).assert_exit(0);
+    run("two", &[]).assert_exit(0);
+    let tree = |out: &str| report_in(&fx.repo.path().join(out))["tree"].clone();
+    assert_eq!(
+        tree("one"),
+        tree("two"),
+        "another run's report folder was carried"
+    );
+    // So each report is still updated in place with the other beside it.
+    let out = run("one", &["--only", "second"]);
+    out.assert_exit(0);
+    assert!(
+        report_in(&fx.repo.path().join("one"))["mutants"][1]["rerun"].is_string(),
+        "{out}"
+    );
+}
+
+#[test]
 fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
     // The suite records its TMPDIR and leaves a file and a read-only folder in it (which only
     // bites when the tests run as a user other than root: root removes it regardless).
