@@ -130,9 +130,10 @@ impl<R> Reporter<R> {
         }
     }
 
-    /// Takes the live line off the screen (a loop ended).
+    /// Takes the live line off the screen (a loop ended, or stdout is about to be written);
+    /// the loop's count stays, and its next step draws the line again.
     pub fn clear(&mut self) {
-        if let Some(mut p) = self.progress.take() {
+        if let Some(p) = &mut self.progress {
             p.clear();
         }
     }
