@@ -33,6 +33,8 @@ fn a_run(dir: &Path, verdict: Exit, failed: bool) -> Exit {
     if failed {
         out.failed(anyhow::anyhow!("writing junit.xml: No space left on device"));
     }
+    // Outside text in a note (a file name, an error) cannot drive the terminal.
+    out.emit(&"x\u{1b}[2J\rverdict PASS");
     out.emit(&"report in place");
     out.finish(verdict)
 }
@@ -102,6 +104,10 @@ fn main() {
             assert!(
                 stderr.starts_with("demo: started\n") && stderr.ends_with("demo: report in place\n"),
                 "{case}, {kind}: the notes go on whatever stdout met\n{stderr}"
+            );
+            assert!(
+                stderr.contains("demo: x\\u{1b}[2J\\rverdict PASS\n") && !stderr.contains('\u{1b}'),
+                "{case}, {kind}: a note's control characters are shown escaped\n{stderr:?}"
             );
         }
     }
