@@ -28,10 +28,13 @@ fn a_run(dir: &Path, verdict: Exit, failed: bool) -> Exit {
     let mut out = Reporter::new(Lines, ColorChoice::Never, true);
     out.emit(&"started");
     out.show(&"finding\n".repeat(1 << 17));
-    out.print("data\n").expect("a closed stdout is not an error");
+    out.print("data\n")
+        .expect("a closed stdout is not an error");
     std::fs::write(dir.join("report.json"), "{}").unwrap();
     if failed {
-        out.failed(anyhow::anyhow!("writing junit.xml: No space left on device"));
+        out.failed(anyhow::anyhow!(
+            "writing junit.xml: No space left on device"
+        ));
     }
     // Outside text in a note (a file name, an error) cannot drive the terminal.
     out.emit(&"x\u{1b}[2J\rverdict PASS");
@@ -102,7 +105,8 @@ fn main() {
                 "{case}, {kind}: {stderr}"
             );
             assert!(
-                stderr.starts_with("demo: started\n") && stderr.ends_with("demo: report in place\n"),
+                stderr.starts_with("demo: started\n")
+                    && stderr.ends_with("demo: report in place\n"),
                 "{case}, {kind}: the notes go on whatever stdout met\n{stderr}"
             );
             assert!(
@@ -124,6 +128,9 @@ fn main() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(out.stdout.len(), "finding\n".len() * (1 << 17) + "data\n".len());
+    assert_eq!(
+        out.stdout.len(),
+        "finding\n".len() * (1 << 17) + "data\n".len()
+    );
     println!("finish: every case held");
 }

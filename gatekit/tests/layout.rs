@@ -144,9 +144,15 @@ fn a_print_named_in_a_comment_or_a_string_or_made_by_a_renderer_or_a_command_is_
     let (ok, out) = check_tree(&[
         (SESSION, session),
         // A render module inside a listed folder is where the words are.
-        ("probe/src/bracket/render.rs", "fn f() { cmdline::exit::show(\"x\"); }\n"),
+        (
+            "probe/src/bracket/render.rs",
+            "fn f() { cmdline::exit::show(\"x\"); }\n",
+        ),
         // A command's showing code is not run code.
-        ("mutants/src/commands/check.rs", "fn f() { cmdline::errln!(\"x\"); }\n"),
+        (
+            "mutants/src/commands/check.rs",
+            "fn f() { cmdline::errln!(\"x\"); }\n",
+        ),
     ]);
     assert!(ok, "no print was there:\n{out}");
 }
