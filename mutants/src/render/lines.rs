@@ -179,3 +179,76 @@ fn note_text(note: &Note<'_>) -> String {
         | Note::Engine(_) => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cmdline::Render as _;
+    use std::path::Path;
+
+    fn note(n: &Note<'_>) -> String {
+        match (Lines {
+            paint: Painter::plain(),
+        })
+        .render(n)
+        {
+            Shown::Note(text) => text,
+            other => panic!("not a note: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_failed_baseline_reads_as_its_lines_with_outside_text_escaped() {
+        let failed = Note::BaselineFailed {
+            suite: "unit",
+            status: "exit\n1",
+            why: vec!["test_add failed", "x\u{1b}[2J"],
+            tail: vec!["FAIL: \u{1b}[31mred"],
+            log: Path::new("/out/logs/baseline.unit.log"),
+        };
+        assert_eq!(
+            note(&failed),
+            "mutants: baseline failed: suite \"unit\" exit\\n1 without any mutant; no mutant judged\n  | FAIL: \u{1b}[31mred\n  test_add failed\n  x\\u{1b}[2J\n  log /out/logs/baseline.unit.log"
+        );
+    }
+
+    #[test]
+    fn the_notes_of_a_run_read_as_they_always_did() {
+        assert_eq!(
+            note(&Note::JobserverOwn {
+                tokens: 3,
+                jobs: 2,
+                cores: 1
+            }),
+            "mutants: jobserver: 3 tokens shared by 2 jobs on 1 core"
+        );
+        assert_eq!(
+            note(&Note::JobserverInherited { jobs: 1 }),
+            "mutants: jobserver: the one this run was started under (MAKEFLAGS), for 1 job"
+        );
+        let outputs = ["target".to_string(), "node_modules".to_string()];
+        assert_eq!(
+            note(&Note::CacheRestored {
+                outputs: &outputs,
+                dir: Path::new("/c/r"),
+                stamped: 4,
+                forgotten: 2
+            }),
+            "mutants: cache: target, node_modules restored from /c/r (4 unchanged source file(s) keep their build; 2 unit(s) that held the old path rebuild)"
+        );
+        assert_eq!(
+            note(&Note::BuildsCold {
+                checkout: 2,
+                error: &"No space left on device"
+            }),
+            "mutants: checkout 2 builds cold: its build outputs could not be copied (No space left on device)"
+        );
+        assert_eq!(
+            note(&Note::Interrupted {
+                judged: 3,
+                planned: 9
+            }),
+            "mutants: interrupted after 3 of 9 mutants; checkouts removed"
+        );
+    }
+}
