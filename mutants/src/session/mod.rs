@@ -7,7 +7,8 @@
 //! stops the run with exit 4), [`Session::judge`] (each mutant through the engine, the report
 //! rewritten after each), [`Session::recheck`] (a candidate's manifest again: proof every
 //! mutant was restored), and [`Session::finish`] (checkouts removed, the final report written
-//! and printed). The engine ([`crate::run`]) does the work; the session records and shows it.
+//! and printed). The engine ([`crate::run`]) does the work; the session records it and says it
+//! as typed [`Note`]s to the run's one reporter ([`Out`]), which ends the run with its exit code.
 //!
 //! Errors before the lock (a bad spec, an unknown `--only` name, a DIR that is not a
 //! repository) leave nothing in `--out`; an interrupt at any phase cleans up, writes the partial
