@@ -221,10 +221,13 @@ impl Session {
                 })
                 .collect()
         });
-        let applied = applied.into_iter().collect::<Result<Vec<_>>>()?;
+        // Said for every checkout whose setup went through, even when another's failed.
         for (co, a) in self.checkouts.iter().zip(&applied) {
-            say_setup_changed(co, a, out);
+            if let Ok(a) = a {
+                say_setup_changed(co, a, out);
+            }
         }
+        let applied = applied.into_iter().collect::<Result<Vec<_>>>()?;
         let secs: Vec<f64> = applied.iter().filter_map(|a| a.secs).collect();
         self.report.setup = Some(SetupFacts {
             command: prep.worktree.setup.clone().unwrap_or_default(),
