@@ -5,6 +5,13 @@ that import each other (`use crate::a`, `super::a`, or a path through them, doc 
 a reader cannot learn one without the other). A `#[cfg(test)] mod tests` block at the end of a
 file is left out; tests may reach anywhere in their crate.
 
+And no print in run, session, search or driver code (the folders and files of `QUIET`): that
+code says what happens as typed values, which its tool's renderer words and `cmdline`'s output
+seam (`cmdline::output::Reporter`) writes, so a print there (`println!`, `eprintln!`, `print!`,
+`eprint!`, `dbg!`, `errln!`, `outln!`, `std::io::stdout()`/`stderr()`, `exit::print`/`show`)
+is a finding. `format!` is not: an error's message, a log's file name and a record's note are
+values, and a value is not output; what reaches a person passes the reporter either way.
+
     python3 scripts/check-layout.py [ROOT]
 
 Prints each finding on one line and exits 1 when there is any, else 0."""
@@ -14,6 +21,38 @@ import sys
 
 MAX_LINES = 600
 SKIP = {"target", ".git", "node_modules"}
+
+# Run, session, search and driver code: it prints nothing itself (see the opening). A folder
+# holds everything under it; a `render.rs` or a `render/` folder inside one is where the words
+# are, and is left out.
+QUIET = [
+    "mutants/src/session",
+    "mutants/src/run",
+    "mutants/src/suggest",
+    "mutants/src/checkout.rs",
+    "gate/src/run.rs",
+    "gate/src/prepare.rs",
+    "gate/src/suite.rs",
+    "gate/src/canary.rs",
+    "gate/src/commands/run.rs",
+    "probe/src/bracket",
+    "probe/src/clients",
+    "probe/src/check.rs",
+]
+
+# Not yet on the seam: gate's run, converted on a branch of its own. The lead empties this list
+# once that branch is merged; a path here must also be in QUIET.
+NOT_YET = [
+    "gate/src/run.rs",
+    "gate/src/prepare.rs",
+    "gate/src/commands/run.rs",
+]
+
+PRINTS = re.compile(
+    r"\b(?:println|print|eprintln|eprint|dbg|errln|outln)!"
+    r"|\b(?:std::)?io::(?:stdout|stderr)\(\)|\bstd(?:out|err)\(\)"
+    r"|\bexit::(?:print|print_bytes|show)\b"
+)
 
 
 def crates(root):
@@ -99,13 +138,65 @@ def paths_in(text):
     return found
 
 
+def code_only(text):
+    """`text` with its comments and string and character literals blanked (line breaks kept,
+    so line numbers hold): a print named in a doc comment or a message is not a print."""
+    out, i, n = [], 0, len(text)
+    blank = lambda piece: re.sub(r"[^\n]", " ", piece)
+    while i < n:
+        rest = text[i:]
+        m = (re.match(r"//[^\n]*", rest) or re.match(r"(?s)/\*.*?\*/", rest)
+             or re.match(r'(?s)b?r(#*)".*?"\1', rest) or re.match(r'(?s)b?"(?:\\.|[^"\\])*"', rest)
+             or re.match(r"b?'(?:\\.|\\u\{[0-9a-fA-F]+\}|[^'\\\n])'", rest))
+        if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            out.append(blank(m.group(0)))
+            i += len(m.group(0))
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def quiet(rel):
+    """Whether the file at `rel` (relative to the root, `/`-separated) is run, session, search
+    or driver code that must not print, and is checked now."""
+    parts = rel.split("/")
+    if parts[-1] == "render.rs" or "render" in parts[:-1]:
+        return False
+    listed = any(rel == q or rel.startswith(q + "/") for q in QUIET)
+    return listed and rel not in NOT_YET
+
+
+def prints(root, path, text):
+    """A finding for each print in `text` (the file at `path`), tests left out."""
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    if not quiet(rel):
+        return []
+    code = code_only(re.sub(r"(?s)#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", text))
+    found = []
+    for m in PRINTS.finditer(code):
+        line = code.count("\n", 0, m.start()) + 1
+        found.append(f"{rel}:{line}: `{m.group(0)}` in run/session/driver code: hand it to the "
+                     "tool's cmdline::Reporter as a typed event")
+    return found
+
+
 def main(root):
     findings = []
+    if os.path.isfile(os.path.join(root, "Cargo.toml")):
+        # In the workspace, every path the lists name exists: a moved folder is not unchecked.
+        for q in QUIET + NOT_YET:
+            if not os.path.exists(os.path.join(root, q)):
+                findings.append(f"{q}: named in check-layout.py's QUIET or NOT_YET, but not there")
+        for q in NOT_YET:
+            if q not in QUIET:
+                findings.append(f"{q}: in NOT_YET but not in QUIET")
     for crate, src in crates(root):
         mods = modules(src)
         imports = {}
         for me, path in mods.items():
             text = open(path, encoding="utf-8").read()
+            findings.extend(prints(root, path, text))
             lines = text.count("\n")
             if lines >= MAX_LINES:
                 findings.append(f"{os.path.relpath(path, root)}: {lines} lines (at most {MAX_LINES - 1})")

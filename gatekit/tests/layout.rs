@@ -84,6 +84,79 @@ fn imports_one_way_and_a_doc_text_without_a_link_are_no_finding() {
     assert!(ok, "a one-way import was called a circle:\n{out}");
 }
 
+/// Writes `files` (path from the root, text) under a fresh root and runs check-layout.py on it.
+fn check_tree(files: &[(&str, &str)]) -> (bool, String) {
+    let root = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = root.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    run("check-layout.py", root.path())
+}
+
+const SESSION: &str = "mutants/src/session/mod.rs";
+
+#[test]
+fn a_print_in_run_or_session_code_fails_the_layout_check_whatever_its_form() {
+    for print in [
+        "cmdline::errln!(\"mutants: {x}\");",
+        "println!(\"{x}\");",
+        "eprint!(\"x\");",
+        "dbg!(x);",
+        "cmdline::outln!(\"{x}\")?;",
+        "let _ = writeln!(std::io::stderr(), \"x\");",
+        "let _ = io::stdout().write_all(b\"x\");",
+        "cmdline::exit::show(&text);",
+    ] {
+        let text = format!("//! A session.\n\npub fn go(x: u32) {{\n    {print}\n}}\n");
+        let (ok, out) = check_tree(&[("mutants/src/lib.rs", "mod session;\n"), (SESSION, &text)]);
+        assert!(!ok, "`{print}` in session code went unseen:\n{out}");
+        assert!(
+            out.contains("mutants/src/session/mod.rs:4: `"),
+            "`{print}`: the finding names no file and line:\n{out}"
+        );
+    }
+    // Every folder and file of the list, not only the session's.
+    for path in [
+        "mutants/src/run/suite.rs",
+        "probe/src/bracket/search.rs",
+        "probe/src/clients/matrix.rs",
+        "gate/src/suite.rs",
+    ] {
+        let (ok, out) = check_tree(&[(path, "fn f() { eprintln!(\"x\"); }\n")]);
+        assert!(!ok, "a print in {path} went unseen:\n{out}");
+    }
+}
+
+#[test]
+fn a_print_named_in_a_comment_or_a_string_or_made_by_a_renderer_or_a_command_is_no_finding() {
+    let session = concat!(
+        "//! Never `println!` here: the reporter writes (`cmdline::errln!` is forbidden).\n",
+        "/* eprintln!(\"x\") */\n",
+        "pub fn go(x: u32) -> String {\n",
+        "    let _c = '\"';\n",
+        "    let _r = r#\"println!(\"x\")\"#;\n",
+        "    format!(\"println!({x}) stdout() \\\" eprint!\")\n",
+        "}\n",
+        "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() { println!(\"x\"); }\n}\n",
+    );
+    let (ok, out) = check_tree(&[
+        (SESSION, session),
+        // A render module inside a listed folder is where the words are.
+        (
+            "probe/src/bracket/render.rs",
+            "fn f() { cmdline::exit::show(\"x\"); }\n",
+        ),
+        // A command's showing code is not run code.
+        (
+            "mutants/src/commands/check.rs",
+            "fn f() { cmdline::errln!(\"x\"); }\n",
+        ),
+    ]);
+    assert!(ok, "no print was there:\n{out}");
+}
+
 /// Runs `scripts/check-design.py` on a root holding `design` as DESIGN.md and `files`.
 fn check_design(design: &str, files: &[&str]) -> (bool, String) {
     let root = tempfile::tempdir().unwrap();

@@ -275,19 +275,23 @@ pub(crate) struct Prep {
     pub linked: candidate::linked::Fingerprint,
 }
 
+/// What [`Prep::apply`] did in a checkout, for the caller to record and say.
+#[derive(Debug)]
+pub(crate) struct SetUp {
+    /// The setup's seconds (`None` without one).
+    pub secs: Option<f64>,
+    /// What the links and setup changed in the checkout, put right (see
+    /// [`Checkout::settle_setup`]); `None` when they left it as it was.
+    pub changed: Option<String>,
+}
+
 impl Prep {
-    /// Links, then the setup, in `co`; the setup's seconds (`None` without one). A link missing
-    /// at its source or a failed setup is a failed precondition: nothing can be judged there.
-    pub fn apply(&self, co: &Checkout, log_name: &str) -> Result<Option<f64>> {
+    /// Links, then the setup, in `co`. A link missing at its source or a failed setup is a
+    /// failed precondition: nothing can be judged there.
+    pub fn apply(&self, co: &Checkout, log_name: &str) -> Result<SetUp> {
         let secs = self.link_and_set_up(co, log_name)?;
-        if let Some(what) = co.settle_setup()? {
-            cmdline::errln!(
-                "mutants: {}: the setup changed the checkout: {}",
-                files::escape::path(co.path()),
-                files::escape::text(&what)
-            );
-        }
-        Ok(secs)
+        let changed = co.settle_setup()?;
+        Ok(SetUp { secs, changed })
     }
 
     fn link_and_set_up(&self, co: &Checkout, log_name: &str) -> Result<Option<f64>> {

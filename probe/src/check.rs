@@ -8,7 +8,7 @@
 use crate::bracket::events::Observer as _;
 use crate::bracket::{
     bisect, conclude, publish, run_observed, threshold, BisectEnd, CheckRecord, ClientSettings,
-    Driver, ProgressView, Verdict,
+    Driver, Verdict,
 };
 use crate::units::{n_for, size_of, Measure, Unit};
 use cmdline::Exit;
@@ -49,7 +49,7 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
     client.fill = fill;
     let mut driver = Driver::new(&client)?;
     let quiet = settings.client.output_format() == report::Format::Json;
-    let mut progress = ProgressView::new(2, quiet);
+    let mut progress = crate::bracket::render::progress(2, quiet, settings.client.color);
     let mut note = None;
     let mut unit_held = None;
     let mut unit_at = None;
@@ -192,14 +192,15 @@ pub(crate) fn run_check(settings: &CheckSettings) -> anyhow::Result<Exit> {
             .filter(|_| unit_held != Some(false))
             .map(|t| suggested_cap(t, settings.margin)),
     });
-    publish(&driver, &results)?;
-    Ok(if results.interrupted {
+    publish(&driver, &results, &mut progress)?;
+    let verdict = if results.interrupted {
         Exit::Interrupted
     } else if !judged {
         Exit::Precondition
     } else {
         Exit::from_held(held)
-    })
+    };
+    Ok(progress.finish(verdict))
 }
 
 /// Why a bisection stopped, when it did not pin the threshold.

@@ -403,6 +403,13 @@ fn clients_json_validates_with_a_row_per_preset_even_when_none_is_installed() {
             .current_dir(dir.path()),
     );
     run.assert_exit(4);
+    // Why 4, on stderr whatever the format; stdout holds the JSON alone.
+    assert!(
+        run.stderr.contains(
+            "probe: no client could be measured (scripts/install-clients.sh installs them)\n"
+        ),
+        "{run}"
+    );
     let doc: Value =
         serde_json::from_str(&fs::read_to_string(out.join("clients.json")).unwrap()).unwrap();
     assert_eq!(doc, serde_json::from_str::<Value>(&run.stdout).unwrap());

@@ -53,6 +53,7 @@ pub(super) fn suggest(args: SuggestArgs) -> Result<Exit> {
         all: args.pick.all,
     };
     let s = suggest::suggest(&request)?;
+    say_found(&s);
     stop_if_interrupted()?;
     if let Some(out) = &args.out {
         let mut plan = files::outputs::Plan::new();
@@ -123,6 +124,23 @@ fn nothing_to_propose(s: &Suggestion) -> String {
     }
 }
 
+/// What proposing met that the reader must know whatever the format: suites of the file read
+/// that no spec can run, a candidate whose manifest does not hold.
+fn say_found(s: &Suggestion) {
+    if let Some(left) = &s.suite.left_out {
+        cmdline::errln!(
+            "mutants: suite(s) {} of {} left out: a `glob` suite has no one command a spec can run",
+            left.suites.join(", "),
+            left.of
+        );
+    }
+    if let Some(summary) = &s.not_holding {
+        cmdline::errln!(
+            "mutants: the candidate does not hold: manifest {summary} (`mutants run --candidate` will refuse it)"
+        );
+    }
+}
+
 /// Each file skipped and each proposal dropped, with why, on stderr.
 fn say_skipped(s: &Suggestion) {
     for f in s.skipped() {
@@ -169,6 +187,7 @@ pub(super) fn for_run(args: &RunArgs) -> Result<Option<(PathBuf, Suggested)>> {
     files::interrupt::cleans_up();
     candidate::checkout::clean_stale();
     let s = suggest::suggest(&request)?;
+    say_found(&s);
     stop_if_interrupted()?;
     say_skipped(&s);
     if s.entries.is_empty() {

@@ -4,7 +4,7 @@
 //! into one format and nothing else: [`text`] (`mutants.txt` and the table on a terminal),
 //! [`markdown`] (for a pull request), [`json`] (`mutants.json`, the record serialized),
 //! [`stryker`] (`mutation-report.json`), [`html`] (`mutants.html`), [`junit`] (`junit.xml`),
-//! [`sarif`] (`--sarif FILE`, for code scanning) and [`progress`] (the live lines of a run). The file names are gate's too, so a reader who
+//! [`sarif`] (`--sarif FILE`, for code scanning), [`progress`] and [`lines`] (what a run says on stderr as it goes, its notes rendered for the `cmdline` output seam). The file names are gate's too, so a reader who
 //! knows one tool's layout knows the other's.
 //!
 //! The files are rewritten whole (atomically) after every mutant, so an interrupted or killed
@@ -27,6 +27,7 @@ pub(crate) mod findings;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
+pub(crate) mod lines;
 pub(crate) mod markdown;
 pub(crate) mod progress;
 pub(crate) mod sarif;
@@ -87,18 +88,30 @@ pub(crate) fn write_all(
     Ok(())
 }
 
-/// Prints a finished report on stdout in the chosen format: `mutants.json` as written, the
-/// Markdown summary, or the text table (its verdicts painted when `color` says so). Its files
-/// are written first: no failure to write stdout changes the run's exit code or stops what
-/// follows (the attestation), see `cmdline::exit::show`.
+/// A finished report as it is shown on stdout: `mutants.json` as written, the Markdown
+/// summary, or the text table (its verdicts painted when stdout takes colour). The run's
+/// `cmdline::Reporter` shows it, after its files are written: no failure to write stdout
+/// changes the run's exit code or stops what follows (the attestation).
+pub(crate) struct Shown<'a>(pub &'a RunReport);
+
+impl cmdline::Document for Shown<'_> {
+    fn text(&self, paint: Painter) -> String {
+        text::render_painted(self.0, paint)
+    }
+
+    fn markdown(&self) -> String {
+        markdown::render(self.0)
+    }
+
+    fn json(&self) -> Result<String> {
+        json::render(self.0)
+    }
+}
+
+/// Shows a finished report on stdout in `format` (`mutants merge`'s joined report), through
+/// the same seam a run's report goes through.
 pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> Result<()> {
-    let text = match format {
-        Format::Json => json::render(report)?,
-        Format::Markdown => markdown::render(report),
-        Format::Text => text::render_painted(report, Painter::new(color.for_stdout())),
-    };
-    cmdline::exit::show(&text);
-    Ok(())
+    cmdline::Reporter::new((), color, true).show_document(&Shown(report), format)
 }
 
 /// The "What it undoes" cell of every table (text, Markdown, HTML): the claim, `claim not

@@ -81,7 +81,10 @@ pub(crate) fn checkout_line(event: &Event) -> String {
             files::escape::text(status),
             files::escape::path(log)
         ),
-        Event::Started { .. } | Event::Finished(_) | Event::Tick => String::new(),
+        Event::Started { .. }
+        | Event::Finished(_)
+        | Event::SetupChanged { .. }
+        | Event::Tick => String::new(),
     }
 }
 

@@ -11,8 +11,6 @@
 //! Files that only controls touch get no canary: a control's file (a README) is exactly one
 //! the suite is expected not to read.
 
-use std::path::Path;
-
 use anyhow::{Context, Result};
 
 use report::Outcome;
@@ -87,16 +85,4 @@ pub(crate) fn run_canary(
         duration_secs: record.duration_secs + ran.build_secs.unwrap_or(0.0),
         log: relative(&plan.out, &record.log),
     }))
-}
-
-/// The line a run that stops on a canary prints: the file, the suite, and the usual causes.
-pub(crate) fn survived_message(c: &Canary, dir: &Path) -> String {
-    format!(
-        "canary SURVIVED: suite {:?} passed with {} made unloadable in the checkout {}, so it does not read the files under review and no verdict of it could be trusted (exit 4). Usual causes: {}. Log: {}",
-        c.suite,
-        files::escape::text(&c.file),
-        files::escape::path(dir),
-        candidate::canary::USUAL_CAUSES,
-        c.log
-    )
 }

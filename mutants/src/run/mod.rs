@@ -54,6 +54,11 @@ pub(crate) enum Event {
         status: String,
         log: PathBuf,
     },
+    /// The setup of a fresh checkout (at `checkout`) changed it: `what`, put right.
+    SetupChanged {
+        checkout: PathBuf,
+        what: String,
+    },
     /// A second passed with no other event.
     Tick,
 }
@@ -183,7 +188,7 @@ fn work(
         let restored_before = match co.make_whole() {
             Ok(found) => found,
             Err(e) => {
-                renew(plan, co, m.index)?;
+                renew(plan, co, m.index, tx)?;
                 Some(format!(
                     "the checkout could not be restored ({e:#}); a fresh checkout was made"
                 ))
@@ -191,7 +196,7 @@ fn work(
         };
         let done = run_one(plan, m, co, restored_before)?;
         if done.spoiled {
-            renew(plan, co, m.index)?;
+            renew(plan, co, m.index, tx)?;
         }
         match done.row {
             Some(row) => {
@@ -205,13 +210,20 @@ fn work(
 /// Replaces a checkout that cannot be trusted any more by a fresh one, set up and warmed like the
 /// first (the old checkout is dropped here, which removes it; its links are removed, never
 /// followed).
-fn renew(plan: &Plan, co: &mut Checkout, index: usize) -> Result<()> {
+fn renew(plan: &Plan, co: &mut Checkout, index: usize, tx: &mpsc::Sender<Event>) -> Result<()> {
     *co = checkout::make(plan.source, 1)
         .context("making a fresh checkout after a suite spoiled one")?
         .pop()
         .context("no checkout was made")?;
-    plan.prep
+    let applied = plan
+        .prep
         .apply(co, &format!("setup.rebuilt-{}.log", index + 1))?;
+    if let Some(what) = applied.changed {
+        let _ = tx.send(Event::SetupChanged {
+            checkout: co.path().to_path_buf(),
+            what,
+        });
+    }
     if let Some(snap) = plan.warm.snapshot {
         // Best effort: without the outputs the checkout only builds cold.
         let _ = snap.fill(co.path());

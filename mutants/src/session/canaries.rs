@@ -4,22 +4,24 @@
 
 use anyhow::Result;
 
-use cmdline::progress::Progress;
 use cmdline::Exit;
 
-use super::Session;
+use super::note::Note;
+use super::{Out, Session};
 use crate::record::{CanaryLeftOut, CanaryVerdict};
-use crate::render::{self, progress};
+use crate::render;
 use crate::run::{self, canary, BaselineResult, Plan};
 
 impl Session {
     /// Runs every planned canary in the first checkout, each written to the report as it ends.
     /// `Err(exit)` when the run must stop: a canary survived (exit 4) or an interrupt came.
-    pub(crate) fn canaries(&mut self, baseline: &BaselineResult) -> Result<Result<(), Exit>> {
+    pub(crate) fn canaries(
+        &mut self,
+        baseline: &BaselineResult,
+        out: &mut Out,
+    ) -> Result<Result<(), Exit>> {
         if self.settings.no_canary {
-            cmdline::errln!(
-                "mutants: canaries skipped (--no-canary): nothing proves the suites read the checkout"
-            );
+            out.emit(&Note::CanariesSkipped);
             return Ok(Ok(()));
         }
         let mut planned = canary::planned(&self.mutants());
@@ -51,22 +53,23 @@ impl Session {
             },
             cores: &self.cores,
         };
-        let mut live = Progress::new(planned.len(), false);
+        out.steps(planned.len());
         for (file, suite) in &planned {
-            let ran = live.during(&progress::canary_running(file, suite), || {
+            let running = Note::CanaryRunning { file, suite };
+            let ran = out.during(&running, || {
                 canary::run_canary(&plan, &self.checkouts[0], file, suite)
             })?;
             let Some(c) = ran else {
-                live.clear();
+                out.clear();
                 return Ok(Err(Exit::Interrupted));
             };
-            live.finished(&progress::canary_line(&c));
+            out.emit(&Note::CanaryRan(&c));
             let survived = c.verdict == CanaryVerdict::Survived;
             if survived {
-                cmdline::errln!(
-                    "mutants: {}",
-                    canary::survived_message(&c, self.checkouts[0].path())
-                );
+                out.emit(&Note::CanarySurvived {
+                    canary: &c,
+                    dir: self.checkouts[0].path(),
+                });
             }
             self.report.canaries.push(c);
             render::write_all(
@@ -76,11 +79,11 @@ impl Session {
                 self.settings.sarif.as_deref(),
             )?;
             if survived {
-                live.clear();
+                out.clear();
                 return Ok(Err(Exit::Precondition));
             }
         }
-        live.clear();
+        out.clear();
         Ok(Ok(()))
     }
 }

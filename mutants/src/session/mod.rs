@@ -7,7 +7,8 @@
 //! stops the run with exit 4), [`Session::judge`] (each mutant through the engine, the report
 //! rewritten after each), [`Session::recheck`] (a candidate's manifest again: proof every
 //! mutant was restored), and [`Session::finish`] (checkouts removed, the final report written
-//! and printed). The engine ([`crate::run`]) does the work; the session records and shows it.
+//! and printed). The engine ([`crate::run`]) does the work; the session records it and says it
+//! as typed [`Note`]s to the run's one reporter ([`Out`]), which ends the run with its exit code.
 //!
 //! Errors before the lock (a bad spec, an unknown `--only` name, a DIR that is not a
 //! repository) leave nothing in `--out`; an interrupt at any phase cleans up, writes the partial
@@ -19,26 +20,31 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use cmdline::progress::Progress;
 use cmdline::Exit;
 use files::lock::OutLock;
 use report::{Painter, Timestamp};
 
 use crate::checkout::{Checkout, Prep, Source};
 use crate::record::{ManifestCheck, RunReport, SetupFacts};
-use crate::render::{self, progress, Sources};
+use crate::render::{self, lines::Lines, Sources};
 use crate::run::{self, BaselineResult, Event, Plan};
 use crate::spec::{Mutant, Spec};
 
 mod attest;
 mod canaries;
 mod identity;
+pub(crate) mod note;
 mod prepare;
 mod previous;
 mod settings;
 mod warm;
 
+use note::Note;
 pub(crate) use settings::{Selection, Settings, Suggested};
+
+/// The run's one writer of stderr and stdout (see `cmdline::output`): the session hands it
+/// [`Note`]s, [`Lines`] says what they read as.
+pub(crate) type Out = cmdline::Reporter<Lines>;
 
 /// Runs one `mutants run` through its phases and returns its exit code.
 pub(crate) fn run(settings: Settings) -> Result<Exit> {
@@ -47,7 +53,19 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     let inherited = settings.jobserver.then(run::cores::inherited).flatten();
     // It polls the interrupt flag and cleans up (children killed, nothing half-written).
     files::interrupt::cleans_up();
-    let mut session = match Session::prepare(settings, inherited)? {
+    let paint = Painter::new(settings.color.for_stderr());
+    let mut out = Out::new(Lines { paint }, settings.color, false);
+    let exit = run_phases(settings, inherited, &mut out)?;
+    Ok(out.finish(exit))
+}
+
+/// The phases in order, each saying what it does through `out`.
+fn run_phases(
+    settings: Settings,
+    inherited: Option<jobserver::Client>,
+    out: &mut Out,
+) -> Result<Exit> {
+    let mut session = match Session::prepare(settings, inherited, out)? {
         Ok(session) => session,
         Err(refused) => return Ok(refused),
     };
@@ -60,45 +78,46 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
         &session.out,
         session.settings.sarif.as_deref(),
     )?;
-    session.restore_cache();
-    if let Err(e) = session.set_up() {
+    session.restore_cache(out);
+    if let Err(e) = session.set_up(out) {
         if cmdline::exit::Stop::of(&e) == cmdline::exit::Stop::Precondition {
             // A failed setup (exit 4) is recorded as what happened, the checkouts removed
             // first, before the error is said as any stop is; `finish` also compares the
             // user's linked folders, which a setup that failed may have written into.
             session.report.precondition = Some(precondition_line(&e));
-            session.finish(Exit::Precondition)?;
+            session.finish(Exit::Precondition, out)?;
         } else if let Some(changed) = session.prep.linked.changed() {
-            cmdline::errln!("mutants: {changed}");
+            out.emit(&Note::LinkedChanged(&changed));
         }
         return Err(e);
     }
-    let baseline = match session.baseline()? {
+    let baseline = match session.baseline(out)? {
         Ok(baseline) => baseline,
-        Err(stop) => return session.finish(stop),
+        Err(stop) => return session.finish(stop, out),
     };
-    if let Err(stop) = session.canaries(&baseline)? {
-        return session.finish(stop);
+    if let Err(stop) = session.canaries(&baseline, out)? {
+        return session.finish(stop, out);
     }
-    match session.judge(&baseline) {
+    match session.judge(&baseline, out) {
         Ok(()) => {}
         Err(Stopped::Engine(e)) => {
             session.report.interrupted = files::interrupt::requested();
             // The report says the code the run ends with (74 for a git or disk failure mid-run,
             // 70 for a bug), as the process does: never a finding's 1.
-            let _ = session.finish(cmdline::exit::Stop::of(&e).exit());
+            let _ = session.finish(cmdline::exit::Stop::of(&e).exit(), out);
             return Err(e);
         }
         Err(Stopped::Writing(e)) => return Err(e),
     }
-    session.recheck()?;
-    session.save_cache(run::timings(&baseline, &session.floors));
+    session.recheck(out)?;
+    let timings = run::timings(&baseline, &session.floors);
+    session.save_cache(timings, out);
     let exit = if files::interrupt::requested() {
         Exit::Interrupted
     } else {
         Exit::from_held(session.report.held())
     };
-    session.finish(exit)
+    session.finish(exit, out)
 }
 
 /// The first line of a failed precondition (its log's tail follows on stderr), for the record.
@@ -170,16 +189,17 @@ impl Session {
 
     /// `[worktree]`: links and the setup in every checkout, side by side, before its
     /// baseline; their times go in the report.
-    pub(crate) fn set_up(&mut self) -> Result<()> {
+    pub(crate) fn set_up(&mut self, out: &mut Out) -> Result<()> {
         if self.prep.worktree.is_empty() {
             // No setup, but the tree is still proved before the baseline.
             for co in &self.checkouts {
-                self.prep.apply(co, "setup.log")?;
+                let applied = self.prep.apply(co, "setup.log")?;
+                say_setup_changed(co, &applied, out);
             }
             return Ok(());
         }
         let prep = &self.prep;
-        let secs: Vec<Result<Option<f64>>> = std::thread::scope(|s| {
+        let applied: Vec<Result<crate::checkout::SetUp>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .checkouts
                 .iter()
@@ -203,12 +223,14 @@ impl Session {
                 })
                 .collect()
         });
-        let secs: Vec<f64> = secs
-            .into_iter()
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
-            .flatten()
-            .collect();
+        // Said for every checkout whose setup went through, even when another's failed.
+        for (co, a) in self.checkouts.iter().zip(&applied) {
+            if let Ok(a) = a {
+                say_setup_changed(co, a, out);
+            }
+        }
+        let applied = applied.into_iter().collect::<Result<Vec<_>>>()?;
+        let secs: Vec<f64> = applied.iter().filter_map(|a| a.secs).collect();
         self.report.setup = Some(SetupFacts {
             command: prep.worktree.setup.clone().unwrap_or_default(),
             linked: prep.worktree.link.clone(),
@@ -220,23 +242,19 @@ impl Session {
     /// Every suite the selected mutants use, unmutated, in every checkout. `Err(exit)` when the run
     /// must stop there: interrupted, or a suite failed or hung (exit 4: a red baseline would
     /// make every mutant look killed). A green baseline is written to the report at once.
-    pub(crate) fn baseline(&mut self) -> Result<Result<BaselineResult, Exit>> {
+    pub(crate) fn baseline(&mut self, out: &mut Out) -> Result<Result<BaselineResult, Exit>> {
         let suites = self.spec.suites_used(self.mutants());
-        self.say_cores(&suites);
-        cmdline::errln!(
-            "mutants: baseline: {} suite(s) in {} checkout(s)",
-            suites.len(),
-            self.checkouts.len()
-        );
-        let names: Vec<String> = suites
-            .iter()
-            .map(|s| files::escape::text(&s.name).into_owned())
-            .collect();
-        let mut live = Progress::new(1, false);
-        let label = format!("baseline: {} running unmutated", names.join(", "));
+        self.say_cores(&suites, out);
+        out.emit(&Note::BaselineStarts {
+            suites: suites.len(),
+            checkouts: self.checkouts.len(),
+        });
+        let names: Vec<String> = suites.iter().map(|s| s.name.clone()).collect();
+        out.steps(1);
+        let running = Note::BaselineRunning { suites: &names };
         // The first checkout's baseline, under the live line (run again cold below if needed).
-        let mut first_baseline = |me: &Self| {
-            live.during(&label, || {
+        let first_baseline = |me: &Self, out: &mut Out| {
+            out.during(&running, || {
                 run::baseline(
                     &suites,
                     &me.checkouts[..1],
@@ -247,15 +265,15 @@ impl Session {
                 )
             })
         };
-        let mut baseline = first_baseline(self)?;
+        let mut baseline = first_baseline(self, out)?;
         if !baseline.passed && !baseline.interrupted && self.restored {
-            cmdline::errln!("mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold");
+            out.emit(&Note::BaselineAgainCold);
             candidate::cache::remove_outputs(self.checkouts[0].path(), &self.outputs);
             self.floors.clear();
             self.restored = false;
-            baseline = first_baseline(self)?;
+            baseline = first_baseline(self, out)?;
         }
-        live.clear();
+        out.clear();
         self.report.baseline = baseline.baselines.clone();
         if baseline.interrupted || files::interrupt::requested() {
             return Ok(Err(Exit::Interrupted));
@@ -263,26 +281,22 @@ impl Session {
         if !baseline.passed {
             self.report.baseline_failed = true;
             for b in self.report.baseline.iter().filter(|b| !b.passed) {
-                cmdline::errln!(
-                    "mutants: baseline failed: suite {:?} {} without any mutant; no mutant judged",
-                    b.suite,
-                    files::escape::text(&b.status),
-                );
                 // Why, as the record says it: the failed tests and the first error line of
                 // each (`Cannot find package ...` is above a runner's summary block, not in
                 // it); the log's last lines when it names no test and no error.
                 let log = self.out.join(&b.log);
-                if b.why.is_empty() {
-                    let text = runner::read_tail(&log, 1 << 20).unwrap_or_default();
-                    let lines: Vec<&str> = text.lines().collect();
-                    for line in &lines[lines.len().saturating_sub(12)..] {
-                        cmdline::errln!("  | {}", files::escape::terminal_line(line));
-                    }
-                }
-                for line in b.why.iter().chain(&b.notes) {
-                    cmdline::errln!("  {}", files::escape::text(line));
-                }
-                cmdline::errln!("  log {}", files::escape::path(&log));
+                let text = match b.why.is_empty() {
+                    true => runner::read_tail(&log, 1 << 20).unwrap_or_default(),
+                    false => String::new(),
+                };
+                let lines: Vec<&str> = text.lines().collect();
+                out.emit(&Note::BaselineFailed {
+                    suite: &b.suite,
+                    status: &b.status,
+                    why: b.why.iter().chain(&b.notes).map(String::as_str).collect(),
+                    tail: lines[lines.len().saturating_sub(12)..].to_vec(),
+                    log: &log,
+                });
             }
             return Ok(Err(Exit::Precondition));
         }
@@ -293,34 +307,36 @@ impl Session {
             &self.out,
             self.settings.sarif.as_deref(),
         )?;
-        self.warm_copies();
+        self.warm_copies(out);
         Ok(Ok(baseline))
     }
 
     /// How the jobs share the cores, on stderr: the jobserver, and the build slot when a
     /// suite's build will take it.
-    fn say_cores(&self, suites: &[&crate::spec::Suite]) {
-        let jobs = report::text::plural(self.checkouts.len(), "job");
+    fn say_cores(&self, suites: &[&crate::spec::Suite], out: &mut Out) {
+        let jobs = self.checkouts.len();
         match self.cores.origin() {
-            Some(run::cores::Jobserver::Own { tokens }) => cmdline::errln!(
-                "mutants: jobserver: {} shared by {jobs} on {}",
-                report::text::plural(tokens, "token"),
-                report::text::plural(run::cores::available(), "core")
-            ),
-            Some(run::cores::Jobserver::Inherited) => cmdline::errln!(
-                "mutants: jobserver: the one this run was started under (MAKEFLAGS), for {jobs}"
-            ),
+            Some(run::cores::Jobserver::Own { tokens }) => out.emit(&Note::JobserverOwn {
+                tokens,
+                jobs,
+                cores: run::cores::available(),
+            }),
+            Some(run::cores::Jobserver::Inherited) => out.emit(&Note::JobserverInherited { jobs }),
             None => {}
         }
         let slotted = suites.iter().filter_map(|s| s.build.as_deref());
         if self.cores.has_slot() && slotted.clone().any(|b| !run::cores::speaks_jobserver(b)) {
-            cmdline::errln!("mutants: build slot: builds other than cargo run one job at a time");
+            out.emit(&Note::BuildSlot);
         }
     }
 
     /// Each selected mutant through the engine, `--jobs` at once: every finished row goes into
     /// the report, the report files are rewritten, and the progress line moves on.
-    pub(crate) fn judge(&mut self, baseline: &BaselineResult) -> Result<(), Stopped> {
+    pub(crate) fn judge(
+        &mut self,
+        baseline: &BaselineResult,
+        out: &mut Out,
+    ) -> Result<(), Stopped> {
         let rerun = self.rerun;
         let plan = Plan {
             spec: &self.spec,
@@ -337,11 +353,10 @@ impl Session {
             cores: &self.cores,
         };
         let total = plan.mutants.len();
-        let (report, sources, out, kept_rows) =
+        let (report, sources, dir, kept_rows) =
             (&mut self.report, &self.sources, &self.out, self.kept_rows);
         let sarif = self.settings.sarif.as_deref();
-        let mut live = Progress::new(total, false);
-        let paint = Painter::new(self.settings.color.for_stderr());
+        out.steps(total);
         let mut running: BTreeMap<usize, (String, Instant)> = BTreeMap::new();
         let mut write_error = None;
         let result = run::run_mutants(&plan, &mut self.checkouts, |event| {
@@ -352,7 +367,6 @@ impl Session {
                 Event::Finished(row) => {
                     running.remove(&row.index);
                     let done = report.mutants.len() + 1 - kept_rows;
-                    let line = progress::finished_line(&row, done, total, paint);
                     let mut row = *row;
                     if rerun {
                         row.rerun = Some(row.run.as_ref().map_or_else(Timestamp::now, |r| r.start));
@@ -360,19 +374,24 @@ impl Session {
                     report.mutants.push(row);
                     report.settle();
                     report.end = Timestamp::now();
-                    if let Err(e) = render::write_all(report, sources, out, sarif) {
+                    if let Err(e) = render::write_all(report, sources, dir, sarif) {
                         write_error.get_or_insert(e);
                     }
-                    live.finished(&line);
+                    if let Some(row) = report.mutants.last() {
+                        out.emit(&Note::Judged { row, done, total });
+                    }
                 }
-                Event::ColdBuild { .. } | Event::NotGreen { .. } => {
-                    cmdline::errln!("{}", progress::checkout_line(&event));
+                Event::ColdBuild { .. } | Event::NotGreen { .. } | Event::SetupChanged { .. } => {
+                    out.emit(&Note::Engine(&event));
                 }
                 Event::Tick => {}
             }
-            live.status(&progress::live_status(&report.tally, &running));
+            out.emit(&Note::Judging {
+                tally: &report.tally,
+                running: &running,
+            });
         });
-        live.clear();
+        out.clear();
         result.map_err(Stopped::Engine)?;
         match write_error {
             Some(e) => Err(Stopped::Writing(e)),
@@ -382,7 +401,7 @@ impl Session {
 
     /// A candidate's manifest checked again in every checkout after the last mutant: the proof
     /// that every mutant was restored (the worst checkout's check is the one recorded).
-    pub(crate) fn recheck(&mut self) -> Result<()> {
+    pub(crate) fn recheck(&mut self, out: &mut Out) -> Result<()> {
         if self.report.candidate.is_none() || files::interrupt::requested() {
             return Ok(());
         }
@@ -395,19 +414,19 @@ impl Session {
             }
         }
         if let (Some(c), Some(a)) = (self.report.candidate.as_mut(), after) {
-            cmdline::errln!("mutants: candidate manifest after the last mutant: {a}");
+            out.emit(&Note::ManifestAfter(&a));
             c.manifest_after = Some(a);
         }
         Ok(())
     }
 
     /// Removes (or keeps) the checkouts, writes the final report and prints it.
-    pub(crate) fn finish(mut self, exit: Exit) -> Result<Exit> {
+    pub(crate) fn finish(mut self, exit: Exit, out: &mut Out) -> Result<Exit> {
         let mut checkouts = std::mem::take(&mut self.checkouts);
         if self.settings.keep {
             for co in &mut checkouts {
                 co.keep(true);
-                cmdline::errln!("mutants: kept checkout {}", files::escape::path(co.path()));
+                out.emit(&Note::Kept(co.path()));
             }
         }
         // Checkouts go first, so an interrupted run has cleaned up before it reports.
@@ -416,7 +435,7 @@ impl Session {
         // verdicts, they were given beside a damaged install (see `candidate::linked`).
         let exit = match self.prep.linked.changed() {
             Some(changed) if exit != Exit::Interrupted => {
-                cmdline::errln!("mutants: {changed}");
+                out.emit(&Note::LinkedChanged(&changed));
                 self.report.linked_changed.push(changed);
                 Exit::Precondition
             }
@@ -436,25 +455,34 @@ impl Session {
             &self.out,
             self.settings.sarif.as_deref(),
         )?;
-        render::print(report, self.settings.format, self.settings.color)?;
+        out.show_document(&render::Shown(report), self.settings.format)?;
         if self.settings.suggested.is_some() && self.settings.format == report::Format::Text {
             // The survivors as review findings, with the change each is about (the Markdown
             // summary shows them itself).
-            cmdline::exit::show(&render::findings::text(report));
+            out.show(&render::findings::text(report));
         }
         // After the report is shown: a statement that cannot be written or signed is an
         // error (exit 2), but never hides the verdict.
         if let Some(a) = &self.settings.attest {
             attest::write(a, report)?;
         }
-        cmdline::errln!("mutants: report in {}", files::escape::path(&self.out));
+        out.emit(&Note::ReportIn(&self.out));
         if exit == Exit::Interrupted {
-            cmdline::errln!(
-                "mutants: interrupted after {} of {} mutants; checkouts removed",
-                report.mutants.len(),
-                report.planned
-            );
+            out.emit(&Note::Interrupted {
+                judged: report.mutants.len(),
+                planned: report.planned,
+            });
         }
         Ok(exit)
+    }
+}
+
+/// What the setup did to a checkout it left other than the tree under review, said.
+fn say_setup_changed(co: &Checkout, applied: &crate::checkout::SetUp, out: &mut Out) {
+    if let Some(what) = &applied.changed {
+        out.emit(&Note::SetupChanged {
+            checkout: co.path(),
+            what,
+        });
     }
 }

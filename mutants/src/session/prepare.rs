@@ -14,7 +14,8 @@ use candidate::git::Git;
 use cmdline::Exit;
 use report::Timestamp;
 
-use super::{identity, previous, Session, Settings};
+use super::note::Note;
+use super::{identity, previous, Out, Session, Settings};
 use crate::checkout::{self, Checkout, DirState, Prep, Source};
 use crate::record::{CandidateFacts, ManifestCheck, RunReport, Tally, Unjudged};
 use crate::render::Sources;
@@ -27,8 +28,9 @@ impl Session {
     pub(crate) fn prepare(
         mut settings: Settings,
         inherited: Option<jobserver::Client>,
+        reporter: &mut Out,
     ) -> Result<Result<Session, Exit>> {
-        let (spec, config, worktree_file) = read_input(&settings)?;
+        let (spec, config, worktree_file) = read_input(&settings, reporter)?;
         let selected = settings.selection.select(&spec)?;
         let repo = checkout::open_repo(settings.dir.clone())?;
         candidate::setup::require_ignored(&spec.worktree, &repo, &worktree_file)
@@ -69,12 +71,16 @@ impl Session {
             let patch = origin.files.as_ref().map(|(patch, _)| patch.as_str());
             a.subjects = Some(super::attest::subjects(checkouts[0].tree(), commit, patch));
         }
-        let cores = shared_cores(&settings, copies, inherited);
-        let candidate =
-            match candidate_facts(settings.candidate.as_deref(), &checkouts, origin.files) {
-                Ok(facts) => facts,
-                Err(refused) => return Ok(Err(refused)),
-            };
+        let cores = shared_cores(&settings, copies, inherited, reporter);
+        let candidate = match candidate_facts(
+            settings.candidate.as_deref(),
+            &checkouts,
+            origin.files,
+            reporter,
+        ) {
+            Ok(facts) => facts,
+            Err(refused) => return Ok(Err(refused)),
+        };
         let sources = read_sources(&spec, &selected, checkouts[0].path())?;
         let tree = checkouts[0].tree().to_string();
         let code_tree = previous::code_tree(&checkouts[0], repo.dir(), &spec.file)?;
@@ -220,10 +226,11 @@ fn shared_cores(
     settings: &Settings,
     copies: usize,
     inherited: Option<jobserver::Client>,
+    out: &mut Out,
 ) -> crate::run::Cores {
     let available = crate::run::cores::available();
     crate::run::Cores::new(available, copies, settings.jobserver, inherited).unwrap_or_else(|e| {
-        cmdline::errln!("mutants: jobserver: none ({e}); each build may use every core");
+        out.emit(&Note::NoJobserver(&e));
         crate::run::Cores::default()
     })
 }
@@ -234,7 +241,10 @@ fn shared_cores(
 /// candidate was gated in: its `[env]` reaches every suite (a suite's own `env` wins), and its
 /// `[worktree]` (setup, links, cache) applies unless the spec has a `[worktree]` of its own,
 /// which then wins whole. Which one applies is said on stderr.
-fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::PathBuf)> {
+fn read_input(
+    settings: &Settings,
+    out: &mut Out,
+) -> Result<(Spec, Option<Config>, std::path::PathBuf)> {
     let mut spec = match &settings.suggested {
         Some(suggested) => {
             let mut spec = Spec::parse(&suggested.text, &settings.spec)?;
@@ -257,20 +267,21 @@ fn read_input(settings: &Settings) -> Result<(Spec, Option<Config>, std::path::P
                 suite.env.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        let theirs = files::escape::path(&config.file);
-        let ours = files::escape::path(&spec.file);
         // A table that says anything, a cache alone included.
         let says = |w: &candidate::setup::WorktreeSetup| !w.is_empty() || w.cache.is_some();
         match (!says(&spec.worktree), !says(&config.worktree)) {
             (true, false) => {
                 spec.worktree = config.worktree.clone();
                 worktree_file = config.file.clone();
-                cmdline::errln!("mutants: [worktree] from {theirs} (the spec has none)");
+                out.emit(&Note::WorktreeFromConfig {
+                    theirs: &config.file,
+                });
             }
-            (false, false) => cmdline::errln!(
-                "mutants: [worktree] from {ours}; {theirs}'s is not used (the spec's own wins)"
-            ),
-            (false, true) => cmdline::errln!("mutants: [worktree] from {ours}"),
+            (false, false) => out.emit(&Note::WorktreeOverConfig {
+                ours: &spec.file,
+                theirs: &config.file,
+            }),
+            (false, true) => out.emit(&Note::WorktreeFromSpec { ours: &spec.file }),
             (true, true) => {}
         }
         // The same for `[canary]`: the candidate's generated files are the same files.
@@ -337,20 +348,18 @@ fn candidate_facts(
     config: Option<&Path>,
     checkouts: &[Checkout],
     files: Option<(String, String)>,
+    out: &mut Out,
 ) -> Result<Option<CandidateFacts>, Exit> {
     let (Some(config), Some(applied)) = (config, checkouts.first().and_then(Checkout::applied))
     else {
         return Ok(None);
     };
     let before = ManifestCheck(applied.verification.summary());
-    cmdline::errln!("mutants: candidate manifest before the first mutant: {before}");
+    out.emit(&Note::ManifestBefore(&before));
     for co in checkouts {
         if let Some(a) = co.applied() {
             if !a.verification.all_ok() {
-                cmdline::errln!(
-                    "mutants: the candidate does not hold: manifest {}",
-                    a.verification.summary()
-                );
+                out.emit(&Note::CandidateDoesNotHold(&a.verification.summary()));
                 return Err(Exit::Precondition);
             }
         }

@@ -12,32 +12,28 @@ use std::collections::BTreeMap;
 
 use candidate::cache::{self, Restored, Snapshot};
 
-use super::Session;
+use super::note::Note;
+use super::{Out, Session};
 
 impl Session {
     /// Restores the cache into the first checkout (before its setup and baseline), with a note.
-    pub(super) fn restore_cache(&mut self) {
+    pub(super) fn restore_cache(&mut self, out: &mut Out) {
         let Some(store) = &self.store else {
             return;
         };
         let first = self.checkouts[0].path().to_path_buf();
         match store.restore(&self.outputs, &first) {
-            Restored::Nothing => cmdline::errln!(
-                "mutants: cache: none yet for {} in {}; building cold",
-                self.outputs.join(", "),
-                files::escape::path(store.dir())
-            ),
+            Restored::Nothing => out.emit(&Note::CacheNone {
+                outputs: &self.outputs,
+                dir: store.dir(),
+            }),
             Restored::Restored { handed, timings } => {
-                cmdline::errln!(
-                    "mutants: cache: {} restored from {} ({} unchanged source file(s) keep their build{})",
-                    self.outputs.join(", "),
-                    files::escape::path(store.dir()),
-                    handed.stamped,
-                    match handed.forgotten {
-                        0 => String::new(),
-                        n => format!("; {n} unit(s) that held the old path rebuild"),
-                    }
-                );
+                out.emit(&Note::CacheRestored {
+                    outputs: &self.outputs,
+                    dir: store.dir(),
+                    stamped: handed.stamped,
+                    forgotten: handed.forgotten,
+                });
                 self.floors = timings;
                 self.restored = true;
                 self.report.reused.push(format!(
@@ -47,17 +43,14 @@ impl Session {
                     handed.stamped
                 ));
             }
-            Restored::Discarded(why) => cmdline::errln!(
-                "mutants: cache: discarded ({}); building cold",
-                files::escape::text(&why)
-            ),
+            Restored::Discarded(why) => out.emit(&Note::CacheDiscarded(&why)),
         }
     }
 
     /// After the first checkout's green baseline: its build outputs made ready for the others
     /// (a snapshot they fill themselves from while the first checkout judges, and the cache saves
     /// at the end; or, with no cache, handed to each now).
-    pub(super) fn warm_copies(&mut self) {
+    pub(super) fn warm_copies(&mut self, out: &mut Out) {
         if self.outputs.is_empty() {
             return;
         }
@@ -65,13 +58,11 @@ impl Session {
         if let Some(store) = &self.store {
             match Snapshot::take(&first, &self.outputs, store.staging()) {
                 Ok(snap) => {
-                    say_refused(snap.refused());
+                    say_refused(snap.refused(), out);
                     self.note_handed(snap.refused());
                     self.snapshot = Some(snap);
                 }
-                Err(e) => cmdline::errln!(
-                    "mutants: cache: the build outputs could not be kept ({e}); the other checkouts build cold"
-                ),
+                Err(e) => out.emit(&Note::CacheNotKept(&e)),
             }
             return;
         }
@@ -80,13 +71,14 @@ impl Session {
             match cache::hand_over(&first, co.path(), &self.outputs) {
                 Ok(handed) => {
                     if j == 1 {
-                        say_refused(&handed.refused);
+                        say_refused(&handed.refused, out);
                         refused = Some(handed.refused);
                     }
                 }
-                Err(e) => cmdline::errln!(
-                    "mutants: checkout {j} builds cold: its build outputs could not be copied ({e})"
-                ),
+                Err(e) => out.emit(&Note::BuildsCold {
+                    checkout: j,
+                    error: &e,
+                }),
             }
         }
         if let Some(refused) = refused {
@@ -96,7 +88,7 @@ impl Session {
 
     /// Saves the snapshot as the repository's cache, with the slowest times it was built in.
     /// Only a run that got past a green baseline and was not interrupted saves.
-    pub(super) fn save_cache(&mut self, timings: BTreeMap<String, f64>) {
+    pub(super) fn save_cache(&mut self, timings: BTreeMap<String, f64>, out: &mut Out) {
         let (Some(store), Some(mut snap)) = (&self.store, self.snapshot.take()) else {
             return;
         };
@@ -105,12 +97,11 @@ impl Session {
         }
         snap.keep_timings(&timings);
         match store.commit(snap) {
-            Ok(()) => cmdline::errln!(
-                "mutants: cache: {} saved in {} (mutants clean removes it)",
-                self.outputs.join(", "),
-                files::escape::path(store.dir())
-            ),
-            Err(e) => cmdline::errln!("mutants: cache: not saved ({e})"),
+            Ok(()) => out.emit(&Note::CacheSaved {
+                outputs: &self.outputs,
+                dir: store.dir(),
+            }),
+            Err(e) => out.emit(&Note::CacheNotSaved(&e)),
         }
     }
 }
@@ -135,12 +126,8 @@ impl Session {
 }
 
 /// Each build folder that is not handed over or kept, and why (each checkout builds it cold).
-fn say_refused(refused: &[(String, String)]) {
-    for (rel, why) in refused {
-        cmdline::errln!(
-            "mutants: {} is not handed to the other checkouts nor kept: {}; each checkout builds it itself",
-            files::escape::text(rel),
-            why
-        );
+fn say_refused(refused: &[(String, String)], out: &mut Out) {
+    for (folder, why) in refused {
+        out.emit(&Note::NotHanded { folder, why });
     }
 }

@@ -59,8 +59,12 @@ impl Changed {
 
 /// The candidate's changed files, read from its checkout (built as `run --candidate` builds
 /// it, and removed before this returns). The manifest not holding is said, not fatal: the
-/// proposals are still the candidate's lines, and `run` refuses the candidate itself.
-pub(crate) fn from_candidate(repo: &Git, config: &Config) -> Result<Vec<Changed>> {
+/// proposals are still the candidate's lines, and `run` refuses the candidate itself. The
+/// manifest's summary comes back when it does not hold.
+pub(crate) fn from_candidate(
+    repo: &Git,
+    config: &Config,
+) -> Result<(Vec<Changed>, Option<manifests::Summary>)> {
     let candidate = candidate::apply::Candidate {
         base: config.base.clone(),
         patch: config.patch.clone(),
@@ -69,17 +73,12 @@ pub(crate) fn from_candidate(repo: &Git, config: &Config) -> Result<Vec<Changed>
     };
     let prepared = candidate::apply::prepare(repo, &candidate)?;
     let applied = candidate::apply::apply(repo, prepared, &candidate::apply::Place::Run)?;
-    if !applied.verification.all_ok() {
-        cmdline::errln!(
-            "mutants: the candidate does not hold: manifest {} (`mutants run --candidate` will refuse it)",
-            applied.verification.summary()
-        );
-    }
+    let not_holding = (!applied.verification.all_ok()).then(|| applied.verification.summary());
     let wt = applied.checkout.git();
     let diffs = candidate::diff::index_since(&wt, &applied.prepared.base)?;
     let changed = from_diffs(&wt, applied.checkout.path(), diffs, Vec::new())?;
     drop(applied);
-    Ok(changed)
+    Ok((changed, not_holding))
 }
 
 /// The changes from `rev` to DIR as `run` reads it: every tracked file as it is on disk (staged

@@ -101,6 +101,8 @@ pub(crate) struct Suggestion {
     pub about: String,
     /// The repository proposed in (its `.git` is no place for an output).
     pub repo: Git,
+    /// A candidate whose manifest does not hold: its summary, for the command to say.
+    pub not_holding: Option<manifests::Summary>,
 }
 
 impl Suggestion {
@@ -125,6 +127,7 @@ impl Suggestion {
 pub(crate) fn suggest(request: &Request) -> Result<Suggestion> {
     let repo = crate::checkout::open_repo(request.dir.clone())?;
     let mut inputs = Vec::new();
+    let mut not_holding = None;
     let (changed, found, about) = match &request.source {
         Source::Candidate { config, overrides } => {
             let config = Config::load_with(config, overrides)?;
@@ -140,7 +143,9 @@ pub(crate) fn suggest(request: &Request) -> Result<Suggestion> {
             // The suite is known good before the checkout is built.
             let chosen = suites::choose(found, request.suite.as_deref())?;
             let about = format!("the candidate {}", config.file.display());
-            (changes::from_candidate(&repo, &config)?, chosen, about)
+            let (changed, summary) = changes::from_candidate(&repo, &config)?;
+            not_holding = summary;
+            (changed, chosen, about)
         }
         Source::Diff { rev } => {
             let chosen = suites::choose(suites::of_repo(repo.dir())?, request.suite.as_deref())?;
@@ -177,6 +182,7 @@ pub(crate) fn suggest(request: &Request) -> Result<Suggestion> {
         inputs,
         about,
         repo,
+        not_holding,
     })
 }
 

@@ -56,6 +56,16 @@ pub(crate) struct Chosen {
     pub file: Option<PathBuf>,
     /// The placeholder: its `run` still says `TODO:`.
     pub placeholder: bool,
+    /// Suites of the file read that no spec can run, for the command to say.
+    pub left_out: Option<LeftOut>,
+}
+
+/// Suites a file defines that a spec cannot run (a `glob` suite has no one command).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    pub suites: Vec<String>,
+    /// The file's description (`gate.toml's [[suite]]`).
+    pub of: String,
 }
 
 /// The suites found, by name, and where they came from.
@@ -171,13 +181,14 @@ fn duration(d: Duration) -> String {
 /// The suite every proposal names: `--suite NAME` among those found, else the only one, else
 /// the placeholder (named NAME when given); several and no `--suite` is bad input naming them.
 pub(crate) fn choose(found: Found, wanted: Option<&str>) -> Result<Chosen> {
-    if !found.left_out.is_empty() {
-        cmdline::errln!(
-            "mutants: suite(s) {} of {} left out: a `glob` suite has no one command a spec can run",
-            found.left_out.join(", "),
-            found.from
-        );
-    }
+    let left_out = (!found.left_out.is_empty()).then(|| LeftOut {
+        suites: found.left_out.clone(),
+        of: found.from.clone(),
+    });
+    let placeholder = |name: &str| Chosen {
+        left_out: left_out.clone(),
+        ..placeholder(name)
+    };
     let names = || found.suites.keys().cloned().collect::<Vec<_>>().join(", ");
     let pick = match wanted {
         Some(name) if found.suites.is_empty() => {
@@ -210,6 +221,7 @@ pub(crate) fn choose(found: Found, wanted: Option<&str>) -> Result<Chosen> {
         from: found.from,
         file: found.file,
         placeholder: false,
+        left_out,
     })
 }
 
@@ -223,6 +235,7 @@ fn placeholder(name: &str) -> Chosen {
         from: "a placeholder (no mutants.toml or gate.toml with a suite was found)".into(),
         file: None,
         placeholder: true,
+        left_out: None,
     }
 }
 

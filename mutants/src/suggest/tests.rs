@@ -46,12 +46,14 @@ fn suite(run: &str) -> Chosen {
         from: "a test".into(),
         file: None,
         placeholder: false,
+        left_out: None,
     }
 }
 
 fn suggestion(outcomes: Vec<(Changed, Option<Outcome>)>) -> Suggestion {
     let (entries, files) = assemble(outcomes);
     Suggestion {
+        not_holding: None,
         entries,
         files,
         suite: suite("true"),

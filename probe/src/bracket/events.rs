@@ -2,7 +2,10 @@
 //! `fills`, `check`, `clients`) and what shows their progress (a renderer, the bracket's
 //! `ProgressView`): the runners say what they do as typed steps and never format a line; the
 //! renderer decides what a person sees, as nextest's reporter does. This module names neither
-//! side, so both can import it.
+//! side, so both can import it. The renderer is the `cmdline` output seam's: a
+//! `cmdline::Reporter` with the bracket's `Lines`, which also reads the commands' [`Note`]s.
+
+use std::path::Path;
 
 use super::results::Point;
 use crate::presets::Preset;
@@ -28,6 +31,19 @@ pub(crate) enum Search {
     Client(Preset),
     /// It looks for the client's per-turn budget in turns of `calls` results.
     Turn(Preset, u64),
+}
+
+/// A point that finished, as the progress shows it (one step).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Finished<'a>(pub &'a Point);
+
+/// What a probe command says on stderr whatever the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Note<'a> {
+    /// No run of the client gave a verdict; each point's files are under `points`.
+    NoVerdict { points: &'a Path },
+    /// `probe clients` could measure no client.
+    NoClientMeasured,
 }
 
 /// What a runner reports to. The runner hands over each point's work, so a live view can show

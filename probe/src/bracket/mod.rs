@@ -21,7 +21,7 @@ mod driver;
 pub(crate) mod events;
 mod fills;
 mod judge;
-mod render;
+pub(crate) mod render;
 mod results;
 mod search;
 mod turn;
@@ -109,7 +109,7 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     let started = Timestamp::now();
     let mut driver = Driver::new(&settings.client)?;
     let quiet = settings.client.output_format() == Format::Json;
-    let mut progress = ProgressView::new(settings.plan.runs(), quiet);
+    let mut progress = render::progress(settings.plan.runs(), quiet, settings.client.color);
     let mut bisect_record = None;
     let mut units = None;
     let outcome: anyhow::Result<()> = (|| {
@@ -132,9 +132,9 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
     let mut results = conclude("bracket", &driver, started, &mut progress, outcome)?;
     results.bisect = bisect_record;
     results.units = units;
-    publish(&driver, &results)?;
+    publish(&driver, &results, &mut progress)?;
     if results.interrupted {
-        return Ok(Exit::Interrupted);
+        return Ok(progress.finish(Exit::Interrupted));
     }
     let judged = results
         .points
@@ -142,14 +142,13 @@ pub(crate) fn run_bracket(settings: &BracketSettings) -> anyhow::Result<Exit> {
         .filter(|p| p.verdict.is_judged())
         .count();
     if judged == 0 && results.points.iter().all(|p| p.verdict == Verdict::Error) {
-        cmdline::errln!(
-            "probe: no run of the client gave a verdict (see {})",
-            files::escape::path(&driver.settings().out.join("points"))
-        );
-        return Ok(Exit::Precondition);
+        progress.emit(&events::Note::NoVerdict {
+            points: &driver.settings().out.join("points"),
+        });
+        return Ok(progress.finish(Exit::Precondition));
     }
     let held = judged == results.points.len() && results.bisect.as_ref().is_none_or(|b| b.held);
-    Ok(Exit::from_held(held))
+    Ok(progress.finish(Exit::from_held(held)))
 }
 
 /// The results of a bracket or check run that ended with `outcome`, before the command adds
@@ -183,14 +182,18 @@ pub(crate) fn save_results(driver: &Driver, results: &Results) -> anyhow::Result
     )
 }
 
-/// Writes `results.txt` and `results.json` into --out and prints the results on stdout in the
-/// chosen format (the text coloured only there, never in the file).
-pub(crate) fn publish(driver: &Driver, results: &Results) -> anyhow::Result<()> {
+/// Writes `results.txt` and `results.json` into --out and shows the results on stdout through
+/// `out` in the chosen format (the text coloured only there, never in the file).
+pub(crate) fn publish(
+    driver: &Driver,
+    results: &Results,
+    out: &mut ProgressView,
+) -> anyhow::Result<()> {
     let settings = driver.settings();
     results::write_results(
         &settings.out,
         results,
         &render::text(results, report::Painter::plain()),
     )?;
-    render::print_results(settings, results)
+    out.show_document(&render::Document(results), settings.output_format())
 }

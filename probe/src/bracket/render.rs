@@ -2,15 +2,15 @@
 //! GitHub-flavoured Markdown for a pull request or a job summary, and the progress line per
 //! point. Colour comes from the verdict's kind and only ever reaches stdout.
 
-use super::events::{Observer, Search, Step};
+use super::events::{Finished, Note, Observer, Search, Step};
 use super::results::{CheckRecord, CheckVerdict, Point, Results, UnitsRecord};
-use super::ClientSettings;
 use crate::units::Measure;
+use cmdline::{Render, Shown};
 use report::fit::lines as fit_lines;
 use report::markdown::{self, code};
 use report::table::Cell;
 use report::text::clip;
-use report::{Format, Painter, Table};
+use report::{ColorChoice, Painter, Table};
 
 /// The points in order of n: verdict, units received, time, status, message.
 fn points_table(r: &Results) -> Table {
@@ -297,30 +297,89 @@ pub(crate) fn render_markdown(r: &Results) -> String {
     out
 }
 
-/// Prints the results on stdout in the settings' format; the text is painted for stdout.
-pub(crate) fn print_results(settings: &ClientSettings, r: &Results) -> anyhow::Result<()> {
-    let out = match settings.output_format() {
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(r)?),
-        Format::Markdown => render_markdown(r),
-        Format::Text => text(r, Painter::new(settings.color.for_stdout())),
-    };
-    crate::print_out(&out)?;
-    Ok(())
+/// The results as stdout shows them, one rendering per `--format`: the JSON record, the
+/// Markdown summary, or the text painted for stdout.
+pub(crate) struct Document<'a>(pub &'a Results);
+
+impl cmdline::Document for Document<'_> {
+    fn text(&self, paint: Painter) -> String {
+        text(self.0, paint)
+    }
+
+    fn markdown(&self) -> String {
+        render_markdown(self.0)
+    }
+
+    fn json(&self) -> anyhow::Result<String> {
+        Ok(format!("{}\n", serde_json::to_string_pretty(self.0)?))
+    }
 }
 
-/// The progress a person sees: a live line while a point runs (on a terminal), and a line per
-/// finished point, from the steps the runners report.
+/// What a probe command shows on stderr: a line per finished point, the live line while one
+/// runs (on a terminal), and the commands' notes. The runners report typed steps (see
+/// [`super::events`]); the words are here.
 #[derive(Debug)]
-pub(crate) struct ProgressView {
-    progress: cmdline::progress::Progress,
+pub(crate) struct Lines;
+
+/// The progress a person sees and the one writer of stdout: the `cmdline` reporter with
+/// probe's [`Lines`].
+pub(crate) type ProgressView = cmdline::Reporter<Lines>;
+
+/// A reporter for `total` points at most; `quiet` shows no progress (JSON on stdout), `color`
+/// is for stdout.
+pub(crate) fn progress(total: usize, quiet: bool, color: ColorChoice) -> ProgressView {
+    let mut view = cmdline::Reporter::new(Lines, color, quiet);
+    view.steps(total);
+    view
 }
 
-impl ProgressView {
-    /// `total` points at most; `quiet` shows nothing (JSON on stdout).
-    pub(crate) fn new(total: usize, quiet: bool) -> ProgressView {
-        ProgressView {
-            progress: cmdline::progress::Progress::new(total, quiet),
-        }
+/// ` (turn of N)` when a turn holds more than one call.
+fn turn(calls: u64) -> String {
+    if calls > 1 {
+        format!(" (turn of {calls})")
+    } else {
+        String::new()
+    }
+}
+
+impl Render<Step> for Lines {
+    fn render(&self, step: &Step) -> Shown {
+        Shown::Status(match *step {
+            Step::Point { n, calls } => format!("n={n}{}", turn(calls)),
+            Step::Between { n, lo, hi, calls } => {
+                format!("n={n}{} (between {lo} and {hi})", turn(calls))
+            }
+        })
+    }
+}
+
+impl Render<Search> for Lines {
+    fn render(&self, search: &Search) -> Shown {
+        Shown::Status(match search {
+            Search::Client(preset) => preset.to_string(),
+            Search::Turn(preset, calls) => format!("{preset}: turns of {calls} results"),
+        })
+    }
+}
+
+impl Render<Finished<'_>> for Lines {
+    fn render(&self, finished: &Finished<'_>) -> Shown {
+        Shown::Step(progress_line(finished.0))
+    }
+}
+
+impl Render<Note<'_>> for Lines {
+    fn render(&self, note: &Note<'_>) -> Shown {
+        Shown::Note(match note {
+            Note::NoVerdict { points } => format!(
+                "probe: no run of the client gave a verdict (see {})",
+                files::escape::path(points)
+            ),
+            Note::NoClientMeasured => {
+                "probe: no client could be measured (scripts/install-clients.sh installs them)"
+                    .to_string()
+            }
+        })
     }
 }
 
@@ -330,40 +389,23 @@ impl Observer for ProgressView {
         step: Step,
         work: &mut dyn FnMut() -> anyhow::Result<Point>,
     ) -> anyhow::Result<Point> {
-        let turn = |calls: u64| {
-            if calls > 1 {
-                format!(" (turn of {calls})")
-            } else {
-                String::new()
-            }
-        };
-        let status = match step {
-            Step::Point { n, calls } => format!("n={n}{}", turn(calls)),
-            Step::Between { n, lo, hi, calls } => {
-                format!("n={n}{} (between {lo} and {hi})", turn(calls))
-            }
-        };
         // Whatever the plan said, this point is one of the total.
-        self.progress.expect_more(1);
-        let p = self.progress.during(&status, work)?;
-        self.progress.finished(&progress_line(&p));
+        self.expect_more(1);
+        let p = self.during(&step, work)?;
+        self.emit(&Finished(&p));
         Ok(p)
     }
 
     fn search(&mut self, search: Search) {
-        let status = match search {
-            Search::Client(preset) => preset.to_string(),
-            Search::Turn(preset, calls) => format!("{preset}: turns of {calls} results"),
-        };
-        self.progress.status(&status);
+        self.emit(&search);
     }
 
     fn plan(&mut self, runs: usize) {
-        self.progress.expect_more(runs);
+        self.expect_more(runs);
     }
 
     fn clear(&mut self) {
-        self.progress.clear();
+        cmdline::Reporter::clear(self);
     }
 }
 

@@ -3,11 +3,12 @@
 //! ([`super::render`] formats them), and the exit code from how many clients were measured.
 
 use super::matrix::{measure, Matrix, MatrixSettings, Row, RowStatus};
-use super::render::{limits_table, table};
+use super::render::{self, Shown};
 use crate::presets::Preset;
+use crate::bracket::events::Note;
 use anyhow::Context;
 use cmdline::Exit;
-use report::{Format, Painter, Timestamp};
+use report::{Format, Timestamp};
 
 /// `probe clients`: 0 when every installed client was measured, 1 when one was only partly,
 /// 4 when none could be judged at all.
@@ -38,13 +39,14 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
         .and_then(|()| files::outputs::clear_previous(&settings.out))
         .map_err(|e| crate::Failure::Usage(format!("{}: {e}", settings.out.display())))?;
     let quiet = settings.format == Format::Json;
+    let mut out = crate::bracket::render::progress(0, quiet, settings.color);
     let mut rows = Vec::new();
     let mut interrupted = false;
     for preset in presets {
         if interrupted {
             break;
         }
-        let row = measure(preset, settings, quiet, &mut interrupted)?;
+        let row = measure(preset, settings, &mut out, &mut interrupted)?;
         rows.push(row);
     }
     let matrix = Matrix {
@@ -61,32 +63,12 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
         .context("writing clients.json")?;
     files::atomic::write_text_atomic(
         &settings.out.join("clients.txt"),
-        &format!(
-            "{}\n{}",
-            table(&matrix).render_text(),
-            limits_table(&matrix).render_text()
-        ),
+        &render::file_text(&matrix),
     )
     .context("writing clients.txt")?;
-    let shown = match settings.format {
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(&matrix)?),
-        Format::Markdown => format!(
-            "## probe clients\n\n{}\n### Every limit\n\n{}",
-            table(&matrix).render_markdown(),
-            limits_table(&matrix).render_markdown()
-        ),
-        Format::Text => {
-            let paint = Painter::new(settings.color.for_stdout());
-            format!(
-                "{}\n{}",
-                table(&matrix).render_painted(paint),
-                limits_table(&matrix).render_painted(paint)
-            )
-        }
-    };
-    crate::print_out(&shown)?;
+    out.show_document(&Shown(&matrix), settings.format)?;
     if interrupted {
-        return Ok(Exit::Interrupted);
+        return Ok(out.finish(Exit::Interrupted));
     }
     let installed: Vec<&Row> = matrix
         .rows
@@ -94,12 +76,10 @@ pub(crate) fn run_clients(settings: &MatrixSettings) -> anyhow::Result<Exit> {
         .filter(|r| r.status != RowStatus::NotInstalled)
         .collect();
     if installed.is_empty() || installed.iter().all(|r| r.status == RowStatus::Failed) {
-        cmdline::errln!(
-            "probe: no client could be measured (scripts/install-clients.sh installs them)"
-        );
-        return Ok(Exit::Precondition);
+        out.emit(&Note::NoClientMeasured);
+        return Ok(out.finish(Exit::Precondition));
     }
-    Ok(Exit::from_held(
+    Ok(out.finish(Exit::from_held(
         installed.iter().all(|r| r.status == RowStatus::Measured),
-    ))
+    )))
 }

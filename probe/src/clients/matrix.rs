@@ -185,7 +185,7 @@ fn blank_row(preset: Preset, settings: &MatrixSettings) -> Row {
 pub(super) fn measure(
     preset: Preset,
     settings: &MatrixSettings,
-    quiet: bool,
+    progress: &mut ProgressView,
     interrupted: &mut bool,
 ) -> anyhow::Result<Row> {
     let bin = preset.find_bin();
@@ -222,30 +222,29 @@ pub(super) fn measure(
     row.version = driver.info.version.clone();
     // At most three bisections of the range (one per fill) and one of the turn's total.
     let runs = 4 * (2 + (64 - (settings.hi - settings.lo).leading_zeros()) as usize);
-    let mut progress = ProgressView::new(runs, quiet);
+    progress.steps(runs);
     progress.search(Search::Client(preset));
     let mut record = None;
     let mut turn = None;
-    let outcome =
-        bracket_units(&mut driver, settings.lo, settings.hi, &mut progress).and_then(|r| {
-            let size = r
-                .observations
-                .iter()
-                .find(|o| o.fill == Fill::Ascii && o.first_over.is_some())
-                .map(|o| o.last_inline);
-            record = Some(r);
-            let limit = kinds::turn(
-                &mut driver,
-                preset,
-                size,
-                settings.lo,
-                settings.hi,
-                &mut progress,
-            )?;
-            turn = Some(limit);
-            Ok(())
-        });
-    let mut results = conclude("bracket", &driver, started, &mut progress, outcome)?;
+    let outcome = bracket_units(&mut driver, settings.lo, settings.hi, progress).and_then(|r| {
+        let size = r
+            .observations
+            .iter()
+            .find(|o| o.fill == Fill::Ascii && o.first_over.is_some())
+            .map(|o| o.last_inline);
+        record = Some(r);
+        let limit = kinds::turn(
+            &mut driver,
+            preset,
+            size,
+            settings.lo,
+            settings.hi,
+            progress,
+        )?;
+        turn = Some(limit);
+        Ok(())
+    });
+    let mut results = conclude("bracket", &driver, started, progress, outcome)?;
     *interrupted = results.interrupted;
     results.units = record.clone();
     save_results(&driver, &results)?;

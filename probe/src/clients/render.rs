@@ -6,7 +6,41 @@
 use super::kinds::Finding;
 use super::matrix::Matrix;
 use report::table::Cell;
-use report::Table;
+use report::{Painter, Table};
+
+/// The matrix as stdout shows it, one rendering per `--format`.
+pub(crate) struct Shown<'a>(pub &'a Matrix);
+
+impl cmdline::Document for Shown<'_> {
+    fn text(&self, paint: Painter) -> String {
+        format!(
+            "{}\n{}",
+            table(self.0).render_painted(paint),
+            limits_table(self.0).render_painted(paint)
+        )
+    }
+
+    fn markdown(&self) -> String {
+        format!(
+            "## probe clients\n\n{}\n### Every limit\n\n{}",
+            table(self.0).render_markdown(),
+            limits_table(self.0).render_markdown()
+        )
+    }
+
+    fn json(&self) -> anyhow::Result<String> {
+        Ok(format!("{}\n", serde_json::to_string_pretty(self.0)?))
+    }
+}
+
+/// `clients.txt`: both tables, never painted.
+pub(crate) fn file_text(m: &Matrix) -> String {
+    format!(
+        "{}\n{}",
+        table(m).render_text(),
+        limits_table(m).render_text()
+    )
+}
 
 /// What happens above the limit, in a few words: the verdict, where the text was changed, and
 /// the start of the client's own note.
