@@ -209,6 +209,11 @@ pub(crate) struct RunArgs {
     /// Run the K-th of N deterministic shares (e.g. 2/4).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+    /// Reuse the verdict in --out's report of every mutant that is unchanged (the same
+    /// identity) on the same code (the tree without the spec) and candidate; judge only the
+    /// rest. Reused rows say from which tree and when.
+    #[arg(long, conflicts_with_all = ["only", "from", "suggested"])]
+    pub incremental: bool,
     /// Where the report and logs go.
     #[arg(long, default_value = "mutants-out")]
     pub out: PathBuf,

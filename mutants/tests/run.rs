@@ -597,6 +597,74 @@ fn an_earlier_runs_report_folder_in_dir_is_not_part_of_the_tree_under_test() {
 }
 
 #[test]
+fn incremental_judges_only_mutants_that_changed_or_whose_code_changed() {
+    let spec = format!(
+        "{SUITE}{}{}",
+        mutant("first", "$1 + $2", "$1 - $2", ""),
+        mutant("second", "echo \"hello\"", "echo \"bye\"", ""),
+    );
+    let fx = Fixture::new(&spec);
+    // No report yet: every mutant judged, and said so.
+    let out = fx.run(&["--incremental"]);
+    out.assert_exit(0);
+    assert!(
+        out.stderr
+            .contains("nothing to reuse (no report in --out yet)"),
+        "{out}"
+    );
+    let first = fx.report();
+    assert!(first["mutants"][0]["reused"].is_null());
+
+    // One mutant edited: only it is judged; the other keeps its verdict, saying from where.
+    fx.repo.write(
+        "mutants.toml",
+        spec.replace("echo \"bye\"", "echo \"ciao\""),
+    );
+    let out = fx.run(&["--incremental"]);
+    out.assert_exit(0);
+    assert!(
+        out.stderr
+            .contains("1 of 2 mutants unchanged on the same code keep their verdicts; judging 1"),
+        "{out}"
+    );
+    let report = fx.report();
+    assert_eq!(report["mutants"][0]["reused"]["tree"], first["tree"]);
+    assert_eq!(report["mutants"][0]["reused"]["at"], first["start"]);
+    assert_eq!(report["mutants"][0]["run"], first["mutants"][0]["run"]);
+    assert!(
+        report["mutants"][1]["reused"].is_null(),
+        "second was judged now"
+    );
+    assert_eq!(report["mutants"][1]["replace"], "echo \"ciao\"");
+    assert_eq!(report["complete"], true);
+    assert_eq!(report["tally"]["killed"], 2, "{}", report["tally"]);
+    let table = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(
+        table.contains("incremental: 1 judged now, 1 reused"),
+        "{table}"
+    );
+    assert!(
+        fx.out().join("logs/001-first.log").exists(),
+        "a reused row lost its log"
+    );
+
+    // Nothing changed: nothing judged.
+    let out = fx.run(&["--incremental"]);
+    out.assert_exit(0);
+    assert!(out.stderr.contains("2 of 2 mutants unchanged"), "{out}");
+
+    // The code changed: every verdict is judged again.
+    fx.repo
+        .write("lib.sh", format!("{}# edited\n", crate::common::LIB));
+    let out = fx.run(&["--incremental"]);
+    out.assert_exit(0);
+    assert!(out.stderr.contains("0 of 2 mutants unchanged"), "{out}");
+    let report = fx.report();
+    assert!(report["mutants"][0]["reused"].is_null());
+    assert!(report["mutants"][1]["reused"].is_null());
+}
+
+#[test]
 fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
     // The suite records its TMPDIR and leaves a file and a read-only folder in it (which only
     // bites when the tests run as a user other than root: root removes it regardless).

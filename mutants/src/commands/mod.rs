@@ -91,6 +91,7 @@ fn settings(
             only: args.only,
             from: args.from,
             shard: args.shard,
+            incremental: args.incremental,
         },
         out: args.out,
         keep: args.keep,

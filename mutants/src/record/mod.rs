@@ -21,7 +21,7 @@ mod strict;
 mod tally;
 
 pub(crate) use facts::{Baseline, CandidateFacts, ManifestCheck, SetupFacts, Shard};
-pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Row, SuiteRun};
+pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Reused, Row, SuiteRun};
 pub(crate) use tally::Tally;
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away

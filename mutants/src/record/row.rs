@@ -183,6 +183,10 @@ pub(crate) struct Row {
     /// its run's start); `None` for a row of the run that made the report.
     #[serde(deserialize_with = "required")]
     pub rerun: Option<Timestamp>,
+    /// Set when an `--incremental` run kept this row from the report it found: the tree the
+    /// verdict was judged on and when. `None` for a row judged by the run that wrote the report.
+    #[serde(deserialize_with = "required")]
+    pub reused: Option<Reused>,
     /// What of the working copy was not the tree under review when this mutant was about to
     /// start (left by a setup, a baseline or an earlier suite), and was put back first.
     #[serde(deserialize_with = "required")]
@@ -226,6 +230,15 @@ impl Row {
     pub fn suite_runs(&self) -> impl Iterator<Item = &SuiteRun> {
         self.run.iter().chain(self.also.iter())
     }
+}
+
+/// Where a reused row's verdict came from: the tree it was judged on, and when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Reused {
+    #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
+    pub tree: String,
+    pub at: Timestamp,
 }
 
 /// A canary: one mutated file made unloadable, one suite run (see `run::canary`).
@@ -297,6 +310,7 @@ impl Row {
             also: Vec::new(),
             diff: None,
             rerun: None,
+            reused: None,
             restored_before: None,
             restored_after: None,
         }

@@ -83,6 +83,14 @@ fn note_text(note: &Note<'_>) -> String {
         Note::ManifestBefore(check) => {
             format!("mutants: candidate manifest before the first mutant: {check}")
         }
+        Note::Reused { kept, planned } => format!(
+            "mutants: incremental: {kept} of {planned} mutants unchanged on the same code keep their verdicts; judging {}",
+            planned - kept
+        ),
+        Note::NothingToReuse(why) => format!(
+            "mutants: incremental: nothing to reuse ({}); judging every mutant",
+            files::escape::text(why)
+        ),
         Note::CandidateDoesNotHold(summary) => {
             format!("mutants: the candidate does not hold: manifest {summary}")
         }

@@ -27,9 +27,15 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
     let mut rows = Vec::new();
     for r in &report.mutants {
         let run = r.run.as_ref();
-        let name = match &r.rerun {
-            Some(at) => format!("{} (rerun {at})", r.name),
-            None => r.name.clone(),
+        let name = match (&r.rerun, &r.reused) {
+            (Some(at), _) => format!("{} (rerun {at})", r.name),
+            (None, Some(from)) => format!(
+                "{} (reused: tree {}, {})",
+                r.name,
+                report::text::short_id(&from.tree),
+                from.at
+            ),
+            (None, None) => r.name.clone(),
         };
         let mut cells = vec![
             name,
@@ -267,6 +273,13 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
     s.push('\n');
     s.push_str(&report.tally.to_string());
     s.push('\n');
+    let reused = report.mutants.iter().filter(|r| r.reused.is_some()).count();
+    if reused > 0 {
+        s.push_str(&format!(
+            "incremental: {} judged now, {reused} reused (unchanged mutants on the same code)\n",
+            report.mutants.len() - reused
+        ));
+    }
     s.push_str(&restored_lines(report));
     if let Some(cut) = report.cut_short_text() {
         let word = report.verdict().to_string();

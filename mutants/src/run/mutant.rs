@@ -58,6 +58,7 @@ pub(super) fn run_one(
         also: Vec::new(),
         diff: None,
         rerun: None,
+        reused: None,
         restored_before,
         restored_after: None,
     };

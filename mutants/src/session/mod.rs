@@ -33,6 +33,7 @@ use crate::spec::{Mutant, Spec};
 mod attest;
 mod canaries;
 mod identity;
+mod incremental;
 pub(crate) mod note;
 mod prepare;
 mod previous;

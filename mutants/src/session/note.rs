@@ -38,6 +38,11 @@ pub(crate) enum Note<'a> {
     BuildSlot,
     /// A candidate's manifest checked before the first mutant.
     ManifestBefore(&'a ManifestCheck),
+    /// `--incremental`: `kept` of the `planned` mutants keep their verdicts from the report
+    /// in --out; the rest are judged now.
+    Reused { kept: usize, planned: usize },
+    /// `--incremental` found no report to reuse (why, in words): every mutant is judged.
+    NothingToReuse(&'a str),
     /// A candidate's manifest that does not hold in a checkout.
     CandidateDoesNotHold(&'a manifests::Summary),
     /// The same after the last mutant.

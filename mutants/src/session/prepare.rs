@@ -14,6 +14,7 @@ use candidate::git::Git;
 use cmdline::Exit;
 use report::Timestamp;
 
+use super::incremental;
 use super::note::Note;
 use super::{identity, previous, Out, Session, Settings};
 use crate::checkout::{self, Checkout, DirState, Prep, Source};
@@ -90,6 +91,38 @@ impl Session {
         let _lock = files::lock::OutLock::acquire(&out)?;
         files::outputs::own(&out)
             .with_context(|| format!("{}: cannot take the output folder", out.display()))?;
+        // `--incremental`: the rows of the report here that still hold are kept, and only the
+        // rest of the selection is judged (read under the lock: no other run is writing it).
+        let planned = selected.len();
+        let (selected, reused) = if settings.selection.incremental {
+            match incremental::prior(&out) {
+                Ok(prior) => {
+                    let keep = incremental::reusable(
+                        &prior,
+                        &spec,
+                        &selected,
+                        &code_tree,
+                        candidate.as_ref(),
+                    );
+                    reporter.emit(&Note::Reused {
+                        kept: keep.len(),
+                        planned,
+                    });
+                    let rest = selected
+                        .iter()
+                        .copied()
+                        .filter(|i| !keep.contains(i))
+                        .collect();
+                    (rest, Some((prior, keep)))
+                }
+                Err(why) => {
+                    reporter.emit(&Note::NothingToReuse(&why));
+                    (selected, None)
+                }
+            }
+        } else {
+            (selected, None)
+        };
         let mut report = RunReport {
             version: crate::record::REPORT_VERSION,
             tool: "mutants".into(),
@@ -106,7 +139,7 @@ impl Session {
             end: Timestamp::now(),
             jobs: checkouts.len(),
             shard: settings.selection.shard,
-            planned: selected.len(),
+            planned,
             baseline: Vec::new(),
             baseline_failed: false,
             precondition: None,
@@ -140,6 +173,15 @@ impl Session {
             None
         };
         let rerun = previous.is_some();
+        let reused = match reused {
+            // Rows kept, and the rest judged into the same folder: the kept rows' logs stay.
+            Some((prior, keep)) if !keep.is_empty() => {
+                report.mutants = incremental::kept_rows(prior, &spec, &keep);
+                report.settle();
+                true
+            }
+            _ => false,
+        };
         // The last run's times, read back typed, set the order mutants are taken in; a report
         // that cannot be read (another version) only leaves the spec's order.
         let times = match &previous {
@@ -181,6 +223,7 @@ impl Session {
                 report.start = prev.start;
                 report.settle();
             }
+            None if reused => {}
             None => previous::clear(&out)?,
         }
         if let Some(suggested) = &settings.suggested {

@@ -66,6 +66,9 @@ pub(crate) struct Selection {
     /// From this one to the end of the spec.
     pub from: Option<String>,
     pub shard: Option<Shard>,
+    /// `--incremental`: reuse the rows of --out's report whose mutants are unchanged on the
+    /// same code, and judge only the rest.
+    pub incremental: bool,
 }
 
 impl Selection {
@@ -120,6 +123,7 @@ mod tests {
             only: only.iter().map(|s| s.to_string()).collect(),
             from: from.map(String::from),
             shard,
+            incremental: false,
         }
         .select(&spec())
     }

@@ -4,8 +4,8 @@
 
 use super::matrix::{measure, Matrix, MatrixSettings, Row, RowStatus};
 use super::render::{self, Shown};
-use crate::presets::Preset;
 use crate::bracket::events::Note;
+use crate::presets::Preset;
 use anyhow::Context;
 use cmdline::Exit;
 use report::{Format, Timestamp};
