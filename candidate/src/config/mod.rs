@@ -222,7 +222,7 @@ impl Config {
             patch,
             manifest,
             head,
-            env: env_table(&raw.env, &at)?,
+            env: crate::suite::env_table(&raw.env, &at)?,
             suites,
             worktree: match &raw.worktree {
                 Some(w) => crate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
@@ -235,36 +235,6 @@ impl Config {
             sha256: String::new(),
         })
     }
-}
-
-/// An `env` table checked, the one rule for gate.toml's and mutants.toml's: `execve` takes
-/// `NAME=VALUE` strings ended by a NUL, so a name that is empty or holds `=` or NUL, or a value
-/// that holds NUL, would be cut short or refused. The error is at the entry's line, as
-/// `env NAME: why`.
-pub fn env_table(
-    raw: &BTreeMap<String, Spanned<String>>,
-    at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
-) -> Result<BTreeMap<String, String>, ConfigError> {
-    let mut env = BTreeMap::new();
-    for (name, value) in raw {
-        let why = if name.is_empty() {
-            Some("the name is empty")
-        } else if name.contains('\0') {
-            Some("the name holds a NUL byte")
-        } else if name.contains('=') {
-            Some("the name holds `=`")
-        } else if value.get_ref().contains('\0') {
-            Some("the value holds a NUL byte, which no environment can carry")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            let shown = files::escape::text(name);
-            return Err(at(Some(value.span()), format!("env {shown}: {why}")));
-        }
-        env.insert(name.clone(), value.get_ref().clone());
-    }
-    Ok(env)
 }
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ pub fn read(
         build,
         timeout,
         build_timeout,
-        env: crate::config::env_table(&raw.env, &at)?,
+        env: env_table(&raw.env, &at)?,
         results: results(&raw.junit, &raw.tap, &at)?,
     })
 }
@@ -226,6 +226,36 @@ fn results(
         (None, Some((true, _))) => Ok(Source::Tap),
         (None, _) => Ok(Source::Log),
     }
+}
+
+/// An `env` table checked (a suite's, or gate.toml's `[env]` under every suite), the one rule: `execve` takes
+/// `NAME=VALUE` strings ended by a NUL, so a name that is empty or holds `=` or NUL, or a value
+/// that holds NUL, would be cut short or refused. The error is at the entry's line, as
+/// `env NAME: why`.
+pub fn env_table(
+    raw: &BTreeMap<String, Spanned<String>>,
+    at: &dyn Fn(Option<Range<usize>>, String) -> Located,
+) -> Result<BTreeMap<String, String>, Located> {
+    let mut env = BTreeMap::new();
+    for (name, value) in raw {
+        let why = if name.is_empty() {
+            Some("the name is empty")
+        } else if name.contains('\0') {
+            Some("the name holds a NUL byte")
+        } else if name.contains('=') {
+            Some("the name holds `=`")
+        } else if value.get_ref().contains('\0') {
+            Some("the value holds a NUL byte, which no environment can carry")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            let shown = files::escape::text(name);
+            return Err(at(Some(value.span()), format!("env {shown}: {why}")));
+        }
+        env.insert(name.clone(), value.get_ref().clone());
+    }
+    Ok(env)
 }
 
 #[cfg(test)]
