@@ -68,6 +68,7 @@ pub(crate) struct SuiteResult {
     pub refused: Option<String>,
     /// Its `build` step as it ran, for a suite with one (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
     pub build: Option<BuildResult>,
 }
 
@@ -124,15 +125,15 @@ impl SuiteResult {
             return why.clone();
         }
         let build_failed = self.build.as_ref().and_then(|b| b.failed.clone());
-        let mut text = match self.outcome {
-            _ if build_failed.is_some() => build_failed.unwrap_or_default(),
-            Outcome::Hang => format!(
+        let mut text = match (build_failed, self.outcome) {
+            (Some(why), _) => why,
+            (None, Outcome::Hang) => format!(
                 "hang (killed at {})",
                 report::duration::human(Duration::from_secs_f64(self.timeout_secs))
             ),
-            Outcome::CouldNotStart if r.spawn_error.is_some() => "not started".to_string(),
-            Outcome::CouldNotStart => format!("{} (could not start)", r.status_text()),
-            _ => r.status_text(),
+            (None, Outcome::CouldNotStart) if r.spawn_error.is_some() => "not started".to_string(),
+            (None, Outcome::CouldNotStart) => format!("{} (could not start)", r.status_text()),
+            (None, _) => r.status_text(),
         };
         if r.strays_killed > 0 {
             text.push_str(&format!(", {} strays killed", r.strays_killed));

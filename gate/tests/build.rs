@@ -8,8 +8,14 @@ use std::time::{Duration, Instant};
 
 use crate::common::{stderr, stdout, Fixture};
 
+/// gate.json, checked against its schema (where jsonschema is installed).
 fn json(out_dir: &Path) -> serde_json::Value {
-    serde_json::from_str(&fs::read_to_string(out_dir.join("gate.json")).unwrap()).unwrap()
+    let report =
+        serde_json::from_str(&fs::read_to_string(out_dir.join("gate.json")).unwrap()).unwrap();
+    if let Some(errors) = testkit::schema_errors("gate.schema.json", &report) {
+        assert_eq!(errors, Vec::<String>::new(), "{report:#}");
+    }
+    report
 }
 
 /// The row of `suite` in the summary's table.

@@ -238,6 +238,16 @@ mod tests {
         assert_eq!(found.suites["g"].run, "make test");
         // gate's default timeout is not carried; a set one is, and the results source too.
         assert_eq!(found.suites["g"].timeout, None);
+        // One suite type: gate.toml's build step comes into the spec as it was written.
+        write(
+            tmp.path(),
+            "gate.toml",
+            "[[suite]]\nname = \"g\"\nrun = \"make test\"\nbuild = \"make\"\nbuild_timeout = \"2m\"\ntimeout = \"30m\"\n",
+        );
+        let g = &of_repo(tmp.path()).unwrap().suites["g"];
+        assert_eq!(g.build.as_deref(), Some("make"));
+        assert_eq!(g.build_timeout.as_deref(), Some("120s"));
+        assert_eq!(g.timeout.as_deref(), Some("1800s"));
         write(
             tmp.path(),
             "mutants.toml",
