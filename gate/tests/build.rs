@@ -200,3 +200,36 @@ fn build_keys_are_checked_at_their_line_before_anything_runs() {
         assert!(!out_dir.exists(), "a refused run wrote its --out");
     }
 }
+
+#[test]
+fn a_users_file_where_the_builds_log_would_go_is_refused_before_anything_runs() {
+    let f = Fixture::new();
+    f.pack();
+    f.settle();
+    let out_dir = f.out.path().join("o");
+    fs::create_dir_all(out_dir.join("logs")).unwrap();
+    fs::write(out_dir.join("logs/01-compiled.build.log"), "the user's\n").unwrap();
+    let marker = f.out.path().join("build-ran");
+    let config = f.config(&format!(
+        "[[suite]]\nname = \"compiled\"\nbuild = \"touch '{}'\"\nrun = \"true\"\n",
+        marker.display()
+    ));
+    let out = f.run(&config, &out_dir).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("no earlier gatekit run recorded it"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists(), "the build ran");
+    assert_eq!(
+        fs::read_to_string(out_dir.join("logs/01-compiled.build.log")).unwrap(),
+        "the user's\n"
+    );
+}
