@@ -5,7 +5,7 @@
 //! runs mutate a candidate's checkout): [`git`] runs the real git, [`checkout`] makes and
 //! cleans up the checkouts (each a repository of its own), [`setup`] reads the `[worktree]`
 //! table, [`cache`] hands build outputs between checkouts and keeps them between runs,
-//! [`config`] reads gate.toml, [`apply`] applies a candidate and runs its checks ([`history`]:
+//! [`config`] reads gate.toml, [`suite`] is the one suite both tools read and run, [`apply`] applies a candidate and runs its checks ([`history`]:
 //! where its base stands against the head), [`pack`]
 //! makes one from staged changes (both over `patch`: what a patch did to an index),
 //! [`attest`] writes and checks the signed statements that bind a verdict to it.
@@ -27,6 +27,7 @@ pub mod pack;
 mod patch;
 pub mod pristine;
 pub mod setup;
+pub mod suite;
 mod unique_keys;
 
 pub use apply::{Applied, Candidate, Place, Prepared};

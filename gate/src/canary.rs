@@ -114,7 +114,8 @@ pub(crate) fn run(
         Pristine::for_tree(dir, &applied.tree, index).context("recording the tree under review")?;
     let named: Vec<String> = planned
         .iter()
-        .flat_map(|p| candidate::canary::command_words(&p.script))
+        .flat_map(|p| std::iter::once(&p.script).chain(&p.suite.build))
+        .flat_map(|command| candidate::canary::command_words(command))
         .collect();
     let (mut paths, mut left_out) = (Vec::new(), Vec::new());
     for entry in &applied.prepared.manifest.entries {

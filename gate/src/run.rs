@@ -179,7 +179,9 @@ fn locked_run(
     plan.forbid("the checkout under test", applied.checkout.path());
     plan.file_in(&s.out, &setup_log_name(previous.as_ref()));
     for (i, p) in planned.iter().enumerate() {
-        plan.file_in(&s.out, &format!("logs/{}", log_name(&prefix, i, &p.name)));
+        for log in p.logs(&log_name(&prefix, i, &p.name)) {
+            plan.file_in(&s.out, &format!("logs/{log}"));
+        }
     }
     plan.check()?;
     if previous.is_none() {

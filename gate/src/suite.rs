@@ -18,22 +18,37 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
 use report::RunRecord;
-use runner::{Job, Outcome};
+use runner::{Outcome, DEFAULT_TIMEOUT};
 
-use candidate::config::{SuiteCommand, SuiteSpec};
+use candidate::suite::{Alone, Command, Suite, SuiteJob, Timeouts};
 use report::text::shell_quote;
 
-/// A suite ready to run: a shell command with its limits.
+/// A suite ready to run: a shell command (its own, or one file its glob matched) with its
+/// build step and limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Planned {
     pub name: String,
     pub script: String,
-    pub timeout: Duration,
-    pub env: BTreeMap<String, String>,
-    /// Where its counts and failed tests are read from.
-    pub results: report::results::Source,
+    /// The suite as gate.toml gives it: its `build` (run before `script`, in the checkout's
+    /// root: a build that fails or times out is the suite failing, its row says why and names
+    /// the build's log), its `env`, where its counts are read from.
+    pub suite: Suite,
+    /// The suite's own timeout and its build's (gate.toml's, else 30 minutes each).
+    pub timeouts: Timeouts,
     /// Why this match of a glob is not run (`not executable`), if it is not.
     pub refused: Option<String>,
+}
+
+impl Planned {
+    /// `log` (the suite's log name in `logs/`) and its build's beside it when it has a build:
+    /// every file a run of it may write there.
+    pub fn logs(&self, log: &str) -> Vec<String> {
+        let build = candidate::suite::run::build_log(Path::new(log));
+        let build = build.to_string_lossy().into_owned();
+        std::iter::once(log.to_string())
+            .chain(self.suite.build.as_ref().map(|_| build))
+            .collect()
+    }
 }
 
 /// One suite's run, as reported.
@@ -45,23 +60,56 @@ pub(crate) struct SuiteResult {
     #[schemars(range(min = 0.0))]
     pub timeout_secs: f64,
     pub outcome: Outcome,
+    /// The suite's run; when its build did not pass, the build's run (its log is the build's).
     pub record: RunRecord,
     /// Why the suite was not started at all (a glob match that is `not executable`, or a link
     /// out of the tree); `null` for a suite that ran.
     #[serde(default)]
     pub refused: Option<String>,
+    /// Its `build` step as it ran, for a suite with one (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
+    pub build: Option<BuildResult>,
+}
+
+/// A suite's `build` step as it ran, before the suite.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub(crate) struct BuildResult {
+    pub command: String,
+    #[schemars(range(min = 0.0))]
+    pub timeout_secs: f64,
+    /// Its wall time, in seconds.
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    /// Why it did not pass (`build failed (exit 2)`, `build timed out after 5m00s ...`), so
+    /// the suite never ran and failed; `null` for a build that passed.
+    pub failed: Option<String>,
+    /// Its log, kept beside the suite's (`logs/01-unit.build.log`).
+    pub log: PathBuf,
 }
 
 impl SuiteResult {
     /// The row of `suite` as it ran (or was refused), its outcome read from the record.
-    fn of(suite: &Planned, record: RunRecord, refused: Option<String>) -> SuiteResult {
+    fn of(suite: &Planned, ran: candidate::suite::Ran, refused: Option<String>) -> SuiteResult {
+        let build = match (&suite.suite.build, ran.build) {
+            (Some(command), Some(built)) => Some(BuildResult {
+                command: command.clone(),
+                timeout_secs: suite.timeouts.build.as_secs_f64(),
+                duration_secs: built.secs,
+                failed: built.failed,
+                log: built.log,
+            }),
+            _ => None,
+        };
         SuiteResult {
             name: suite.name.clone(),
             command: suite.script.clone(),
-            timeout_secs: suite.timeout.as_secs_f64(),
-            outcome: record.outcome(),
-            record,
+            timeout_secs: suite.timeouts.run.as_secs_f64(),
+            outcome: ran.record.outcome(),
+            record: ran.record,
             refused,
+            build,
         }
     }
 
@@ -69,20 +117,23 @@ impl SuiteResult {
         self.outcome == Outcome::Passed
     }
 
-    /// `exit 0`, `exit 1`, `hang (killed at 15m00s)`, `SIGSEGV`, `not started`, plus strays.
+    /// `exit 0`, `exit 1`, `hang (killed at 15m00s)`, `SIGSEGV`, `not started`, `build failed
+    /// (exit 2)`, plus strays.
     pub fn result_text(&self) -> String {
         let r = &self.record;
         if let Some(why) = &self.refused {
             return why.clone();
         }
-        let mut text = match self.outcome {
-            Outcome::Hang => format!(
+        let build_failed = self.build.as_ref().and_then(|b| b.failed.clone());
+        let mut text = match (build_failed, self.outcome) {
+            (Some(why), _) => why,
+            (None, Outcome::Hang) => format!(
                 "hang (killed at {})",
                 report::duration::human(Duration::from_secs_f64(self.timeout_secs))
             ),
-            Outcome::CouldNotStart if r.spawn_error.is_some() => "not started".to_string(),
-            Outcome::CouldNotStart => format!("{} (could not start)", r.status_text()),
-            _ => r.status_text(),
+            (None, Outcome::CouldNotStart) if r.spawn_error.is_some() => "not started".to_string(),
+            (None, Outcome::CouldNotStart) => format!("{} (could not start)", r.status_text()),
+            (None, _) => r.status_text(),
         };
         if r.strays_killed > 0 {
             text.push_str(&format!(", {} strays killed", r.strays_killed));
@@ -99,32 +150,34 @@ impl SuiteResult {
 }
 
 /// Expands globs against the checkout; `run` suites pass through.
-pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
+pub(crate) fn expand(specs: &[Suite], root: &Path) -> Result<Vec<Planned>> {
     let mut planned = Vec::new();
     for spec in specs {
+        let timeouts = Timeouts {
+            run: spec.timeout.unwrap_or(DEFAULT_TIMEOUT),
+            build: spec.build_timeout.unwrap_or(DEFAULT_TIMEOUT),
+        };
+        let plan = |name: String, script: String, refused: Option<String>| Planned {
+            name,
+            script,
+            suite: spec.clone(),
+            timeouts,
+            refused,
+        };
         match &spec.command {
-            SuiteCommand::Run(script) => planned.push(Planned {
-                name: spec.name.clone(),
-                script: script.clone(),
-                timeout: spec.timeout,
-                env: spec.env.clone(),
-                results: spec.results.clone(),
-                refused: None,
-            }),
-            SuiteCommand::Glob(pattern) => {
+            Command::Run(script) => planned.push(plan(spec.name.clone(), script.clone(), None)),
+            Command::Glob(pattern) => {
                 let files = glob_files(root, pattern)?;
                 if files.is_empty() {
                     bail!("suite glob {pattern:?} matches no file in the candidate");
                 }
                 for file in files {
-                    planned.push(Planned {
-                        refused: runnable(root, &file).err(),
-                        script: format!("./{}", shell_quote(&file)),
-                        name: file,
-                        timeout: spec.timeout,
-                        env: spec.env.clone(),
-                        results: spec.results.clone(),
-                    });
+                    let refused = runnable(root, &file).err();
+                    planned.push(plan(
+                        file.clone(),
+                        format!("./{}", shell_quote(&file)),
+                        refused,
+                    ));
                 }
             }
         }
@@ -132,7 +185,9 @@ pub(crate) fn expand(specs: &[SuiteSpec], root: &Path) -> Result<Vec<Planned>> {
     Ok(planned)
 }
 
-/// Runs one suite in `dir` with the candidate-wide `env` under it, logging to `log`.
+/// Runs one suite in `dir` with the candidate-wide `env` under it, logging to `log` (its
+/// build to the `.build.log` beside it): the one suite run ([`candidate::suite::run_suite`]),
+/// one suite at a time.
 pub(crate) fn run_suite(
     suite: &Planned,
     dir: &Path,
@@ -143,21 +198,10 @@ pub(crate) fn run_suite(
     if let Some(why) = &suite.refused {
         return refused(suite, dir, log, why);
     }
-    let scratch =
-        runner::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
-    let mut job = Job::shell(&suite.script, dir, log)
-        .timeout(suite.timeout)
-        .echo(echo);
-    for (k, v) in env.iter().chain(suite.env.iter()) {
-        job = job.env(k, v);
-    }
-    let job = job.tmpdir(scratch.path());
-    let record = report::record::run_reading(&job, &suite.results)
-        .with_context(|| format!("creating log {}", log.display()))?;
-    // Read-only folders a suite left are made writable first; removal is never a verdict, and
-    // what cannot be removed now goes with the session at the end of the run.
-    let _ = scratch.remove();
-    Ok(SuiteResult::of(suite, record, None))
+    let mut job = SuiteJob::of(&suite.suite, &suite.script, env, suite.timeouts);
+    job.echo = echo;
+    let ran = candidate::suite::run_suite(&job, dir, log, &Alone)?;
+    Ok(SuiteResult::of(suite, ran, None))
 }
 
 /// The row of a suite that is not started: its log says why, its outcome is "could not start".
@@ -177,7 +221,11 @@ fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteRe
         log.to_path_buf(),
     );
     record.spawn_error = Some(why.to_string());
-    Ok(SuiteResult::of(suite, record, Some(why.to_string())))
+    let ran = candidate::suite::Ran {
+        record,
+        build: None,
+    };
+    Ok(SuiteResult::of(suite, ran, Some(why.to_string())))
 }
 
 /// `Ok` when the glob match `rel` can be run as `./rel`: a regular file inside `root` (itself,

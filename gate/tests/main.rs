@@ -4,6 +4,7 @@
 mod apply;
 mod approvals;
 mod attest;
+mod build;
 mod canary;
 mod cites;
 mod common;

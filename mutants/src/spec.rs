@@ -21,24 +21,11 @@ pub(crate) type SpecError = files::located::Located;
 #[serde(deny_unknown_fields)]
 struct RawSpec {
     #[serde(default)]
-    suites: BTreeMap<String, Spanned<RawSuite>>,
+    suites: BTreeMap<String, Spanned<candidate::suite::RawSuite>>,
     #[serde(default)]
     mutant: Vec<Spanned<RawMutant>>,
     worktree: Option<candidate::setup::RawWorktree>,
     canary: Option<candidate::canary::RawCanary>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSuite {
-    run: Spanned<String>,
-    build: Option<Spanned<String>>,
-    timeout: Option<Spanned<String>>,
-    build_timeout: Option<Spanned<String>>,
-    #[serde(default)]
-    env: BTreeMap<String, Spanned<String>>,
-    junit: Option<Spanned<String>>,
-    tap: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -57,24 +44,11 @@ struct RawMutant {
     operator: Option<Spanned<String>>,
 }
 
-/// A suite: a shell command run with `sh -c` in the checkout's root.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Suite {
-    pub name: String,
-    pub run: String,
-    /// Run before `run`, for the baseline and every mutant: a mutant whose build fails is an
-    /// `error` (it proves nothing), never a kill. Without it, a replacement that does not
-    /// compile would fail the suite and look killed.
-    pub build: Option<String>,
-    /// The spec's own timeout for this suite, if it gives one.
-    pub timeout: Option<Duration>,
-    /// The spec's own timeout for the `build` step, if it gives one.
-    pub build_timeout: Option<Duration>,
-    pub env: BTreeMap<String, String>,
-    /// Where its counts and failed tests are read from (`junit = PATH`, `tap = true`, or the
-    /// log's closing lines).
-    pub results: report::results::Source,
-}
+/// A suite: gate.toml's and mutants.toml's one type. Every suite of a spec is a `run` suite
+/// (a `glob` is refused at its line), run with `sh -c` in the checkout's root; its `build`
+/// runs first, for the baseline and every mutant: a mutant whose build fails is an `error`
+/// (it proves nothing), never a kill, so a replacement that does not compile never looks killed.
+pub(crate) use candidate::suite::Suite;
 
 /// What the suite is expected to do with a mutant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,74 +160,18 @@ impl Spec {
 
         let mut suites = BTreeMap::new();
         for (name, spanned) in &raw.suites {
-            let suite = spanned.get_ref();
-            if suite.run.get_ref().trim().is_empty() {
-                return Err(at(
-                    Some(suite.run.span()),
-                    format!("suite {name:?}: `run` is empty"),
-                ));
-            }
             // `mutants suggest`'s placeholder when it found no suite: running it would only
             // fail the baseline, after the checkouts are made.
-            if suite
-                .run
-                .get_ref()
-                .trim_start()
-                .starts_with(crate::origin::TODO)
-            {
-                return Err(at(
-                    Some(suite.run.span()),
-                    format!("suite {name:?}: `run` still says TODO: write the command that runs your tests"),
-                ));
-            }
-            let duration = |t: &Option<Spanned<String>>, key: &str| match t {
-                Some(t) => check_duration(t.get_ref())
-                    .map(Some)
-                    .map_err(|why| at(Some(t.span()), format!("{key}: {why}"))),
-                None => Ok(None),
-            };
-            let timeout = duration(&suite.timeout, "timeout")?;
-            let build_timeout = duration(&suite.build_timeout, "build_timeout")?;
-            if build_timeout.is_some() && suite.build.is_none() {
-                let span = suite.build_timeout.as_ref().map(Spanned::span);
-                return Err(at(
-                    span,
-                    format!("suite {name:?}: build_timeout without a `build` step"),
-                ));
-            }
-            for (what, script) in std::iter::once(("run", &suite.run))
-                .chain(suite.build.as_ref().map(|b| ("build", b)))
-            {
-                if script.get_ref().contains('\0') {
+            if let Some(run) = spanned.get_ref().run() {
+                if run.get_ref().trim_start().starts_with(crate::origin::TODO) {
                     return Err(at(
-                        Some(script.span()),
-                        format!("suite {name:?}: `{what}` holds a NUL byte, which no command line can carry"),
+                        Some(run.span()),
+                        format!("suite {name:?}: `run` still says TODO: write the command that runs your tests"),
                     ));
                 }
             }
-            let env = candidate::config::env_table(&suite.env, &|span, why| {
-                at(span, format!("suite {name:?}: {why}"))
-            })?;
-            let results =
-                candidate::config::suite_results(&suite.junit, &suite.tap, &|span, why| {
-                    at(span, format!("suite {name:?}: {why}"))
-                })?;
-            suites.insert(
-                name.clone(),
-                Suite {
-                    name: name.clone(),
-                    run: suite.run.get_ref().clone(),
-                    build: suite
-                        .build
-                        .as_ref()
-                        .map(|b| b.get_ref().clone())
-                        .filter(|b| !b.trim().is_empty()),
-                    timeout,
-                    build_timeout,
-                    env,
-                    results,
-                },
-            );
+            let form = candidate::suite::Form::Mutants { name };
+            suites.insert(name.clone(), candidate::suite::read(spanned, form, &at)?);
         }
 
         if raw.mutant.is_empty() && !suites_only {

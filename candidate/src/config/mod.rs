@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use runner::DEFAULT_TIMEOUT;
+use crate::suite::Suite;
 
 /// The longest suite `timeout` a gate.toml may set: 30 days. Longer is surely a typo, and a
 /// bound keeps every deadline (start + timeout) far inside what a clock can hold.
@@ -43,41 +43,9 @@ struct RawConfig {
     #[serde(default)]
     env: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
-    suite: Vec<Spanned<RawSuite>>,
+    suite: Vec<Spanned<crate::suite::RawSuite>>,
     worktree: Option<crate::setup::RawWorktree>,
     canary: Option<crate::canary::RawCanary>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSuite {
-    name: Option<Spanned<String>>,
-    run: Option<Spanned<String>>,
-    glob: Option<Spanned<String>>,
-    timeout: Option<Spanned<String>>,
-    #[serde(default)]
-    env: BTreeMap<String, Spanned<String>>,
-    junit: Option<Spanned<String>>,
-    tap: Option<Spanned<bool>>,
-}
-
-/// What the suite runs: a shell command, or every file a glob matches.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SuiteCommand {
-    Run(String),
-    Glob(String),
-}
-
-/// One `[[suite]]` entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SuiteSpec {
-    pub name: String,
-    pub command: SuiteCommand,
-    pub timeout: Duration,
-    pub env: BTreeMap<String, String>,
-    /// Where its counts and failed tests are read from: the log, the runner's JUnit file
-    /// (`junit = "reports/junit.xml"`), or TAP on stdout (`tap = true`).
-    pub results: report::results::Source,
 }
 
 /// A validated gate.toml.
@@ -91,7 +59,7 @@ pub struct Config {
     pub manifest: PathBuf,
     pub head: String,
     pub env: BTreeMap<String, String>,
-    pub suites: Vec<SuiteSpec>,
+    pub suites: Vec<Suite>,
     /// The `[worktree]` table: setup and links for each new checkout.
     pub worktree: crate::setup::WorktreeSetup,
     /// The `[canary]` table: generated files no canary is written into.
@@ -147,7 +115,7 @@ impl Config {
     /// Reads and validates `path` for its suites alone, as [`Config::load`] validates them: a
     /// project's gate.toml may name no candidate (its suites are what `mutants suggest` copies
     /// into the spec it writes), so `base`, `patch` and `manifest` are not asked for.
-    pub fn load_suites(path: &Path) -> Result<Vec<SuiteSpec>, ConfigError> {
+    pub fn load_suites(path: &Path) -> Result<Vec<Suite>, ConfigError> {
         // Placeholders the parse never reads a file through: only the suites are kept.
         let none = Overrides {
             base: Some("HEAD".into()),
@@ -239,54 +207,14 @@ impl Config {
             None => "HEAD".to_string(),
         };
         let mut suites = Vec::new();
-        for (i, spanned) in raw.suite.iter().enumerate() {
-            let suite = spanned.get_ref();
-            let suite_at = Some(spanned.span());
-            let command = match (&suite.run, &suite.glob) {
-                (Some(run), None) => SuiteCommand::Run(nonempty(run, "run")?),
-                (None, Some(glob)) => {
-                    let pattern = nonempty(glob, "glob")?;
-                    // A glob matches files of the candidate's tree, so it is relative to it.
-                    relative_path(&pattern)
-                        .map_err(|why| at(Some(glob.span()), format!("`glob` {why}")))?;
-                    SuiteCommand::Glob(pattern)
-                }
-                (Some(_), Some(glob)) => {
-                    return Err(at(
-                        Some(glob.span()),
-                        "a suite has either `run` or `glob`, not both".into(),
-                    ))
-                }
-                (None, None) => {
-                    return Err(at(
-                        suite_at,
-                        format!("suite {} has neither `run` nor `glob`", i + 1),
-                    ))
-                }
-            };
-            let name = match (&suite.name, &command) {
-                (Some(n), _) => nonempty(n, "name")?,
-                (None, SuiteCommand::Glob(g)) => g.clone(),
-                (None, SuiteCommand::Run(_)) => {
-                    return Err(at(suite_at, format!("suite {} has no `name`", i + 1)))
-                }
-            };
-            if suites.iter().any(|s: &SuiteSpec| s.name == name) {
-                let span = suite.name.as_ref().map(|n| n.span()).or(suite_at);
-                return Err(at(span, format!("two suites are named {name:?}")));
+        for (index, spanned) in raw.suite.iter().enumerate() {
+            let suite = crate::suite::read(spanned, crate::suite::Form::Gate { index }, &at)?;
+            if suites.iter().any(|s: &Suite| s.name == suite.name) {
+                let span = spanned.get_ref().name().map(Spanned::span);
+                let span = span.or(Some(spanned.span()));
+                return Err(at(span, format!("two suites are named {:?}", suite.name)));
             }
-            let timeout = match &suite.timeout {
-                Some(t) => timeout(t.get_ref())
-                    .map_err(|why| at(Some(t.span()), format!("timeout: {why}")))?,
-                None => DEFAULT_TIMEOUT,
-            };
-            suites.push(SuiteSpec {
-                name,
-                command,
-                timeout,
-                env: env_table(&suite.env, &at)?,
-                results: suite_results(&suite.junit, &suite.tap, &at)?,
-            });
+            suites.push(suite);
         }
         Ok(Config {
             file: path.to_path_buf(),
@@ -294,7 +222,7 @@ impl Config {
             patch,
             manifest,
             head,
-            env: env_table(&raw.env, &at)?,
+            env: crate::suite::env_table(&raw.env, &at)?,
             suites,
             worktree: match &raw.worktree {
                 Some(w) => crate::setup::validate(w).map_err(|(span, m)| at(span, m))?,
@@ -307,76 +235,6 @@ impl Config {
             sha256: String::new(),
         })
     }
-}
-
-/// An `env` table checked, the one rule for gate.toml's and mutants.toml's: `execve` takes
-/// `NAME=VALUE` strings ended by a NUL, so a name that is empty or holds `=` or NUL, or a value
-/// that holds NUL, would be cut short or refused. The error is at the entry's line, as
-/// `env NAME: why`.
-pub fn env_table(
-    raw: &BTreeMap<String, Spanned<String>>,
-    at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
-) -> Result<BTreeMap<String, String>, ConfigError> {
-    let mut env = BTreeMap::new();
-    for (name, value) in raw {
-        let why = if name.is_empty() {
-            Some("the name is empty")
-        } else if name.contains('\0') {
-            Some("the name holds a NUL byte")
-        } else if name.contains('=') {
-            Some("the name holds `=`")
-        } else if value.get_ref().contains('\0') {
-            Some("the value holds a NUL byte, which no environment can carry")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            let shown = files::escape::text(name);
-            return Err(at(Some(value.span()), format!("env {shown}: {why}")));
-        }
-        env.insert(name.clone(), value.get_ref().clone());
-    }
-    Ok(env)
-}
-
-/// A suite's `junit` and `tap` keys, the one rule for gate.toml's and mutants.toml's: `junit`
-/// names the runner's JUnit file by the one path rule (relative to the checkout, never
-/// absolute or climbing), `tap = true` says the runner prints TAP; not both. The error is at
-/// the key's line.
-pub fn suite_results(
-    junit: &Option<Spanned<String>>,
-    tap: &Option<Spanned<bool>>,
-    at: &dyn Fn(Option<Range<usize>>, String) -> ConfigError,
-) -> Result<report::results::Source, ConfigError> {
-    use report::results::Source;
-    match (junit, tap.as_ref().map(|t| (*t.get_ref(), t.span()))) {
-        (Some(_), Some((true, span))) => Err(at(
-            Some(span),
-            "a suite reads `junit` or `tap`, not both".into(),
-        )),
-        (Some(path), _) => Source::junit(path.get_ref()).map_err(|why| {
-            at(
-                Some(path.span()),
-                format!("`junit` {:?} {why}", files::escape::text(path.get_ref())),
-            )
-        }),
-        (None, Some((true, _))) => Ok(Source::Tap),
-        (None, _) => Ok(Source::Log),
-    }
-}
-
-/// A suite timeout as written (`15m`), by the one duration rule ([`report::duration::timeout`]):
-/// more than zero, at most [`MAX_TIMEOUT`], at most [`report::duration::MAX_LEN`] characters.
-pub fn timeout(text: &str) -> Result<Duration, String> {
-    report::duration::timeout(text).map_err(|e| e.to_string())
-}
-
-/// `p` as a path relative to the candidate's tree (a suite's `glob`), by the one path rule
-/// ([`files::path`]): not absolute, no `..`, not the tree itself; kept as written.
-pub(crate) fn relative_path(p: &str) -> Result<PathBuf, String> {
-    files::path::relative(p)
-        .map(|_| PathBuf::from(p))
-        .map_err(|why| format!("{p:?} {why}"))
 }
 
 #[cfg(test)]

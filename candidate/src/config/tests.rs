@@ -63,11 +63,11 @@ fn a_good_file_resolves_paths_against_its_folder() {
     assert_eq!(c.head, "HEAD");
     assert_eq!(c.patch, Path::new("cand/build.patch"));
     assert_eq!(c.suites.len(), 2);
-    assert_eq!(c.suites[0].timeout, Duration::from_secs(900));
-    assert_eq!(c.suites[1].timeout, DEFAULT_TIMEOUT);
+    assert_eq!(c.suites[0].timeout, Some(Duration::from_secs(900)));
+    assert_eq!(c.suites[1].timeout, None);
     assert_eq!(
         c.suites[1].command,
-        SuiteCommand::Glob("scripts/test-*.sh".into())
+        crate::suite::Command::Glob("scripts/test-*.sh".into())
     );
     assert_eq!(c.env["DOCKER_HOST"], "unix:///nonexistent");
 }
@@ -179,7 +179,7 @@ fn nul_bytes_and_bad_env_names_name_their_line() {
 
 #[test]
 fn timeouts_are_bounded_and_never_overflow() {
-    assert_eq!(timeout("30d").unwrap(), MAX_TIMEOUT);
+    assert_eq!(report::duration::timeout("30d").unwrap(), MAX_TIMEOUT);
     for bad in [
         "31d",
         "0s",
@@ -187,7 +187,7 @@ fn timeouts_are_bounded_and_never_overflow() {
         "99999999999d 99999999999d 99999999999d 99999999999d",
         "1e9s",
     ] {
-        assert!(timeout(bad).is_err(), "{bad}");
+        assert!(report::duration::timeout(bad).is_err(), "{bad}");
     }
     let bad = GOOD.replace("\"15m\"", "\"9999d\"");
     let e = parse(&bad).unwrap_err();
@@ -260,7 +260,7 @@ proptest::proptest! {
 
     #[test]
     fn any_timeout_text_is_a_bounded_duration_or_an_error(t in "[0-9.smhd ]{0,80}") {
-        if let Ok(d) = timeout(&t) {
+        if let Ok(d) = report::duration::timeout(&t) {
             proptest::prop_assert!(!d.is_zero() && d <= MAX_TIMEOUT);
         }
     }

@@ -305,6 +305,7 @@ pub(crate) mod fixtures {
             outcome: record.outcome(),
             record,
             refused: None,
+            build: None,
         }
     }
 

@@ -96,7 +96,7 @@ pub(crate) fn baseline(
         };
         let slowest_build = rans
             .iter()
-            .filter_map(|r| r.build_secs)
+            .filter_map(|r| r.build_secs())
             .map(|s| Duration::from_secs_f64(s.max(0.0)))
             .max()
             .unwrap_or_default()
@@ -129,7 +129,7 @@ pub(crate) fn baseline(
             status: worst.status_text(),
             passed,
             duration_secs: first.duration_secs,
-            build_secs: rans[0].build_secs,
+            build_secs: rans[0].build_secs(),
             counts: worst.counts,
             strays_killed: worst.strays_killed,
             mutant_timeout_secs: timeout.as_secs_f64(),

@@ -69,6 +69,7 @@ pub(crate) fn run_canary(
     co.make_whole()
         .context("restoring the checkout after a canary")?;
     let ran = ran?;
+    let build_secs = ran.build_secs();
     let record = ran.record;
     let verdict = match record.outcome() {
         Outcome::Interrupted => return Ok(None),
@@ -82,7 +83,7 @@ pub(crate) fn run_canary(
         verdict,
         status: record.status_text(),
         start: record.start,
-        duration_secs: record.duration_secs + ran.build_secs.unwrap_or(0.0),
+        duration_secs: record.duration_secs + build_secs.unwrap_or(0.0),
         log: relative(&plan.out, &record.log),
     }))
 }

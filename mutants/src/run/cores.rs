@@ -175,6 +175,26 @@ impl Cores {
     }
 }
 
+/// The one suite run's hook into the cores: every command gets the pool, and a build that
+/// cannot use it runs in the build slot (an interrupt during the wait: it never starts).
+impl candidate::suite::Share for Cores {
+    fn hand(&self, job: runner::Job) -> runner::Job {
+        match self.client() {
+            Some(client) => job.jobserver(client.clone()),
+            None => job,
+        }
+    }
+
+    fn build_turn(
+        &self,
+        build: &str,
+        build_it: &mut dyn FnMut() -> std::io::Result<report::RunRecord>,
+    ) -> Option<std::io::Result<report::RunRecord>> {
+        let _slot = self.build_slot(build)?;
+        Some(build_it())
+    }
+}
+
 impl Pool {
     fn new(client: Client, origin: Jobserver, owed: usize) -> Pool {
         Pool {

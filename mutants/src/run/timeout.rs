@@ -60,11 +60,7 @@ pub(crate) fn baseline_build_timeout(suite: &Suite) -> Duration {
 }
 
 /// The two timeouts one suite run gets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Timeouts {
-    pub run: Duration,
-    pub build: Duration,
-}
+pub(crate) use candidate::suite::Timeouts;
 
 #[cfg(test)]
 mod tests {
@@ -75,7 +71,7 @@ mod tests {
         Suite {
             build: None,
             name: "bus".into(),
-            run: "true".into(),
+            command: candidate::suite::Command::Run("true".into()),
             timeout,
             build_timeout: None,
             env: BTreeMap::new(),

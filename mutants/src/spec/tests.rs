@@ -175,7 +175,7 @@ fn unknown_suites_duplicates_and_files_outside_are_refused_at_their_line() {
         "{SUITE}[suites.t]\nrun = \"x\"\ntimeout = \"5\"\n"
     ));
     assert!(
-        e.starts_with("mutants.toml:6: timeout: bad duration"),
+        e.starts_with("mutants.toml:6: suite \"t\": timeout: bad duration"),
         "{e}"
     );
     let e = error("[suites.bus\n");

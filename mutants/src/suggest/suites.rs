@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use candidate::config::{Config, SuiteCommand, SuiteSpec};
+use candidate::config::Config;
 use report::results::Source;
 
 use crate::spec::{Spec, Suite};
@@ -103,7 +103,7 @@ pub(crate) fn of_repo(root: &Path) -> Result<Found> {
             return Ok(Found {
                 suites: suites
                     .values()
-                    .map(|s| (s.name.clone(), table(s)))
+                    .filter_map(|s| Some((s.name.clone(), table(s)?)))
                     .collect(),
                 from: format!("{}'s [suites]", spec.display()),
                 file: Some(spec),
@@ -123,41 +123,33 @@ pub(crate) fn of_repo(root: &Path) -> Result<Found> {
     Ok(Found::default())
 }
 
-fn from_gate(suites: &[SuiteSpec]) -> Found {
+fn from_gate(suites: &[Suite]) -> Found {
     let mut found = Found::default();
     for s in suites {
-        match &s.command {
-            SuiteCommand::Run(run) => {
-                let t = SuiteTable {
-                    run: run.clone(),
-                    // gate's default timeout (30 minutes) is not a spec's: without one, a
-                    // mutant's suite gets max(20s, 5x its baseline), which is what catches a
-                    // mutant that hangs.
-                    timeout: (s.timeout != runner::DEFAULT_TIMEOUT).then(|| duration(s.timeout)),
-                    env: s.env.clone(),
-                    ..SuiteTable::default()
-                };
-                found
-                    .suites
-                    .insert(s.name.clone(), with_results(t, &s.results));
+        match table(s) {
+            Some(t) => {
+                found.suites.insert(s.name.clone(), t);
             }
-            SuiteCommand::Glob(_) => found.left_out.push(s.name.clone()),
+            None => found.left_out.push(s.name.clone()),
         }
     }
     found
 }
 
-/// A validated spec suite as a table again.
-fn table(s: &Suite) -> SuiteTable {
+/// A validated suite (either file's) as a spec's table again; `None` for a `glob` suite,
+/// which has no one command a spec could hold. A timeout the file did not set is left unset:
+/// a mutant's suite then gets max(20s, 5x its baseline), which is what catches a mutant that
+/// hangs (gate's 30-minute default would not).
+fn table(s: &Suite) -> Option<SuiteTable> {
     let t = SuiteTable {
-        run: s.run.clone(),
+        run: s.run()?.to_string(),
         build: s.build.clone(),
         timeout: s.timeout.map(duration),
         build_timeout: s.build_timeout.map(duration),
         env: s.env.clone(),
         ..SuiteTable::default()
     };
-    with_results(t, &s.results)
+    Some(with_results(t, &s.results))
 }
 
 fn with_results(mut t: SuiteTable, results: &Source) -> SuiteTable {
@@ -259,6 +251,16 @@ mod tests {
         assert_eq!(found.suites["g"].run, "make test");
         // gate's default timeout is not carried; a set one is, and the results source too.
         assert_eq!(found.suites["g"].timeout, None);
+        // One suite type: gate.toml's build step comes into the spec as it was written.
+        write(
+            tmp.path(),
+            "gate.toml",
+            "[[suite]]\nname = \"g\"\nrun = \"make test\"\nbuild = \"make\"\nbuild_timeout = \"2m\"\ntimeout = \"30m\"\n",
+        );
+        let g = &of_repo(tmp.path()).unwrap().suites["g"];
+        assert_eq!(g.build.as_deref(), Some("make"));
+        assert_eq!(g.build_timeout.as_deref(), Some("120s"));
+        assert_eq!(g.timeout.as_deref(), Some("1800s"));
         write(
             tmp.path(),
             "mutants.toml",

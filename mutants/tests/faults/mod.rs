@@ -209,7 +209,7 @@ fn bad_specs_are_refused_at_their_line() {
         ),
         (
             format!("{}{}", suite("timeout = \"31d\""), m("echo 1", "echo 2")),
-            "mutants.toml:3: timeout: bad duration \"31d\": it is over the maximum of 30 days",
+            "mutants.toml:3: suite \"u\": timeout: bad duration \"31d\": it is over the maximum of 30 days",
         ),
         (
             format!(
@@ -217,7 +217,7 @@ fn bad_specs_are_refused_at_their_line() {
                 suite("timeout = \"99999999999999999999999999d\""),
                 m("echo 1", "echo 2")
             ),
-            "mutants.toml:3: timeout:",
+            "mutants.toml:3: suite \"u\": timeout:",
         ),
         (
             format!(
@@ -225,7 +225,7 @@ fn bad_specs_are_refused_at_their_line() {
                 suite("build = \"true\"\nbuild_timeout = \"40d\""),
                 m("echo 1", "echo 2")
             ),
-            "mutants.toml:4: build_timeout: bad duration \"40d\": it is over the maximum of 30 days",
+            "mutants.toml:4: suite \"u\": build_timeout: bad duration \"40d\": it is over the maximum of 30 days",
         ),
         (
             format!(
@@ -234,6 +234,15 @@ fn bad_specs_are_refused_at_their_line() {
                 m("echo 1", "echo 2")
             ),
             "mutants.toml:3: suite \"u\": build_timeout without a `build` step",
+        ),
+        // gate.toml's keys that mean nothing here: refused with why, not as unknown fields.
+        (
+            format!("{}{}", suite("glob = \"t/*.sh\""), m("echo 1", "echo 2")),
+            "mutants.toml:3: suite \"u\": `glob` means nothing in mutants.toml: a mutant names one suite",
+        ),
+        (
+            format!("{}{}", suite("name = \"unit\""), m("echo 1", "echo 2")),
+            "mutants.toml:3: suite \"u\": `name` means nothing in mutants.toml: a suite is named by its table, [suites.NAME]",
         ),
     ];
     for (spec, want) in cases {

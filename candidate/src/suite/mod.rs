@@ -1,0 +1,262 @@
+//! A suite: the one type gate.toml's `[[suite]]` and mutants.toml's `[suites.NAME]` are read
+//! into, the one validation both files get, and the one way a suite is run ([`run`]).
+//!
+//! Both files take the same keys with the same rules (`run`, `build`, `build_timeout`,
+//! `timeout`, `env`, `junit`, `tap`), so a suite copied from one to the other means the same
+//! thing. A key that means nothing to one tool is refused there with one line saying why and
+//! what to write instead: mutants.toml names a suite by its table (`[suites.NAME]`), so `name`
+//! is refused there, and a mutant names one suite, so `glob` (one suite per matching file) is
+//! gate's alone. Every problem is `FILE:LINE: what is wrong`, before anything runs.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use files::located::Located;
+use report::results::Source;
+
+pub mod run;
+
+pub use run::{run_suite, Alone, Built, Ran, Share, SuiteJob, Timeouts};
+
+/// A suite as either file writes it: every key any tool takes, so that a key one tool does not
+/// take is refused with a reason rather than as an unknown field. Unknown keys are refused.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSuite {
+    name: Option<Spanned<String>>,
+    run: Option<Spanned<String>>,
+    glob: Option<Spanned<String>>,
+    build: Option<Spanned<String>>,
+    build_timeout: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+    #[serde(default)]
+    env: BTreeMap<String, Spanned<String>>,
+    junit: Option<Spanned<String>>,
+    tap: Option<Spanned<bool>>,
+}
+
+impl RawSuite {
+    /// The `run` command as written, with its span.
+    pub fn run(&self) -> Option<&Spanned<String>> {
+        self.run.as_ref()
+    }
+
+    /// The `name` key as written, with its span.
+    pub fn name(&self) -> Option<&Spanned<String>> {
+        self.name.as_ref()
+    }
+}
+
+/// What the suite runs: a shell command, or every file a glob matches (gate.toml only).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(String),
+    Glob(String),
+}
+
+/// A validated suite, from either file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suite {
+    pub name: String,
+    pub command: Command,
+    /// Run before the suite, each time it runs, under its own timeout: a build that fails or
+    /// hangs means the suite could not run (gate: the suite fails; mutants: the mutant is an
+    /// `error`, or `unviable` when generated).
+    pub build: Option<String>,
+    /// The file's own timeout, if it gives one (gate's default is 30 minutes; mutants derives
+    /// one from the baseline).
+    pub timeout: Option<Duration>,
+    /// The file's own timeout for the `build` step, if it gives one.
+    pub build_timeout: Option<Duration>,
+    pub env: BTreeMap<String, String>,
+    /// Where its counts and failed tests are read from: the log, the runner's JUnit file
+    /// (`junit = "reports/junit.xml"`), or TAP on stdout (`tap = true`).
+    pub results: Source,
+}
+
+impl Suite {
+    /// The shell command, for a `run` suite (every suite of a mutants.toml is one).
+    pub fn run(&self) -> Option<&str> {
+        match &self.command {
+            Command::Run(run) => Some(run),
+            Command::Glob(_) => None,
+        }
+    }
+}
+
+/// Where a suite is read from, which decides the keys it takes and how it is named.
+#[derive(Clone, Copy, Debug)]
+pub enum Form<'a> {
+    /// gate.toml's `[[suite]]`, the `index`th (from 0): named by `name`, or by its `glob`.
+    Gate { index: usize },
+    /// mutants.toml's `[suites.NAME]`: named by its table.
+    Mutants { name: &'a str },
+}
+
+/// Reads one suite, the one validation for both files. `at` turns a span of the file into
+/// its `FILE:LINE: problem`.
+pub fn read(
+    spanned: &Spanned<RawSuite>,
+    form: Form,
+    at: &dyn Fn(Option<Range<usize>>, String) -> Located,
+) -> Result<Suite, Located> {
+    let raw = spanned.get_ref();
+    let whole = Some(spanned.span());
+    // A problem said of this suite: mutants.toml's name each (the table may be far above).
+    let at = |span: Option<Range<usize>>, message: String| match form {
+        Form::Gate { .. } => at(span, message),
+        Form::Mutants { name } => at(span, format!("suite {name:?}: {message}")),
+    };
+    let text = |s: &Spanned<String>, key: &str, empty_ok: bool| {
+        if !empty_ok && s.get_ref().trim().is_empty() {
+            Err(at(Some(s.span()), format!("`{key}` is empty")))
+        } else if s.get_ref().contains('\0') {
+            Err(at(
+                Some(s.span()),
+                format!("`{key}` holds a NUL byte, which no command line can carry"),
+            ))
+        } else {
+            Ok(s.get_ref().clone())
+        }
+    };
+    if let Form::Mutants { .. } = form {
+        if let Some(name) = &raw.name {
+            return Err(at(
+                Some(name.span()),
+                "`name` means nothing in mutants.toml: a suite is named by its table, \
+                 [suites.NAME]"
+                    .into(),
+            ));
+        }
+        if let Some(glob) = &raw.glob {
+            return Err(at(
+                Some(glob.span()),
+                "`glob` means nothing in mutants.toml: a mutant names one suite, so each suite \
+                 has one `run` (write `run = \"./FILE\"` in a suite of its own per script)"
+                    .into(),
+            ));
+        }
+    }
+    let command = match (&raw.run, &raw.glob) {
+        (Some(run), None) => Command::Run(text(run, "run", false)?),
+        (None, Some(glob)) => {
+            let pattern = text(glob, "glob", false)?;
+            // A glob matches files of the candidate's tree, so it is relative to it.
+            files::path::relative(&pattern)
+                .map_err(|why| at(Some(glob.span()), format!("`glob` {pattern:?} {why}")))?;
+            Command::Glob(pattern)
+        }
+        (Some(_), Some(glob)) => {
+            return Err(at(
+                Some(glob.span()),
+                "a suite has either `run` or `glob`, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(match form {
+                Form::Gate { index } => at(
+                    whole,
+                    format!("suite {} has neither `run` nor `glob`", index + 1),
+                ),
+                Form::Mutants { .. } => at(whole, "no `run`: the command that runs it".into()),
+            })
+        }
+    };
+    let name = match (form, &raw.name, &command) {
+        (Form::Mutants { name }, _, _) => name.to_string(),
+        (Form::Gate { .. }, Some(n), _) => text(n, "name", false)?,
+        (Form::Gate { .. }, None, Command::Glob(g)) => g.clone(),
+        (Form::Gate { index }, None, Command::Run(_)) => {
+            return Err(at(whole, format!("suite {} has no `name`", index + 1)))
+        }
+    };
+    let duration = |t: &Option<Spanned<String>>, key: &str| match t {
+        Some(t) => report::duration::timeout(t.get_ref())
+            .map(Some)
+            .map_err(|why| at(Some(t.span()), format!("{key}: {why}"))),
+        None => Ok(None),
+    };
+    let timeout = duration(&raw.timeout, "timeout")?;
+    let build_timeout = duration(&raw.build_timeout, "build_timeout")?;
+    if let (Some(t), None) = (&raw.build_timeout, &raw.build) {
+        return Err(at(
+            Some(t.span()),
+            "build_timeout without a `build` step".into(),
+        ));
+    }
+    let build = match &raw.build {
+        // An empty `build` is no build step, as it always was.
+        Some(b) => Some(text(b, "build", true)?).filter(|b| !b.trim().is_empty()),
+        None => None,
+    };
+    Ok(Suite {
+        name,
+        command,
+        build,
+        timeout,
+        build_timeout,
+        env: env_table(&raw.env, &at)?,
+        results: results(&raw.junit, &raw.tap, &at)?,
+    })
+}
+
+/// A suite's `junit` and `tap` keys: `junit` names the runner's JUnit file by the one path
+/// rule (relative to the checkout, never absolute or climbing), `tap = true` says the runner
+/// prints TAP; not both. The error is at the key's line.
+fn results(
+    junit: &Option<Spanned<String>>,
+    tap: &Option<Spanned<bool>>,
+    at: &dyn Fn(Option<Range<usize>>, String) -> Located,
+) -> Result<Source, Located> {
+    match (junit, tap.as_ref().map(|t| (*t.get_ref(), t.span()))) {
+        (Some(_), Some((true, span))) => Err(at(
+            Some(span),
+            "a suite reads `junit` or `tap`, not both".into(),
+        )),
+        (Some(path), _) => Source::junit(path.get_ref()).map_err(|why| {
+            at(
+                Some(path.span()),
+                format!("`junit` {:?} {why}", files::escape::text(path.get_ref())),
+            )
+        }),
+        (None, Some((true, _))) => Ok(Source::Tap),
+        (None, _) => Ok(Source::Log),
+    }
+}
+
+/// An `env` table checked (a suite's, or gate.toml's `[env]` under every suite), the one rule: `execve` takes
+/// `NAME=VALUE` strings ended by a NUL, so a name that is empty or holds `=` or NUL, or a value
+/// that holds NUL, would be cut short or refused. The error is at the entry's line, as
+/// `env NAME: why`.
+pub fn env_table(
+    raw: &BTreeMap<String, Spanned<String>>,
+    at: &dyn Fn(Option<Range<usize>>, String) -> Located,
+) -> Result<BTreeMap<String, String>, Located> {
+    let mut env = BTreeMap::new();
+    for (name, value) in raw {
+        let why = if name.is_empty() {
+            Some("the name is empty")
+        } else if name.contains('\0') {
+            Some("the name holds a NUL byte")
+        } else if name.contains('=') {
+            Some("the name holds `=`")
+        } else if value.get_ref().contains('\0') {
+            Some("the value holds a NUL byte, which no environment can carry")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            let shown = files::escape::text(name);
+            return Err(at(Some(value.span()), format!("env {shown}: {why}")));
+        }
+        env.insert(name.clone(), value.get_ref().clone());
+    }
+    Ok(env)
+}
+
+#[cfg(test)]
+mod tests;
