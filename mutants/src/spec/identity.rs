@@ -46,7 +46,7 @@ fn suite_value(suite: &Suite) -> Value {
         .collect();
     json!({
         "name": suite.name,
-        "run": suite.run,
+        "run": suite.run(),
         "build": suite.build,
         "timeout_ms": suite.timeout.map(|t| t.as_millis() as u64),
         "build_timeout_ms": suite.build_timeout.map(|t| t.as_millis() as u64),
