@@ -26,6 +26,7 @@ use candidate::canary::Decision;
 use candidate::pristine::Pristine;
 
 use crate::progress::{Event, Lines};
+use crate::record::Finding;
 use crate::suite::{self, Planned};
 
 /// One canary run: `path` made unloadable, `suite` run.
@@ -62,13 +63,10 @@ pub(crate) struct Canaries {
 
 /// The findings canaries make: no source path at all, each source path no suite noticed, each
 /// suite that noticed none.
-pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<String> {
+pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     if runs.is_empty() {
-        out.push(
-            "canary: the candidate has no source path to make unloadable, so nothing proves the suites read the checkout (name its code in a suite's command, or take it out of [canary] skip)"
-                .to_string(),
-        );
+        out.push(Finding::CanaryNoSource);
     }
     let mut paths: Vec<&str> = Vec::new();
     for r in runs {
@@ -78,18 +76,14 @@ pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<String> {
     }
     for p in &paths {
         if !runs.iter().any(|r| r.path == *p && r.noticed) {
-            out.push(format!(
-                "canary: every suite passed with {p} made unloadable (no suite reads it)"
-            ));
+            out.push(Finding::CanaryUnread(p.to_string()));
         }
     }
     if !paths.is_empty() {
         for s in suites {
             let tried = runs.iter().any(|r| &r.suite == s);
             if tried && !runs.iter().any(|r| &r.suite == s && r.noticed) {
-                out.push(format!(
-                    "canary: suite {s} passed with each source path made unloadable (it reads none of them)"
-                ));
+                out.push(Finding::CanaryReadsNone(s.clone()));
             }
         }
     }

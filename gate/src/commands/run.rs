@@ -63,20 +63,16 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             cmdline::exit::show(&report.render_painted(Painter::new(output.color.for_stdout())))
         }
     }
-    let verdict = if report.interrupted {
-        Exit::Interrupted
-    } else if report.precondition_failed() {
-        Exit::Precondition
-    } else {
-        Exit::from_held(report.passed())
-    };
+    // The one rule from a report to its exit code (see `GateReport::exit`): the record's
+    // own `exit_code` is what it gives with every file written.
+    let exit = report.exit(&write_errors);
     let on_stdout = if cmdline::exit::stdout_closed() {
         ""
     } else {
         "; the report on stdout is complete"
     };
     if write_errors.is_empty() {
-        return Ok(verdict);
+        return Ok(exit);
     }
     for e in &write_errors {
         let _ = writeln!(
@@ -86,10 +82,10 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             report.verdict
         );
     }
-    let exit = cmdline::exit::after_writing(verdict, &write_errors);
     // A PASS that ends with exit 74 (its attestation could not be written): gate.json says the
     // code the run ended with, as every record does, where it still can be written.
-    if exit != verdict {
+    let rewritten = exit.code() != report.exit_code;
+    if rewritten {
         let mut ended = report.clone();
         ended.exit_code = exit.code();
         let json = s.out.join(crate::run::REPORT_FILE);
@@ -99,7 +95,7 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     }
     // The JUnit copy, written as a PASS, says so too, or a CI view would show green for a run
     // that failed.
-    if let Some(path) = output.junit.as_deref().filter(|_| exit != verdict) {
+    if let Some(path) = output.junit.as_deref().filter(|_| rewritten) {
         let why = write_errors
             .iter()
             .map(|e| cmdline::exit::one_line(e.as_ref()))
