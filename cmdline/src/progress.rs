@@ -138,6 +138,18 @@ impl Progress {
         }
     }
 
+    /// Prints `line` above the live line (on its own off a terminal) without counting a step:
+    /// a note said while a loop goes. Printed even when `quiet`: quiet hides progress, not what
+    /// a run has to say.
+    pub fn note(&mut self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(safe(line)),
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "{}", safe(line));
+            }
+        }
+    }
+
     /// Erases the live line.
     pub fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
