@@ -164,7 +164,7 @@ fn testsuites(report: &GateReport) -> TestSuites {
     // Each canary finding (a path no suite noticed made unloadable, a suite that noticed none):
     // the run's exit 4, said where a CI view shows it.
     if let Some(runs) = &report.canaries {
-        for finding in crate::canary::findings(runs, &report.planned) {
+        for finding in crate::record::of_canaries(runs, &report.planned) {
             let mut case = TestCase::new(finding.to_string(), "gate.canary", 0.0);
             case.status = Status::Failed {
                 message: format!("{finding}: the suites do not prove they read the checkout"),

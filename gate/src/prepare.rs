@@ -8,6 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::progress::{Event, Shows};
 use crate::record::SetupFact;
 use candidate::config::Config;
 use candidate::git::Git;
@@ -39,16 +40,18 @@ pub(crate) fn ready(
     repo: &Git,
     config: &Config,
     checkout: &Path,
-    out: &Path,
-    setup_log: &str,
+    (out, setup_log): (&Path, &str),
+    shows: &mut Shows,
 ) -> Result<Ready> {
-    let (cache, reused) = cache_for(repo, config, checkout);
+    let (cache, reused) = cache_for(repo, config, checkout, shows);
     let linked = Fingerprint::take(repo.dir(), &config.worktree.link);
-    let setup = prepare_checkout(repo, config, checkout, out, setup_log).inspect_err(|_| {
+    let setup = prepare_checkout(repo, config, checkout, out, setup_log, shows);
+    if setup.is_err() {
         if let Some(changed) = linked.changed() {
-            cmdline::errln!("gate: {changed}");
+            shows.emit(&Event::LinkedChanged { what: &changed });
         }
-    })?;
+    }
+    let setup = setup?;
     Ok(Ready {
         cache,
         reused,
@@ -77,6 +80,7 @@ fn prepare_checkout(
     checkout: &Path,
     out: &Path,
     name: &str,
+    shows: &mut Shows,
 ) -> Result<Setup> {
     let w = &config.worktree;
     if w.is_empty() {
@@ -115,17 +119,22 @@ fn prepare_checkout(
             why: why.to_string(),
         });
     }
-    cmdline::errln!(
-        "gate: worktree setup passed in {:.1}s ({name})",
-        record.duration_secs
-    );
+    shows.emit(&Event::SetupPassed {
+        secs: record.duration_secs,
+        log: name,
+    });
     Ok(Setup::Ready(Some(fact)))
 }
 
 /// The cache of the run's checkout, when gate.toml names `cache`: restored now, saved after
 /// the suites. The second value says what the run reused, for the record (a 4-second PASS on
 /// restored outputs must not read like a cold one).
-fn cache_for(repo: &Git, config: &Config, checkout: &Path) -> (Option<Cache>, Vec<String>) {
+fn cache_for(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+    shows: &mut Shows,
+) -> (Option<Cache>, Vec<String>) {
     let Some(paths) = config.worktree.cache.clone().filter(|p| !p.is_empty()) else {
         return (None, Vec::new());
     };
@@ -139,11 +148,11 @@ fn cache_for(repo: &Git, config: &Config, checkout: &Path) -> (Option<Cache>, Ve
                 store.dir().display(),
                 handed.stamped
             );
-            cmdline::errln!("gate: cache: {}", files::escape::text(&said));
+            shows.emit(&Event::CacheRestored { said: &said });
             reused.push(said);
         }
         candidate::cache::Restored::Discarded(why) => {
-            cmdline::errln!("gate: cache: discarded ({why}); building cold")
+            shows.emit(&Event::CacheDiscarded { why: &why })
         }
         candidate::cache::Restored::Nothing => {}
     }
@@ -152,10 +161,10 @@ fn cache_for(repo: &Git, config: &Config, checkout: &Path) -> (Option<Cache>, Ve
 
 /// The checkout's build outputs saved into the cache after its suites, for the next run; a
 /// failure is said and costs only the next run's warm start.
-pub(crate) fn save((store, paths): Cache, checkout: &Path) {
+pub(crate) fn save((store, paths): Cache, checkout: &Path, shows: &mut Shows) {
     let saved = candidate::cache::Snapshot::take(checkout, &paths, store.staging())
         .and_then(|snap| store.commit(snap));
     if let Err(e) = saved {
-        cmdline::errln!("gate: cache: not saved ({e})");
+        shows.emit(&Event::CacheNotSaved { error: &e });
     }
 }

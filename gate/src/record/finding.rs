@@ -10,6 +10,8 @@ use std::fmt;
 use report::text::{plural, short_id};
 use report::Timestamp;
 
+use crate::canary::CanaryRun;
+
 /// One reason the gate does not pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Finding {
@@ -136,6 +138,35 @@ impl serde::Serialize for Finding {
     }
 }
 
+/// The findings canaries make: no source path at all, each source path no suite noticed, each
+/// suite that noticed none.
+pub(crate) fn of_canaries(runs: &[CanaryRun], suites: &[String]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if runs.is_empty() {
+        out.push(Finding::CanaryNoSource);
+    }
+    let mut paths: Vec<&str> = Vec::new();
+    for r in runs {
+        if !paths.contains(&r.path.as_str()) {
+            paths.push(&r.path);
+        }
+    }
+    for p in &paths {
+        if !runs.iter().any(|r| r.path == *p && r.noticed) {
+            out.push(Finding::CanaryUnread(p.to_string()));
+        }
+    }
+    if !paths.is_empty() {
+        for s in suites {
+            let tried = runs.iter().any(|r| &r.suite == s);
+            if tried && !runs.iter().any(|r| &r.suite == s && r.noticed) {
+                out.push(Finding::CanaryReadsNone(s.clone()));
+            }
+        }
+    }
+    out
+}
+
 /// Findings as a list's text: `; `-separated, as every rendering quotes them.
 pub(crate) fn joined(findings: &[Finding]) -> String {
     findings
@@ -148,7 +179,9 @@ pub(crate) fn joined(findings: &[Finding]) -> String {
 /// gate.json's `findings` as read back: a list of lines, checked to be one and then left
 /// aside, because findings are never parsed back from their words; the report is judged again
 /// from its facts (`GateReport::judge`) before anything reads them.
-pub(crate) fn judged_again<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Finding>, D::Error> {
+pub(crate) fn judged_again<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<Finding>, D::Error> {
     <Vec<String> as serde::Deserialize>::deserialize(d)?;
     Ok(Vec::new())
 }
@@ -165,7 +198,10 @@ mod tests {
         let at: Timestamp = serde_json::from_str("\"2026-10-12T20:13:35Z\"").unwrap();
         let cases = [
             (Finding::Manifest(failed), "manifest 0/1 OK, 1 FAILED"),
-            (Finding::DeletedPresent(2), "2 deleted path(s) still present"),
+            (
+                Finding::DeletedPresent(2),
+                "2 deleted path(s) still present",
+            ),
             (
                 Finding::NotInManifest(vec!["b.txt".into()]),
                 "the manifest does not name 1 file the patch changes: b.txt",
@@ -272,5 +308,34 @@ mod tests {
         ] {
             assert!(!f.is_precondition() && !f.is_canary(), "{f:?}");
         }
+    }
+
+    #[test]
+    fn canaries_find_no_source_each_path_no_suite_read_and_each_suite_that_read_none() {
+        let run = |path: &str, suite: &str, noticed: bool| CanaryRun {
+            path: path.into(),
+            suite: suite.into(),
+            noticed,
+            status: if noticed { "exit 1" } else { "exit 0" }.into(),
+            duration_secs: 0.1,
+            log: "logs/canary-01.log".into(),
+        };
+        let suites = ["unit".to_string(), "lint".to_string()];
+        assert_eq!(of_canaries(&[], &suites), [Finding::CanaryNoSource]);
+        let runs = [
+            run("a.py", "unit", true),
+            run("a.py", "lint", false),
+            run("b.py", "unit", false),
+            run("b.py", "lint", false),
+        ];
+        assert_eq!(
+            of_canaries(&runs, &suites),
+            [
+                Finding::CanaryUnread("b.py".into()),
+                Finding::CanaryReadsNone("lint".into())
+            ]
+        );
+        let proved = [run("a.py", "unit", true), run("a.py", "lint", true)];
+        assert_eq!(of_canaries(&proved, &suites), []);
     }
 }

@@ -24,7 +24,7 @@ mod finding;
 mod verdict;
 
 pub(crate) use candidate_facts::{first_few, CandidateFacts, DeletedFact, EntryFact};
-pub(crate) use finding::{joined, Finding};
+pub(crate) use finding::{joined, of_canaries, Finding};
 pub use verdict::Verdict;
 
 /// The version of the gate.json layout; bumped when a field changes meaning or goes away.
@@ -193,9 +193,14 @@ impl GateReport {
             }
         }
         if let Some(runs) = &self.canaries {
-            findings.extend(crate::canary::findings(runs, &self.planned));
+            findings.extend(finding::of_canaries(runs, &self.planned));
         }
-        findings.extend(self.linked_changed.iter().cloned().map(Finding::LinkedChanged));
+        findings.extend(
+            self.linked_changed
+                .iter()
+                .cloned()
+                .map(Finding::LinkedChanged),
+        );
         self.verdict = if self.complete || self.interrupted {
             Verdict::of(self.interrupted, &findings)
         } else {

@@ -16,6 +16,9 @@
 //! 8. [`conclude`]: the linked folders compared, the verdict judged, the cache saved, the
 //!    checkout removed, and the report's files written last ([`Ended`]).
 //!
+//! The run never prints: it emits what happens as [`Event`]s to the one reporter its command
+//! made, and gate's renderer words them (see `progress`).
+//!
 //! Nothing starts before the gate.toml is valid, the candidate's files are read, the output
 //! folder is locked and proved writable, and (for `--only`) the candidate is proved to be the
 //! summary's own: a refusal leaves an existing summary byte for byte as it was.
@@ -30,6 +33,7 @@ use report::Timestamp;
 
 use crate::canary::Canaries;
 use crate::prepare::{self, Ready, Setup};
+use crate::progress::{Event, Shows, Words};
 use crate::record::GateReport;
 use crate::suite::{self, Planned, SuiteResult};
 use candidate::apply::{self, Candidate, Place};
@@ -82,15 +86,28 @@ pub struct Gated {
 /// The whole `gate run`: apply, run the suites, write the report. Nothing is started before
 /// the gate.toml is valid, the candidate's files are read, the output folder is locked for
 /// this run alone and proved writable, and (for `--only`) the candidate is proved to be the
-/// summary's own; a refusal leaves an existing summary byte for byte as it was.
+/// summary's own; a refusal leaves an existing summary byte for byte as it was. What happens
+/// as it goes is said on stderr in gate's words (for a caller that shows the report itself,
+/// such as `gatekit demo`; `gate run` hands its own reporter to [`run_shown`]).
 pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
+    let mut shows = Shows::new(Words, report::ColorChoice::Never, s.json);
+    run_shown(repo, s, junit, &mut shows)
+}
+
+/// [`run_gate`], what happens as it goes emitted to `shows`.
+pub(crate) fn run_shown(
+    repo: &Git,
+    s: &RunSettings,
+    junit: Option<&Path>,
+    shows: &mut Shows,
+) -> Result<Gated> {
     let admitted = admit(repo, s, junit)?;
     let config_sha256 = admitted.config.sha256.clone();
     let created = !s.out.exists();
     let lock = OutLock::acquire(&s.out)?;
     let ended = files::outputs::own(&s.out)
         .with_context(|| format!("{}: cannot take the output folder", s.out.display()))
-        .and_then(|()| session(repo, s, junit, admitted));
+        .and_then(|()| session(repo, s, junit, admitted, shows));
     let record = s.out.join(files::outputs::RECORD_FILE);
     if ended.is_err() && created && std::fs::symlink_metadata(&record).is_err() {
         // A run that failed before it wrote anything leaves no output folder behind.
@@ -147,7 +164,13 @@ struct Ended {
 }
 
 /// Phases 2 to 8, under the lock.
-fn session(repo: &Git, s: &RunSettings, junit: Option<&Path>, admitted: Admitted) -> Result<Ended> {
+fn session(
+    repo: &Git,
+    s: &RunSettings,
+    junit: Option<&Path>,
+    admitted: Admitted,
+    shows: &mut Shows,
+) -> Result<Ended> {
     let Admitted {
         config,
         mut plan,
@@ -169,7 +192,7 @@ fn session(repo: &Git, s: &RunSettings, junit: Option<&Path>, admitted: Admitted
         files,
         warned: false,
     };
-    writes.progress(&report);
+    writes.progress(&report, shows);
     let Ready {
         cache,
         reused,
@@ -179,8 +202,8 @@ fn session(repo: &Git, s: &RunSettings, junit: Option<&Path>, admitted: Admitted
         repo,
         &config,
         checkout.dir(),
-        &s.out,
-        &mode.setup_log(),
+        (&s.out, &mode.setup_log()),
+        shows,
     )?;
     let (fact, failed) = match setup {
         Setup::Ready(fact) => (fact, None),
@@ -191,7 +214,11 @@ fn session(repo: &Git, s: &RunSettings, junit: Option<&Path>, admitted: Admitted
         report.setup = fact;
     }
     if let Some(why) = failed {
-        return Ok(stopped_by_setup(report, &why, &linked, checkout, &mode, &writes));
+        let stopped = Stopped {
+            why: &why,
+            linked: &linked,
+        };
+        return Ok(stopped.end(report, checkout, &mode, &writes, shows));
     }
     let ran = suites::run(
         &checkout.planned,
@@ -199,16 +226,21 @@ fn session(repo: &Git, s: &RunSettings, junit: Option<&Path>, admitted: Admitted
         &config,
         &s.out,
         &mode,
-        (s.json, s.echo),
-        |result| {
+        s.echo,
+        shows,
+        |result, shows| {
             report.record(result);
-            writes.progress(&report);
+            writes.progress(&report, shows);
         },
     )?;
-    let verified = verify(&checkout, &config, &mode, s, &report, ran)?;
-    Ok(conclude(
-        report, ran, verified, &linked, cache, checkout, &mode, &writes,
-    ))
+    let verified = verify(&checkout, &config, &mode, s, &report, ran, shows)?;
+    let after = After {
+        ran,
+        verified,
+        linked: &linked,
+        cache,
+    };
+    Ok(after.conclude(report, checkout, &mode, &writes, shows))
 }
 
 /// The candidate applied to a checkout of its own, and the suites this run runs there.
@@ -298,6 +330,7 @@ fn verify(
     s: &RunSettings,
     report: &GateReport,
     ran: Ran,
+    shows: &mut Shows,
 ) -> Result<Verified> {
     let manifest = match mode {
         Mode::Rerun(_) => Some(checkout.applied.recheck()?.summary()),
@@ -312,83 +345,95 @@ fn verify(
             &checkout.planned,
             config,
             &logs,
-            s.json,
             s.echo,
+            shows,
         )?)
     } else {
         None
     };
-    Ok(Verified {
-        manifest,
-        canaries,
-    })
+    Ok(Verified { manifest, canaries })
 }
 
-/// Phase 8 after the suites: what the verification found recorded, the linked folders
-/// compared, the verdict judged; then the cache saved (not after an interrupt), the checkout
-/// removed, and the report's files written.
-#[allow(clippy::too_many_arguments)]
-fn conclude(
-    mut report: GateReport,
+/// What phase 8 concludes from, after the suites.
+struct After<'a> {
     ran: Ran,
     verified: Verified,
-    linked: &Fingerprint,
+    linked: &'a Fingerprint,
     cache: Option<prepare::Cache>,
-    checkout: Checkout,
-    mode: &Mode,
-    writes: &Writes,
-) -> Ended {
-    let mut interrupted = ran == Ran::Interrupted;
-    if let (Some(now), Some(rerun)) = (verified.manifest, report.reruns.last_mut()) {
-        rerun.manifest = now;
-    }
-    if let Some(found) = verified.canaries {
-        report.canaries = Some(found.runs);
-        report.canary_left_out = found.left_out;
-        interrupted |= found.interrupted;
-    }
-    record_linked(linked, &mut report);
-    report.finished = Timestamp::now();
-    report.interrupted = interrupted;
-    report.complete = !interrupted;
-    report.judge();
-    if let Some(cache) = cache.filter(|_| !files::interrupt::requested()) {
-        prepare::save(cache, checkout.dir());
-    }
-    remove_checkout(checkout, &mut report, mode);
-    writes.last(report)
 }
 
-/// Phase 5's other end: a failed setup (or a link missing at its source) is a failed
-/// precondition (exit 4), said as any stop is and recorded as what happened, the checkout
-/// removed first so the record says so truly. The attestation follows (see `cmd_run`), so an
-/// earlier PASS at its path never outlives this run.
-fn stopped_by_setup(
-    mut report: GateReport,
-    why: &str,
-    linked: &Fingerprint,
-    checkout: Checkout,
-    mode: &Mode,
-    writes: &Writes,
-) -> Ended {
-    cmdline::errln!("gate: {why}");
-    // A setup that failed may still have written into the user's linked folder.
-    record_linked(linked, &mut report);
-    // Its first line (the log's tail follows it on stderr and stays in the log).
-    let first = why.lines().next().unwrap_or_default();
-    report.precondition = Some(first.trim_end_matches(':').to_string());
-    report.finished = Timestamp::now();
-    report.complete = true;
-    report.judge();
-    remove_checkout(checkout, &mut report, mode);
-    writes.last(report)
+impl After<'_> {
+    /// Phase 8: what the verification found recorded, the linked folders compared, the verdict
+    /// judged; then the cache saved (not after an interrupt), the checkout removed, and the
+    /// report's files written.
+    fn conclude(
+        self,
+        mut report: GateReport,
+        checkout: Checkout,
+        mode: &Mode,
+        writes: &Writes,
+        shows: &mut Shows,
+    ) -> Ended {
+        let mut interrupted = self.ran == Ran::Interrupted;
+        if let (Some(now), Some(rerun)) = (self.verified.manifest, report.reruns.last_mut()) {
+            rerun.manifest = now;
+        }
+        if let Some(found) = self.verified.canaries {
+            report.canaries = Some(found.runs);
+            report.canary_left_out = found.left_out;
+            interrupted |= found.interrupted;
+        }
+        record_linked(self.linked, &mut report, shows);
+        report.finished = Timestamp::now();
+        report.interrupted = interrupted;
+        report.complete = !interrupted;
+        report.judge();
+        if let Some(cache) = self.cache.filter(|_| !files::interrupt::requested()) {
+            prepare::save(cache, checkout.dir(), shows);
+        }
+        remove_checkout(checkout, &mut report, mode);
+        writes.last(report)
+    }
+}
+
+/// A run stopped by its `[worktree]` setup (or a link missing at its source): `why`, whole.
+struct Stopped<'a> {
+    why: &'a str,
+    linked: &'a Fingerprint,
+}
+
+impl Stopped<'_> {
+    /// Phase 5's other end: a failed precondition (exit 4), said as any stop is and recorded
+    /// as what happened, the checkout removed first so the record says so truly. The
+    /// attestation follows (see `cmd_run`), so an earlier PASS at its path never outlives this
+    /// run.
+    fn end(
+        self,
+        mut report: GateReport,
+        checkout: Checkout,
+        mode: &Mode,
+        writes: &Writes,
+        shows: &mut Shows,
+    ) -> Ended {
+        shows.emit(&Event::PreconditionFailed { why: self.why });
+        // A setup that failed may still have written into the user's linked folder.
+        record_linked(self.linked, &mut report, shows);
+        // Its first line (the log's tail follows it on stderr and stays in the log).
+        let first = self.why.lines().next().unwrap_or_default();
+        report.precondition = Some(first.trim_end_matches(':').to_string());
+        report.finished = Timestamp::now();
+        report.complete = true;
+        report.judge();
+        remove_checkout(checkout, &mut report, mode);
+        writes.last(report)
+    }
 }
 
 /// A linked folder of the user's that changed while the run went: said, and recorded (a
 /// failed precondition).
-fn record_linked(linked: &Fingerprint, report: &mut GateReport) {
+fn record_linked(linked: &Fingerprint, report: &mut GateReport, shows: &mut Shows) {
     if let Some(changed) = linked.changed() {
-        cmdline::errln!("gate: {changed}");
+        shows.emit(&Event::LinkedChanged { what: &changed });
         report.linked_changed.push(changed);
     }
 }
@@ -416,13 +461,10 @@ impl Writes<'_> {
     /// A write while the run goes: one that fails is said once and the suites go on, since the
     /// last write decides and a verdict is never hidden by a report that could not be written
     /// (see `cmd_run`).
-    fn progress(&mut self, report: &GateReport) {
-        if let Err(e) = self.files.write(report) {
+    fn progress(&mut self, report: &GateReport, shows: &mut Shows) {
+        if let Err(error) = self.files.write(report) {
             if !std::mem::replace(&mut self.warned, true) {
-                cmdline::errln!(
-                    "gate: warning: {} (the run goes on; its last write decides)",
-                    cmdline::exit::one_line(e.as_ref())
-                );
+                shows.emit(&Event::ReportNotWritten { error: &error });
             }
         }
     }

@@ -49,7 +49,12 @@ impl Mode {
         same_as_summary(&path, "base commit", &prepared.base, &c.base)?;
         // The summary's drift answer is for its head: a moved head needs a summary of its own.
         same_as_summary(&path, "head commit", &prepared.head, &c.head)?;
-        same_as_summary(&path, "patch sha256", &prepared.patch_sha256, &c.patch_sha256)?;
+        same_as_summary(
+            &path,
+            "patch sha256",
+            &prepared.patch_sha256,
+            &c.patch_sha256,
+        )?;
         same_as_summary(
             &path,
             "manifest sha256",
@@ -227,7 +232,10 @@ mod tests {
         assert!(mode.check_tree(&"a".repeat(40)).is_ok());
         let refused = mode.check_tree(&"c".repeat(40)).unwrap_err().to_string();
         assert!(
-            refused.starts_with(&format!("out/gate.json: tree id {} differs", "c".repeat(40))),
+            refused.starts_with(&format!(
+                "out/gate.json: tree id {} differs",
+                "c".repeat(40)
+            )),
             "{refused}"
         );
         assert!(Mode::Fresh.check_tree("anything").is_ok());

@@ -1,5 +1,5 @@
 //! The suites phase: each planned suite run in order in the checkout, its log named by the
-//! run's mode, its progress said as events, each result handed on as it ends.
+//! run's mode, its progress emitted as events, each result handed on as it ends.
 
 use std::path::Path;
 
@@ -8,7 +8,7 @@ use anyhow::Result;
 use candidate::config::Config;
 
 use super::mode::Mode;
-use crate::progress::{Event, Lines};
+use crate::progress::{Event, Shows};
 use crate::suite::{self, Planned, SuiteResult};
 
 /// How the suites phase ended.
@@ -20,43 +20,45 @@ pub(super) enum Ran {
     Interrupted,
 }
 
-/// Runs each of `planned` in order in `dir`, its log `--out`'s `mode.suite_log(...)`, handing
-/// each result to `record` as it ends; stops at an interrupt.
+/// Runs each of `planned` in order in `dir`, its log `--out`'s `mode.suite_log(...)` (`echo`:
+/// tailed to the terminal), handing each result to `record` as it ends; stops at an interrupt.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     planned: &[Planned],
     dir: &Path,
     config: &Config,
     out: &Path,
     mode: &Mode,
-    (quiet, echo): (bool, bool),
-    mut record: impl FnMut(SuiteResult),
+    echo: bool,
+    shows: &mut Shows,
+    mut record: impl FnMut(SuiteResult, &mut Shows),
 ) -> Result<Ran> {
     let mut interrupted = false;
     let total = planned.len();
-    let mut lines = Lines::new(total, quiet);
+    shows.steps(total);
     for (i, p) in planned.iter().enumerate() {
         if files::interrupt::requested() {
             interrupted = true;
             break;
         }
         let log = out.join(mode.suite_log(i, &p.name));
-        let result = lines.during(&Event::SuiteStarted { name: &p.name }, || {
+        let result = shows.during(&Event::SuiteStarted { name: &p.name }, || {
             suite::run_suite(p, dir, &config.env, &log, echo)
         })?;
-        lines.emit(&Event::SuiteFinished {
+        shows.emit(&Event::SuiteFinished {
             index: i,
             total,
             name: &p.name,
             result: &result,
         });
         let stop = result.record.interrupted;
-        record(result);
+        record(result, shows);
         if stop {
             interrupted = true;
             break;
         }
     }
-    lines.clear();
+    shows.clear();
     Ok(if interrupted || files::interrupt::requested() {
         Ran::Interrupted
     } else {
