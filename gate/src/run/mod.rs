@@ -1,22 +1,22 @@
 //! The whole `gate run`, apart from how it is shown, as a session of phases, each a function
 //! with a typed result, all after the first under the output folder's lock:
 //!
-//! 1. [`admit`]: gate.toml valid, the output plan checked, the candidate's files read
-//!    ([`Admitted`]); nothing has started;
-//! 2. the report files proved writable, and the [`Mode`] resolved once: a fresh summary, or a
+//! 1. `admit`: gate.toml valid, the output plan checked, the candidate's files read
+//!    (`Admitted`); nothing has started;
+//! 2. the report files proved writable, and the `Mode` resolved once: a fresh summary, or a
 //!    rerun appending to the summary's report, proved to be of this candidate;
-//! 3. [`checkout`]: the candidate applied to a checkout of its own, the suites chosen, the
-//!    plan completed and checked again, a fresh folder cleared ([`Checkout`]);
+//! 3. `checkout`: the candidate applied to a checkout of its own, the suites chosen, the
+//!    plan completed and checked again, a fresh folder cleared (`Checkout`);
 //! 4. the report opened, written incomplete before anything runs;
-//! 5. [`prepare::ready`]: the cache restored, the `[worktree]` setup (a failed one ends the run
+//! 5. `prepare::ready`: the cache restored, the `[worktree]` setup (a failed one ends the run
 //!    here, recorded as a failed precondition);
-//! 6. [`suites::run`]: each suite in order, the report written after each ([`Ran`]);
-//! 7. [`verify`]: a rerun's manifest checked again, `--canary` on a green first run
-//!    ([`Verified`]);
-//! 8. [`conclude`]: the linked folders compared, the verdict judged, the cache saved, the
-//!    checkout removed, and the report's files written last ([`Ended`]).
+//! 6. `suites::run`: each suite in order, the report written after each (`Ran`);
+//! 7. `verify`: a rerun's manifest checked again, `--canary` on a green first run
+//!    (`Verified`);
+//! 8. `conclude`: the linked folders compared, the verdict judged, the cache saved, the
+//!    checkout removed, and the report's files written last (`Ended`).
 //!
-//! The run never prints: it emits what happens as [`Event`]s to the one reporter its command
+//! The run never prints: it emits what happens as `Event`s to the one reporter its command
 //! made, and gate's renderer words them (see `progress`).
 //!
 //! Nothing starts before the gate.toml is valid, the candidate's files are read, the output
@@ -88,7 +88,7 @@ pub struct Gated {
 /// this run alone and proved writable, and (for `--only`) the candidate is proved to be the
 /// summary's own; a refusal leaves an existing summary byte for byte as it was. What happens
 /// as it goes is said on stderr in gate's words (for a caller that shows the report itself,
-/// such as `gatekit demo`; `gate run` hands its own reporter to [`run_shown`]).
+/// such as `gatekit demo`; `gate run` hands its own reporter to `run_shown`).
 pub fn run_gate(repo: &Git, s: &RunSettings, junit: Option<&Path>) -> Result<Gated> {
     let mut shows = Shows::new(Words, report::ColorChoice::Never, s.json);
     run_shown(repo, s, junit, &mut shows)
