@@ -25,7 +25,7 @@ use candidate::apply::Applied;
 use candidate::canary::Decision;
 use candidate::pristine::Pristine;
 
-use crate::progress::{Event, Lines};
+use crate::progress::{Event, Shows};
 use crate::suite::{self, Planned};
 
 /// One canary run: `path` made unloadable, `suite` run.
@@ -60,50 +60,15 @@ pub(crate) struct Canaries {
     pub interrupted: bool,
 }
 
-/// The findings canaries make: no source path at all, each source path no suite noticed, each
-/// suite that noticed none.
-pub(crate) fn findings(runs: &[CanaryRun], suites: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    if runs.is_empty() {
-        out.push(
-            "canary: the candidate has no source path to make unloadable, so nothing proves the suites read the checkout (name its code in a suite's command, or take it out of [canary] skip)"
-                .to_string(),
-        );
-    }
-    let mut paths: Vec<&str> = Vec::new();
-    for r in runs {
-        if !paths.contains(&r.path.as_str()) {
-            paths.push(&r.path);
-        }
-    }
-    for p in &paths {
-        if !runs.iter().any(|r| r.path == *p && r.noticed) {
-            out.push(format!(
-                "canary: every suite passed with {p} made unloadable (no suite reads it)"
-            ));
-        }
-    }
-    if !paths.is_empty() {
-        for s in suites {
-            let tried = runs.iter().any(|r| &r.suite == s);
-            if tried && !runs.iter().any(|r| &r.suite == s && r.noticed) {
-                out.push(format!(
-                    "canary: suite {s} passed with each source path made unloadable (it reads none of them)"
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Runs the canaries in `applied`'s checkout, each suite's log in `logs`.
+/// Runs the canaries in `applied`'s checkout, each suite's log in `logs`, each step emitted to
+/// `shows`.
 pub(crate) fn run(
     applied: &Applied,
     planned: &[Planned],
     config: &candidate::config::Config,
     logs: &Path,
-    quiet: bool,
     echo: bool,
+    shows: &mut Shows,
 ) -> Result<Canaries> {
     let env = &config.env;
     let dir = applied.checkout.path();
@@ -136,14 +101,14 @@ pub(crate) fn run(
     };
     let mut runs = Vec::new();
     let (mut read_paths, mut reading_suites) = (BTreeSet::new(), BTreeSet::new());
-    let mut lines = Lines::new(paths.len() * planned.len(), quiet);
+    shows.steps(paths.len() * planned.len());
     for path in &paths {
         for p in planned {
             if read_paths.contains(path) && reading_suites.contains(&p.name) {
                 continue;
             }
             if files::interrupt::requested() {
-                lines.clear();
+                shows.clear();
                 return Ok(done(runs, true));
             }
             let file = dir.join(std::ffi::OsStr::from_bytes(path.as_bytes()));
@@ -161,7 +126,7 @@ pub(crate) fn run(
                 path,
                 suite: &p.name,
             };
-            let result = lines.during(&started, || suite::run_suite(p, dir, env, &log, echo));
+            let result = shows.during(&started, || suite::run_suite(p, dir, env, &log, echo));
             // Put back before anything else: the canary file and whatever the suite changed.
             let found = pristine
                 .differences()
@@ -171,7 +136,7 @@ pub(crate) fn run(
                 .context("restoring the checkout after a canary")?;
             let result = result?;
             if result.record.interrupted {
-                lines.clear();
+                shows.clear();
                 return Ok(done(runs, true));
             }
             let noticed = result.record.outcome() != report::Outcome::Passed;
@@ -179,7 +144,7 @@ pub(crate) fn run(
                 read_paths.insert(path.clone());
                 reading_suites.insert(p.name.clone());
             }
-            lines.emit(&Event::CanaryFinished {
+            shows.emit(&Event::CanaryFinished {
                 path,
                 suite: &p.name,
                 noticed,
@@ -198,7 +163,7 @@ pub(crate) fn run(
             });
         }
     }
-    lines.clear();
+    shows.clear();
     Ok(done(runs, files::interrupt::requested()))
 }
 

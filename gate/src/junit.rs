@@ -6,7 +6,7 @@
 use report::junit::{self, Ending, Status, TestCase, TestSuite, TestSuites};
 use runner::Outcome;
 
-use crate::record::GateReport;
+use crate::record::{joined, GateReport};
 use crate::text::render_candidate;
 
 /// The JUnit file of `report`, for a run that ends with the report's own exit code.
@@ -26,7 +26,7 @@ pub(crate) fn ending(report: &GateReport) -> Ending {
     let why = match report.cut_short_text() {
         Some(cut) => format!("{}: {cut}", report.verdict),
         None if report.findings.is_empty() => report.verdict.to_string(),
-        None => format!("{}: {}", report.verdict, report.findings.join("; ")),
+        None => format!("{}: {}", report.verdict, joined(&report.findings)),
     };
     Ending::new(report.exit_code, why)
 }
@@ -46,7 +46,7 @@ fn testsuites(report: &GateReport) -> TestSuites {
     let findings = c.findings();
     if !findings.is_empty() {
         candidate.status = Status::Failed {
-            message: findings.join("; "),
+            message: joined(&findings),
             kind: "candidate".into(),
             body: render_candidate(c),
         };
@@ -164,8 +164,8 @@ fn testsuites(report: &GateReport) -> TestSuites {
     // Each canary finding (a path no suite noticed made unloadable, a suite that noticed none):
     // the run's exit 4, said where a CI view shows it.
     if let Some(runs) = &report.canaries {
-        for finding in crate::canary::findings(runs, &report.planned) {
-            let mut case = TestCase::new(finding.clone(), "gate.canary", 0.0);
+        for finding in crate::record::of_canaries(runs, &report.planned) {
+            let mut case = TestCase::new(finding.to_string(), "gate.canary", 0.0);
             case.status = Status::Failed {
                 message: format!("{finding}: the suites do not prove they read the checkout"),
                 kind: "canary".into(),

@@ -25,7 +25,7 @@ impl GateReport {
             format!(
                 "**{}**: {}",
                 self.verdict,
-                markdown::escape(&self.findings.join("; "))
+                markdown::escape(&crate::record::joined(&self.findings))
             )
         };
         let deleted = if c.deleted.is_empty() {

@@ -1,15 +1,64 @@
-//! The run's checkout made ready before its first suite: the `[worktree]` table (links from
-//! the user's checkout, then the setup step through the runner) and the build cache restored.
-//! A setup that fails is not an error here but a [`Setup::Failed`]: the run records it as what
-//! happened (exit 4) before it says so.
+//! The run's checkout made ready before its first suite ([`ready`]): the build cache restored,
+//! the user's linked folders fingerprinted, and the `[worktree]` table applied (links from the
+//! user's checkout, then the setup step through the runner). A setup that fails is not an
+//! error here but a [`Setup::Failed`]: the run records it as what happened (exit 4) before it
+//! says so.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::progress::{Event, Shows};
 use crate::record::SetupFact;
 use candidate::config::Config;
 use candidate::git::Git;
+use candidate::linked::Fingerprint;
+
+/// The build cache of a run's checkout: its store and the paths it holds, saved after the
+/// suites.
+pub(crate) type Cache = (candidate::cache::Store, Vec<String>);
+
+/// A checkout made ready (or not) for its suites.
+pub(crate) struct Ready {
+    /// `[worktree] cache`, when gate.toml names it.
+    pub cache: Option<Cache>,
+    /// What the run reused instead of building, one line each, for the record.
+    pub reused: Vec<String>,
+    /// The user's linked folders as they were before the checkout got its copies: compared
+    /// once the suites and canaries are done (see `candidate::linked`).
+    pub linked: Fingerprint,
+    pub setup: Setup,
+}
+
+/// The checkout at `checkout` made ready: `[worktree] cache`, when gate.toml names it (no
+/// ecosystem default here: one checkout judged once per candidate should not fill the cache
+/// folder unasked), restored before the setup, saved after the suites (Cargo still decides
+/// what is fresh); the linked folders fingerprinted; then the `[worktree]` table, its setup
+/// log at `setup_log` below `out`. An error stops the run, said with a linked folder that
+/// changed before it.
+pub(crate) fn ready(
+    repo: &Git,
+    config: &Config,
+    checkout: &Path,
+    (out, setup_log): (&Path, &str),
+    shows: &mut Shows,
+) -> Result<Ready> {
+    let (cache, reused) = cache_for(repo, config, checkout, shows);
+    let linked = Fingerprint::take(repo.dir(), &config.worktree.link);
+    let setup = prepare_checkout(repo, config, checkout, out, setup_log, shows);
+    if setup.is_err() {
+        if let Some(changed) = linked.changed() {
+            shows.emit(&Event::LinkedChanged { what: &changed });
+        }
+    }
+    let setup = setup?;
+    Ok(Ready {
+        cache,
+        reused,
+        linked,
+        setup,
+    })
+}
 
 /// How the `[worktree]` preparation of a checkout ended: ready (with its setup step, if
 /// any), or failed, a precondition (exit 4) with the setup as it ran and why, log tail and all.
@@ -22,15 +71,16 @@ pub(crate) enum Setup {
 }
 
 /// The `[worktree]` table applied to a new checkout: links from the user's checkout, then the
-/// setup step through the runner (its log `logs/00-setup.log`, or `logs/rerun-N-00-setup.log`
-/// for rerun `rerun`). A link missing at its source, or a setup that fails, is a failed
-/// precondition (exit 4): no suite could be judged there.
-pub(crate) fn prepare_checkout(
+/// setup step through the runner (its log `name`, below `out`, as the run's mode names it). A
+/// link missing at its source, or a setup that fails, is a failed precondition (exit 4): no
+/// suite could be judged there.
+fn prepare_checkout(
     repo: &Git,
     config: &Config,
     checkout: &Path,
     out: &Path,
-    rerun: usize,
+    name: &str,
+    shows: &mut Shows,
 ) -> Result<Setup> {
     let w = &config.worktree;
     if w.is_empty() {
@@ -40,11 +90,7 @@ pub(crate) fn prepare_checkout(
         let why = runner::stop::PreconditionFailed::new(why).to_string();
         return Ok(Setup::Failed { fact: None, why });
     }
-    let name = match rerun {
-        0 => "logs/00-setup.log".to_string(),
-        n => format!("logs/rerun-{n}-00-setup.log"),
-    };
-    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(&name))
+    let Some(record) = candidate::setup::run_setup(w, checkout, &config.env, &out.join(name))
         .context("running worktree.setup")?
     else {
         return Ok(Setup::Ready(Some(SetupFact {
@@ -59,7 +105,7 @@ pub(crate) fn prepare_checkout(
         command: w.setup.clone().unwrap_or_default(),
         status: record.status_text(),
         duration_secs: record.duration_secs,
-        log: name.clone(),
+        log: name.to_string(),
         linked: w.link.clone(),
     };
     if record.outcome() == report::Outcome::Interrupted || files::interrupt::requested() {
@@ -73,21 +119,22 @@ pub(crate) fn prepare_checkout(
             why: why.to_string(),
         });
     }
-    cmdline::errln!(
-        "gate: worktree setup passed in {:.1}s ({name})",
-        record.duration_secs
-    );
+    shows.emit(&Event::SetupPassed {
+        secs: record.duration_secs,
+        log: name,
+    });
     Ok(Setup::Ready(Some(fact)))
 }
 
 /// The cache of the run's checkout, when gate.toml names `cache`: restored now, saved after
 /// the suites. The second value says what the run reused, for the record (a 4-second PASS on
 /// restored outputs must not read like a cold one).
-pub(crate) fn cache_for(
+fn cache_for(
     repo: &Git,
     config: &Config,
     checkout: &Path,
-) -> (Option<(candidate::cache::Store, Vec<String>)>, Vec<String>) {
+    shows: &mut Shows,
+) -> (Option<Cache>, Vec<String>) {
     let Some(paths) = config.worktree.cache.clone().filter(|p| !p.is_empty()) else {
         return (None, Vec::new());
     };
@@ -101,13 +148,23 @@ pub(crate) fn cache_for(
                 store.dir().display(),
                 handed.stamped
             );
-            cmdline::errln!("gate: cache: {}", files::escape::text(&said));
+            shows.emit(&Event::CacheRestored { said: &said });
             reused.push(said);
         }
         candidate::cache::Restored::Discarded(why) => {
-            cmdline::errln!("gate: cache: discarded ({why}); building cold")
+            shows.emit(&Event::CacheDiscarded { why: &why })
         }
         candidate::cache::Restored::Nothing => {}
     }
     (Some((store, paths)), reused)
+}
+
+/// The checkout's build outputs saved into the cache after its suites, for the next run; a
+/// failure is said and costs only the next run's warm start.
+pub(crate) fn save((store, paths): Cache, checkout: &Path, shows: &mut Shows) {
+    let saved = candidate::cache::Snapshot::take(checkout, &paths, store.staging())
+        .and_then(|snap| store.commit(snap));
+    if let Err(e) = saved {
+        shows.emit(&Event::CacheNotSaved { error: &e });
+    }
 }

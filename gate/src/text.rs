@@ -108,7 +108,7 @@ impl GateReport {
             let _ = writeln!(
                 out,
                 "verdict   {verdict}: {}",
-                esc(&self.findings.join("; "))
+                esc(&crate::record::joined(&self.findings))
             );
         }
         out

@@ -475,4 +475,8 @@ fn a_key_that_cannot_sign_is_an_error_that_keeps_the_verdict() {
             .unwrap();
     assert_eq!(report["exit_code"], 74, "{report:#}");
     assert_eq!(report["verdict"], "PASS", "{report:#}");
+    // And such a record is one its schema describes.
+    if let Some(errors) = testkit::schema_errors("gate.schema.json", &report) {
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }

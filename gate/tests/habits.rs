@@ -183,6 +183,30 @@ fn worktree_setup_runs_once_before_the_suites_and_links_share_ignored_folders() 
     assert!(summary.contains("setup     echo installing;"), "{summary}");
     let log = std::fs::read_to_string(out.path().join("o/logs/00-setup.log")).unwrap();
     assert!(log.contains("installing"), "{log}");
+    let said = |run: &std::process::Output, log: &str| {
+        let err = stderr(run);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("gate: worktree setup passed in "))
+            .unwrap_or_else(|| panic!("no setup line: {err}"));
+        assert!(line.ends_with(&format!("s ({log})")), "{line}");
+    };
+    said(&run, "logs/00-setup.log");
+    // A rerun's setup has a log of its own, named one way where the guard plans it, where the
+    // setup writes it and where the run says so.
+    let rerun = gate()
+        .current_dir(repo.path())
+        .args(["run", "--only", "unit", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
+    said(&rerun, "logs/rerun-1-00-setup.log");
+    let log = std::fs::read_to_string(out.path().join("o/logs/rerun-1-00-setup.log")).unwrap();
+    assert!(log.contains("installing"), "{log}");
+    assert!(out.path().join("o/logs/00-setup.log").exists());
     // The link changed nothing in the user's copy.
     assert_eq!(repo.read("deps/lib/VERSION"), b"2.0\n");
     assert!(!repo.path().join(".installed").exists());

@@ -48,7 +48,7 @@ pub(super) fn cmd_apply(
             struct Applied<'a> {
                 candidate: &'a CandidateFacts,
                 verdict: Verdict,
-                findings: &'a [String],
+                findings: &'a [crate::record::Finding],
             }
             let body = Applied {
                 candidate: &facts,
@@ -68,7 +68,7 @@ pub(super) fn cmd_apply(
             } else {
                 text.push_str(&format!(
                     "verdict   {word}: {}\n",
-                    esc(&findings.join("; "))
+                    esc(&crate::record::joined(&findings))
                 ));
             }
             // Within 120 columns, as gate run's summary (long paths wrap under their value).

@@ -1,15 +1,16 @@
-//! `gate run` on the command line: the run ([`crate::run`]), then the JUnit copy and the
-//! report on stdout in the format asked for.
+//! `gate run` on the command line: the run ([`crate::run`]) with its one reporter, then the
+//! attestation, the report on stdout in the format asked for, and the exit code.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
 
-use cmdline::Exit;
+use cmdline::{Document, Exit, Reporter};
 use report::{ColorChoice, Format, Painter};
 
-use crate::run::{run_gate, RunSettings};
+use crate::progress::{Event, Words};
+use crate::record::GateReport;
+use crate::run::{run_shown, RunSettings};
 use candidate::git::Git;
 
 /// How `gate run` shows its report: what goes on stdout, where a JUnit copy goes, and colour.
@@ -21,7 +22,22 @@ pub(super) struct RunOutput {
     pub(super) color: ColorChoice,
 }
 
-/// `gate run`: the run itself ([`run_gate`]), then the JUnit copy and what goes on stdout,
+/// The report as each `--format` shows it on stdout.
+impl Document for GateReport {
+    fn text(&self, paint: Painter) -> String {
+        self.render_painted(paint)
+    }
+
+    fn markdown(&self) -> String {
+        self.render_markdown()
+    }
+
+    fn json(&self) -> Result<String> {
+        Ok(format!("{}\n", serde_json::to_string_pretty(self)?))
+    }
+}
+
+/// `gate run`: the run itself ([`run_shown`]), then the JUnit copy and what goes on stdout,
 /// all under the output folder's lock.
 ///
 /// A report that cannot be written once the suites ran never hides the verdict: the summary is
@@ -36,7 +52,9 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     if let Some(key) = s.attest.as_ref().and_then(|a| a.key.as_ref()) {
         candidate::attest::check_key(key)?;
     }
-    let gated = run_gate(repo, s, output.junit.as_deref())?;
+    // Progress is hidden when stdout is JSON; notes never are.
+    let mut shows = Reporter::new(Words, output.color, s.json);
+    let gated = run_shown(repo, s, output.junit.as_deref(), &mut shows)?;
     let report = &gated.report;
     // The JUnit copy is written with the other files, under the lock (see `crate::run`).
     let mut write_errors: Vec<anyhow::Error> = gated.write_error.into_iter().collect();
@@ -45,61 +63,46 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
     if let Some(a) = &s.attest {
         let statement = crate::attest::statement(report, &s.config, &gated.config_sha256);
         match candidate::attest::write(&a.file, &statement, a.key.as_deref()) {
-            Ok(()) => cmdline::errln!(
-                "gate: {}",
-                files::escape::text(&crate::attest::written_text(&statement, a))
-            ),
+            Ok(()) => shows.emit(&Event::Attested {
+                text: &crate::attest::written_text(&statement, a),
+            }),
             Err(e) => write_errors.push(e.context("writing the attestation")),
         }
     }
     // The report's files are written: stdout only shows them, and no failure to write it
     // (a closed pipe, a full disk) changes the exit code (see `cmdline::exit::show`).
-    match output.format {
-        Format::Json => {
-            cmdline::exit::show(&format!("{}\n", serde_json::to_string_pretty(report)?))
-        }
-        Format::Markdown => cmdline::exit::show(&report.render_markdown()),
-        Format::Text => {
-            cmdline::exit::show(&report.render_painted(Painter::new(output.color.for_stdout())))
-        }
-    }
-    let verdict = if report.interrupted {
-        Exit::Interrupted
-    } else if report.precondition_failed() {
-        Exit::Precondition
-    } else {
-        Exit::from_held(report.passed())
-    };
-    let on_stdout = if cmdline::exit::stdout_closed() {
-        ""
-    } else {
-        "; the report on stdout is complete"
-    };
+    shows.show_document(report, output.format)?;
+    // The one rule from a report to its exit code (see `GateReport::exit`): the record's
+    // own `exit_code` is what it gives with every file written.
+    let exit = report.exit(&write_errors);
     if write_errors.is_empty() {
-        return Ok(verdict);
+        return Ok(shows.finish(exit));
     }
-    for e in &write_errors {
-        let _ = writeln!(
-            std::io::stderr(),
-            "gate: error: {} (the verdict {} stands{on_stdout})",
-            cmdline::exit::one_line(e.as_ref()),
-            report.verdict
-        );
+    let stdout_closed = shows.stdout_closed();
+    for error in &write_errors {
+        shows.emit(&Event::OwedNotWritten {
+            error,
+            verdict: report.verdict,
+            stdout_closed,
+        });
     }
-    let exit = cmdline::exit::after_writing(verdict, &write_errors);
     // A PASS that ends with exit 74 (its attestation could not be written): gate.json says the
     // code the run ended with, as every record does, where it still can be written.
-    if exit != verdict {
+    let rewritten = exit.code() != report.exit_code;
+    if rewritten {
         let mut ended = report.clone();
         ended.exit_code = exit.code();
         let json = s.out.join(crate::run::REPORT_FILE);
-        if let Err(e) = report::json::write_atomic(&json, &ended) {
-            cmdline::errln!("gate: error: writing {}: {e}", json.display());
+        if let Err(error) = report::json::write_atomic(&json, &ended) {
+            shows.emit(&Event::RewriteFailed {
+                path: &json,
+                error: &error,
+            });
         }
     }
     // The JUnit copy, written as a PASS, says so too, or a CI view would show green for a run
     // that failed.
-    if let Some(path) = output.junit.as_deref().filter(|_| exit != verdict) {
+    if let Some(path) = output.junit.as_deref().filter(|_| rewritten) {
         let why = write_errors
             .iter()
             .map(|e| cmdline::exit::one_line(e.as_ref()))
@@ -107,9 +110,12 @@ pub(super) fn cmd_run(repo: &Git, s: &RunSettings, output: &RunOutput) -> Result
             .join("; ");
         let ending = report::junit::Ending::new(exit.code(), why);
         let xml = crate::junit::render_ending(report, &ending);
-        if let Err(e) = files::atomic::write_text_atomic(path, &xml) {
-            cmdline::errln!("gate: error: writing {}: {e}", path.display());
+        if let Err(error) = files::atomic::write_text_atomic(path, &xml) {
+            shows.emit(&Event::RewriteFailed {
+                path,
+                error: &error,
+            });
         }
     }
-    Ok(exit)
+    Ok(shows.finish(exit))
 }

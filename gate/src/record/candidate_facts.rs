@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use candidate::apply::Applied;
 use candidate::git::Commit;
 
+use super::Finding;
+
 /// One manifest entry's result, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
@@ -148,37 +150,28 @@ impl CandidateFacts {
     }
 
     /// Reasons the candidate itself (not its suites) does not hold.
-    pub(crate) fn findings(&self) -> Vec<String> {
+    pub(crate) fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         if !self.manifest.all_ok {
-            out.push(format!("manifest {}", self.manifest.summary));
+            out.push(Finding::Manifest(self.manifest.summary));
         }
         let present = self.deleted.iter().filter(|d| !d.gone).count();
         if present > 0 {
-            out.push(format!("{present} deleted path(s) still present"));
+            out.push(Finding::DeletedPresent(present));
         }
         if !self.unnamed.is_empty() {
-            out.push(format!(
-                "the manifest does not name {} the patch changes: {}",
-                report::text::plural(self.unnamed.len(), "file"),
-                first_few(&self.unnamed)
-            ));
+            out.push(Finding::NotInManifest(self.unnamed.clone()));
         }
         if self.base_off_head {
-            out.push(format!(
-                "base {} is not in the history of head {}: the tree gated is not the head plus \
-                 the candidate ({} in head..base and {} in base..head touch candidate paths)",
-                report::text::short_id(&self.base),
-                report::text::short_id(&self.head),
-                report::text::plural(self.base_side.len(), "commit"),
-                report::text::plural(self.drift.len() + self.landed.len(), "commit")
-            ));
+            out.push(Finding::BaseNotAncestor {
+                base: self.base.clone(),
+                head: self.head.clone(),
+                base_side: self.base_side.len(),
+                head_side: self.drift.len() + self.landed.len(),
+            });
         }
         if !self.drift.is_empty() {
-            out.push(format!(
-                "drift: {} commit(s) since base touch candidate paths",
-                self.drift.len()
-            ));
+            out.push(Finding::Drift(self.drift.len()));
         }
         out
     }

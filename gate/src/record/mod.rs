@@ -20,9 +20,11 @@ use report::Timestamp;
 use crate::suite::SuiteResult;
 
 mod candidate_facts;
+mod finding;
 mod verdict;
 
 pub(crate) use candidate_facts::{first_few, CandidateFacts, DeletedFact, EntryFact};
+pub(crate) use finding::{joined, of_canaries, Finding};
 pub use verdict::Verdict;
 
 /// The version of the gate.json layout; bumped when a field changes meaning or goes away.
@@ -74,12 +76,18 @@ pub struct GateReport {
     pub(crate) scheduled: Vec<String>,
     pub verdict: Verdict,
     /// The exit code `gate run` gives this report: 0 PASS, 1 FAIL, 4 FAIL on a failed
-    /// precondition (a `[worktree]` setup that failed, a canary no suite noticed), 130
-    /// INTERRUPTED or INCOMPLETE (never 0 for a report that is not complete).
+    /// precondition (a `[worktree]` setup that failed, a canary no suite noticed), 74 a PASS
+    /// whose attestation or other owed file could not be written, 130 INTERRUPTED or
+    /// INCOMPLETE (never 0 for a report that is not complete).
     #[serde(default = "unfinished_exit")]
-    #[schemars(extend("enum" = [0, 1, 4, 130]))]
+    #[schemars(extend("enum" = [0, 1, 4, 74, 130]))]
     pub exit_code: u8,
-    pub(crate) findings: Vec<String>,
+    // Each reason the verdict is not PASS, written as its line (see `Finding`); judged again
+    // from the facts whenever a report is read back, never parsed (and no description in the
+    // schema, which has never had one for this field).
+    #[serde(deserialize_with = "finding::judged_again")]
+    #[schemars(with = "Vec<String>")]
+    pub(crate) findings: Vec<Finding>,
     /// The `[worktree]` setup step, run once in the checkout before the first suite.
     #[serde(default)]
     pub(crate) setup: Option<SetupFact>,
@@ -158,45 +166,49 @@ impl GateReport {
     /// suite run at least once.
     pub(crate) fn judge(&mut self) {
         let mut findings = self.candidate.findings();
-        findings.extend(self.precondition.clone());
+        findings.extend(self.precondition.clone().map(Finding::Precondition));
         for rerun in &self.reruns {
             if rerun.tree != self.candidate.tree {
-                findings.push(format!(
-                    "rerun at {} was on tree {}, not the summary's {}",
-                    rerun.at, rerun.tree, self.candidate.tree
-                ));
+                findings.push(Finding::RerunOtherTree {
+                    at: rerun.at,
+                    tree: rerun.tree.clone(),
+                    summary_tree: self.candidate.tree.clone(),
+                });
             }
             if !rerun.manifest.all_ok() {
-                findings.push(format!("manifest at rerun {}", rerun.manifest));
+                findings.push(Finding::RerunManifest(rerun.manifest));
             }
         }
         let latest = self.latest_suites();
         for name in self.planned.iter().filter(|_| self.precondition.is_none()) {
             if !latest.iter().any(|s| &s.name == name) {
-                findings.push(format!("suite {name} never ran"));
+                findings.push(Finding::NeverRan(name.clone()));
             }
         }
         for suite in latest {
             if !suite.passed() {
-                findings.push(format!("suite {} {}", suite.name, suite.result_text()));
+                findings.push(Finding::SuiteFailed {
+                    name: suite.name.clone(),
+                    result: suite.result_text(),
+                });
             }
         }
         if let Some(runs) = &self.canaries {
-            findings.extend(crate::canary::findings(runs, &self.planned));
+            findings.extend(finding::of_canaries(runs, &self.planned));
         }
-        findings.extend(self.linked_changed.iter().cloned());
+        findings.extend(
+            self.linked_changed
+                .iter()
+                .cloned()
+                .map(Finding::LinkedChanged),
+        );
         self.verdict = if self.complete || self.interrupted {
             Verdict::of(self.interrupted, &findings)
         } else {
             Verdict::Incomplete
         };
-        self.exit_code = self.verdict.exit_code();
-        // A failed setup, a suite proved not to read the checkout, or a linked folder of the
-        // user's that changed, is a failed precondition, as the CLI exits.
-        if self.verdict == Verdict::Fail && self.precondition_failed() {
-            self.exit_code = cmdline::Exit::Precondition.code();
-        }
         self.findings = findings;
+        self.exit_code = self.exit(&[]).code();
     }
 
     /// The suites of the latest run (the first, or the last rerun), as far as it got.
@@ -269,15 +281,13 @@ impl GateReport {
     /// suite does not read the checkout, or a folder of the user's linked into it that changed
     /// while it ran, whatever the suites said.
     pub fn precondition_failed(&self) -> bool {
-        self.precondition.is_some() || self.canary_failed() || !self.linked_changed.is_empty()
+        self.findings.iter().any(Finding::is_precondition)
     }
 
     /// Whether a canary proved a suite does not read the checkout: the run's precondition
     /// failed (exit 4), whatever the suites said.
     pub fn canary_failed(&self) -> bool {
-        self.canaries
-            .as_ref()
-            .is_some_and(|runs| !crate::canary::findings(runs, &self.planned).is_empty())
+        self.findings.iter().any(Finding::is_canary)
     }
 }
 
@@ -392,7 +402,7 @@ mod tests {
     fn pass_needs_every_planned_suite_passed_at_its_latest_run() {
         let r = report(&["a", "b"], vec![suite("a", 0)]);
         assert_eq!(r.verdict, Verdict::Fail);
-        assert_eq!(r.findings, vec!["suite b never ran".to_string()]);
+        assert_eq!(r.findings, vec![Finding::NeverRan("b".into())]);
         let mut r = report(&["a", "b"], vec![suite("a", 0), suite("b", 1)]);
         assert_eq!(r.verdict, Verdict::Fail);
         let tree = r.candidate.tree.clone();
@@ -415,7 +425,7 @@ mod tests {
         rerun(&mut r, &"c".repeat(40), "1/1 OK", vec![suite("a", 0)]);
         assert_eq!(r.verdict, Verdict::Fail);
         assert!(
-            r.findings[0].contains("not the summary's"),
+            matches!(&r.findings[0], Finding::RerunOtherTree { tree, .. } if *tree == "c".repeat(40)),
             "{:?}",
             r.findings
         );
@@ -461,7 +471,7 @@ mod tests {
         broken.judge();
         assert_eq!(
             broken.findings,
-            vec!["manifest 0/1 OK, 1 FAILED".to_string()]
+            vec![Finding::Manifest("0/1 OK, 1 FAILED".parse().unwrap())]
         );
         let mut present = clean.clone();
         present.candidate.deleted.push(DeletedFact {
@@ -469,10 +479,7 @@ mod tests {
             gone: false,
         });
         present.judge();
-        assert_eq!(
-            present.findings,
-            vec!["1 deleted path(s) still present".to_string()]
-        );
+        assert_eq!(present.findings, vec![Finding::DeletedPresent(1)]);
         let mut drifted = clean.clone();
         drifted.candidate.drift.push(Commit {
             sha: "d".repeat(40),
@@ -481,10 +488,7 @@ mod tests {
             paths: vec!["p".into()],
         });
         drifted.judge();
-        assert_eq!(
-            drifted.findings,
-            vec!["drift: 1 commit(s) since base touch candidate paths".to_string()]
-        );
+        assert_eq!(drifted.findings, vec![Finding::Drift(1)]);
         for r in [&broken, &present, &drifted] {
             assert_eq!(r.verdict, Verdict::Fail);
         }
