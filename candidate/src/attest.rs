@@ -363,7 +363,7 @@ fn ssh_keygen(argv: Vec<String>, dir: &Path) -> Result<Said> {
     let log = dir.join(format!("ssh-keygen-{}.log", argv.len()));
     let job = Job::new(Program::Argv(argv), dir, &log).timeout(SSH_KEYGEN_TIMEOUT);
     let record = report::record::run(&job).context("running ssh-keygen")?;
-    if let Some(e) = &record.spawn_error {
+    if let Some(e) = &record.run.ended.could_not_start() {
         bail!("cannot run ssh-keygen: {e}");
     }
     let text = runner::read_tail(&log, 64 * 1024).unwrap_or_default();

@@ -209,7 +209,7 @@ pub fn run_setup(
 /// The failed setup as one message with the last lines of its log (the `Cannot find package`
 /// line), escaped for the terminal.
 pub fn failure_text(record: &report::RunRecord) -> String {
-    let tail = runner::read_tail(&record.log, 4096).unwrap_or_default();
+    let tail = runner::read_tail(&record.run.log, 4096).unwrap_or_default();
     let lines: Vec<String> = tail
         .lines()
         .rev()
@@ -222,8 +222,8 @@ pub fn failure_text(record: &report::RunRecord) -> String {
     format!(
         "worktree.setup failed ({}) in {:.1}s; the last lines of {}:\n{}",
         record.status_text(),
-        record.duration_secs,
-        files::escape::path(&record.log),
+        record.run.duration_secs,
+        files::escape::path(&record.run.log),
         lines.join("\n")
     )
 }

@@ -135,7 +135,7 @@ pub(crate) fn run(
                 .restore(&found)
                 .context("restoring the checkout after a canary")?;
             let result = result?;
-            if result.record.interrupted {
+            if result.record.run.ended.is_interrupted() {
                 shows.clear();
                 return Ok(done(runs, true));
             }
@@ -154,7 +154,7 @@ pub(crate) fn run(
                 suite: p.name.clone(),
                 noticed,
                 status: result.record.status_text(),
-                duration_secs: result.record.duration_secs,
+                duration_secs: result.record.run.duration_secs,
                 log: log
                     .strip_prefix(logs.parent().unwrap_or(logs))
                     .unwrap_or(&log)

@@ -81,20 +81,20 @@ fn testsuites(report: &GateReport) -> TestSuites {
         .collect();
     for suite in &latest {
         let r = &suite.record;
-        let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.duration_secs);
+        let mut case = TestCase::new(suite.name.clone(), "gate.suite", r.run.duration_secs);
         let mut out = format!(
             "command: {}\nresult: {}\ncounts: {}\nlog: {}",
             suite.command,
             suite.result_text(),
             suite.counts_text(),
-            r.log.display()
+            r.run.log.display()
         );
-        for line in r.why_lines(&r.log.display().to_string()) {
+        for line in r.why_lines(&r.run.log.display().to_string()) {
             out.push_str(&format!("\nwhy: {line}"));
         }
         case.system_out = Some(out);
         let tail = || {
-            let text = runner::read_tail(&r.log, 64 * 1024).unwrap_or_default();
+            let text = runner::read_tail(&r.run.log, 64 * 1024).unwrap_or_default();
             junit::tail(&text, 80, 16 * 1024)
         };
         let mut counts = r.counts.map(|c| format!(" ({c})")).unwrap_or_default();

@@ -155,8 +155,8 @@ fn suite_table_markdown(suites: &[SuiteResult]) -> Table {
     for s in suites {
         t.row([
             markdown::escape(&s.name),
-            s.record.start.to_string(),
-            s.record.end.to_string(),
+            s.record.start().to_string(),
+            s.record.end().to_string(),
             report::duration::human(s.record.duration()),
             markdown::escape(&s.result_text()),
             s.counts_text(),

@@ -104,7 +104,7 @@ fn prepare_checkout(
     let fact = SetupFact {
         command: w.setup.clone().unwrap_or_default(),
         status: record.status_text(),
-        duration_secs: record.duration_secs,
+        duration_secs: record.run.duration_secs,
         log: name.to_string(),
         linked: w.link.clone(),
     };
@@ -120,7 +120,7 @@ fn prepare_checkout(
         });
     }
     shows.emit(&Event::SetupPassed {
-        secs: record.duration_secs,
+        secs: record.run.duration_secs,
         log: name,
     });
     Ok(Setup::Ready(Some(fact)))

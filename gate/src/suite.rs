@@ -131,12 +131,14 @@ impl SuiteResult {
                 "hang (killed at {})",
                 report::duration::human(Duration::from_secs_f64(self.timeout_secs))
             ),
-            (None, Outcome::CouldNotStart) if r.spawn_error.is_some() => "not started".to_string(),
+            (None, Outcome::CouldNotStart) if r.run.ended.could_not_start().is_some() => {
+                "not started".to_string()
+            }
             (None, Outcome::CouldNotStart) => format!("{} (could not start)", r.status_text()),
             (None, _) => r.status_text(),
         };
-        if r.strays_killed > 0 {
-            text.push_str(&format!(", {} strays killed", r.strays_killed));
+        if r.run.strays_killed > 0 {
+            text.push_str(&format!(", {} strays killed", r.run.strays_killed));
         }
         text
     }
@@ -220,7 +222,10 @@ fn refused(suite: &Planned, dir: &Path, log: &Path, why: &str) -> Result<SuiteRe
         dir.to_path_buf(),
         log.to_path_buf(),
     );
-    record.spawn_error = Some(why.to_string());
+    record.run.ended = runner::Ended::CouldNotStart {
+        why: why.to_string(),
+        status: runner::Status::default(),
+    };
     let ran = candidate::suite::Ran {
         record,
         build: None,

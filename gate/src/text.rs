@@ -261,8 +261,8 @@ fn suite_table(suites: &[SuiteResult]) -> Table {
     for s in suites {
         t.row([
             s.name.clone(),
-            s.record.start.to_string(),
-            s.record.end.to_string(),
+            s.record.start().to_string(),
+            s.record.end().to_string(),
             report::duration::human(s.record.duration()),
             s.result_text(),
             s.counts_text(),
@@ -279,7 +279,7 @@ fn suite_table(suites: &[SuiteResult]) -> Table {
 pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
     let mut out = String::new();
     for s in suites {
-        let log = files::escape::path(&s.record.log);
+        let log = files::escape::path(&s.record.run.log);
         if s.passed() {
             if let Some(missing) = &s.record.results_missing {
                 let _ = writeln!(out, "note      suite {}: {}", esc(&s.name), esc(missing));
@@ -294,7 +294,7 @@ pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
         );
         let mut why = s.record.why_lines(&log);
         if s.record.why.is_empty() {
-            let text = runner::read_tail(&s.record.log, 1 << 20).unwrap_or_default();
+            let text = runner::read_tail(&s.record.run.log, 1 << 20).unwrap_or_default();
             let mut read = report::results::why(&text);
             read.extend(why);
             why = read;
@@ -309,7 +309,7 @@ pub(crate) fn why_lines(suites: &[SuiteResult]) -> String {
 
 pub(crate) fn total_line(suites: &[SuiteResult]) -> String {
     let passed = suites.iter().filter(|s| s.passed()).count();
-    let secs: f64 = suites.iter().map(|s| s.record.duration_secs).sum();
+    let secs: f64 = suites.iter().map(|s| s.record.run.duration_secs).sum();
     format!(
         "total     {passed}/{} suites passed in {}\n",
         suites.len(),

@@ -224,11 +224,16 @@ pub(crate) fn run(keep: bool) -> Result<Exit> {
         let kept = dir.keep();
         cmdline::outln!("sample kept in {}", kept.display())?;
     }
-    Ok(if [&mutants, &probe].iter().any(|r| r.interrupted) {
-        Exit::Interrupted
-    } else {
-        Exit::from_held(gate_held && held(&mutants) && held(&probe))
-    })
+    Ok(
+        if [&mutants, &probe]
+            .iter()
+            .any(|r| r.run.ended.is_interrupted())
+        {
+            Exit::Interrupted
+        } else {
+            Exit::from_held(gate_held && held(&mutants) && held(&probe))
+        },
+    )
 }
 
 /// Runs one step of the tour as a child process in `dir`, then shows what it printed.

@@ -312,7 +312,7 @@ impl Prep {
                     .into(),
             );
         }
-        Ok(Some(record.duration_secs))
+        Ok(Some(record.run.duration_secs))
     }
 }
 

@@ -57,7 +57,7 @@ impl Verdict {
     /// process did, and counting that as the suite noticing the mutant could hide a survivor.
     pub fn judge_record(expect: Expect, record: &report::RunRecord) -> Option<Verdict> {
         let outcome = record.outcome();
-        if outcome == Outcome::Failed && record.signal.as_deref() == Some("SIGKILL") {
+        if outcome == Outcome::Failed && record.run.ended.signal() == Some("SIGKILL") {
             return Some(Verdict::Error);
         }
         Verdict::judge(expect, outcome)

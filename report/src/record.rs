@@ -10,7 +10,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use runner::{Finished, Job, Outcome};
+use runner::{Ended, Finished, Job, Outcome, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::counts::Counts;
@@ -20,52 +20,143 @@ use crate::time::Timestamp;
 /// How much of a log's end is read for its counts: summaries are at the end, logs can be huge.
 const LOG_TAIL: u64 = 1 << 20;
 
-/// Everything known about one finished run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(deny_unknown_fields)]
+/// Everything known about one finished run: what the runner saw of the process (its own
+/// [`Finished`], held as it came, with how the run ended as one [`runner::Ended`]), and what
+/// its log or its runner's report says.
+///
+/// Written and read as the flat record every report has always held (the `RunRecord` of the
+/// JSON Schemas: `exit_code`, `signal`, `hang`, `interrupted`, `spawn_error` side by side), so
+/// no report changes; read back, those fields become one `Ended` again, by the precedence the
+/// judge has always used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "RunRecordWire", from = "RunRecordWire")]
 pub struct RunRecord {
-    pub argv: Vec<String>,
-    pub dir: PathBuf,
-    pub start: Timestamp,
-    pub end: Timestamp,
-    /// Wall time, in seconds.
-    #[schemars(range(min = 0.0))]
-    pub duration_secs: f64,
-    /// The exit code, when the child exited on its own.
-    pub exit_code: Option<i32>,
-    /// The signal that ended the child (e.g. `SIGKILL`), when one did.
-    pub signal: Option<String>,
-    /// The timeout passed and the group was killed.
-    pub hang: bool,
-    /// The tool was interrupted while this ran.
-    pub interrupted: bool,
-    /// Processes still alive after the child ended (in its group, escaped from it, or
-    /// descended from either) that the runner had to kill.
-    pub strays_killed: u32,
-    /// Why the child could not be started, if it could not.
-    pub spawn_error: Option<String>,
+    /// What the runner saw.
+    pub run: Finished,
     /// Pass/fail/skip counts read from the log's closing lines.
     pub counts: Option<Counts>,
     /// Tests the runner named as failed.
     pub failed_tests: Vec<String>,
+    /// The line that says why the run failed (see the wire record's field of the same name).
+    pub first_error: Option<String>,
+    /// Why the run failed, a line each.
+    pub why: Vec<String>,
+    /// The runner's own report the counts and names were read from.
+    pub results_from: Option<String>,
+    /// Why the report the suite names was not read.
+    pub results_missing: Option<String>,
+}
+
+/// Everything known about one finished run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields, rename = "RunRecord")]
+struct RunRecordWire {
+    argv: Vec<String>,
+    dir: PathBuf,
+    start: Timestamp,
+    end: Timestamp,
+    /// Wall time, in seconds.
+    #[schemars(range(min = 0.0))]
+    duration_secs: f64,
+    /// The exit code, when the child exited on its own.
+    exit_code: Option<i32>,
+    /// The signal that ended the child (e.g. `SIGKILL`), when one did.
+    signal: Option<String>,
+    /// The timeout passed and the group was killed.
+    hang: bool,
+    /// The tool was interrupted while this ran.
+    interrupted: bool,
+    /// Processes still alive after the child ended (in its group, escaped from it, or
+    /// descended from either) that the runner had to kill.
+    strays_killed: u32,
+    /// Why the child could not be started, if it could not.
+    spawn_error: Option<String>,
+    /// Pass/fail/skip counts read from the log's closing lines.
+    counts: Option<Counts>,
+    /// Tests the runner named as failed.
+    failed_tests: Vec<String>,
     /// The line that says why the run failed: its first failed test's first error line
     /// (`TypeError: ...` for a crash, `AssertionError: ...` for an assertion; a chained error's
     /// innermost cause), or the log's first when no test is named. `None` for a run that passed.
     #[serde(default)]
-    pub first_error: Option<String>,
+    first_error: Option<String>,
     /// Why the run failed, a line each: the failed tests named with their first error lines (at
     /// most five, then how many more), or the log's first error lines.
     #[serde(default)]
-    pub why: Vec<String>,
+    why: Vec<String>,
     /// The runner's own report the counts and names were read from (`reports/junit.xml`,
     /// `TAP`); `None` when they come from the log's closing lines.
     #[serde(default)]
-    pub results_from: Option<String>,
+    results_from: Option<String>,
     /// Why the report the suite names was not read (`reports/junit.xml was not written by this
     /// run: counts and names from the log`).
     #[serde(default)]
-    pub results_missing: Option<String>,
-    pub log: PathBuf,
+    results_missing: Option<String>,
+    log: PathBuf,
+}
+
+impl From<RunRecord> for RunRecordWire {
+    fn from(r: RunRecord) -> RunRecordWire {
+        let f = r.run;
+        let status = f.ended.status().clone();
+        RunRecordWire {
+            argv: f.argv,
+            dir: f.dir,
+            start: Timestamp::from(f.start),
+            end: Timestamp::from(f.end),
+            duration_secs: f.duration_secs,
+            exit_code: status.exit_code,
+            signal: status.signal,
+            hang: f.ended.is_hang(),
+            interrupted: f.ended.is_interrupted(),
+            strays_killed: f.strays_killed,
+            spawn_error: f.ended.could_not_start().map(str::to_string),
+            counts: r.counts,
+            failed_tests: r.failed_tests,
+            first_error: r.first_error,
+            why: r.why,
+            results_from: r.results_from,
+            results_missing: r.results_missing,
+            log: f.log,
+        }
+    }
+}
+
+impl From<RunRecordWire> for RunRecord {
+    fn from(w: RunRecordWire) -> RunRecord {
+        let status = Status {
+            exit_code: w.exit_code,
+            signal: w.signal,
+        };
+        RunRecord {
+            run: Finished {
+                argv: w.argv,
+                dir: w.dir,
+                start: w.start.into(),
+                end: w.end.into(),
+                duration_secs: w.duration_secs,
+                ended: Ended::from_fields(w.interrupted, w.hang, w.spawn_error, status),
+                strays_killed: w.strays_killed,
+                log: w.log,
+            },
+            counts: w.counts,
+            failed_tests: w.failed_tests,
+            first_error: w.first_error,
+            why: w.why,
+            results_from: w.results_from,
+            results_missing: w.results_missing,
+        }
+    }
+}
+
+impl schemars::JsonSchema for RunRecord {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        RunRecordWire::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        RunRecordWire::json_schema(generator)
+    }
 }
 
 /// Runs `job` to the end (see [`runner::run`]) and returns its record, its log read.
@@ -94,24 +185,13 @@ impl RunRecord {
         let text = runner::read_tail(&finished.log, LOG_TAIL).unwrap_or_default();
         let results = results::read(source, &text, &finished.dir, finished.start);
         let mut record = RunRecord {
-            argv: finished.argv,
-            dir: finished.dir,
-            start: Timestamp::from(finished.start),
-            end: Timestamp::from(finished.end),
-            duration_secs: finished.duration_secs,
-            exit_code: finished.exit_code,
-            signal: finished.signal,
-            hang: finished.hang,
-            interrupted: finished.interrupted,
-            strays_killed: finished.strays_killed,
-            spawn_error: finished.spawn_error,
             counts: results.counts,
             failed_tests: results.names(),
             first_error: None,
             why: Vec::new(),
             results_from: results.from.clone(),
             results_missing: results.missing.clone(),
-            log: finished.log,
+            run: finished,
         };
         if record.outcome() != Outcome::Passed {
             record.first_error = results.first_error();
@@ -123,41 +203,34 @@ impl RunRecord {
     /// A record of a command not run yet (or never, with `spawn_error` set by the caller), stamped
     /// now: the one place a record starts, so every field has its neutral value.
     pub fn not_yet_run(argv: Vec<String>, dir: PathBuf, log: PathBuf) -> RunRecord {
-        let now = Timestamp::now();
+        let now = std::time::SystemTime::now();
         RunRecord {
-            argv,
-            dir,
-            start: now,
-            end: now,
-            duration_secs: 0.0,
-            exit_code: None,
-            signal: None,
-            hang: false,
-            interrupted: false,
-            strays_killed: 0,
-            spawn_error: None,
+            run: Finished {
+                argv,
+                dir,
+                start: now,
+                end: now,
+                duration_secs: 0.0,
+                ended: Ended::Exited(Status::default()),
+                strays_killed: 0,
+                log,
+            },
             counts: None,
             failed_tests: Vec::new(),
             first_error: None,
             why: Vec::new(),
             results_from: None,
             results_missing: None,
-            log,
         }
     }
 
     /// How the run ended, as every tool judges it. The one place the rule lives: how the
-    /// process ended ([`Outcome::of_process`]), except that exit 0 is a pass only when the
+    /// process ended ([`Ended::outcome`]), except that exit 0 is a pass only when the
     /// runner's own closing lines do not say tests failed. A suite whose runner reports
     /// failures while its command exits 0 (a `| tee` pipeline, a wrapper that swallows the
     /// code) has failed: the exit code was lost on the way, the failures were not.
     pub fn outcome(&self) -> Outcome {
-        match Outcome::of_process(
-            self.interrupted,
-            self.hang,
-            self.spawn_error.is_some(),
-            self.exit_code,
-        ) {
+        match self.run.ended.outcome() {
             Outcome::Passed if self.failures_despite_exit_0().is_some() => Outcome::Failed,
             outcome => outcome,
         }
@@ -166,7 +239,7 @@ impl RunRecord {
     /// How many tests the runner's closing lines say failed, when the command still exited 0:
     /// the counts and the exit disagree, and the run is not a pass (see [`RunRecord::outcome`]).
     pub fn failures_despite_exit_0(&self) -> Option<u64> {
-        match (self.exit_code, self.counts) {
+        match (self.run.ended.exit_code(), self.counts) {
             (Some(0), Some(c)) if c.failed > 0 => Some(c.failed),
             _ => None,
         }
@@ -195,26 +268,90 @@ impl RunRecord {
         lines
     }
 
+    /// When the run started, as reports write it (whole seconds, UTC).
+    pub fn start(&self) -> Timestamp {
+        Timestamp::from(self.run.start)
+    }
+
+    /// When the run ended, as reports write it.
+    pub fn end(&self) -> Timestamp {
+        Timestamp::from(self.run.end)
+    }
+
     pub fn duration(&self) -> Duration {
-        Duration::from_secs_f64(self.duration_secs.max(0.0))
+        Duration::from_secs_f64(self.run.duration_secs.max(0.0))
     }
 
     /// How it ended in a few words: `exit 0`, `exit 1`, `SIGSEGV`, `hang`, `not started`.
     pub fn status_text(&self) -> String {
-        if self.hang {
-            "hang".to_string()
-        } else if self.interrupted {
-            "interrupted".to_string()
-        } else if let Some(e) = &self.spawn_error {
-            format!("not started ({e})")
-        } else if let Some(failed) = self.failures_despite_exit_0() {
-            format!("exit 0 but {failed} failed: the counts and the exit disagree")
-        } else if let Some(code) = self.exit_code {
-            format!("exit {code}")
-        } else if let Some(sig) = &self.signal {
-            sig.clone()
-        } else {
-            "unknown".to_string()
+        let ended = &self.run.ended;
+        match ended {
+            Ended::Hang(_) => "hang".to_string(),
+            Ended::Interrupted(_) => "interrupted".to_string(),
+            Ended::CouldNotStart { why, .. } => format!("not started ({why})"),
+            Ended::Exited(status) => {
+                if let Some(failed) = self.failures_despite_exit_0() {
+                    format!("exit 0 but {failed} failed: the counts and the exit disagree")
+                } else if let Some(code) = status.exit_code {
+                    format!("exit {code}")
+                } else if let Some(sig) = &status.signal {
+                    sig.clone()
+                } else {
+                    "unknown".to_string()
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(ended: Ended) -> RunRecord {
+        let mut r = RunRecord::not_yet_run(vec!["sh".into()], "wt".into(), "log".into());
+        r.run.ended = ended;
+        // Whole seconds, as reports write times.
+        r.run.start = Timestamp::from(r.run.start).into();
+        r.run.end = r.run.start;
+        r
+    }
+
+    #[test]
+    fn a_record_is_written_flat_and_read_back_whole_for_every_way_a_run_ends() {
+        let status = |code, signal: Option<&str>| Status {
+            exit_code: code,
+            signal: signal.map(str::to_string),
+        };
+        for (ended, flat) in [
+            (Ended::exited(1), (Some(1), None, false, false, None)),
+            (
+                Ended::Hang(status(None, Some("SIGKILL"))),
+                (None, Some("SIGKILL"), true, false, None),
+            ),
+            (
+                Ended::Interrupted(status(None, None)),
+                (None, None, false, true, None),
+            ),
+            (
+                Ended::CouldNotStart {
+                    why: "build failed (exit 3)".into(),
+                    status: status(Some(3), None),
+                },
+                (Some(3), None, false, false, Some("build failed (exit 3)")),
+            ),
+        ] {
+            let r = record(ended);
+            let json = serde_json::to_value(&r).unwrap();
+            let (code, signal, hang, interrupted, why) = flat;
+            assert_eq!(json["exit_code"], serde_json::json!(code), "{json}");
+            assert_eq!(json["signal"], serde_json::json!(signal), "{json}");
+            assert_eq!(json["hang"], hang, "{json}");
+            assert_eq!(json["interrupted"], interrupted, "{json}");
+            assert_eq!(json["spawn_error"], serde_json::json!(why), "{json}");
+            assert!(json.get("run").is_none() && json.get("ended").is_none(), "{json}");
+            let back: RunRecord = serde_json::from_value(json).unwrap();
+            assert_eq!(back, r);
         }
     }
 }

@@ -17,16 +17,16 @@ fn exit_code_log_and_counts_are_recorded() {
         &log,
     );
     let rec = within(30, move || record::run(&job).unwrap());
-    assert_eq!(rec.exit_code, Some(3));
+    assert_eq!(rec.run.ended.exit_code(), Some(3));
     assert_eq!(rec.outcome(), Outcome::Failed);
-    assert!(!rec.hang);
-    assert_eq!(rec.strays_killed, 0);
+    assert!(!rec.run.ended.is_hang());
+    assert_eq!(rec.run.strays_killed, 0);
     let counts = rec.counts.expect("counts");
     assert_eq!((counts.passed, counts.failed), (3, 1));
     let text = fs::read_to_string(&log).unwrap();
     assert!(text.contains("hello") && text.contains("oops"));
-    assert_eq!(rec.argv[0], "sh");
-    assert!(rec.start.to_string().ends_with('Z'));
+    assert_eq!(rec.run.argv[0], "sh");
+    assert!(rec.start().to_string().ends_with('Z'));
 }
 
 #[test]
@@ -35,7 +35,7 @@ fn a_run_whose_runner_reports_failures_but_exits_0_is_not_a_pass() {
     let log = dir.path().join("out.log");
     let job = Job::shell("echo '1 passed, 2 failed'; exit 0", dir.path(), &log);
     let rec = within(30, move || record::run(&job).unwrap());
-    assert_eq!(rec.exit_code, Some(0));
+    assert_eq!(rec.run.ended.exit_code(), Some(0));
     assert_eq!(rec.failures_despite_exit_0(), Some(2));
     assert_eq!(rec.outcome(), Outcome::Failed);
     assert_eq!(

@@ -46,6 +46,7 @@ use serde::{Deserialize, Serialize};
 use files::interrupt;
 
 mod echo;
+mod ended;
 mod piped;
 mod procs;
 pub mod scratch;
@@ -53,6 +54,7 @@ pub mod stale;
 pub mod stop;
 
 use echo::Echo;
+pub use ended::{Ended, Outcome, Status};
 pub use piped::{start_piped, Piped, STDERR_KEPT};
 pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
 
@@ -162,45 +164,6 @@ impl Job {
     }
 }
 
-/// How a run ended, as a judge reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Exit code 0.
-    Passed,
-    /// Any other exit code, or death by a signal we did not send.
-    Failed,
-    /// Still running at the timeout: its group was killed. Never a pass.
-    Hang,
-    /// The command could not be started (spawn failed, or the shell's 126/127).
-    CouldNotStart,
-    /// Stopped because the tool was interrupted.
-    Interrupted,
-}
-
-impl Outcome {
-    /// How a process ended, from what the runner saw of it alone. A record's judge (in
-    /// `report`) adds one rule on top: an exit 0 whose log says tests failed is no pass.
-    pub fn of_process(
-        interrupted: bool,
-        hang: bool,
-        spawn_failed: bool,
-        exit_code: Option<i32>,
-    ) -> Outcome {
-        if interrupted {
-            Outcome::Interrupted
-        } else if hang {
-            Outcome::Hang
-        } else if spawn_failed || matches!(exit_code, Some(126 | 127)) {
-            Outcome::CouldNotStart
-        } else if exit_code == Some(0) {
-            Outcome::Passed
-        } else {
-            Outcome::Failed
-        }
-    }
-}
-
 /// Everything the runner knows about one finished run: how the process ended, never what its
 /// output says (reading a log is the record's business, in `report`).
 #[derive(Clone, Debug, PartialEq)]
@@ -211,19 +174,11 @@ pub struct Finished {
     pub end: SystemTime,
     /// Wall time, in seconds.
     pub duration_secs: f64,
-    /// The exit code, when the child exited on its own.
-    pub exit_code: Option<i32>,
-    /// The signal that ended the child (e.g. `SIGKILL`), when one did.
-    pub signal: Option<String>,
-    /// The timeout passed and the group was killed.
-    pub hang: bool,
-    /// The tool was interrupted while this ran.
-    pub interrupted: bool,
+    /// How the run ended.
+    pub ended: Ended,
     /// Processes still alive after the child ended (in its group, escaped from it, or
     /// descended from either) that the runner had to kill.
     pub strays_killed: u32,
-    /// Why the child could not be started, if it could not.
-    pub spawn_error: Option<String>,
     pub log: PathBuf,
 }
 
@@ -237,24 +192,15 @@ impl Finished {
             start: now,
             end: now,
             duration_secs: 0.0,
-            exit_code: None,
-            signal: None,
-            hang: false,
-            interrupted: false,
+            ended: Ended::Exited(Status::default()),
             strays_killed: 0,
-            spawn_error: None,
             log: job.log.clone(),
         }
     }
 
-    /// How the process ended (see [`Outcome::of_process`]).
+    /// How the process ended (see [`Ended::outcome`]).
     pub fn outcome(&self) -> Outcome {
-        Outcome::of_process(
-            self.interrupted,
-            self.hang,
-            self.spawn_error.is_some(),
-            self.exit_code,
-        )
+        self.ended.outcome()
     }
 }
 
@@ -440,8 +386,6 @@ fn supervise(
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
-    record.hang = cut == Some(Cut::Hang);
-    record.interrupted = cut == Some(Cut::Interrupted);
 
     let mut killed: BTreeSet<i32> = BTreeSet::new();
     let status = match status {
@@ -453,13 +397,22 @@ fn supervise(
     record.strays_killed = procs::clean_up(&scope, &mut killed);
     record.end = SystemTime::now();
     record.duration_secs = at.elapsed().as_secs_f64();
-    match status {
-        Ok(st) => {
-            record.exit_code = st.code();
-            record.signal = st.signal().map(signal_name);
-        }
-        Err(e) => record.spawn_error = Some(format!("waiting failed: {e}")),
-    }
+    let status = match status {
+        Ok(st) => Ok(Status {
+            exit_code: st.code(),
+            signal: st.signal().map(signal_name),
+        }),
+        Err(e) => Err(format!("waiting failed: {e}")),
+    };
+    record.ended = match (cut, status) {
+        (Some(Cut::Hang), status) => Ended::Hang(status.unwrap_or_default()),
+        (Some(Cut::Interrupted), status) => Ended::Interrupted(status.unwrap_or_default()),
+        (_, Ok(status)) => Ended::Exited(status),
+        (_, Err(why)) => Ended::CouldNotStart {
+            why,
+            status: Status::default(),
+        },
+    };
     record
 }
 
@@ -467,7 +420,7 @@ fn supervise(
 /// adds what its log says).
 ///
 /// Errors only when the log cannot be created; a command that cannot start is a record with
-/// `spawn_error` set, because for a judge that is an outcome ("could not start"), not a crash.
+/// [`Ended::CouldNotStart`], because for a judge that is an outcome ("could not start"), not a crash.
 pub fn run(job: &Job) -> io::Result<Finished> {
     let log = files::outputs::create(&job.log)?;
     let (mut cmd, tag) = command(job)?;
@@ -478,7 +431,10 @@ pub fn run(job: &Job) -> io::Result<Finished> {
     let started = match spawn(cmd, tag) {
         Ok(started) => started,
         Err(e) => {
-            record.spawn_error = Some(e.to_string());
+            record.ended = Ended::CouldNotStart {
+                why: e.to_string(),
+                status: Status::default(),
+            };
             record.end = SystemTime::now();
             log_spawn_error(&job.log, &record.argv, &e)?;
             return Ok(record);

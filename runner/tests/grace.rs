@@ -23,7 +23,7 @@ fn a_main_process_that_ignores_sigterm_gets_sigkill_after_the_grace() {
     let rec = within(30, move || runner::run(&job).unwrap());
     assert_eq!(rec.outcome(), Outcome::Hang);
     assert!(rec.duration_secs < 5.0, "{}", rec.duration_secs);
-    assert_eq!(rec.signal.as_deref(), Some("SIGKILL"), "{rec:?}");
+    assert_eq!(rec.ended.signal(), Some("SIGKILL"), "{rec:?}");
     assert!(
         !alive(pid_from(&pidfile)),
         "the shell that ignored SIGTERM lives"

@@ -18,7 +18,7 @@ fn an_interrupt_kills_the_running_group_and_says_so() {
     let started = Instant::now();
     let rec = runner::run(&job).unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(rec.interrupted);
-    assert!(!rec.hang);
+    assert!(rec.ended.is_interrupted());
+    assert!(!rec.ended.is_hang());
     assert_eq!(rec.outcome(), Outcome::Interrupted);
 }

@@ -40,11 +40,11 @@ fn a_run_starting_while_another_ends_is_never_killed_as_the_others_stray() {
         for n in 0..150 {
             let job = Job::shell("sleep 0.05", &root, root.join(format!("start-{n}.log")));
             let rec = runner::run(&job).unwrap();
-            if rec.outcome() != Outcome::Passed || rec.signal.is_some() {
+            if rec.outcome() != Outcome::Passed || rec.ended.signal().is_some() {
                 bad.push(format!(
                     "run {n}: {:?} signal {:?}",
                     rec.outcome(),
-                    rec.signal
+                    rec.ended.signal()
                 ));
             }
         }

@@ -30,7 +30,7 @@ fn a_hang_is_killed_with_its_group_and_reported_as_a_hang() {
         .timeout(Duration::from_millis(500))
         .grace(Duration::from_millis(300));
     let rec = within(30, move || runner::run(&job).unwrap());
-    assert!(rec.hang);
+    assert!(rec.ended.is_hang());
     assert_eq!(rec.outcome(), Outcome::Hang);
     assert!(
         rec.duration_secs >= 0.5 && rec.duration_secs < 5.0,
@@ -89,7 +89,7 @@ fn a_daemon_holding_stdout_open_does_not_hang_the_runner() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(rec.outcome(), Outcome::Passed);
     assert_eq!(rec.strays_killed, 1);
-    assert!(!rec.hang);
+    assert!(!rec.ended.is_hang());
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn commands_that_cannot_start_are_not_failures_or_passes() {
     let log = dir.path().join("out.log");
     let job = Job::shell("no-such-command-gatekit", dir.path(), &log);
     let rec = within(30, move || runner::run(&job).unwrap());
-    assert_eq!(rec.exit_code, Some(127));
+    assert_eq!(rec.ended.exit_code(), Some(127));
     assert_eq!(rec.outcome(), Outcome::CouldNotStart);
 
     let log = dir.path().join("argv.log");
@@ -108,7 +108,7 @@ fn commands_that_cannot_start_are_not_failures_or_passes() {
         &log,
     );
     let rec = within(30, move || runner::run(&job).unwrap());
-    assert!(rec.spawn_error.is_some());
+    assert!(rec.ended.could_not_start().is_some());
     assert_eq!(rec.outcome(), Outcome::CouldNotStart);
 }
 
@@ -118,8 +118,8 @@ fn death_by_signal_is_recorded_by_name() {
     let log = dir.path().join("out.log");
     let job = Job::shell("kill -SEGV $$", dir.path(), &log);
     let rec = within(30, move || runner::run(&job).unwrap());
-    assert_eq!(rec.signal.as_deref(), Some("SIGSEGV"));
-    assert_eq!(rec.exit_code, None);
+    assert_eq!(rec.ended.signal(), Some("SIGSEGV"));
+    assert_eq!(rec.ended.exit_code(), None);
     assert_eq!(rec.outcome(), Outcome::Failed);
 }
 
@@ -201,9 +201,9 @@ fn a_piped_child_answers_on_its_pipes_and_its_stderr_goes_to_the_log() {
         drop(stdin);
         child.finish(Duration::from_secs(10))
     });
-    assert_eq!(rec.exit_code, Some(3), "{rec:?}");
+    assert_eq!(rec.ended.exit_code(), Some(3), "{rec:?}");
     assert_eq!(rec.outcome(), Outcome::Failed);
-    assert!(!rec.hang && !rec.interrupted);
+    assert!(!rec.ended.is_hang() && !rec.ended.is_interrupted());
     assert_eq!(fs::read_to_string(&log).unwrap(), "err hello\n");
 }
 
@@ -232,7 +232,7 @@ fn killing_a_piped_child_kills_its_group_and_its_escaped_strays() {
     assert!(!alive(grandchild), "the grandchild in its group survived");
     assert!(!alive(escaped), "the child that left the group survived");
     assert!(rec.strays_killed >= 1, "{rec:?}");
-    assert!(!rec.hang);
+    assert!(!rec.ended.is_hang());
 }
 
 #[test]
@@ -253,7 +253,7 @@ fn a_piped_child_past_its_timeout_is_a_hang_and_its_reader_sees_the_end() {
         piped.finish(Duration::ZERO)
     });
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(rec.hang, "{rec:?}");
+    assert!(rec.ended.is_hang(), "{rec:?}");
     assert_eq!(rec.outcome(), Outcome::Hang);
 }
 

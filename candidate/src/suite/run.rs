@@ -155,7 +155,7 @@ pub fn run_suite(job: &SuiteJob, dir: &Path, log: &Path, share: &dyn Share) -> R
         let Some(ran) = ran else {
             let _ = scratch.remove();
             let mut record = RunRecord::not_yet_run(child.argv(), dir.to_path_buf(), log);
-            record.interrupted = true;
+            record.run.ended = runner::Ended::Interrupted(runner::Status::default());
             return Ok(Ran {
                 record,
                 build: None,
@@ -164,7 +164,7 @@ pub fn run_suite(job: &SuiteJob, dir: &Path, log: &Path, share: &dyn Share) -> R
         let record = ran.with_context(|| format!("creating the log {}", log.display()))?;
         let failed = build_failed(&record, job.timeouts.build);
         built = Some(Built {
-            secs: record.duration_secs,
+            secs: record.run.duration_secs,
             log,
             failed: failed.clone(),
         });
@@ -205,9 +205,11 @@ fn build_failed(built: &RunRecord, timeout: Duration) -> Option<String> {
 /// (never a hang, never a kill), with the build's own status in its text and no run time.
 fn as_not_started(mut built: RunRecord, failed: Option<String>) -> RunRecord {
     if let Some(why) = failed {
-        built.hang = false;
-        built.spawn_error = Some(why);
-        built.duration_secs = 0.0;
+        // The build's own status stays with its words; the hang (if it was one) is the
+        // build's, not the suite's.
+        let status = built.run.ended.status().clone();
+        built.run.ended = runner::Ended::CouldNotStart { why, status };
+        built.run.duration_secs = 0.0;
     }
     built
 }

@@ -157,9 +157,9 @@ mod running {
         assert_eq!(built.log, dir.path().join("01-s.build.log"));
         let build_log = std::fs::read_to_string(&built.log).unwrap();
         assert_eq!(build_log, "building\n");
-        assert_eq!(ran.record.log, dir.path().join("01-s.log"));
+        assert_eq!(ran.record.run.log, dir.path().join("01-s.log"));
         assert_eq!(
-            std::fs::read_to_string(&ran.record.log).unwrap(),
+            std::fs::read_to_string(&ran.record.run.log).unwrap(),
             "run own\n"
         );
     }
@@ -170,10 +170,10 @@ mod running {
         assert!(!dir.path().join("ran").exists());
         assert_eq!(ran.record.outcome(), Outcome::CouldNotStart);
         assert_eq!(
-            ran.record.spawn_error.as_deref(),
+            ran.record.run.ended.could_not_start(),
             Some("build failed (exit 3)")
         );
-        assert_eq!(ran.record.log, dir.path().join("01-s.build.log"));
+        assert_eq!(ran.record.run.log, dir.path().join("01-s.build.log"));
         assert!(ran.build_failed());
         assert_eq!(
             ran.build.unwrap().failed.as_deref(),
@@ -190,7 +190,7 @@ mod running {
         ));
         assert!(!dir.path().join("ran").exists());
         assert_eq!(ran.record.outcome(), Outcome::CouldNotStart);
-        let why = ran.record.spawn_error.clone().unwrap();
+        let why = ran.record.run.ended.could_not_start().unwrap();
         assert!(why.starts_with("build timed out after"), "{why}");
         assert!(ran.build_failed());
         assert!(ran.build.unwrap().secs < 10.0);

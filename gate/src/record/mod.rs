@@ -307,7 +307,7 @@ pub(crate) mod fixtures {
 
     pub(crate) fn suite(name: &str, exit: i32) -> SuiteResult {
         let mut record = RunRecord::not_yet_run(vec!["sh".into()], "wt".into(), "log".into());
-        record.exit_code = Some(exit);
+        record.run.ended = runner::Ended::exited(exit);
         SuiteResult {
             name: name.into(),
             command: "true".into(),

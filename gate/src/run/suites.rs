@@ -51,7 +51,7 @@ pub(super) fn run(
             name: &p.name,
             result: &result,
         });
-        let stop = result.record.interrupted;
+        let stop = result.record.run.ended.is_interrupted();
         record(result, shows);
         if stop {
             interrupted = true;

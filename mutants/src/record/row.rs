@@ -90,10 +90,15 @@ impl SuiteRun {
             return Verdict::Unviable;
         }
         let mut record = RunRecord::not_yet_run(Vec::new(), PathBuf::new(), PathBuf::new());
-        record.exit_code = self.exit_code;
-        record.signal = self.signal.clone();
-        record.hang = self.hang;
-        record.spawn_error = self.not_started.clone();
+        record.run.ended = runner::Ended::from_fields(
+            false,
+            self.hang,
+            self.not_started.clone(),
+            runner::Status {
+                exit_code: self.exit_code,
+                signal: self.signal.clone(),
+            },
+        );
         record.counts = self.counts;
         Verdict::judge_record(expect, &record).unwrap_or(Verdict::Error)
     }

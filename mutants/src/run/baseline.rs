@@ -113,7 +113,7 @@ pub(crate) fn baseline(
             .find(|r| r.outcome() != Outcome::Passed)
             .unwrap_or(first);
         let passed = worst.outcome() == Outcome::Passed;
-        result.interrupted |= records.iter().any(|r| r.interrupted);
+        result.interrupted |= records.iter().any(|r| r.run.ended.is_interrupted());
         result.passed &= passed;
         let (timeout, source) = mutant_timeout(cli_timeout, suite, slowest);
         result.timeouts.insert(
@@ -128,19 +128,19 @@ pub(crate) fn baseline(
             suite: suite.name.clone(),
             status: worst.status_text(),
             passed,
-            duration_secs: first.duration_secs,
+            duration_secs: first.run.duration_secs,
             build_secs: rans[0].build_secs(),
             counts: worst.counts,
-            strays_killed: worst.strays_killed,
+            strays_killed: worst.run.strays_killed,
             mutant_timeout_secs: timeout.as_secs_f64(),
             timeout_source: source,
-            log: relative(out, &worst.log),
+            log: relative(out, &worst.run.log),
             why: if passed {
                 Vec::new()
             } else {
                 worst.why.clone()
             },
-            notes: worst.notes(&relative(out, &worst.log)),
+            notes: worst.notes(&relative(out, &worst.run.log)),
         });
     }
     // A checkout that stopped early (its first suite failed) left the later suites unrun.

@@ -82,8 +82,8 @@ pub(crate) fn run_canary(
         suite: suite_name.to_string(),
         verdict,
         status: record.status_text(),
-        start: record.start,
-        duration_secs: record.duration_secs + build_secs.unwrap_or(0.0),
-        log: relative(&plan.out, &record.log),
+        start: record.start(),
+        duration_secs: record.run.duration_secs + build_secs.unwrap_or(0.0),
+        log: relative(&plan.out, &record.run.log),
     }))
 }

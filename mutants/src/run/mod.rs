@@ -246,7 +246,7 @@ fn ready(plan: &Plan, j: usize, co: &Checkout, tx: &mpsc::Sender<Event>) -> Resu
     for suite in &plan.warm.suites {
         let ran =
             baseline::run_baseline(suite, co, j, plan.warm.cli_timeout, &plan.out, plan.cores)?;
-        if ran.record.interrupted {
+        if ran.record.run.ended.is_interrupted() {
             return Ok(false);
         }
         if ran.record.outcome() != report::Outcome::Passed {
@@ -254,7 +254,7 @@ fn ready(plan: &Plan, j: usize, co: &Checkout, tx: &mpsc::Sender<Event>) -> Resu
                 checkout: j,
                 suite: suite.name.clone(),
                 status: ran.record.status_text(),
-                log: ran.record.log.clone(),
+                log: ran.record.run.log.clone(),
             });
             return Ok(false);
         }

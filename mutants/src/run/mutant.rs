@@ -100,7 +100,7 @@ pub(super) fn run_one(
             timeouts,
             plan.cores,
         )?;
-        if ran.record.interrupted {
+        if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });
         }
@@ -183,23 +183,23 @@ fn suite_run(
         suite: suite.to_string(),
         verdict: Verdict::Error,
         status: record.status_text(),
-        exit_code: record.exit_code,
-        signal: record.signal.clone(),
-        hang: record.hang,
-        not_started: record.spawn_error.clone(),
+        exit_code: record.run.ended.exit_code(),
+        signal: record.run.ended.signal().map(str::to_string),
+        hang: record.run.ended.is_hang(),
+        not_started: record.run.ended.could_not_start().map(str::to_string),
         build_failed: ran.build_failed(),
         file_changed: None,
-        start: record.start,
-        end: record.end,
-        duration_secs: record.duration_secs,
+        start: record.start(),
+        end: record.end(),
+        duration_secs: record.run.duration_secs,
         build_secs: ran.build_secs(),
         timeout_secs: timeout.as_secs_f64(),
         baseline_counts,
         counts: record.counts,
         failed_tests: record.failed_tests.clone(),
         first_error: record.first_error.clone(),
-        strays_killed: record.strays_killed,
-        log: relative(out, &record.log),
+        strays_killed: record.run.strays_killed,
+        log: relative(out, &record.run.log),
     };
     run.verdict = run.judged(m.expect, m.operator.is_some());
     run

@@ -377,8 +377,8 @@ impl Driver {
             count_tokens_calls: count_calls,
             nonce: calls.last().map(|c| c.nonce.clone()),
             status: record.status_text(),
-            duration_secs: record.duration_secs,
-            strays_killed: record.strays_killed,
+            duration_secs: record.run.duration_secs,
+            strays_killed: record.run.strays_killed,
             start,
             dir: dir.to_path_buf(),
         };

@@ -363,7 +363,7 @@ mod tests {
 
     fn record(exit: i32) -> RunRecord {
         let mut r = RunRecord::not_yet_run(vec!["client".into()], PathBuf::new(), PathBuf::new());
-        r.exit_code = Some(exit);
+        r.run.ended = runner::Ended::exited(exit);
         r
     }
 
@@ -472,8 +472,7 @@ mod tests {
     #[test]
     fn a_run_that_hung_or_never_called_the_tool_gives_no_verdict_on_the_text() {
         let mut hung = record(0);
-        hung.exit_code = None;
-        hung.hang = true;
+        hung.run.ended = runner::Ended::Hang(runner::Status::default());
         let full = end_marker(500, "n0nce");
         let j = judge_output(&hung, &[call(500, true)], &full, &spill(), T);
         let (v, m) = (j.verdict, j.message);
@@ -492,7 +491,7 @@ mod tests {
             Verdict::Error
         );
         let mut missing = record(127);
-        missing.exit_code = Some(127);
+        missing.run.ended = runner::Ended::exited(127);
         assert_eq!(
             judge_output(&missing, &[], "", &spill(), T).verdict,
             Verdict::Error

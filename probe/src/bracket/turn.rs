@@ -238,7 +238,7 @@ mod tests {
 
     fn record() -> RunRecord {
         let mut r = RunRecord::not_yet_run(vec!["client".into()], PathBuf::new(), PathBuf::new());
-        r.exit_code = Some(0);
+        r.run.ended = runner::Ended::exited(0);
         r
     }
 
