@@ -134,7 +134,10 @@ class Sandbox:
     """A temp dir with HOME, XDG dirs, TMPDIR and a git config of its own."""
 
     def __init__(self, bindir):
-        self.root = tempfile.mkdtemp(prefix="gatekit-examples-")
+        # In /tmp whatever TMPDIR says: the tools wrap a long line by its width, so a page's
+        # shown output holds only for paths as long as the ones it was written with (CI's
+        # TMPDIR is a longer folder of its own).
+        self.root = tempfile.mkdtemp(prefix="gatekit-examples-", dir="/tmp")
         self.home = os.path.join(self.root, "home")
         self.tmp = os.path.join(self.root, "tmp")
         self.work = os.path.join(self.root, "work")
