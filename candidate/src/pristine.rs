@@ -251,6 +251,28 @@ impl Pristine {
         &self.tree
     }
 
+    /// Every file of the tree under review with its blob id (links and submodules included, as
+    /// their entries), by path: what an incremental run compares a suite's inputs by.
+    pub fn files(&self) -> Result<Vec<(String, String)>, GitError> {
+        let out = self.git.bytes([
+            "ls-tree",
+            "-r",
+            "-z",
+            "--full-tree",
+            "--end-of-options",
+            &self.tree,
+        ])?;
+        Ok(out
+            .split(|b| *b == 0)
+            .filter_map(|entry| {
+                let tab = entry.iter().position(|b| *b == b'\t')?;
+                let meta = std::str::from_utf8(&entry[..tab]).ok()?;
+                let id = meta.split(' ').nth(2)?.to_string();
+                Some((String::from_utf8_lossy(&entry[tab + 1..]).into_owned(), id))
+            })
+            .collect())
+    }
+
     /// The id of the tree under review with `path` (relative, `/`-separated) left out: the same
     /// id whatever `path` holds, so two trees that differ only there have the same one. Built
     /// in an index of its own beside ours; only objects are written.

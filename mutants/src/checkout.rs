@@ -187,6 +187,12 @@ impl Checkout {
         self.pristine.tree()
     }
 
+    /// Every file of the tree under review with its blob id (see
+    /// [`candidate::pristine::Pristine::files`]).
+    pub fn files(&self) -> Result<Vec<(String, String)>> {
+        Ok(self.pristine.files()?)
+    }
+
     /// The tree's id with `path` left out (see [`candidate::pristine::Pristine::tree_without`]).
     pub fn tree_without(&self, path: &str) -> Result<String> {
         Ok(self.pristine.tree_without(path)?)

@@ -665,6 +665,31 @@ fn incremental_judges_only_mutants_that_changed_or_whose_code_changed() {
 }
 
 #[test]
+fn incremental_keeps_verdicts_while_a_suites_declared_inputs_and_the_mutated_file_are_unchanged() {
+    let spec = format!(
+        "[suites.unit]\nrun = \"sh test.sh\"\ninputs = [\"lib.sh\", \"test.sh\"]\n\n{}{}",
+        mutant("first", "$1 + $2", "$1 - $2", ""),
+        mutant("second", "echo \"hello\"", "echo \"bye\"", ""),
+    );
+    let fx = Fixture::new(&spec);
+    fx.run(&["--incremental"]).assert_exit(0);
+    // A file the suite does not read changed (the code tree did): every verdict kept.
+    fx.repo.write("README.md", "notes\n");
+    let out = fx.run(&["--incremental"]);
+    out.assert_exit(0);
+    assert!(out.stderr.contains("2 of 2 mutants unchanged"), "{out}");
+    let report = fx.report();
+    assert!(report["inputs"]["unit"].is_string(), "{report:#}");
+    assert!(report["mutants"][0]["reused"].is_object());
+    // A file it reads changed: every verdict judged again.
+    fx.repo
+        .write("test.sh", format!("{}# edited\n", crate::common::TEST));
+    let out = fx.run(&["--incremental"]);
+    out.assert_exit(0);
+    assert!(out.stderr.contains("0 of 2 mutants unchanged"), "{out}");
+}
+
+#[test]
 fn each_suite_run_gets_its_own_scratch_tmpdir_removed_afterwards() {
     // The suite records its TMPDIR and leaves a file and a read-only folder in it (which only
     // bites when the tests run as a user other than root: root removes it regardless).

@@ -349,7 +349,10 @@ mod tests {
             assert_eq!(json["hang"], hang, "{json}");
             assert_eq!(json["interrupted"], interrupted, "{json}");
             assert_eq!(json["spawn_error"], serde_json::json!(why), "{json}");
-            assert!(json.get("run").is_none() && json.get("ended").is_none(), "{json}");
+            assert!(
+                json.get("run").is_none() && json.get("ended").is_none(),
+                "{json}"
+            );
             let back: RunRecord = serde_json::from_value(json).unwrap();
             assert_eq!(back, r);
         }

@@ -37,6 +37,7 @@ pub struct RawSuite {
     env: BTreeMap<String, Spanned<String>>,
     junit: Option<Spanned<String>>,
     tap: Option<Spanned<bool>>,
+    inputs: Option<Spanned<Vec<String>>>,
 }
 
 impl RawSuite {
@@ -76,6 +77,11 @@ pub struct Suite {
     /// Where its counts and failed tests are read from: the log, the runner's JUnit file
     /// (`junit = "reports/junit.xml"`), or TAP on stdout (`tap = true`).
     pub results: Source,
+    /// What the suite reads (mutants.toml only): globs of the tree's files, relative to its
+    /// root (`inputs = ["src/**", "tests/**"]`). `mutants run --incremental` keeps a verdict
+    /// while the files they match (and the mutated file) are unchanged; empty means every
+    /// tracked file.
+    pub inputs: Vec<String>,
 }
 
 impl Suite {
@@ -141,6 +147,34 @@ pub fn read(
             ));
         }
     }
+    if let (Form::Gate { .. }, Some(inputs)) = (form, &raw.inputs) {
+        return Err(at(
+            Some(inputs.span()),
+            "`inputs` means nothing in gate.toml: it says what an incremental mutants run may \
+             compare, and gate runs every suite every time (put it in mutants.toml's suite)"
+                .into(),
+        ));
+    }
+    let inputs = match &raw.inputs {
+        Some(list) => {
+            let mut globs = Vec::new();
+            for pattern in list.get_ref() {
+                let bad =
+                    |why: String| at(Some(list.span()), format!("`inputs` {pattern:?} {why}"));
+                if pattern.trim().is_empty() {
+                    return Err(bad("is empty".into()));
+                }
+                files::path::relative(pattern).map_err(|why| bad(why.to_string()))?;
+                globset::GlobBuilder::new(pattern)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| bad(format!("is not a glob: {}", e.kind())))?;
+                globs.push(pattern.clone());
+            }
+            globs
+        }
+        None => Vec::new(),
+    };
     let command = match (&raw.run, &raw.glob) {
         (Some(run), None) => Command::Run(text(run, "run", false)?),
         (None, Some(glob)) => {
@@ -201,6 +235,7 @@ pub fn read(
         build_timeout,
         env: env_table(&raw.env, &at)?,
         results: results(&raw.junit, &raw.tap, &at)?,
+        inputs,
     })
 }
 

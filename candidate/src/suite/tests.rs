@@ -72,6 +72,35 @@ fn keys_that_mean_nothing_to_mutants_are_refused_there_with_why() {
 }
 
 #[test]
+fn inputs_are_globs_of_the_tree_read_by_mutants_and_refused_by_gate() {
+    let s = read_as(
+        false,
+        "run = \"true\"\ninputs = [\"src/**\", \"tests/*.py\"]",
+    )
+    .unwrap();
+    assert_eq!(s.inputs, ["src/**", "tests/*.py"]);
+    assert!(read_as(false, "run = \"true\"").unwrap().inputs.is_empty());
+    for (bad, why) in [
+        ("\"/etc/**\"", "is absolute"),
+        ("\"../up/**\"", "climbs"),
+        ("\"\"", "is empty"),
+        ("\"src/[\"", "is not a glob"),
+    ] {
+        let e = error(false, &format!("run = \"true\"\ninputs = [{bad}]"));
+        assert!(
+            e.starts_with("mutants.toml:3: suite \"x\": `inputs`"),
+            "{e}"
+        );
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    let e = error(true, "name = \"x\"\nrun = \"true\"\ninputs = [\"src/**\"]");
+    assert!(
+        e.starts_with("gate.toml:4: `inputs` means nothing in gate.toml"),
+        "{e}"
+    );
+}
+
+#[test]
 fn every_refusal_names_its_line_in_either_file() {
     for gate in [true, false] {
         let name = if gate { "name = \"x\"\n" } else { "" };
@@ -227,6 +256,7 @@ mod running {
             build_timeout: None,
             env: BTreeMap::from([("A".to_string(), "own".to_string())]),
             results: Source::Log,
+            inputs: Vec::new(),
         };
         let file = BTreeMap::from([
             ("A".to_string(), "file".to_string()),

@@ -64,6 +64,12 @@ pub(crate) struct RunReport {
     /// tree's verdicts.
     #[schemars(regex(pattern = r"^[0-9a-f]{40}([0-9a-f]{24})?$"))]
     pub code_tree: String,
+    /// For each suite that declares `inputs`, the sha256 of its globs and of every file of the
+    /// tree they match (path and blob id): `--incremental` keeps a verdict while it and the
+    /// mutated file's blob are unchanged, whatever else changed.
+    pub inputs: std::collections::BTreeMap<String, String>,
+    /// The blob id of each mutated file in the tree under review.
+    pub file_blobs: std::collections::BTreeMap<String, String>,
     /// What of DIR's uncommitted state was carried into the worktrees.
     #[serde(deserialize_with = "required")]
     pub carried: Option<String>,

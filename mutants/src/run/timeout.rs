@@ -76,6 +76,7 @@ mod tests {
             build_timeout: None,
             env: BTreeMap::new(),
             results: Default::default(),
+            inputs: Vec::new(),
         }
     }
 

@@ -85,6 +85,11 @@ impl Session {
         let sources = read_sources(&spec, &selected, checkouts[0].path())?;
         let tree = checkouts[0].tree().to_string();
         let code_tree = previous::code_tree(&checkouts[0], repo.dir(), &spec.file)?;
+        let tree_files = checkouts[0]
+            .files()
+            .context("listing the tree's files (git ls-tree)")?;
+        let inputs = incremental::inputs(&spec, &tree_files);
+        let file_blobs = incremental::file_blobs(&spec, &tree_files);
 
         // One run per --out, held to the end: taken once the input is known good (a bad spec
         // leaves no --out behind) and before anything is written there.
@@ -97,13 +102,13 @@ impl Session {
         let (selected, reused) = if settings.selection.incremental {
             match incremental::prior(&out) {
                 Ok(prior) => {
-                    let keep = incremental::reusable(
-                        &prior,
-                        &spec,
-                        &selected,
-                        &code_tree,
-                        candidate.as_ref(),
-                    );
+                    let now = incremental::Now {
+                        code_tree: &code_tree,
+                        candidate: candidate.as_ref(),
+                        inputs: &inputs,
+                        file_blobs: &file_blobs,
+                    };
+                    let keep = incremental::reusable(&prior, &spec, &selected, &now);
                     reporter.emit(&Note::Reused {
                         kept: keep.len(),
                         planned,
@@ -133,6 +138,8 @@ impl Session {
             commit: origin.commit,
             tree,
             code_tree,
+            inputs,
+            file_blobs,
             carried: origin.carried,
             candidate,
             start: Timestamp::now(),
