@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Checks of bench_vs_mutmut.py's translation on small cases, without mutmut or a network:
-scripts/bench-vs-mutmut.sh runs this first and stops if it fails, and .ci/run runs it.
+"""Checks of the translation of bench_vs_mutmut.py and bench_vs_stryker.py on small cases,
+without mutmut, Stryker or a network: scripts/bench-vs-mutmut.sh and bench-vs-stryker.sh run
+this first and stop if it fails, and .ci/run runs it.
 
   python3 scripts/bench_vs_mutmut_selftest.py
 """
 
+import json
 import os
 import sys
 import tempfile
@@ -12,6 +14,7 @@ import tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_vs_mutmut as bvm  # noqa: E402
+import bench_vs_stryker as bvs  # noqa: E402
 
 
 def check(cond, what):
@@ -69,6 +72,40 @@ def main():
     check(got == {"a.x_f__mutmut_1": "killed", "a.x_f__mutmut_2": "SURVIVED",
                   "a.x_g__mutmut_1": "not covered", "a.x_g__mutmut_2": "killed (hang)"},
           "mutmut's results read in gatekit's words")
+
+    stryker()
+
+
+def stryker():
+    """A listing report of three mutants: two at one place (one nested in the other), one
+    elsewhere; the pick of at least 2 takes the first place and both mutants inside it."""
+    source = "export function f(a, b) {\n  return a < b\n}\nexport const g = (a) => a < 1\n"
+    def loc(l1, c1, l2, c2):
+        return {"start": {"line": l1, "column": c1}, "end": {"line": l2, "column": c2}}
+    mutants = [
+        {"id": "1", "mutatorName": "EqualityOperator", "replacement": "a <= b",
+         "location": loc(2, 10, 2, 15)},
+        {"id": "2", "mutatorName": "ConditionalExpression", "replacement": "true",
+         "location": loc(2, 10, 2, 15)},
+        {"id": "3", "mutatorName": "EqualityOperator", "replacement": "a >= 1",
+         "location": loc(4, 27, 4, 32)},
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        with open(report, "w") as f:
+            json.dump({"files": {"src/m.ts": {"source": source, "mutants": mutants}}}, f)
+        picked, spec = os.path.join(tmp, "picked.json"), os.path.join(tmp, "mutants.toml")
+        bvs.pick(report, "src/m.ts", 2, picked, spec, "npx vitest run")
+        got = json.load(open(picked))
+        check(got["mutate"] == ["src/m.ts:2:9-2:14"],
+              "Stryker's range: lines from 1, columns from 0, the node's exact place")
+        spec = tomllib.load(open(spec, "rb"))
+        after = [source.replace(m["anchor"], m["replace"], 1) for m in spec["mutant"]]
+        check(after == [source.replace("a < b", "true"), source.replace("a < b", "a <= b")],
+              "each mutant inside the range, its replacement put at its place")
+        bvs.parts(tmp, 1)
+        check(open(os.path.join(tmp, "part-1.txt")).read().count("\n") == 2,
+              "a part names the mutants inside its ranges")
 
 
 if __name__ == "__main__":
