@@ -12,6 +12,8 @@ import sys
 import tempfile
 import tomllib
 
+# Importing the sibling helpers leaves no __pycache__ in the checkout.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_vs_mutmut as bvm  # noqa: E402
 import bench_vs_stryker as bvs  # noqa: E402

@@ -24,6 +24,8 @@ import json
 import os
 import sys
 
+# Importing the sibling helpers leaves no __pycache__ in the checkout.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_vs_mutmut import anchor_for, toml_str  # noqa: E402
 
