@@ -84,11 +84,13 @@ fn probe_linked_under_its_name_and_found_on_path_starts_its_server() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // Whatever the test client saves over its limit stays in this test's folder.
     let out = Output::of(
         testkit::bin("sh")
             .current_dir(dir.path())
             .env("PATH", &path)
-            .args(["-c", "probe check --expect 500 --client 'probe test-client --limit 500 --mcp-config {mcp_config} --n {n}'"]),
+            .env("TMPDIR", dir.path())
+            .args(["-c", "probe check --expect 500 --client 'probe test-client --limit 500 --mcp-config {mcp_config} --n {n} --saved-dir .'"]),
     );
     out.assert_exit(0);
     assert!(out.stdout.contains("check: held"), "{out}");
