@@ -54,7 +54,6 @@ projects=(
   "uuid           go          go        github.com/google/uuid v1.5.0 v1.6.0 none        -"
 )
 
-stamp() { echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 echo "start: $(stamp)"
 if ! selftest=$(python3 "$here/scripts/bench_suggest_selftest.py" 2>&1); then
   echo "$selftest" >&2

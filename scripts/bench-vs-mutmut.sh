@@ -45,13 +45,8 @@ cache="$HOME/.cache/gatekit/bench-vs-mutmut"
 helper="$here/scripts/bench_vs_mutmut.py"
 unset PYTHONDONTWRITEBYTECODE
 
-stamp() { echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 echo "start: $(stamp)"
-if ! selftest=$(python3 "$here/scripts/bench_vs_mutmut_selftest.py" 2>&1); then
-  echo "$selftest" >&2
-  echo "the translation's self-test failed: nothing measured" >&2
-  exit 1
-fi
+selftest bench_vs_mutmut_selftest.py
 
 # --- what is installed, kept in the cache ---------------------------------------------------
 venv="$cache/venv-mutmut-$MUTMUT_VERSION-pytest-$PYTEST_VERSION"

@@ -46,13 +46,8 @@ SUITE=${SUITE:-npx vitest run}
 cache="$HOME/.cache/gatekit/bench-vs-stryker"
 helper="$here/scripts/bench_vs_stryker.py"
 
-stamp() { echo "$(date -u '+%Y-%m-%d %H:%M:%S UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 echo "start: $(stamp)"
-if ! selftest=$(python3 "$here/scripts/bench_vs_mutmut_selftest.py" 2>&1); then
-  echo "$selftest" >&2
-  echo "the translation's self-test failed: nothing measured" >&2
-  exit 1
-fi
+selftest bench_vs_mutmut_selftest.py
 
 # --- what is installed, kept in the cache ---------------------------------------------------
 deps="$cache/deps-stryker-$STRYKER_VERSION-vitest-$VITEST_VERSION"

@@ -85,9 +85,14 @@ impl Session {
         let sources = read_sources(&spec, &selected, checkouts[0].path())?;
         let tree = checkouts[0].tree().to_string();
         let code_tree = previous::code_tree(&checkouts[0], repo.dir(), &spec.file)?;
-        let tree_files = checkouts[0]
-            .files()
-            .context("listing the tree's files (git ls-tree)")?;
+        // Only a suite that declares its inputs needs the tree's files listed.
+        let tree_files = if spec.suites.values().any(|s| !s.inputs.is_empty()) {
+            checkouts[0]
+                .files()
+                .context("listing the tree's files (git ls-tree)")?
+        } else {
+            Vec::new()
+        };
         let inputs = incremental::inputs(&spec, &tree_files);
         let file_blobs = incremental::file_blobs(&spec, &tree_files);
 

@@ -51,7 +51,12 @@ fn suite_value(suite: &Suite) -> Value {
         "timeout_ms": suite.timeout.map(|t| t.as_millis() as u64),
         "build_timeout_ms": suite.build_timeout.map(|t| t.as_millis() as u64),
         "env": env,
-        "results": format!("{:?}", suite.results),
+        // Spelled here, not by Debug, so a compiler's formatting never changes an identity.
+        "results": match &suite.results {
+            report::results::Source::Log => json!("log"),
+            report::results::Source::Junit(path) => json!({ "junit": path }),
+            report::results::Source::Tap => json!("tap"),
+        },
     })
 }
 
@@ -133,6 +138,16 @@ also = ["t"]
             (
                 "run = \"cargo test\"",
                 "run = \"cargo test\"\nenv = { RUST_LOG = \"1\" }",
+                0,
+            ),
+            (
+                "run = \"cargo test\"",
+                "run = \"cargo test\"\ntap = true",
+                0,
+            ),
+            (
+                "run = \"cargo test\"",
+                "run = \"cargo test\"\njunit = \"r.xml\"",
                 0,
             ),
         ] {
