@@ -42,6 +42,9 @@ pub enum Ended {
     Hang(Status),
     /// The tool was interrupted while it ran, and its group was killed.
     Interrupted(Status),
+    /// Its observer (the caller's, see [`crate::Observer`]) asked for it to stop, and its group
+    /// was killed as a hung one is: a failure the caller saw in its output, never a pass.
+    Stopped(Status),
     /// It could not be started, or a step it needed failed (`why`); the status is the step's.
     CouldNotStart { why: String, status: Status },
 }
@@ -58,7 +61,7 @@ impl Ended {
     /// The process's own status, whichever way the run ended.
     pub fn status(&self) -> &Status {
         match self {
-            Ended::Exited(s) | Ended::Hang(s) | Ended::Interrupted(s) => s,
+            Ended::Exited(s) | Ended::Hang(s) | Ended::Interrupted(s) | Ended::Stopped(s) => s,
             Ended::CouldNotStart { status, .. } => status,
         }
     }
@@ -79,6 +82,11 @@ impl Ended {
         matches!(self, Ended::Interrupted(_))
     }
 
+    /// Whether its observer stopped it.
+    pub fn is_stopped(&self) -> bool {
+        matches!(self, Ended::Stopped(_))
+    }
+
     /// Why the run could not start, when it could not.
     pub fn could_not_start(&self) -> Option<&str> {
         match self {
@@ -94,6 +102,7 @@ impl Ended {
         match self {
             Ended::Interrupted(_) => Outcome::Interrupted,
             Ended::Hang(_) => Outcome::Hang,
+            Ended::Stopped(_) => Outcome::Failed,
             Ended::CouldNotStart { .. } => Outcome::CouldNotStart,
             Ended::Exited(s) => match s.exit_code {
                 Some(126 | 127) => Outcome::CouldNotStart,
@@ -103,11 +112,13 @@ impl Ended {
         }
     }
 
-    /// The run as its flat record fields say it (`interrupted`, `hang`, `spawn_error`, and the
-    /// status), the same precedence as [`Ended::outcome`]: what a report read back holds.
+    /// The run as its flat record fields say it (`interrupted`, `hang`, `stopped`,
+    /// `spawn_error`, and the status), the same precedence as [`Ended::outcome`]: what a report
+    /// read back holds.
     pub fn from_fields(
         interrupted: bool,
         hang: bool,
+        stopped: bool,
         spawn_error: Option<String>,
         status: Status,
     ) -> Ended {
@@ -115,6 +126,8 @@ impl Ended {
             Ended::Interrupted(status)
         } else if hang {
             Ended::Hang(status)
+        } else if stopped {
+            Ended::Stopped(status)
         } else if let Some(why) = spawn_error {
             Ended::CouldNotStart { why, status }
         } else {
@@ -149,6 +162,10 @@ mod tests {
         assert!(hang.is_hang() && !hang.is_interrupted());
         let stopped = Ended::Interrupted(status(None, Some("SIGTERM")));
         assert_eq!(stopped.outcome(), Outcome::Interrupted);
+        // Stopped by its observer: a failure it saw, never a pass nor a hang.
+        let observed = Ended::Stopped(status(None, Some("SIGTERM")));
+        assert_eq!(observed.outcome(), Outcome::Failed);
+        assert!(observed.is_stopped() && !observed.is_hang());
         // A failed build keeps its own exit code inside "could not start".
         let unbuilt = Ended::CouldNotStart {
             why: "build failed (exit 3)".into(),
@@ -163,22 +180,27 @@ mod tests {
     fn flat_fields_read_back_by_the_judges_precedence() {
         let s = || status(Some(1), None);
         assert_eq!(
-            Ended::from_fields(true, true, Some("x".into()), s()),
+            Ended::from_fields(true, true, true, Some("x".into()), s()),
             Ended::Interrupted(s())
         );
         assert_eq!(
-            Ended::from_fields(false, true, Some("x".into()), s()),
+            Ended::from_fields(false, true, true, Some("x".into()), s()),
             Ended::Hang(s())
         );
         assert_eq!(
-            Ended::from_fields(false, false, Some("x".into()), s()),
+            Ended::from_fields(false, false, false, Some("x".into()), s()),
             Ended::CouldNotStart {
                 why: "x".into(),
                 status: s()
             }
         );
         assert_eq!(
-            Ended::from_fields(false, false, None, s()),
+            Ended::from_fields(false, false, false, None, s()),
+            Ended::Exited(s())
+        );
+        assert_eq!(
+            Ended::from_fields(false, false, true, Some("x".into()), s()),
+            Ended::Stopped(s())
             Ended::Exited(s())
         );
     }

@@ -23,6 +23,11 @@
 //!   SIGKILL after a grace period that lets well-behaved suites clean up. The record says
 //!   `hang`, and [`Outcome::Hang`] is never a pass.
 //!
+//! A caller may also watch the output as it is written ([`Job::watch`], an [`Observer`] fed
+//! each line of the log by the same tailer that echoes it) and ask for the run to stop: the
+//! group is then stopped as a hung one is, and the record says [`Ended::Stopped`] (a failure,
+//! never a pass). What the lines mean is the observer's business, never the runner's.
+//!
 //! [`run`] is the whole contract for a batch command. An interactive child (an MCP server a
 //! client talks to over stdin and stdout) takes the [piped mode](start_piped) instead: the same
 //! tag, group, environment, timeout, interrupt check and strays killed, with the two pipes
@@ -36,7 +41,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -45,18 +50,19 @@ use serde::{Deserialize, Serialize};
 
 use files::interrupt;
 
-mod echo;
 mod ended;
 mod piped;
 mod procs;
 pub mod scratch;
 pub mod stale;
 pub mod stop;
+mod tail;
 
-use echo::Echo;
 pub use ended::{Ended, Outcome, Status};
 pub use piped::{start_piped, Piped, STDERR_KEPT};
 pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
+pub use tail::{Observer, Watch};
+use tail::Tail;
 
 /// The default timeout when a caller gives none (suites default to 30 minutes).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -74,7 +80,7 @@ pub enum Program {
 }
 
 /// One child command to run: what, where, with which environment and limits.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Job {
     pub program: Program,
     pub dir: PathBuf,
@@ -95,6 +101,26 @@ pub struct Job {
     /// left as it is: handed to make it would turn a serial makefile parallel. A
     /// `CARGO_MAKEFLAGS` the job sets itself wins.
     pub jobserver: Option<jobserver::Client>,
+    /// Watches the output as it is written and may stop the run (see [`Observer`]).
+    pub watch: Option<Watch>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("program", &self.program)
+            .field("dir", &self.dir)
+            .field("env", &self.env)
+            .field("env_remove", &self.env_remove)
+            .field("env_clear", &self.env_clear)
+            .field("timeout", &self.timeout)
+            .field("grace", &self.grace)
+            .field("log", &self.log)
+            .field("echo", &self.echo)
+            .field("jobserver", &self.jobserver)
+            .field("watch", &self.watch.as_ref().map(|_| "an observer"))
+            .finish()
+    }
 }
 
 impl Job {
@@ -119,6 +145,7 @@ impl Job {
             log: log.into(),
             echo: false,
             jobserver: None,
+            watch: None,
         }
     }
 
@@ -146,6 +173,12 @@ impl Job {
 
     pub fn echo(mut self, echo: bool) -> Job {
         self.echo = echo;
+        self
+    }
+
+    /// Hands each line of the output to `watch` as it is written; it may stop the run.
+    pub fn watch(mut self, watch: Watch) -> Job {
+        self.watch = Some(watch);
         self
     }
 
@@ -336,16 +369,18 @@ enum Cut {
     Interrupted,
     /// The caller asked (a piped child's owner is done with it).
     Asked,
+    /// The run's observer asked: stopped as a hang is, recorded as stopped.
+    Stopped,
 }
 
 /// Waits for the child (whose exit `status` delivers) until it exits, `deadline` passes, an
-/// interrupt arrives, or `asked` is set; then stops what is left of the run, kills its strays
-/// and fills in `record`.
+/// interrupt arrives, or `asked` is set (`asked_is` says by whom); then stops what is left of
+/// the run, kills its strays and fills in `record`.
 fn supervise(
     started: Started,
     deadline: Instant,
     grace: Duration,
-    asked: &AtomicBool,
+    (asked, asked_is): (&AtomicBool, Cut),
     mut record: Finished,
 ) -> Finished {
     let Started {
@@ -380,7 +415,7 @@ fn supervise(
                 cut = Some(Cut::Interrupted)
             }
             Err(mpsc::RecvTimeoutError::Timeout) if asked.load(Ordering::SeqCst) => {
-                cut = Some(Cut::Asked)
+                cut = Some(asked_is)
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -407,6 +442,7 @@ fn supervise(
     record.ended = match (cut, status) {
         (Some(Cut::Hang), status) => Ended::Hang(status.unwrap_or_default()),
         (Some(Cut::Interrupted), status) => Ended::Interrupted(status.unwrap_or_default()),
+        (Some(Cut::Stopped), status) => Ended::Stopped(status.unwrap_or_default()),
         (_, Ok(status)) => Ended::Exited(status),
         (_, Err(why)) => Ended::CouldNotStart {
             why,
@@ -440,13 +476,22 @@ pub fn run(job: &Job) -> io::Result<Finished> {
             return Ok(record);
         }
     };
-    let echo = job.echo.then(|| Echo::start(job.log.clone()));
+    // Only its observer can ask a plain run to stop; without one it ends by itself, by its
+    // timeout or by Ctrl-C.
+    let asked = Arc::new(AtomicBool::new(false));
+    let tail = (job.echo || job.watch.is_some()).then(|| {
+        Tail::start(
+            job.log.clone(),
+            job.echo,
+            job.watch.clone(),
+            Arc::clone(&asked),
+            started.at,
+        )
+    });
     let deadline = started.at + job.timeout;
-    // Nobody else can ask a plain run to stop: it ends by itself, by its timeout or by Ctrl-C.
-    let never = AtomicBool::new(false);
-    let record = supervise(started, deadline, job.grace, &never, record);
-    if let Some(echo) = echo {
-        echo.finish();
+    let record = supervise(started, deadline, job.grace, (&asked, Cut::Stopped), record);
+    if let Some(tail) = tail {
+        tail.finish();
     }
     Ok(record)
 }

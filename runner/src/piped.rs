@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{command, log_spawn_error, spawn, supervise, Echo, Finished, Job};
+use crate::{command, log_spawn_error, spawn, supervise, Cut, Finished, Job, Tail};
 
 /// The most of a piped child's stderr its log keeps (16 MiB); what comes after is counted and
 /// dropped.
@@ -103,9 +103,13 @@ pub fn start_piped(job: &Job) -> io::Result<Piped> {
     let flag = Arc::clone(&asked);
     let deadline = started.at + job.timeout;
     let grace = job.grace;
-    let echo = job.echo.then(|| Echo::start(job.log.clone()));
+    // The caller reads the child's stdout itself: its log (stderr) is only echoed.
+    let echo = job.echo.then(|| {
+        let never = Arc::new(AtomicBool::new(false));
+        Tail::start(job.log.clone(), true, None, never, started.at)
+    });
     let watcher = thread::spawn(move || {
-        let record = supervise(started, deadline, grace, &flag, record);
+        let record = supervise(started, deadline, grace, (&flag, Cut::Asked), record);
         // The group is gone: the drain reaches the pipe's end (and writes its count) before
         // the echo shows the log's last lines.
         if let Some(drainer) = drainer {

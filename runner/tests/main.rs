@@ -7,3 +7,4 @@
 mod common;
 mod grace;
 mod runs;
+mod watch;
