@@ -10,33 +10,43 @@ use crate::counts::{strip_ansi, tail};
 use crate::errors::{self, Failed};
 use crate::tap;
 
-struct NamePatterns {
-    cargo: Regex,
+/// How each runner names a failed test on a line of its output: the one place that knows,
+/// read after the run ([`failed_tests`]) and while it streams ([`crate::first_failure`]).
+pub(crate) struct NamePatterns {
+    pub(crate) cargo: Regex,
+    /// `cargo test -q`'s line for a failed test as it ends (the name is in its block too).
+    pub(crate) cargo_quiet: Regex,
     nextest: Regex,
     tap: Regex,
     node_spec: Regex,
-    pytest: Regex,
+    pub(crate) pytest: Regex,
+    /// pytest's verbose progress line: `path::test[params] FAILED   [ 50%]`.
+    pub(crate) pytest_verbose: Regex,
     pytest_sub: Regex,
     unittest: Regex,
     go: Regex,
-    jest: Regex,
-    vitest: Regex,
-    vitest_mark: Regex,
+    pub(crate) jest: Regex,
+    pub(crate) vitest: Regex,
+    pub(crate) vitest_mark: Regex,
+    /// vitest's line for a test file that had failures, above its tests' marks.
+    pub(crate) vitest_file: Regex,
     deno: Regex,
     bun: Regex,
 }
 
-fn name_patterns() -> &'static NamePatterns {
+pub(crate) fn name_patterns() -> &'static NamePatterns {
     static P: OnceLock<NamePatterns> = OnceLock::new();
     P.get_or_init(|| {
         let re = |s: &str| Regex::new(s).expect("static pattern");
         NamePatterns {
             cargo: re(r"^(?:test (\S+) \.\.\. FAILED|---- (\S+) stdout ----)\s*$"),
+            cargo_quiet: re(r"^(\S+) --- FAILED\s*$"),
             nextest: re(r"^\s*(?:FAIL|TIMEOUT|SIGSEGV|SIGABRT|SIGKILL) \[\s*[\d.]+s\]\s+(?:\(\s*\d+/\d+\)\s+)?(.+?)\s*$"),
             tap: re(r"^\s*not ok \d+(?: -)? (.+?)(?:\s+#\s.*)?\s*$"),
             node_spec: re(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$"),
             // An id's parameters may hold spaces and ` - ` (`t.py::test_x[a - b]`).
-            pytest: re(r"^(?:FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - .*)?\s*$"),
+            pytest: re(r"^(?:FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - (.*?))?\s*$"),
+            pytest_verbose: re(r"^(\S+::\S.*?) (?:FAILED|ERROR)(?:\s+\[\s*\d+%\])?\s*$"),
             // pytest 9: `SUBFAILED[msg] (i=2) path::test - message`, the description first.
             pytest_sub: re(r"^SUBFAILED(.*?) (\S+::\S+)(?: - .*)?\s*$"),
             // A subtest adds its parameters after the name: `FAIL: test_x (m.T.test_x) (i=2)`.
@@ -45,6 +55,7 @@ fn name_patterns() -> &'static NamePatterns {
             jest: re(r"^\s*● (.+?)\s*$"),
             vitest: re(r"^\s*FAIL\s+(.+? > .+?)\s*$"),
             vitest_mark: re(r"^\s+[×x] (.+?) \d+m?s\s*$"),
+            vitest_file: re(r"^\s*❯ (\S+) \(\d+ tests? \|"),
             deno: re(r"^(.+?) \.\.\. FAILED \(\d+(?:\.\d+)?m?s\)\s*$"),
             bun: re(r"^\(fail\) (.+?)(?: \[[\d.]+m?s\])?\s*$"),
         }

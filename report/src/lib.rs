@@ -18,6 +18,7 @@ pub mod counts;
 pub mod duration;
 pub mod errors;
 pub mod failures;
+pub mod first_failure;
 pub mod fit;
 pub mod format;
 pub mod json;

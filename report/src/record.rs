@@ -66,6 +66,10 @@ struct RunRecordWire {
     hang: bool,
     /// The tool was interrupted while this ran.
     interrupted: bool,
+    /// Its observer stopped it (mutants' first failure: the suite had failed, the rest was not
+    /// run); absent for every other run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    stopped: bool,
     /// Processes still alive after the child ended (in its group, escaped from it, or
     /// descended from either) that the runner had to kill.
     strays_killed: u32,
@@ -109,6 +113,7 @@ impl From<RunRecord> for RunRecordWire {
             signal: status.signal,
             hang: f.ended.is_hang(),
             interrupted: f.ended.is_interrupted(),
+            stopped: f.ended.is_stopped(),
             strays_killed: f.strays_killed,
             spawn_error: f.ended.could_not_start().map(str::to_string),
             counts: r.counts,
@@ -135,7 +140,7 @@ impl From<RunRecordWire> for RunRecord {
                 start: w.start.into(),
                 end: w.end.into(),
                 duration_secs: w.duration_secs,
-                ended: Ended::from_fields(w.interrupted, w.hang, w.spawn_error, status),
+                ended: Ended::from_fields(w.interrupted, w.hang, w.stopped, w.spawn_error, status),
                 strays_killed: w.strays_killed,
                 log: w.log,
             },
@@ -288,6 +293,7 @@ impl RunRecord {
         match ended {
             Ended::Hang(_) => "hang".to_string(),
             Ended::Interrupted(_) => "interrupted".to_string(),
+            Ended::Stopped(_) => "stopped at its first failure".to_string(),
             Ended::CouldNotStart { why, .. } => format!("not started ({why})"),
             Ended::Exited(status) => {
                 if let Some(failed) = self.failures_despite_exit_0() {
@@ -353,8 +359,17 @@ mod tests {
                 json.get("run").is_none() && json.get("ended").is_none(),
                 "{json}"
             );
+            // Every ending but a stop is written as it always was, without the new field.
+            assert!(json.get("stopped").is_none(), "{json}");
             let back: RunRecord = serde_json::from_value(json).unwrap();
             assert_eq!(back, r);
         }
+        let stopped = record(Ended::Stopped(status(None, Some("SIGTERM"))));
+        let json = serde_json::to_value(&stopped).unwrap();
+        assert_eq!(json["stopped"], true, "{json}");
+        assert_eq!(json["hang"], false, "{json}");
+        let back: RunRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(back, stopped);
+        assert_eq!(back.outcome(), Outcome::Failed);
     }
 }

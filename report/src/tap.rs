@@ -31,15 +31,16 @@ pub struct Tap {
     pub failed: Vec<Failed>,
 }
 
-struct Patterns {
-    point: Regex,
-    directive: Regex,
-    version: Regex,
-    plan: Regex,
-    summary: Regex,
+/// TAP's lines, read after the run ([`read`]) and while it streams ([`crate::first_failure`]).
+pub(crate) struct Patterns {
+    pub(crate) point: Regex,
+    pub(crate) directive: Regex,
+    pub(crate) version: Regex,
+    pub(crate) plan: Regex,
+    pub(crate) summary: Regex,
 }
 
-fn patterns() -> &'static Patterns {
+pub(crate) fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
         let re = |s: &str| Regex::new(s).expect("static pattern");
@@ -212,7 +213,7 @@ fn leaves(points: Vec<Point>) -> Tap {
 
 /// The line that says why in a point's YAML diagnostics, or `None` when they say nothing
 /// more than that it failed.
-fn yaml_error(yaml: &[&str], point_name: &str) -> Option<String> {
+pub(crate) fn yaml_error(yaml: &[&str], point_name: &str) -> Option<String> {
     let key = |k: &str| -> Option<(usize, String)> {
         yaml.iter().enumerate().find_map(|(i, l)| {
             let rest = l.trim_start().strip_prefix(k)?.strip_prefix(':')?;
