@@ -201,7 +201,6 @@ mod tests {
         assert_eq!(
             Ended::from_fields(false, false, true, Some("x".into()), s()),
             Ended::Stopped(s())
-            Ended::Exited(s())
         );
     }
 }
