@@ -3,7 +3,7 @@
 //!
 //! Both files take the same keys with the same rules (`run`, `build`, `build_timeout`,
 //! `timeout`, `env`, `junit`, `tap`), so a suite copied from one to the other means the same
-//! thing. A key that means nothing to one tool is refused there with one line saying why and
+//! thing; `inputs` and `fail_fast` are mutants' alone. A key that means nothing to one tool is refused there with one line saying why and
 //! what to write instead: mutants.toml names a suite by its table (`[suites.NAME]`), so `name`
 //! is refused there, and a mutant names one suite, so `glob` (one suite per matching file) is
 //! gate's alone. Every problem is `FILE:LINE: what is wrong`, before anything runs.
@@ -20,7 +20,7 @@ use report::results::Source;
 
 pub mod run;
 
-pub use run::{run_suite, Alone, Built, Ran, Share, SuiteJob, Timeouts};
+pub use run::{run_suite, run_suite_watched, Alone, Built, Ran, Share, SuiteJob, Timeouts};
 
 /// A suite as either file writes it: every key any tool takes, so that a key one tool does not
 /// take is refused with a reason rather than as an unknown field. Unknown keys are refused.
@@ -38,6 +38,7 @@ pub struct RawSuite {
     junit: Option<Spanned<String>>,
     tap: Option<Spanned<bool>>,
     inputs: Option<Spanned<Vec<String>>>,
+    fail_fast: Option<Spanned<bool>>,
 }
 
 impl RawSuite {
@@ -82,6 +83,10 @@ pub struct Suite {
     /// while the files they match (and the mutated file) are unchanged; empty means every
     /// tracked file.
     pub inputs: Vec<String>,
+    /// Stop at the first failed test (mutants.toml only, on unless `fail_fast = false`): a
+    /// mutant's run is stopped once its runner's report of a failed test is complete. gate's
+    /// suites always run whole.
+    pub fail_fast: bool,
 }
 
 impl Suite {
@@ -155,6 +160,16 @@ pub fn read(
                 .into(),
         ));
     }
+    if let (Form::Gate { .. }, Some(fail_fast)) = (form, &raw.fail_fast) {
+        return Err(at(
+            Some(fail_fast.span()),
+            "`fail_fast` means nothing in gate.toml: gate runs every suite whole, to report \
+             every failed test (put it in mutants.toml's suite)"
+                .into(),
+        ));
+    }
+    let fail_fast = matches!(form, Form::Mutants { .. })
+        && raw.fail_fast.as_ref().map_or(true, |f| *f.get_ref());
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();
@@ -236,6 +251,7 @@ pub fn read(
         env: env_table(&raw.env, &at)?,
         results: results(&raw.junit, &raw.tap, &at)?,
         inputs,
+        fail_fast,
     })
 }
 

@@ -137,6 +137,18 @@ pub fn build_log(log: &Path) -> PathBuf {
 /// Errors only when a log or the scratch folder cannot be made; a command that cannot start
 /// is a record that says so.
 pub fn run_suite(job: &SuiteJob, dir: &Path, log: &Path, share: &dyn Share) -> Result<Ran> {
+    run_suite_watched(job, dir, log, share, None)
+}
+
+/// [`run_suite`], with `watch` fed the suite's output as it is written (never its build's): it
+/// may stop the run (mutants' first failure, see [`runner::Observer`]).
+pub fn run_suite_watched(
+    job: &SuiteJob,
+    dir: &Path,
+    log: &Path,
+    share: &dyn Share,
+    watch: Option<runner::Watch>,
+) -> Result<Ran> {
     let scratch =
         runner::scratch::ScratchDir::new("tmp").context("creating the suite's scratch TMPDIR")?;
     let job_for = |script: &str, log: &Path, timeout: Duration| {
@@ -176,7 +188,10 @@ pub fn run_suite(job: &SuiteJob, dir: &Path, log: &Path, share: &dyn Share) -> R
             });
         }
     }
-    let child = job_for(&job.run, log, job.timeouts.run);
+    let mut child = job_for(&job.run, log, job.timeouts.run);
+    if let Some(watch) = watch {
+        child = child.watch(watch);
+    }
     let record = report::record::run_reading(&child, &job.results)
         .with_context(|| format!("creating the log {}", log.display()))?;
     // Read-only folders a suite left are made writable first; removal is never a verdict, and
