@@ -57,7 +57,10 @@ impl Verdict {
     /// process did, and counting that as the suite noticing the mutant could hide a survivor.
     pub fn judge_record(expect: Expect, record: &report::RunRecord) -> Option<Verdict> {
         let outcome = record.outcome();
-        if outcome == Outcome::Failed && record.run.ended.signal() == Some("SIGKILL") {
+        // A SIGKILL nobody here sent (the kernel's out-of-memory killer) proves nothing; the
+        // one a stop at the first failure ends with is ours, after the suite failed.
+        let ours = record.run.ended.is_stopped();
+        if outcome == Outcome::Failed && !ours && record.run.ended.signal() == Some("SIGKILL") {
             return Some(Verdict::Error);
         }
         Verdict::judge(expect, outcome)

@@ -69,6 +69,7 @@ struct RunRecordWire {
     /// Its observer stopped it (mutants' first failure: the suite had failed, the rest was not
     /// run); absent for every other run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(extend("x-optional" = true))]
     stopped: bool,
     /// Processes still alive after the child ended (in its group, escaped from it, or
     /// descended from either) that the runner had to kill.

@@ -8,6 +8,7 @@ use super::strict::required;
 
 use std::path::PathBuf;
 
+use report::first_failure::FirstFailure;
 use report::{Counts, RunRecord, Timestamp};
 
 use crate::anchor::Span;
@@ -64,6 +65,12 @@ pub(crate) struct SuiteRun {
     /// written before it was recorded.
     #[serde(default)]
     pub first_error: Option<String>,
+    /// Where the suite was stopped (`fail_fast`): its first failed test as the runner named
+    /// it, that test's first error line when printed by then, and the seconds to the stop.
+    /// Absent for a run that ran whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
+    pub first_failure: Option<FirstFailure>,
     /// Processes left behind that the runner had to kill.
     pub strays_killed: u32,
     /// The log, relative to the output folder.
@@ -93,6 +100,7 @@ impl SuiteRun {
         record.run.ended = runner::Ended::from_fields(
             false,
             self.hang,
+            self.first_failure.is_some(),
             self.not_started.clone(),
             runner::Status {
                 exit_code: self.exit_code,
@@ -203,6 +211,17 @@ pub(crate) struct Row {
 }
 
 impl Row {
+    /// The verdict as a reader sees it: `killed (first failure)` for a kill whose suite was
+    /// stopped at its first failed test (the verdict is `killed` all the same), else the
+    /// verdict's word.
+    pub fn verdict_text(&self) -> String {
+        let stopped = self.run.as_ref().is_some_and(|r| r.first_failure.is_some());
+        match self.verdict {
+            Verdict::Killed if stopped => "killed (first failure)".to_string(),
+            v => v.to_string(),
+        }
+    }
+
     /// What the mutant expects of its suites: to be noticed, or (a control) not.
     pub fn expect(&self) -> Expect {
         if self.control {

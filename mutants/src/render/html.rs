@@ -225,7 +225,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         esc(r.site.as_deref().unwrap_or("")),
         esc(&claim_cell(r)),
         r.verdict.class(),
-        esc(&r.verdict.to_string()),
+        esc(&r.verdict_text()),
         esc(&run.map(SuiteRun::counts_text).unwrap_or_default()),
     );
     for a in also {

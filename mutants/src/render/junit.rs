@@ -164,7 +164,7 @@ fn case(r: &Row, out: &Path) -> TestCase {
 /// What a reader wants beside the verdict: the suite's result and counts, the log, the diff.
 fn system_out(r: &Row) -> String {
     let mut lines = vec![
-        format!("verdict: {}", r.verdict),
+        format!("verdict: {}", r.verdict_text()),
         format!("file: {}", r.file),
     ];
     match &r.undoes {

@@ -54,7 +54,7 @@ pub(crate) fn finished_line(row: &Row, done: usize, total: usize, paint: Painter
         }
         None => String::new(),
     };
-    let word = row.verdict.to_string();
+    let word = row.verdict_text();
     // Padded before painting: escape sequences would count as width.
     let pad = " ".repeat(16usize.saturating_sub(word.chars().count()));
     format!(

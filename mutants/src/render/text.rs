@@ -41,7 +41,7 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
             name,
             r.site.clone().unwrap_or_default(),
             claim_cell(r),
-            r.verdict.to_string(),
+            r.verdict_text(),
             run.map(|s| s.counts_text()).unwrap_or_default(),
         ];
         for a in &also {

@@ -2,16 +2,17 @@
 //! before any mutant. A red or hung baseline would make every mutant look killed, so it stops
 //! the run; a green one sets each suite's mutant timeout.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
 
+use report::first_failure::FirstFailure;
 use report::{Counts, Outcome, RunRecord};
 
 use super::cores::Cores;
-use super::suite::{relative, run_suite, Ran};
+use super::suite::{relative, run_suite, stops_when_green, Ran};
 use super::timeout::{
     baseline_build_timeout, baseline_timeout, mutant_build_timeout, mutant_timeout, Timeouts,
 };
@@ -29,6 +30,12 @@ pub(crate) struct BaselineResult {
     /// The per-suite mutant timeouts and baseline counts, for the mutant runs.
     pub timeouts: BTreeMap<String, Timeouts>,
     pub counts: BTreeMap<String, Option<Counts>>,
+    /// The suites whose mutants stop at their first failed test: those with `fail_fast`
+    /// whose green baseline would not have stopped.
+    pub fail_fast: BTreeSet<String>,
+    /// The suites with `fail_fast` whose green baseline's log would have stopped (the
+    /// failure the reader saw in it): their mutants run whole.
+    pub fail_fast_off: Vec<(String, FirstFailure)>,
 }
 
 /// Runs every suite unmutated in the given checkouts, in parallel (the session hands it
@@ -82,6 +89,8 @@ pub(crate) fn baseline(
         interrupted: false,
         timeouts: BTreeMap::new(),
         counts: BTreeMap::new(),
+        fail_fast: BTreeSet::new(),
+        fail_fast_off: Vec::new(),
     };
     for (i, suite) in suites.iter().enumerate() {
         // The slowest checkout sets the timeout; a failure in any checkout fails the baseline.
@@ -124,6 +133,19 @@ pub(crate) fn baseline(
             },
         );
         result.counts.insert(suite.name.clone(), first.counts);
+        // The exactness guard: the reader that stops a mutant's run must see no failure in the
+        // same suite's whole, passing output.
+        if passed && suite.fail_fast {
+            match records
+                .iter()
+                .find_map(|r| stops_when_green(suite, &r.run.log))
+            {
+                Some(seen) => result.fail_fast_off.push((suite.name.clone(), seen)),
+                None => {
+                    result.fail_fast.insert(suite.name.clone());
+                }
+            }
+        }
         result.baselines.push(Baseline {
             suite: suite.name.clone(),
             status: worst.status_text(),

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 
 use report::Outcome;
 
-use super::suite::{relative, run_suite};
+use super::suite::{relative, run_suite, run_suite_fail_fast};
 use super::Plan;
 use crate::checkout::Checkout;
 use crate::record::{Canary, CanaryVerdict};
@@ -56,13 +56,13 @@ pub(crate) fn run_canary(
         slug(suite_name, "suite")
     ));
     let suite = &plan.spec.suites[suite_name];
-    let ran = run_suite(
-        suite,
-        co.path(),
-        &log,
-        plan.baseline.timeouts[suite_name],
-        plan.cores,
-    );
+    let timeouts = plan.baseline.timeouts[suite_name];
+    // A canary only needs the suite to fail: it may stop at its first failure as a mutant does.
+    let ran = if plan.baseline.fail_fast.contains(suite_name) {
+        run_suite_fail_fast(suite, co.path(), &log, timeouts, plan.cores).map(|(ran, _)| ran)
+    } else {
+        run_suite(suite, co.path(), &log, timeouts, plan.cores)
+    };
     // Put back whatever the suite did, before anything else can go wrong: a file the suite
     // replaced is not ours to write (the checkout is then made whole from the tree below).
     let _replaced = swapped.restore().context("after its canary")?;

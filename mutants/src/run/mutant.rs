@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use report::first_failure::FirstFailure;
 use report::Counts;
 
-use super::suite::{relative, run_suite, Ran};
+use super::suite::{relative, run_suite, run_suite_fail_fast, Ran};
 use super::Plan;
 use crate::anchor::{self, Found};
 use crate::checkout::Checkout;
@@ -93,13 +94,14 @@ pub(super) fn run_one(
             )
         };
         let timeouts = plan.baseline.timeouts[suite_name];
-        let ran = run_suite(
-            suite,
-            co.path(),
-            &plan.out.join("logs").join(log_name),
-            timeouts,
-            plan.cores,
-        )?;
+        let log = plan.out.join("logs").join(log_name);
+        // A control runs whole: its verdict is that the suite passes, which only the whole run
+        // can say.
+        let (ran, first) = if plan.baseline.fail_fast.contains(suite_name) && !m.is_control() {
+            run_suite_fail_fast(suite, co.path(), &log, timeouts, plan.cores)?
+        } else {
+            (run_suite(suite, co.path(), &log, timeouts, plan.cores)?, None)
+        };
         if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });
@@ -109,7 +111,7 @@ pub(super) fn run_one(
             &plan.out,
             suite_name,
             m,
-            &ran,
+            (&ran, first),
             timeouts.run,
             baseline_counts,
         );
@@ -174,11 +176,20 @@ fn suite_run(
     out: &Path,
     suite: &str,
     m: &Mutant,
-    ran: &Ran,
+    (ran, first): (&Ran, Option<FirstFailure>),
     timeout: Duration,
     baseline_counts: Option<Counts>,
 ) -> SuiteRun {
     let record = &ran.record;
+    // The test it stopped at leads the failed tests (a reader of the cut log may not name it:
+    // pytest names its failures at the end), with its error line when it was printed.
+    let mut failed_tests = record.failed_tests.clone();
+    let mut first_error = record.first_error.clone();
+    if let Some(first) = &first {
+        failed_tests.retain(|t| t != &first.test);
+        failed_tests.insert(0, first.test.clone());
+        first_error = first.error.clone().or(first_error);
+    }
     let mut run = SuiteRun {
         suite: suite.to_string(),
         verdict: Verdict::Error,
@@ -196,8 +207,9 @@ fn suite_run(
         timeout_secs: timeout.as_secs_f64(),
         baseline_counts,
         counts: record.counts,
-        failed_tests: record.failed_tests.clone(),
-        first_error: record.first_error.clone(),
+        failed_tests,
+        first_error,
+        first_failure: first,
         strays_killed: record.run.strays_killed,
         log: relative(out, &record.run.log),
     };

@@ -301,6 +301,12 @@ impl Session {
             }
             return Ok(Err(Exit::Precondition));
         }
+        for (suite, seen) in &baseline.fail_fast_off {
+            out.emit(&Note::FailFastOff {
+                suite,
+                test: &seen.test,
+            });
+        }
         self.report.end = Timestamp::now();
         render::write_all(
             &self.report,

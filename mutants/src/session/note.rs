@@ -55,6 +55,9 @@ pub(crate) enum Note<'a> {
     BaselineRunning { suites: &'a [String] },
     /// The baseline failed on restored build outputs and runs again cold.
     BaselineAgainCold,
+    /// `suite`'s green baseline would already have stopped at a first failure (`test`, as the
+    /// reader named it): its mutants run whole.
+    FailFastOff { suite: &'a str, test: &'a str },
     /// A suite of the baseline failed: its status, why (failed tests, first errors, notes)
     /// and, when it names none, the log's last lines; the log.
     BaselineFailed {

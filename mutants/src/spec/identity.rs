@@ -57,6 +57,11 @@ fn suite_value(suite: &Suite) -> Value {
             report::results::Source::Junit(path) => json!({ "junit": path }),
             report::results::Source::Tap => json!("tap"),
         },
+        // `fail_fast` is left out: it never changes a verdict. A mutant's run stops only once
+        // its runner has reported a failed test, so the suite has failed (`killed`) whatever
+        // the rest would have said; a baseline whose passing log would already stop runs every
+        // mutant whole; and controls always run whole. Only the time and the failed tests
+        // listed change, which a reused row may keep.
     })
 }
 
