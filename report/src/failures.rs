@@ -19,7 +19,7 @@ pub(crate) struct NamePatterns {
     nextest: Regex,
     tap: Regex,
     node_spec: Regex,
-    pub(crate) pytest: Regex,
+    pytest: Regex,
     /// pytest's verbose progress line: `path::test[params] FAILED   [ 50%]`.
     pub(crate) pytest_verbose: Regex,
     pytest_sub: Regex,
@@ -30,6 +30,8 @@ pub(crate) struct NamePatterns {
     pub(crate) vitest_mark: Regex,
     /// vitest's line for a test file that had failures, above its tests' marks.
     pub(crate) vitest_file: Regex,
+    /// A name vitest's verbose reporter gives a test: its file first (`a.test.mjs > adds`).
+    pub(crate) vitest_file_name: Regex,
     deno: Regex,
     bun: Regex,
 }
@@ -45,7 +47,7 @@ pub(crate) fn name_patterns() -> &'static NamePatterns {
             tap: re(r"^\s*not ok \d+(?: -)? (.+?)(?:\s+#\s.*)?\s*$"),
             node_spec: re(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$"),
             // An id's parameters may hold spaces and ` - ` (`t.py::test_x[a - b]`).
-            pytest: re(r"^(?:FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - (.*?))?\s*$"),
+            pytest: re(r"^(?:FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - .*)?\s*$"),
             pytest_verbose: re(r"^(\S+::\S.*?) (?:FAILED|ERROR)(?:\s+\[\s*\d+%\])?\s*$"),
             // pytest 9: `SUBFAILED[msg] (i=2) path::test - message`, the description first.
             pytest_sub: re(r"^SUBFAILED(.*?) (\S+::\S+)(?: - .*)?\s*$"),
@@ -56,6 +58,7 @@ pub(crate) fn name_patterns() -> &'static NamePatterns {
             vitest: re(r"^\s*FAIL\s+(.+? > .+?)\s*$"),
             vitest_mark: re(r"^\s+[×x] (.+?) \d+m?s\s*$"),
             vitest_file: re(r"^\s*❯ (\S+) \(\d+ tests? \|"),
+            vitest_file_name: re(r"^\S+\.[cm]?[jt]sx? > "),
             deno: re(r"^(.+?) \.\.\. FAILED \(\d+(?:\.\d+)?m?s\)\s*$"),
             bun: re(r"^\(fail\) (.+?)(?: \[[\d.]+m?s\])?\s*$"),
         }

@@ -22,14 +22,17 @@
 //! - **pytest** `-v`: `path::test FAILED [ 50%]` as the test ends, its `E` lines only in the
 //!   failures section once every test has run: the stop is at the verbose line, without an
 //!   error line. Without `-v` pytest names no test until its closing summary (`FAILED path::id
-//!   - message`, read with its message): a suite that wants an earlier stop passes `-v`, or
-//!   `-x`, with which pytest stops itself.
+//!   - message`), a moment before it ends by itself: a stop there would save nothing and lose
+//!   the closing counts, so that run goes whole. A suite that wants an early stop passes `-v`,
+//!   or `-x`, with which pytest stops itself.
 //! - **jest**: a test file's `● describe › test` blocks are printed when the file ends; the
 //!   block's first line (`expect(received).toBe(expected)`, `TypeError: ...`) completes it.
-//! - **vitest** (its default reporter when not on a terminal): a file's tests are listed when the
+//! - **vitest**: its default reporter, when not on a terminal, lists a file's tests when the
 //!   file ends, under `❯ file (N tests | M failed)`, each failed one as `× name 3ms` with
 //!   `→ message` under it: that line completes the first failure, named `file > name` as the
-//!   closing `FAIL  file > name` blocks name it (read too, with their first line).
+//!   closing `FAIL  file > name` blocks name it (read too, with their first line). A flood in
+//!   one file is thus read only when that file ends; `--reporter=verbose` prints each test as
+//!   it ends (`× file > name 3ms`, then `→ message`), the earliest stop vitest offers.
 //!
 //! A stream in no format known here never stops: the suite runs whole, as without `fail_fast`.
 
@@ -279,17 +282,22 @@ impl Reader {
             self.pending = Some((name, Pending::CargoBlock { lines: Vec::new() }));
         } else if let Some(c) = p.pytest_verbose.captures(line) {
             return Some((c[1].to_string(), None));
-        } else if let Some(c) = p.pytest.captures(line).filter(|c| !c[1].starts_with('(')) {
-            return Some((c[1].to_string(), c.get(2).map(|m| m.as_str().to_string())));
         } else if let Some(c) = p.jest.captures(line) {
             if !c[1].starts_with("Console") {
                 self.pending = Some((c[1].to_string(), Pending::NextLine));
             }
         } else if let Some(c) = p.vitest_file.captures(line) {
             self.vitest_file = Some(c[1].to_string());
-        } else if let (Some(c), Some(file)) = (p.vitest_mark.captures(line), &self.vitest_file) {
-            let name = format!("{file} > {}", &c[1]);
-            self.pending = Some((name, Pending::VitestArrow));
+        } else if let Some(c) = p.vitest_mark.captures(line) {
+            // The default reporter's mark under its file's line; the verbose reporter's names
+            // its file itself (`× a.test.mjs > math > adds 3ms`).
+            let name = match &self.vitest_file {
+                Some(file) => Some(format!("{file} > {}", &c[1])),
+                None => p.vitest_file_name.is_match(&c[1]).then(|| c[1].to_string()),
+            };
+            if let Some(name) = name {
+                self.pending = Some((name, Pending::VitestArrow));
+            }
         } else if let Some(c) = p.vitest.captures(line) {
             self.pending = Some((c[1].to_string(), Pending::NextLine));
         }

@@ -105,12 +105,9 @@ fn pytest_verbose_stops_at_the_first_failed_line_and_the_summary_gives_its_messa
     assert_eq!(found.test, "test_a.py::test_bad[1]");
     assert_eq!(found.error, None);
     assert!(line_of(log, at).starts_with("test_a.py::test_bad[1] FAILED"));
-    // Without -v only the closing summary names a test, with its message.
-    let log = include_str!("captured/pytest.txt");
-    let (found, at) = stream(log, false).unwrap();
-    assert_eq!(found.test, "test_a.py::test_bad[1]");
-    assert_eq!(found.error.as_deref(), Some("AssertionError: no"));
-    assert!(line_of(log, at).starts_with("FAILED test_a.py::test_bad[1]"));
+    // Without -v only the closing summary names a test, a moment before pytest ends by
+    // itself: that run goes whole, with its closing counts.
+    assert_eq!(stream(include_str!("captured/pytest.txt"), false), None);
 }
 
 #[test]
@@ -154,6 +151,19 @@ fn vitest_stops_at_the_first_marks_message_when_its_file_ends() {
 }
 
 #[test]
+fn vitest_verbose_stops_at_the_first_failed_tests_message_as_it_ends() {
+    let log = include_str!("captured/vitest-verbose.txt");
+    let (found, at) = stream(log, false).unwrap();
+    assert_eq!(found.test, "flood.test.mjs > adds 0");
+    assert_eq!(
+        found.error.as_deref(),
+        Some("expected -1 to be 1 // Object.is equality")
+    );
+    // Its third line, not after the file's 300 failures.
+    assert!(at < 8, "{at}");
+}
+
+#[test]
 fn a_passing_run_or_an_unknown_format_never_stops() {
     for log in [
         "TAP version 13\nok 1 - a\nok 2 - b\n1..2\n# pass 2\n# fail 0\n",
@@ -161,6 +171,8 @@ fn a_passing_run_or_an_unknown_format_never_stops() {
         "t.py::test_a PASSED [ 50%]\nt.py::test_b PASSED [100%]\n",
         "something FAILED somewhere\nthe build broke\n",
         "..F..\n",
+        // A mark with no file line above it and no file in its name is no vitest test.
+        "   × something 3ms\n   → went wrong\n",
     ] {
         assert_eq!(stream(log, false), None, "{log}");
         assert_eq!(Reader::replay(log, false), None, "{log}");
