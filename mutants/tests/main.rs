@@ -10,6 +10,7 @@ mod canary;
 mod cores;
 mod cut_short;
 mod equivalence;
+mod fail_fast;
 mod faults;
 mod formats;
 mod fresh;

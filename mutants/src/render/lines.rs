@@ -107,7 +107,7 @@ fn note_text(note: &Note<'_>) -> String {
         }
         Note::BaselineAgainCold => "mutants: cache: the baseline failed on restored build outputs; discarding them and running it again cold".to_string(),
         Note::FailFastOff { suite, test } => format!(
-            "mutants: suite {}: fail_fast is off for this run: its passing baseline's output reads as a failed test ({}), so its mutants run whole",
+            "mutants: suite {:?}: fail_fast is off for this run: its passing baseline's output reads as a failed test ({}), so its mutants run whole",
             files::escape::text(suite),
             files::escape::text(test)
         ),
