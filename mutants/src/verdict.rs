@@ -210,6 +210,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sigkill_is_an_error_unless_it_stopped_the_run_at_its_first_failure() {
+        let mut record =
+            report::RunRecord::not_yet_run(Vec::new(), "wt".into(), "log".into());
+        let sigkill = runner::Status {
+            exit_code: None,
+            signal: Some("SIGKILL".into()),
+        };
+        record.run.ended = runner::Ended::Exited(sigkill.clone());
+        assert_eq!(
+            Verdict::judge_record(Expect::Kill, &record),
+            Some(Verdict::Error)
+        );
+        // A suite that ignored the stop's SIGTERM got the SIGKILL from us, after it failed.
+        record.run.ended = runner::Ended::Stopped(sigkill);
+        assert_eq!(
+            Verdict::judge_record(Expect::Kill, &record),
+            Some(Verdict::Killed)
+        );
+    }
+
+    #[test]
     fn a_suite_that_could_not_start_is_never_a_kill() {
         assert_eq!(
             Verdict::judge(Expect::Kill, Outcome::CouldNotStart),

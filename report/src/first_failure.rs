@@ -228,7 +228,9 @@ impl Reader {
         let p = tap::patterns();
         let indent = line.len() - line.trim_start_matches(' ').len();
         if let Some(name) = line.trim_start().strip_prefix("# Subtest:") {
+            // node's form: a `# text` line is a test's output, never a tape group.
             self.node_style = true;
+            self.group = None;
             self.subtests.retain(|(i, _)| *i < indent);
             self.subtests.push((indent, name.trim().to_string()));
             return;

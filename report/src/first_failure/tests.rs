@@ -56,6 +56,9 @@ fn a_skipped_or_todo_tap_point_is_no_failure_and_a_point_without_yaml_ends_at_th
     let (found, at) = stream(log, false).unwrap();
     assert_eq!(found.test, "bare");
     assert_eq!(at, 4);
+    // node's output comments above its first subtest are no tape group.
+    let log = "TAP version 13\n# starting up\n# Subtest: math\n    # Subtest: adds\n    not ok 1 - adds\n    ok 2 - other\n";
+    assert_eq!(stream(log, false).unwrap().0.test, "math > adds");
     // Without `TAP version`, a suite that says `tap = true` is read as TAP all the same.
     let (found, _) = stream("not ok 1 - bare\n# next\n", true).unwrap();
     assert_eq!(found.test, "bare");
