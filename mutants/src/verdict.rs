@@ -211,8 +211,7 @@ mod tests {
 
     #[test]
     fn a_sigkill_is_an_error_unless_it_stopped_the_run_at_its_first_failure() {
-        let mut record =
-            report::RunRecord::not_yet_run(Vec::new(), "wt".into(), "log".into());
+        let mut record = report::RunRecord::not_yet_run(Vec::new(), "wt".into(), "log".into());
         let sigkill = runner::Status {
             exit_code: None,
             signal: Some("SIGKILL".into()),

@@ -243,7 +243,9 @@ fn cargo_test_flood_is_killed_at_its_first_failed_test() {
     let mut tests = format!("use fixture::add;\n\nconst SLOW: u64 = {slow_ms};\n\n");
     tests.push_str("fn check(i: u32) {\n    let got = add(i, 1);\n    if got != i + 1 {\n        std::thread::sleep(std::time::Duration::from_millis(SLOW));\n    }\n    assert_eq!(got, i + 1);\n}\n");
     for i in 0..cases {
-        tests.push_str(&format!("\n#[test]\nfn adds_{i:03}() {{\n    check({i});\n}}\n"));
+        tests.push_str(&format!(
+            "\n#[test]\nfn adds_{i:03}() {{\n    check({i});\n}}\n"
+        ));
     }
     check(Flood {
         files: vec![
@@ -286,7 +288,10 @@ fn vitest() -> Option<PathBuf> {
     if !runs {
         testkit::skip(
             "vitest",
-            &format!("{} does not run (scripts/install-runners.sh)", bin.display()),
+            &format!(
+                "{} does not run (scripts/install-runners.sh)",
+                bin.display()
+            ),
         );
     }
     runs.then_some(bin)

@@ -11,7 +11,7 @@ use crate::errors::{self, Failed};
 use crate::tap;
 
 /// How each runner names a failed test on a line of its output: the one place that knows,
-/// read after the run ([`failed_tests`]) and while it streams ([`crate::first_failure`]).
+/// read after the run ([`failed_tests`]) and while it streams (the first-failure reader).
 pub(crate) struct NamePatterns {
     pub(crate) cargo: Regex,
     /// `cargo test -q`'s line for a failed test as it ends (the name is in its block too).

@@ -187,7 +187,9 @@ impl Reader {
                 let own = name.rsplit(" > ").next().unwrap_or(name);
                 Ok(tap::yaml_error(&lines, own).or_else(|| self.above_error()))
             }
-            Pending::Tap { yaml: Some(mut yaml) } => {
+            Pending::Tap {
+                yaml: Some(mut yaml),
+            } => {
                 yaml.push(line.to_string());
                 Err(Pending::Tap { yaml: Some(yaml) })
             }
@@ -196,10 +198,7 @@ impl Reader {
                 let line = line.trim();
                 Ok((!line.starts_with("at ") && !line.starts_with('●')).then(|| line.to_string()))
             }
-            Pending::VitestArrow => Ok(line
-                .trim()
-                .strip_prefix('→')
-                .map(|m| m.trim().to_string())),
+            Pending::VitestArrow => Ok(line.trim().strip_prefix('→').map(|m| m.trim().to_string())),
             Pending::CargoBlock { mut lines } => {
                 let end = line.starts_with("---- ") || line == "failures:" || lines.len() >= BLOCK;
                 if !end {
@@ -314,7 +313,13 @@ impl Reader {
             .recent
             .iter()
             .rposition(|l| l.starts_with(&head) && l.contains("panicked at"))?;
-        let lines: Vec<&str> = self.recent.iter().skip(at).take(2).map(String::as_str).collect();
+        let lines: Vec<&str> = self
+            .recent
+            .iter()
+            .skip(at)
+            .take(2)
+            .map(String::as_str)
+            .collect();
         errors::first_error(&lines)
     }
 }

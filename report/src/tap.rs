@@ -31,7 +31,7 @@ pub struct Tap {
     pub failed: Vec<Failed>,
 }
 
-/// TAP's lines, read after the run ([`read`]) and while it streams ([`crate::first_failure`]).
+/// TAP's lines, read after the run ([`read`]) and while it streams (the first-failure reader).
 pub(crate) struct Patterns {
     pub(crate) point: Regex,
     pub(crate) directive: Regex,

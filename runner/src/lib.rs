@@ -61,8 +61,8 @@ mod tail;
 pub use ended::{Ended, Outcome, Status};
 pub use piped::{start_piped, Piped, STDERR_KEPT};
 pub use procs::{become_subreaper, sweep, tagged_processes, TAG_VAR};
-pub use tail::{Observer, Watch};
 use tail::Tail;
+pub use tail::{Observer, Watch};
 
 /// The default timeout when a caller gives none (suites default to 30 minutes).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);

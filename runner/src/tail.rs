@@ -77,8 +77,7 @@ impl Tail {
                         Ok(n) => {
                             pending.extend_from_slice(&buf[..n]);
                             let mut start = 0;
-                            while let Some(i) = pending[start..].iter().position(|b| *b == b'\n')
-                            {
+                            while let Some(i) = pending[start..].iter().position(|b| *b == b'\n') {
                                 show(&pending[start..start + i]);
                                 start += i + 1;
                             }

@@ -68,11 +68,18 @@ fn an_observer_that_never_asks_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("out.log");
     let observer = stop_at("never printed");
-    let job = Job::shell("printf 'a\\r\\nb\\nlast without end'; exit 3", dir.path(), &log)
-        .watch(observer.clone())
-        .echo(true);
+    let job = Job::shell(
+        "printf 'a\\r\\nb\\nlast without end'; exit 3",
+        dir.path(),
+        &log,
+    )
+    .watch(observer.clone())
+    .echo(true);
     let rec = within(30, move || runner::run(&job).unwrap());
     assert_eq!(rec.ended, Ended::exited(3));
     // Lines without their ends (`\r\n` too), the last one read even without its newline.
-    assert_eq!(observer.lock().unwrap().seen, ["a", "b", "last without end"]);
+    assert_eq!(
+        observer.lock().unwrap().seen,
+        ["a", "b", "last without end"]
+    );
 }

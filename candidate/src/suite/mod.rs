@@ -169,7 +169,7 @@ pub fn read(
         ));
     }
     let fail_fast = matches!(form, Form::Mutants { .. })
-        && raw.fail_fast.as_ref().map_or(true, |f| *f.get_ref());
+        && raw.fail_fast.as_ref().is_none_or(|f| *f.get_ref());
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();

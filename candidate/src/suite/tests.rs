@@ -43,7 +43,13 @@ fn both_files_read_the_same_keys_into_the_same_suite() {
     let mutants = read_as(false, keys).unwrap();
     // Only fail_fast differs: mutants stops at the first failure unless told not to.
     assert!(mutants.fail_fast && !gate.fail_fast);
-    assert_eq!(gate, Suite { fail_fast: false, ..mutants });
+    assert_eq!(
+        gate,
+        Suite {
+            fail_fast: false,
+            ..mutants
+        }
+    );
     assert_eq!(gate.run(), Some("make test"));
     assert_eq!(gate.build.as_deref(), Some("make"));
     assert_eq!(gate.build_timeout, Some(Duration::from_secs(300)));
@@ -105,8 +111,16 @@ fn inputs_are_globs_of_the_tree_read_by_mutants_and_refused_by_gate() {
 #[test]
 fn fail_fast_is_on_for_mutants_unless_turned_off_and_refused_by_gate() {
     assert!(read_as(false, "run = \"true\"").unwrap().fail_fast);
-    assert!(read_as(false, "run = \"true\"\nfail_fast = true").unwrap().fail_fast);
-    assert!(!read_as(false, "run = \"true\"\nfail_fast = false").unwrap().fail_fast);
+    assert!(
+        read_as(false, "run = \"true\"\nfail_fast = true")
+            .unwrap()
+            .fail_fast
+    );
+    assert!(
+        !read_as(false, "run = \"true\"\nfail_fast = false")
+            .unwrap()
+            .fail_fast
+    );
     let e = error(true, "name = \"x\"\nrun = \"true\"\nfail_fast = false");
     assert!(
         e.starts_with("gate.toml:4: `fail_fast` means nothing in gate.toml"),

@@ -100,7 +100,10 @@ pub(super) fn run_one(
         let (ran, first) = if plan.baseline.fail_fast.contains(suite_name) && !m.is_control() {
             run_suite_fail_fast(suite, co.path(), &log, timeouts, plan.cores)?
         } else {
-            (run_suite(suite, co.path(), &log, timeouts, plan.cores)?, None)
+            (
+                run_suite(suite, co.path(), &log, timeouts, plan.cores)?,
+                None,
+            )
         };
         if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();

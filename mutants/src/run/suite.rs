@@ -82,7 +82,10 @@ fn run_watched(
 /// mutant's, so the suite's mutants run whole. The failure it would have stopped at, if any.
 pub(super) fn stops_when_green(suite: &Suite, log: &Path) -> Option<FirstFailure> {
     let bytes = std::fs::read(log).ok()?;
-    Reader::replay(&String::from_utf8_lossy(&bytes), suite.results == Source::Tap)
+    Reader::replay(
+        &String::from_utf8_lossy(&bytes),
+        suite.results == Source::Tap,
+    )
 }
 
 /// `log` relative to `out`, with `/`, for reports that move with their folder.

@@ -78,7 +78,8 @@ fn cargo_test_stops_at_the_failed_line_before_the_binarys_end() {
     assert_eq!(found.test, "tests::adds");
     let error = found.error.unwrap();
     assert!(
-        error.starts_with("thread 'tests::adds'") && error.ends_with("assertion `left == right` failed"),
+        error.starts_with("thread 'tests::adds'")
+            && error.ends_with("assertion `left == right` failed"),
         "{error}"
     );
     assert_eq!(line_of(log, at), "test tests::adds ... FAILED");
@@ -86,7 +87,10 @@ fn cargo_test_stops_at_the_failed_line_before_the_binarys_end() {
     let log = include_str!("captured/cargo-q.txt");
     let (found, at) = stream(log, false).unwrap();
     assert_eq!(found.test, "tests::adds");
-    assert_eq!(at, log.lines().position(|l| l.contains("--- FAILED")).unwrap());
+    assert_eq!(
+        at,
+        log.lines().position(|l| l.contains("--- FAILED")).unwrap()
+    );
 }
 
 #[test]
