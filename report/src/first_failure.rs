@@ -284,7 +284,9 @@ impl Reader {
         } else if let Some(c) = p.pytest_verbose.captures(line) {
             return Some((c[1].to_string(), None));
         } else if let Some(c) = p.jest.captures(line) {
-            if !c[1].starts_with("Console") {
+            // jest heads its console output and its config warnings the same way.
+            let not_a_test = ["Console", "Validation ", "Deprecation "];
+            if !not_a_test.iter().any(|w| c[1].starts_with(w)) {
                 self.pending = Some((c[1].to_string(), Pending::NextLine));
             }
         } else if let Some(c) = p.vitest_file.captures(line) {

@@ -178,6 +178,9 @@ fn a_passing_run_or_an_unknown_format_never_stops() {
         "t.py::test_a PASSED [ 50%]\nt.py::test_b PASSED [100%]\n",
         "something FAILED somewhere\nthe build broke\n",
         "..F..\n",
+        // jest's console output and config warnings are headed as a failure is.
+        "  ● Console\n\n    console.log\n      hi\n",
+        "● Validation Warning:\n\n  Unknown option \"x\"\n",
         // A mark with no file line above it and no file in its name is no vitest test.
         "   × something 3ms\n   → went wrong\n",
     ] {
