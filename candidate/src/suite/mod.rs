@@ -168,8 +168,8 @@ pub fn read(
                 .into(),
         ));
     }
-    let fail_fast = matches!(form, Form::Mutants { .. })
-        && raw.fail_fast.as_ref().is_none_or(|f| *f.get_ref());
+    let fail_fast =
+        matches!(form, Form::Mutants { .. }) && raw.fail_fast.as_ref().is_none_or(|f| *f.get_ref());
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();
