@@ -286,6 +286,19 @@ mod tests {
         });
         let (file, _) = pointing_back(&top.join(".venv"), &top).unwrap();
         assert!(file.ends_with("direct_url.json"));
+
+        // The legacy form (`setup.py develop`, old pip): an `.egg-link` naming the project,
+        // then `.` (the site folder itself, which is not the checkout).
+        let (_t, top) = venv(|top, site| {
+            fs::write(
+                site.join("app.egg-link"),
+                format!("{}\n.\n", top.join("src").display()),
+            )
+            .unwrap();
+        });
+        let (file, named) = pointing_back(&top.join(".venv"), &top).unwrap();
+        assert!(file.ends_with("app.egg-link"));
+        assert!(named.ends_with("src"));
     }
 
     #[test]

@@ -228,3 +228,35 @@ fn a_canary_skip_glob_that_cannot_be_read_is_bad_input_at_its_line() {
     assert!(run.stderr.contains("gate.toml:"), "{run}");
     assert!(run.stderr.contains("canary.skip \"dist/[a\""), "{run}");
 }
+
+#[test]
+fn each_canary_starts_from_the_tree_under_review_so_a_path_no_suite_reads_is_not_noticed() {
+    // The suite reads `a.sh` only. Were `a.sh`'s canary left in place, the suite would fail
+    // during `b.sh`'s canary too, and `b.sh` would pass for a path the suites read.
+    let (repo, out, config) = candidate_of(
+        &[
+            ("a.sh", "add() { echo $(( $1 + $2 )); }\n", false),
+            ("b.sh", "sub() { echo $(( $1 - $2 )); }\n", false),
+        ],
+        ". ./a.sh\n[ \"$(add 2 3)\" = 5 ] && echo '1 passed, 0 failed' || { echo '0 passed, 1 failed'; exit 1; }\n",
+        UNIT,
+    );
+    let run = run(&repo, &config, &out.path().join("gate-out"), None, true);
+    run.assert_exit(4);
+    assert!(
+        run.stdout
+            .contains("NOT NOTICED: unit with b.sh unloadable"),
+        "{run}"
+    );
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("gate-out/gate.json")).unwrap(),
+    )
+    .unwrap();
+    let noticed: Vec<(&str, bool)> = json["canaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["path"].as_str().unwrap(), c["noticed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(noticed, [("a.sh", true), ("b.sh", false)], "{json}");
+}

@@ -5,6 +5,7 @@ mod dispatch;
 mod examples;
 mod exits;
 mod layout;
+mod promises;
 mod reports;
 mod widths;
 
