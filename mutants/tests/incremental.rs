@@ -224,30 +224,41 @@ fn a_toolchain_that_answers_another_version_judges_again_the_mutants_it_runs() {
 #[test]
 fn reused_rows_keep_the_tree_and_time_they_were_first_judged_through_two_runs() {
     let two = Two::new("sh test_a.sh");
-    two.run(&[]).assert_exit(0);
+    // A mutant whose anchor is not there: `skipped (0 matches)`, a row no suite ran (dated by
+    // its report's start), a finding (exit 1).
+    let skipped = "\n[[mutant]]\nname = \"gone anchor\"\nfile = \"b.sh\"\nanchor = \"dec()\"\nreplace = \"x\"\nsuite = \"b\"\n";
+    two.repo
+        .write("mutants.toml", spec("sh test_a.sh") + skipped)
+        .commit_all("a skipped mutant");
+    two.run(&[]).assert_exit(1);
     let first = two.report();
     let judged_at = row(&first, "inc decs")["run"]["start"].clone();
     assert!(judged_at.is_string());
+    assert!(row(&first, "gone anchor")["run"].is_null());
 
-    // Run 2: one mutant edited (a new tree, the spec being in it); `inc decs` reused.
-    let edited = spec("sh test_a.sh").replace("$1 + 2", "$1 + 4");
+    // Run 2: one mutant edited (a new tree, the spec being in it); the others reused.
+    let edited = spec("sh test_a.sh").replace("$1 + 2", "$1 + 4") + skipped;
     two.repo.write("mutants.toml", &edited).commit_all("edit");
-    two.run(&[]).assert_exit(0);
+    two.run(&[]).assert_exit(1);
     let second = two.report();
     assert_ne!(second["tree"], first["tree"]);
+    assert_ne!(second["start"], first["start"]);
     let reused = &row(&second, "inc decs")["reused"];
     assert_eq!(reused["tree"], first["tree"]);
     assert_eq!(reused["at"], judged_at);
     assert!(row(&second, "double adds")["reused"].is_null());
 
-    // Run 3: another tree again; the row still says run 1's tree and time, not run 2's.
+    // Run 3: another tree again; the rows still say run 1's tree and time, not run 2's.
     two.repo.write("README.md", "edited\n").commit_all("readme");
-    two.run(&[]).assert_exit(0);
+    two.run(&[]).assert_exit(1);
     let third = two.report();
     assert_ne!(third["tree"], second["tree"]);
     let reused = &row(&third, "inc decs")["reused"];
     assert_eq!(reused["tree"], first["tree"]);
     assert_eq!(reused["at"], judged_at);
+    let reused = &row(&third, "gone anchor")["reused"];
+    assert_eq!(reused["tree"], first["tree"]);
+    assert_eq!(reused["at"], first["start"]);
     // `double adds`, judged by run 2, says run 2's tree.
     assert_eq!(row(&third, "double adds")["reused"]["tree"], second["tree"]);
     let table = std::fs::read_to_string(two.out().join("mutants.txt")).unwrap();
@@ -260,7 +271,7 @@ fn reused_rows_keep_the_tree_and_time_they_were_first_judged_through_two_runs() 
         "{table}"
     );
     assert!(
-        table.contains("incremental: 0 judged now, 3 reused"),
+        table.contains("incremental: 0 judged now, 4 reused"),
         "{table}"
     );
 }
