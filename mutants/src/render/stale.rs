@@ -61,6 +61,9 @@ pub(crate) fn why(stale: &Stale) -> String {
             _ => format!("the inputs of suite {} changed", esc(suite)),
         },
         Stale::Lockfile { path } => format!("lockfile {} changed", esc(path)),
+        Stale::Covered { changed } => {
+            format!("what its covering tests ran changed ({})", paths(changed))
+        }
     }
 }
 

@@ -79,6 +79,7 @@ pub(crate) fn run(settings: Settings, reporter: &mut Out) -> Result<Exit> {
         facts: &facts,
         toolchains: &toolchains,
         changed: changed.as_deref(),
+        coverage: None,
     };
     let stale = incremental::staleness(&prior, &spec, &selected, &now)
         .into_iter()

@@ -94,6 +94,11 @@ impl TreeFacts {
         facts
     }
 
+    /// Whether every suite of `m` declares its `inputs`.
+    fn matched_all(&self, m: &Mutant) -> bool {
+        m.suites().all(|s| self.matched.contains_key(s))
+    }
+
     /// What of the tree `m` reads: its file, and what its suites' `inputs` match (`None`
     /// when one of them declares none: then it reads every file).
     fn reads<'a>(&'a self, m: &'a Mutant) -> Reads<'a> {
@@ -116,6 +121,14 @@ impl TreeFacts {
     }
 }
 
+/// Which files the tests that cover a mutant ran, and those tests' own files: the seam a
+/// coverage map plugs into. A mutant whose suites declare no `inputs` is then held to these
+/// files (and its own) instead of the whole code, when git still has the report's tree to
+/// say which paths changed; `None` for a mutant the map does not know.
+pub(crate) trait Covering {
+    fn files(&self, m: &Mutant) -> Option<Vec<String>>;
+}
+
 /// What this run judges that a row's reuse is compared with.
 pub(crate) struct Now<'a> {
     pub code_tree: &'a str,
@@ -124,8 +137,10 @@ pub(crate) struct Now<'a> {
     /// The version of each toolchain the spec's suites use (see [`implicit::versions`]).
     pub toolchains: &'a BTreeMap<String, String>,
     /// The paths that differ between the report's tree and this one, when git still has the
-    /// report's tree (only for saying why a row is judged again).
+    /// report's tree: to say why a row is judged again, and what a coverage map is held to.
     pub changed: Option<&'a [String]>,
+    /// The coverage map, when the run has one (see [`Covering`]).
+    pub coverage: Option<&'a dyn Covering>,
 }
 
 /// Why a mutant's row in the report does not hold for this run: it is judged again.
@@ -158,6 +173,8 @@ pub(crate) enum Stale {
     },
     /// A lockfile that concerns it changed, appeared or went away.
     Lockfile { path: String },
+    /// A file its covering tests ran (or their own files, or the mutated file) changed.
+    Covered { changed: Vec<String> },
 }
 
 /// For each of `selected` (spec indices, in order), why its row in `prior` does not hold for
@@ -200,7 +217,17 @@ fn stale(prior: &RunReport, spec: &Spec, m: &Mutant, now: &Now) -> Option<Stale>
         return Some(Stale::Candidate);
     }
     let facts = now.facts;
-    let reads = facts.reads(m);
+    let covered = match (facts.matched_all(m), now.coverage, now.changed) {
+        (false, Some(map), Some(_)) => map.files(m),
+        _ => None,
+    };
+    let reads = match &covered {
+        Some(files) => Reads {
+            file: &m.file,
+            inputs: Some(files.iter().map(String::as_str).collect()),
+        },
+        None => facts.reads(m),
+    };
     // The toolchain is not in the tree: compared even when the code is the same.
     let paths: Vec<&str> = facts.paths.iter().map(String::as_str).collect();
     for tool in implicit::toolchains_of(spec, m, &reads, &paths) {
@@ -224,6 +251,17 @@ fn stale(prior: &RunReport, spec: &Spec, m: &Mutant, now: &Now) -> Option<Stale>
                 .collect::<Vec<_>>()
         })
     };
+    // Held to what its covering tests ran: a changed path among those files, or its own.
+    if let (Some(files), Some(all)) = (&covered, now.changed) {
+        let hit: Vec<String> = all
+            .iter()
+            .filter(|p| **p == m.file || files.contains(p))
+            .cloned()
+            .collect();
+        if !hit.is_empty() {
+            return Some(Stale::Covered { changed: hit });
+        }
+    }
     // With other code, a verdict holds only when each of its suites says what it reads, that
     // is unchanged, and so are the mutated file and the lockfiles that concern it.
     if reads.inputs.is_none() {
@@ -232,12 +270,12 @@ fn stale(prior: &RunReport, spec: &Spec, m: &Mutant, now: &Now) -> Option<Stale>
         });
     }
     let same = |a: Option<&String>, b: Option<&String>| a.is_some() && a == b;
-    if !same(prior.file_blobs.get(&m.file), facts.file_blobs.get(&m.file)) {
+    if covered.is_none() && !same(prior.file_blobs.get(&m.file), facts.file_blobs.get(&m.file)) {
         return Some(Stale::File {
             file: m.file.clone(),
         });
     }
-    for suite in m.suites() {
+    for suite in m.suites().filter(|_| covered.is_none()) {
         if !same(prior.inputs.get(suite), facts.inputs.get(suite)) {
             let mine = facts.matched.get(suite);
             return Some(Stale::Inputs {
@@ -355,4 +393,110 @@ pub(crate) fn changed_since(
             .filter(|p| Some(p) != spec_path.as_ref())
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = include_str!("../../tests/data/shard-report.json");
+
+    /// `prior`'s one mutant, judged on `files`; `inputs` declared for its suite or not.
+    fn spec(inputs: bool) -> Spec {
+        let inputs = match inputs {
+            true => "inputs = [\"lib.sh\", \"test.sh\"]\n",
+            false => "",
+        };
+        Spec::parse(
+            &format!("[suites.unit]\nrun = \"sh test.sh\"\n{inputs}\n[[mutant]]\nname = \"plus to minus\"\nfile = \"lib.sh\"\nanchor = \"$1 + $2\"\nreplace = \"$1 - $2\"\nsuite = \"unit\"\n"),
+            Path::new("mutants.toml"),
+        )
+        .unwrap()
+    }
+
+    fn files(readme: &str) -> Vec<(String, String)> {
+        [
+            ("Cargo.lock", "c0"),
+            ("README.md", readme),
+            ("lib.sh", "l0"),
+            ("test.sh", "t0"),
+        ]
+        .map(|(p, b)| (p.to_string(), b.to_string()))
+        .to_vec()
+    }
+
+    /// The sample report, its row made `spec`'s mutant judged on `files("r0")`.
+    fn prior(spec: &Spec) -> RunReport {
+        let mut prior = crate::merge::shard::parse(SAMPLE.as_bytes()).unwrap();
+        prior.mutants[0].identity = crate::spec::identity::of(spec, &spec.mutants[0]);
+        let facts = TreeFacts::of(spec, &files("r0"));
+        prior.inputs = facts.inputs;
+        prior.file_blobs = facts.file_blobs;
+        prior.lockfiles = facts.lockfiles;
+        prior
+    }
+
+    struct Map(Vec<String>);
+    impl Covering for Map {
+        fn files(&self, _: &Mutant) -> Option<Vec<String>> {
+            Some(self.0.clone())
+        }
+    }
+
+    fn stale_now(
+        spec: &Spec,
+        prior: &RunReport,
+        code_tree: &str,
+        readme: &str,
+        changed: Option<&[String]>,
+        coverage: Option<&dyn Covering>,
+    ) -> Option<Stale> {
+        let facts = TreeFacts::of(spec, &files(readme));
+        let now = Now {
+            code_tree,
+            candidate: None,
+            facts: &facts,
+            toolchains: &BTreeMap::new(),
+            changed,
+            coverage,
+        };
+        stale(prior, spec, &spec.mutants[0], &now)
+    }
+
+    #[test]
+    fn a_row_holds_on_the_same_code_and_otherwise_only_on_what_it_reads() {
+        for declared in [false, true] {
+            let s = spec(declared);
+            let p = prior(&s);
+            let same = p.code_tree.clone();
+            assert_eq!(stale_now(&s, &p, &same, "r0", None, None), None);
+            let other = stale_now(&s, &p, "0123abcd", "r1", None, None);
+            match declared {
+                false => assert_eq!(other, Some(Stale::Code { changed: None })),
+                true => assert_eq!(other, None, "the README is no input"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_coverage_map_holds_a_mutant_to_what_its_tests_ran() {
+        let s = spec(false);
+        let p = prior(&s);
+        let map = Map(vec!["test.sh".into()]);
+        let readme = ["README.md".to_string()];
+        let test = ["test.sh".to_string()];
+        // Only the README changed: the covering test did not run it.
+        let held = stale_now(&s, &p, "0123abcd", "r1", Some(&readme), Some(&map));
+        assert_eq!(held, None);
+        let hit = stale_now(&s, &p, "0123abcd", "r1", Some(&test), Some(&map));
+        assert_eq!(
+            hit,
+            Some(Stale::Covered {
+                changed: test.to_vec()
+            })
+        );
+        // Without the diff (the report's tree is gone) the map cannot be trusted: the code.
+        let unknown = stale_now(&s, &p, "0123abcd", "r1", None, Some(&map));
+        assert_eq!(unknown, Some(Stale::Code { changed: None }));
+    }
 }

@@ -106,6 +106,8 @@ impl Session {
                         facts: &facts,
                         toolchains: &toolchains,
                         changed: changed.as_deref(),
+                        // The seam for a coverage map (see `incremental::Covering`).
+                        coverage: None,
                     };
                     let found = incremental::staleness(&prior, &spec, &selected, &now);
                     let keep: Vec<usize> = found
