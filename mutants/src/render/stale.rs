@@ -4,8 +4,7 @@
 use report::color::Style;
 use report::Painter;
 
-use crate::session::dry::Dry;
-use crate::session::incremental::Stale;
+use crate::session::incremental::{Dry, Stale};
 use files::escape::text as esc;
 use report::text::short_id;
 

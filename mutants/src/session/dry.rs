@@ -9,40 +9,15 @@
 //! incremental run would compare), lists its files and asks its toolchains their versions
 //! there, exactly as that run would; the checkout is removed when it ends.
 
-use std::path::PathBuf;
-
 use anyhow::{bail, Result};
 
 use cmdline::Exit;
 
-use super::incremental::{self, Stale};
+use super::incremental::{self, Dry};
 use super::prepare::{candidate_facts, read_input, Origin};
 use super::{identity, previous, Out, Settings};
 use crate::checkout;
 use crate::record::RunReport;
-
-/// What a dry incremental run found: the report it compared with, and each mutant whose row
-/// does not hold, with why.
-#[derive(Debug)]
-pub(crate) struct Dry {
-    /// `--out`, as given.
-    pub out: PathBuf,
-    /// The report's tree and when it started.
-    pub report: (String, report::Timestamp),
-    /// How many mutants were compared.
-    pub compared: usize,
-    /// Each mutant an incremental run would judge: its name and why.
-    pub stale: Vec<(String, Stale)>,
-    /// Rows of the report whose mutants the spec no longer has.
-    pub gone: Vec<String>,
-}
-
-impl Dry {
-    /// Whether the report's verdicts are all current.
-    pub(crate) fn current(&self) -> bool {
-        self.stale.is_empty() && self.gone.is_empty()
-    }
-}
 
 /// Compares the report in `--out` with the tree under review; exit 1 when any mutant would
 /// be judged, 0 when none, 2 (an error) when there is no report to compare with.

@@ -12,7 +12,7 @@
 //! without the flag.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::implicit::{self, Reads};
 use crate::record::{CandidateFacts, Reused, Row, RunReport};
@@ -303,6 +303,29 @@ fn stale(prior: &RunReport, spec: &Spec, m: &Mutant, now: &Now) -> Option<Stale>
         }
     }
     None
+}
+
+/// What a dry incremental run found: the report it compared with, and each mutant whose row
+/// does not hold, with why.
+#[derive(Debug)]
+pub(crate) struct Dry {
+    /// `--out`, as given.
+    pub out: PathBuf,
+    /// The report's tree and when it started.
+    pub report: (String, report::Timestamp),
+    /// How many mutants were compared.
+    pub compared: usize,
+    /// Each mutant an incremental run would judge: its name and why.
+    pub stale: Vec<(String, Stale)>,
+    /// Rows of the report whose mutants the spec no longer has.
+    pub gone: Vec<String>,
+}
+
+impl Dry {
+    /// Whether the report's verdicts are all current.
+    pub(crate) fn current(&self) -> bool {
+        self.stale.is_empty() && self.gone.is_empty()
+    }
 }
 
 /// The rows of `prior` whose mutants the spec no longer has: a table refreshed now drops them.

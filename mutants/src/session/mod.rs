@@ -32,7 +32,7 @@ use crate::spec::{Mutant, Spec};
 
 mod attest;
 mod canaries;
-pub(crate) mod dry;
+mod dry;
 mod identity;
 mod implicit;
 pub(crate) mod incremental;
