@@ -363,3 +363,82 @@ fn a_one_line_change_judges_again_only_the_mutants_it_can_affect() {
         "{table}"
     );
 }
+
+#[test]
+fn the_toolchains_a_tree_names_are_asked_and_recorded_as_they_answer() {
+    if !testkit::needs::program("python3", "python3", &["--version"], "install CPython 3") {
+        return;
+    }
+    if !testkit::needs::program(
+        "pytest",
+        "python3",
+        &["-m", "pytest", "--version"],
+        "pip install pytest",
+    ) {
+        return;
+    }
+    // No suite command names Python: the tree's manifests do.
+    let two = Two::new("sh test_a.sh");
+    two.repo
+        .write("pyproject.toml", "[project]\nname = \"two\"\n")
+        .write("conftest.py", "")
+        .commit_all("python manifests");
+    two.run(&[]).assert_exit(0);
+    let report = two.report();
+    let asked = |args: &[&str]| {
+        let out = std::process::Command::new("python3")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        text.lines().next().unwrap_or_default().trim().to_string()
+    };
+    assert_eq!(report["toolchains"]["python3"], asked(&["--version"]));
+    let pytest = asked(&["-m", "pytest", "--version"]);
+    let version = report["toolchains"]["pytest"].as_str().unwrap();
+    assert!(
+        version.starts_with("pytest ") && pytest.ends_with(&version["pytest ".len()..]),
+        "{version} / {pytest}"
+    );
+    assert!(report["toolchains"]["node"].is_null(), "{report:#}");
+}
+
+#[test]
+fn the_dry_run_holds_a_table_committed_inside_the_tree_and_leaves_the_repository_as_it_was() {
+    let two = Two::new("sh test_a.sh");
+    let table = two.repo.path().join("docs/mutants");
+    let out = table.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "mutants.toml", "--incremental", "--out", out];
+        args.extend_from_slice(extra);
+        let mut cmd = testkit::bin(env!("CARGO_BIN_EXE_mutants"));
+        cmd.current_dir(two.repo.path())
+            .env("MARKS", two.marks.path())
+            .args(&args);
+        Output::of(&mut cmd)
+    };
+    run(&[]).assert_exit(0);
+    two.repo.commit_all("the table");
+    // The committed table changed the tree, not what any suite reads: current.
+    let out = run(&["--dry-run"]);
+    out.assert_exit(0);
+    assert_eq!(
+        two.repo.status(),
+        "",
+        "the dry run left the repository changed"
+    );
+    two.repo
+        .write("a.sh", A.replace("$1 / 2", "$1 / 2 "))
+        .commit_all("a edited");
+    let out = run(&["--dry-run"]);
+    out.assert_exit(1);
+    assert!(out.stdout.contains("double adds: a.sh changed"), "{out}");
+    assert!(out.stdout.contains("half doubles: a.sh changed"), "{out}");
+    assert!(!out.stdout.contains("inc decs"), "{out}");
+    assert_eq!(
+        two.repo.status(),
+        "",
+        "the dry run left the repository changed"
+    );
+}
