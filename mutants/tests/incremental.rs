@@ -219,6 +219,8 @@ fn a_toolchain_that_answers_another_version_judges_again_the_mutants_it_runs() {
     // Only the mutants whose suite runs on it: `b` never names node.
     assert_eq!(two.judged(), ["double adds", "half doubles"]);
     assert_eq!(two.report()["toolchains"]["node"], "v22.0.0");
+    let table = std::fs::read_to_string(two.out().join("mutants.txt")).unwrap();
+    assert!(table.contains("toolchains: node v22.0.0\n"), "{table}");
 }
 
 #[test]

@@ -217,6 +217,15 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
     for r in &report.reused {
         s.push_str(&format!("reused: {}\n", esc(r)));
     }
+    if !report.toolchains.is_empty() {
+        // What judged the verdicts, as each toolchain answered: `--incremental` compares them.
+        let each: Vec<String> = report
+            .toolchains
+            .iter()
+            .map(|(tool, version)| format!("{} {}", esc(tool), esc(version)))
+            .collect();
+        s.push_str(&format!("toolchains: {}\n", each.join("; ")));
+    }
     for b in &report.baseline {
         s.push_str(&format!(
             "baseline: {} {} in {}{}; mutant timeout {} ({})\n",
