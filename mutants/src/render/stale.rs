@@ -85,7 +85,7 @@ impl Shown<'_> {
             )
         } else {
             format!(
-                "incremental (dry run): {} of {} mutant(s) would be judged again, {} row(s) dropped, against {report}",
+                "incremental (dry run): {} of {} mutant(s) would be judged again and {} row(s) dropped, against {report}",
                 d.stale.len(),
                 d.compared,
                 d.gone.len()

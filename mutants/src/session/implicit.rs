@@ -153,6 +153,14 @@ const TOOLCHAINS: &[Toolchain] = &[
     },
 ];
 
+/// Whether `path` (a tree's file) names a toolchain, by its name.
+pub(crate) fn is_manifest(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    TOOLCHAINS
+        .iter()
+        .any(|t| t.manifests.iter().any(|pat| name_matches(name, pat)))
+}
+
 fn name_matches(name: &str, pattern: &str) -> bool {
     match pattern.split_once('*') {
         Some((head, tail)) => {
@@ -208,7 +216,7 @@ impl Reads<'_> {
 }
 
 /// The toolchains whose version a mutant's verdict depends on: those its suites' commands name
-/// and those a manifest that concerns it names, given the tree's paths.
+/// and those a manifest that concerns it names, given the tree's manifests (or all its paths).
 pub(crate) fn toolchains_of(
     spec: &Spec,
     m: &Mutant,

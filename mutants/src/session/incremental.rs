@@ -32,8 +32,8 @@ pub(crate) fn prior(out: &Path) -> Result<RunReport, String> {
 /// `file_blobs` and `lockfiles`, and what each suite's `inputs` match.
 #[derive(Debug, Default)]
 pub(crate) struct TreeFacts {
-    /// Every file's path, for the manifests that name a toolchain.
-    pub paths: Vec<String>,
+    /// The files that name a toolchain (see [`implicit::is_manifest`]).
+    pub manifests: Vec<String>,
     /// The digest of each suite's declared `inputs` (see [`TreeFacts::of`]).
     pub inputs: BTreeMap<String, String>,
     /// The files each suite's declared `inputs` match (suites without `inputs` have none).
@@ -49,7 +49,11 @@ impl TreeFacts {
     /// suite's `inputs` digest is the sha256 of its globs and each file they match, sorted.
     pub(crate) fn of(spec: &Spec, files: &[(String, String)]) -> TreeFacts {
         let mut facts = TreeFacts {
-            paths: files.iter().map(|(p, _)| p.clone()).collect(),
+            manifests: files
+                .iter()
+                .filter(|(p, _)| implicit::is_manifest(p))
+                .map(|(p, _)| p.clone())
+                .collect(),
             lockfiles: implicit::lockfiles(files),
             ..TreeFacts::default()
         };
@@ -83,13 +87,14 @@ impl TreeFacts {
                 matched.iter().map(|(p, _)| p.clone()).collect(),
             );
         }
+        let blobs: BTreeMap<&str, &str> = files
+            .iter()
+            .map(|(p, id)| (p.as_str(), id.as_str()))
+            .collect();
         facts.file_blobs = spec
             .mutants
             .iter()
-            .filter_map(|m| {
-                let (_, id) = files.iter().find(|(path, _)| *path == m.file)?;
-                Some((m.file.clone(), id.clone()))
-            })
+            .filter_map(|m| Some((m.file.clone(), blobs.get(m.file.as_str())?.to_string())))
             .collect();
         facts
     }
@@ -229,7 +234,7 @@ fn stale(prior: &RunReport, spec: &Spec, m: &Mutant, now: &Now) -> Option<Stale>
         None => facts.reads(m),
     };
     // The toolchain is not in the tree: compared even when the code is the same.
-    let paths: Vec<&str> = facts.paths.iter().map(String::as_str).collect();
+    let paths: Vec<&str> = facts.manifests.iter().map(String::as_str).collect();
     for tool in implicit::toolchains_of(spec, m, &reads, &paths) {
         let (was, is) = (prior.toolchains.get(tool), now.toolchains.get(tool));
         if was.is_none() || was != is {
@@ -373,7 +378,7 @@ pub(crate) fn tree_facts(
         .files()
         .context("listing the tree's files (git ls-tree)")?;
     let facts = TreeFacts::of(spec, &files);
-    let paths: Vec<&str> = facts.paths.iter().map(String::as_str).collect();
+    let paths: Vec<&str> = facts.manifests.iter().map(String::as_str).collect();
     let tools = implicit::toolchains_used(spec, &paths);
     let toolchains = match tools.is_empty() {
         true => BTreeMap::new(),
