@@ -118,7 +118,8 @@ impl cmdline::Document for Shown<'_> {
         for line in self.lines() {
             s.push_str(&format!("  {line}\n"));
         }
-        s
+        // Within 120 columns, whatever a name or a path holds.
+        report::fit::lines(&s)
     }
 
     fn markdown(&self) -> String {
