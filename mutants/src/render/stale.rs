@@ -70,27 +70,26 @@ pub(crate) fn why(stale: &Stale) -> String {
 pub(crate) struct Shown<'a>(pub &'a Dry);
 
 impl Shown<'_> {
+    /// Which report it compared with, then what it found: two lines.
     fn head(&self) -> String {
         let d = self.0;
         let (tree, start) = &d.report;
-        let report = format!(
-            "{} (tree {}, {start})",
+        let against = format!(
+            "incremental (dry run) against {} (tree {}, {start})",
             files::escape::path(&d.out.join("mutants.json")),
             short_id(tree)
         );
-        if d.current() {
-            format!(
-                "incremental (dry run): every verdict of {} mutant(s) in {report} is current",
-                d.compared
-            )
+        let found = if d.current() {
+            format!("every verdict of {} mutant(s) is current", d.compared)
         } else {
             format!(
-                "incremental (dry run): {} of {} mutant(s) would be judged again and {} row(s) dropped, against {report}",
+                "{} of {} mutant(s) would be judged again and {} row(s) dropped:",
                 d.stale.len(),
                 d.compared,
                 d.gone.len()
             )
-        }
+        };
+        format!("{against}\n{found}")
     }
 
     fn lines(&self) -> Vec<String> {
@@ -123,7 +122,8 @@ impl cmdline::Document for Shown<'_> {
     }
 
     fn markdown(&self) -> String {
-        let mut s = format!("{}\n\n", report::markdown::escape(&self.head()));
+        let head: Vec<String> = self.head().lines().map(report::markdown::escape).collect();
+        let mut s = format!("{}\n\n", head.join("  \n"));
         for line in self.lines() {
             s.push_str(&format!("- {}\n", report::markdown::escape(&line)));
         }
