@@ -276,6 +276,14 @@ fn reused_rows_keep_the_tree_and_time_they_were_first_judged_through_two_runs() 
         table.contains("incremental: 0 judged now, 4 reused"),
         "{table}"
     );
+    let html = std::fs::read_to_string(two.out().join("mutants.html")).unwrap();
+    assert!(
+        html.contains(&format!(
+            "<small>(reused from {short}, judged {})</small>",
+            judged_at.as_str().unwrap()
+        )),
+        "the HTML report does not say where a reused verdict came from"
+    );
 }
 
 #[test]
