@@ -294,6 +294,22 @@ fn the_dry_run_lists_exactly_the_mutants_whose_inputs_changed_and_never_runs_or_
     out.assert_exit(2);
     assert!(out.stderr.contains("no report to compare with"), "{out}");
     assert!(!two.out().exists());
+    // A report that is not one: bad input too, in one line naming it, and left as it was.
+    std::fs::create_dir_all(two.out()).unwrap();
+    std::fs::write(two.out().join("mutants.json"), "{\"version\": 1}").unwrap();
+    let out = two.run(&["--dry-run"]);
+    out.assert_exit(2);
+    assert!(
+        out.stderr
+            .contains("mutants.json: cannot compare with this report"),
+        "{out}"
+    );
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{out}");
+    assert_eq!(
+        std::fs::read_to_string(two.out().join("mutants.json")).unwrap(),
+        "{\"version\": 1}"
+    );
+    std::fs::remove_dir_all(two.out()).unwrap();
 
     two.run(&[]).assert_exit(0);
     let runs = two.suite_runs();

@@ -19,6 +19,22 @@ use super::{identity, previous, Out, Settings};
 use crate::checkout;
 use crate::record::RunReport;
 
+/// `OUT/mutants.json`, read strictly: none there, or one that cannot be read (another
+/// version, not a report), is bad input (exit 2), said in one line naming the file.
+fn read_report(out: &std::path::Path) -> Result<RunReport> {
+    let path = out.join("mutants.json");
+    let shown = files::escape::path(&path);
+    let bytes = match files::input::read(&path) {
+        Ok(b) => b,
+        Err(files::input::InputError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("{shown}: no report to compare with (--dry-run reads the one an incremental run wrote there)")
+        }
+        Err(e) => bail!("{shown}: {e}"),
+    };
+    crate::merge::shard::parse(&bytes)
+        .map_err(|e| anyhow::anyhow!("{shown}: cannot compare with this report: {e}"))
+}
+
 /// Compares the report in `--out` with the tree under review; exit 1 when any mutant would
 /// be judged, 0 when none, 2 (an error) when there is no report to compare with.
 pub(crate) fn run(settings: Settings, reporter: &mut Out) -> Result<Exit> {
@@ -26,13 +42,7 @@ pub(crate) fn run(settings: Settings, reporter: &mut Out) -> Result<Exit> {
     let selected = settings.selection.select(&spec)?;
     let repo = checkout::open_repo(settings.dir.clone())?;
     let out = identity::absolute(&settings.out);
-    let prior: RunReport = match previous::read(&out)? {
-        Some(report) => report,
-        None => bail!(
-            "{}: no report to compare with (--dry-run reads the one an incremental run wrote there)",
-            files::escape::path(&out.join("mutants.json"))
-        ),
-    };
+    let prior = read_report(&out)?;
     let origin = Origin::of(&repo, config, &out)?;
     let checkouts = checkout::make(&origin.source, 1)?;
     let co = &checkouts[0];
