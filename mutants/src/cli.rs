@@ -210,10 +210,17 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// Reuse the verdict in --out's report of every mutant that is unchanged (the same
-    /// identity) on the same code (the tree without the spec) and candidate; judge only the
-    /// rest. Reused rows say from which tree and when.
+    /// identity) and reads what it read (the code without the spec, or its suites' `inputs`;
+    /// the lockfiles and toolchain versions it depends on) with the same candidate; judge only
+    /// the rest. Reused rows say from which tree and when.
     #[arg(long, conflicts_with_all = ["only", "from", "suggested"])]
     pub incremental: bool,
+    /// With --incremental: judge nothing and write nothing; list each mutant an incremental
+    /// run would judge, and why (exit 1 when any is listed, 0 when --out's verdicts are all
+    /// current). No setup, baseline or suite runs: the check CI runs against a committed
+    /// report folder.
+    #[arg(long, requires = "incremental", conflicts_with_all = ["keep", "attest", "sarif"])]
+    pub dry_run: bool,
     /// Where the report and logs go.
     #[arg(long, default_value = "mutants-out")]
     pub out: PathBuf,

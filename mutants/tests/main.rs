@@ -16,6 +16,7 @@ mod formats;
 mod fresh;
 mod generated;
 mod hostile_git;
+mod incremental;
 mod inputs;
 mod isolation;
 mod liveness;

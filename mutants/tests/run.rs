@@ -624,12 +624,16 @@ fn incremental_judges_only_mutants_that_changed_or_whose_code_changed() {
     out.assert_exit(0);
     assert!(
         out.stderr
-            .contains("1 of 2 mutants unchanged on the same code keep their verdicts; judging 1"),
+            .contains("1 of 2 mutants keep their verdicts (each mutant and what it reads unchanged); judging 1"),
         "{out}"
     );
     let report = fx.report();
     assert_eq!(report["mutants"][0]["reused"]["tree"], first["tree"]);
-    assert_eq!(report["mutants"][0]["reused"]["at"], first["start"]);
+    // When it was really judged: its suite run's start, not the report's.
+    assert_eq!(
+        report["mutants"][0]["reused"]["at"],
+        first["mutants"][0]["run"]["start"]
+    );
     assert_eq!(report["mutants"][0]["run"], first["mutants"][0]["run"]);
     assert!(
         report["mutants"][1]["reused"].is_null(),
@@ -651,14 +655,14 @@ fn incremental_judges_only_mutants_that_changed_or_whose_code_changed() {
     // Nothing changed: nothing judged.
     let out = fx.run(&["--incremental"]);
     out.assert_exit(0);
-    assert!(out.stderr.contains("2 of 2 mutants unchanged"), "{out}");
+    assert!(out.stderr.contains("2 of 2 mutants keep"), "{out}");
 
     // The code changed: every verdict is judged again.
     fx.repo
         .write("lib.sh", format!("{}# edited\n", crate::common::LIB));
     let out = fx.run(&["--incremental"]);
     out.assert_exit(0);
-    assert!(out.stderr.contains("0 of 2 mutants unchanged"), "{out}");
+    assert!(out.stderr.contains("0 of 2 mutants keep"), "{out}");
     let report = fx.report();
     assert!(report["mutants"][0]["reused"].is_null());
     assert!(report["mutants"][1]["reused"].is_null());
@@ -677,7 +681,7 @@ fn incremental_keeps_verdicts_while_a_suites_declared_inputs_and_the_mutated_fil
     fx.repo.write("README.md", "notes\n");
     let out = fx.run(&["--incremental"]);
     out.assert_exit(0);
-    assert!(out.stderr.contains("2 of 2 mutants unchanged"), "{out}");
+    assert!(out.stderr.contains("2 of 2 mutants keep"), "{out}");
     let report = fx.report();
     assert!(report["inputs"]["unit"].is_string(), "{report:#}");
     assert!(report["mutants"][0]["reused"].is_object());
@@ -686,7 +690,7 @@ fn incremental_keeps_verdicts_while_a_suites_declared_inputs_and_the_mutated_fil
         .write("test.sh", format!("{}# edited\n", crate::common::TEST));
     let out = fx.run(&["--incremental"]);
     out.assert_exit(0);
-    assert!(out.stderr.contains("0 of 2 mutants unchanged"), "{out}");
+    assert!(out.stderr.contains("0 of 2 mutants keep"), "{out}");
 }
 
 #[test]

@@ -92,6 +92,7 @@ fn settings(
             from: args.from,
             shard: args.shard,
             incremental: args.incremental,
+            dry_run: args.dry_run,
         },
         out: args.out,
         keep: args.keep,

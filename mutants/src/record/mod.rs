@@ -70,6 +70,19 @@ pub(crate) struct RunReport {
     pub inputs: std::collections::BTreeMap<String, String>,
     /// The blob id of each mutated file in the tree under review.
     pub file_blobs: std::collections::BTreeMap<String, String>,
+    /// The blob id of each lockfile in the tree under review, by path: `--incremental` judges
+    /// again every mutant a changed lockfile concerns (one in a folder its mutated file or its
+    /// suites' `inputs` are in), whatever its suites declare. Absent in a report written
+    /// before it was recorded: then every row whose code changed is judged again.
+    #[serde(default)]
+    pub lockfiles: std::collections::BTreeMap<String, String>,
+    /// The version of each toolchain the suites run on (`node`, `python3`, `pytest`, `rustc`,
+    /// `cargo`, `go`...: those their commands name or a manifest in the tree names), as it
+    /// answered in the checkout before the baseline: `--incremental` judges again every mutant
+    /// whose toolchain answers otherwise. Absent in a report written before it was recorded:
+    /// then every such row is judged again.
+    #[serde(default)]
+    pub toolchains: std::collections::BTreeMap<String, String>,
     /// What of DIR's uncommitted state was carried into the worktrees.
     #[serde(deserialize_with = "required")]
     pub carried: Option<String>,

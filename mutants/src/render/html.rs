@@ -211,7 +211,7 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
     let run = r.run.as_ref();
     let _ = write!(
         h,
-        "<tbody class=\"mutant {}\" id=\"m{}\" data-verdict=\"{}\"><tr class=\"row\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v {}\">{}</span></td><td>{}</td>",
+        "<tbody class=\"mutant {}\" id=\"m{}\" data-verdict=\"{}\"><tr class=\"row\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><span class=\"v {}\">{}</span>{}</td><td>{}</td>",
         // An unviable proposal is no finding, but nothing the suite did either: grey, not green.
         match r.verdict {
             Verdict::Unviable => "noted",
@@ -226,6 +226,9 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         esc(&claim_cell(r)),
         r.verdict.class(),
         esc(&r.verdict_text()),
+        super::reused_text(r)
+            .map(|t| format!(" <small>({})</small>", esc(&t)))
+            .unwrap_or_default(),
         esc(&run.map(SuiteRun::counts_text).unwrap_or_default()),
     );
     for a in also {

@@ -84,9 +84,25 @@ fn note_text(note: &Note<'_>) -> String {
             format!("mutants: candidate manifest before the first mutant: {check}")
         }
         Note::Reused { kept, planned } => format!(
-            "mutants: incremental: {kept} of {planned} mutants unchanged on the same code keep their verdicts; judging {}",
+            "mutants: incremental: {kept} of {planned} mutants keep their verdicts (each mutant and what it reads unchanged); judging {}",
             planned - kept
         ),
+        Note::Rejudged(stale) => {
+            // The first few name why; a changed file can make hundreds stale at once.
+            const SHOWN: usize = 10;
+            let mut text = String::from("mutants: incremental: judged again:");
+            for (name, why) in stale.iter().take(SHOWN) {
+                text.push_str(&format!(
+                    "\n  {}: {}",
+                    files::escape::text(name),
+                    super::stale::why(why)
+                ));
+            }
+            if stale.len() > SHOWN {
+                text.push_str(&format!("\n  and {} more", stale.len() - SHOWN));
+            }
+            text
+        }
         Note::NothingToReuse(why) => format!(
             "mutants: incremental: nothing to reuse ({}); judging every mutant",
             files::escape::text(why)

@@ -31,6 +31,7 @@ pub(crate) mod lines;
 pub(crate) mod markdown;
 pub(crate) mod progress;
 pub(crate) mod sarif;
+pub(crate) mod stale;
 pub(crate) mod stryker;
 pub(crate) mod text;
 
@@ -112,6 +113,19 @@ impl cmdline::Document for Shown<'_> {
 /// the same seam a run's report goes through.
 pub(crate) fn print(report: &RunReport, format: Format, color: ColorChoice) -> Result<()> {
     cmdline::Reporter::new((), color, true).show_document(&Shown(report), format)
+}
+
+/// Where a row an `--incremental` run kept came from: `reused from 4f2a9c01d3e7, judged
+/// 2026-12-06T10:31:02Z` (the tree its verdict was judged on, and when); `None` for a row
+/// judged by the run that wrote the report.
+pub(crate) fn reused_text(r: &crate::record::Row) -> Option<String> {
+    r.reused.as_ref().map(|from| {
+        format!(
+            "reused from {}, judged {}",
+            report::text::short_id(&from.tree),
+            from.at
+        )
+    })
 }
 
 /// The "What it undoes" cell of every table (text, Markdown, HTML): the claim, `claim not

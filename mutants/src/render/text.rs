@@ -27,14 +27,9 @@ pub(crate) fn cells(report: &RunReport) -> (Vec<String>, Vec<Vec<String>>) {
     let mut rows = Vec::new();
     for r in &report.mutants {
         let run = r.run.as_ref();
-        let name = match (&r.rerun, &r.reused) {
+        let name = match (&r.rerun, super::reused_text(r)) {
             (Some(at), _) => format!("{} (rerun {at})", r.name),
-            (None, Some(from)) => format!(
-                "{} (reused: tree {}, {})",
-                r.name,
-                report::text::short_id(&from.tree),
-                from.at
-            ),
+            (None, Some(from)) => format!("{} ({from})", r.name),
             (None, None) => r.name.clone(),
         };
         let mut cells = vec![
@@ -222,6 +217,15 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
     for r in &report.reused {
         s.push_str(&format!("reused: {}\n", esc(r)));
     }
+    if !report.toolchains.is_empty() {
+        // What judged the verdicts, as each toolchain answered: `--incremental` compares them.
+        let each: Vec<String> = report
+            .toolchains
+            .iter()
+            .map(|(tool, version)| format!("{} {}", esc(tool), esc(version)))
+            .collect();
+        s.push_str(&format!("toolchains: {}\n", each.join("; ")));
+    }
     for b in &report.baseline {
         s.push_str(&format!(
             "baseline: {} {} in {}{}; mutant timeout {} ({})\n",
@@ -276,7 +280,7 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
     let reused = report.mutants.iter().filter(|r| r.reused.is_some()).count();
     if reused > 0 {
         s.push_str(&format!(
-            "incremental: {} judged now, {reused} reused (unchanged mutants on the same code)\n",
+            "incremental: {} judged now, {reused} reused (each mutant and what it reads unchanged)\n",
             report.mutants.len() - reused
         ));
     }

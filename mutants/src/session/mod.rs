@@ -32,8 +32,10 @@ use crate::spec::{Mutant, Spec};
 
 mod attest;
 mod canaries;
+mod dry;
 mod identity;
-mod incremental;
+mod implicit;
+pub(crate) mod incremental;
 pub(crate) mod note;
 mod prepare;
 mod previous;
@@ -56,6 +58,10 @@ pub(crate) fn run(settings: Settings) -> Result<Exit> {
     files::interrupt::cleans_up();
     let paint = Painter::new(settings.color.for_stderr());
     let mut out = Out::new(Lines { paint }, settings.color, false);
+    if settings.selection.dry_run {
+        let exit = dry::run(settings, &mut out)?;
+        return Ok(out.finish(exit));
+    }
     let exit = run_phases(settings, inherited, &mut out)?;
     Ok(out.finish(exit))
 }

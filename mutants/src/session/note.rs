@@ -41,6 +41,8 @@ pub(crate) enum Note<'a> {
     /// `--incremental`: `kept` of the `planned` mutants keep their verdicts from the report
     /// in --out; the rest are judged now.
     Reused { kept: usize, planned: usize },
+    /// `--incremental`: the mutants judged again, each with why its row does not hold.
+    Rejudged(&'a [(&'a str, &'a crate::session::incremental::Stale)]),
     /// `--incremental` found no report to reuse (why, in words): every mutant is judged.
     NothingToReuse(&'a str),
     /// A candidate's manifest that does not hold in a checkout.

@@ -85,16 +85,7 @@ impl Session {
         let sources = read_sources(&spec, &selected, checkouts[0].path())?;
         let tree = checkouts[0].tree().to_string();
         let code_tree = previous::code_tree(&checkouts[0], repo.dir(), &spec.file)?;
-        // Only a suite that declares its inputs needs the tree's files listed.
-        let tree_files = if spec.suites.values().any(|s| !s.inputs.is_empty()) {
-            checkouts[0]
-                .files()
-                .context("listing the tree's files (git ls-tree)")?
-        } else {
-            Vec::new()
-        };
-        let inputs = incremental::inputs(&spec, &tree_files);
-        let file_blobs = incremental::file_blobs(&spec, &tree_files);
+        let (facts, toolchains) = incremental::tree_facts(&spec, &checkouts[0])?;
 
         // One run per --out, held to the end: taken once the input is known good (a bad spec
         // leaves no --out behind) and before anything is written there.
@@ -107,17 +98,36 @@ impl Session {
         let (selected, reused) = if settings.selection.incremental {
             match incremental::prior(&out) {
                 Ok(prior) => {
+                    let changed =
+                        incremental::changed_since(&checkouts[0], &prior.tree, repo.dir(), &spec);
                     let now = incremental::Now {
                         code_tree: &code_tree,
                         candidate: candidate.as_ref(),
-                        inputs: &inputs,
-                        file_blobs: &file_blobs,
+                        facts: &facts,
+                        toolchains: &toolchains,
+                        changed: changed.as_deref(),
+                        // The seam for a coverage map (see `incremental::Covering`).
+                        coverage: None,
                     };
-                    let keep = incremental::reusable(&prior, &spec, &selected, &now);
+                    let found = incremental::staleness(&prior, &spec, &selected, &now);
+                    let keep: Vec<usize> = found
+                        .iter()
+                        .filter(|(_, why)| why.is_none())
+                        .map(|(i, _)| *i)
+                        .collect();
                     reporter.emit(&Note::Reused {
                         kept: keep.len(),
                         planned,
                     });
+                    let stale: Vec<(&str, &incremental::Stale)> = found
+                        .iter()
+                        .filter_map(|(i, why)| {
+                            Some((spec.mutants[*i].name.as_str(), why.as_ref()?))
+                        })
+                        .collect();
+                    if !stale.is_empty() {
+                        reporter.emit(&Note::Rejudged(&stale));
+                    }
                     let rest = selected
                         .iter()
                         .copied()
@@ -143,8 +153,10 @@ impl Session {
             commit: origin.commit,
             tree,
             code_tree,
-            inputs,
-            file_blobs,
+            inputs: facts.inputs,
+            file_blobs: facts.file_blobs,
+            lockfiles: facts.lockfiles,
+            toolchains,
             carried: origin.carried,
             candidate,
             start: Timestamp::now(),
@@ -296,7 +308,7 @@ fn shared_cores(
 /// candidate was gated in: its `[env]` reaches every suite (a suite's own `env` wins), and its
 /// `[worktree]` (setup, links, cache) applies unless the spec has a `[worktree]` of its own,
 /// which then wins whole. Which one applies is said on stderr.
-fn read_input(
+pub(super) fn read_input(
     settings: &Settings,
     out: &mut Out,
 ) -> Result<(Spec, Option<Config>, std::path::PathBuf)> {
@@ -348,18 +360,18 @@ fn read_input(
 }
 
 /// Where the checkouts come from, and what the report says about it.
-struct Origin {
-    source: Source,
+pub(super) struct Origin {
+    pub source: Source,
     /// The commit the checkouts start at: DIR's HEAD, or the candidate's base.
-    commit: String,
+    pub commit: String,
     /// What of DIR's uncommitted state is carried (none for a candidate).
-    carried: Option<String>,
+    pub carried: Option<String>,
     /// A candidate's patch and manifest files, hashed.
-    files: Option<(String, String)>,
+    pub files: Option<(String, String)>,
 }
 
 impl Origin {
-    fn of(repo: &Git, config: Option<Config>, out: &Path) -> Result<Origin> {
+    pub(super) fn of(repo: &Git, config: Option<Config>, out: &Path) -> Result<Origin> {
         Ok(match config {
             Some(config) => {
                 // Read once: every checkout is applied from these bytes, and the report's sha256s
@@ -399,7 +411,7 @@ impl Origin {
 
 /// A candidate's facts for the report, its manifest checked in every checkout first: `Err` (exit 4)
 /// when any copy does not hold, `Ok(None)` without a candidate.
-fn candidate_facts(
+pub(super) fn candidate_facts(
     config: Option<&Path>,
     checkouts: &[Checkout],
     files: Option<(String, String)>,

@@ -95,19 +95,19 @@ pub(crate) fn code_tree(
     repo: &Path,
     spec: &Path,
 ) -> Result<String> {
-    let inside = match (repo.canonicalize(), spec.canonicalize()) {
-        (Ok(root), Ok(spec)) => spec
-            .strip_prefix(&root)
-            .ok()
-            .and_then(|rel| rel.to_str().map(str::to_string)),
-        _ => None,
-    };
-    match inside {
-        Some(rel) if !rel.is_empty() => co
+    match spec_in_tree(repo, spec) {
+        Some(rel) => co
             .tree_without(&rel)
             .context("the tree without the spec (git write-tree)"),
-        _ => Ok(co.tree().to_string()),
+        None => Ok(co.tree().to_string()),
     }
+}
+
+/// The spec's path in the tree of `repo` (`/`-separated), when it lives there.
+pub(crate) fn spec_in_tree(repo: &Path, spec: &Path) -> Option<String> {
+    let (root, spec) = (repo.canonicalize().ok()?, spec.canonicalize().ok()?);
+    let rel = spec.strip_prefix(&root).ok()?.to_str()?.to_string();
+    (!rel.is_empty()).then_some(rel)
 }
 
 /// The first mutant whose row the update would keep but which is not the mutant it was, or

@@ -69,6 +69,9 @@ pub(crate) struct Selection {
     /// `--incremental`: reuse the rows of --out's report whose mutants are unchanged on the
     /// same code, and judge only the rest.
     pub incremental: bool,
+    /// `--incremental --dry-run`: judge nothing; list the mutants an incremental run would
+    /// judge, and why.
+    pub dry_run: bool,
 }
 
 impl Selection {
@@ -124,6 +127,7 @@ mod tests {
             from: from.map(String::from),
             shard,
             incremental: false,
+            dry_run: false,
         }
         .select(&spec())
     }
