@@ -19,8 +19,10 @@ use files::located::Located;
 use report::results::Source;
 
 pub mod run;
+pub mod select;
 
 pub use run::{run_suite, Alone, Built, Ran, Share, SuiteJob, Timeouts};
+pub use select::{Items, Select};
 
 /// A suite as either file writes it: every key any tool takes, so that a key one tool does not
 /// take is refused with a reason rather than as an unknown field. Unknown keys are refused.
@@ -38,6 +40,7 @@ pub struct RawSuite {
     junit: Option<Spanned<String>>,
     tap: Option<Spanned<bool>>,
     inputs: Option<Spanned<Vec<String>>>,
+    select: Option<Spanned<String>>,
 }
 
 impl RawSuite {
@@ -82,6 +85,10 @@ pub struct Suite {
     /// while the files they match (and the mutated file) are unchanged; empty means every
     /// tracked file.
     pub inputs: Vec<String>,
+    /// The command that runs only some of its tests (mutants.toml only): `node --test {files}`,
+    /// `python3 -m pytest {tests}`. A mutant first runs the tests that cover it through it,
+    /// then the whole suite (`run`) when they do not fail.
+    pub select: Option<Select>,
 }
 
 impl Suite {
@@ -155,6 +162,21 @@ pub fn read(
                 .into(),
         ));
     }
+    if let (Form::Gate { .. }, Some(select)) = (form, &raw.select) {
+        return Err(at(
+            Some(select.span()),
+            "`select` means nothing in gate.toml: it runs only the tests that cover a mutant, \
+             and gate runs every suite whole (put it in mutants.toml's suite)"
+                .into(),
+        ));
+    }
+    let select = match &raw.select {
+        Some(t) => Some(
+            Select::parse(&text(t, "select", false)?)
+                .map_err(|why| at(Some(t.span()), format!("`select` {why}")))?,
+        ),
+        None => None,
+    };
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();
@@ -236,6 +258,7 @@ pub fn read(
         env: env_table(&raw.env, &at)?,
         results: results(&raw.junit, &raw.tap, &at)?,
         inputs,
+        select,
     })
 }
 

@@ -39,6 +39,11 @@ pub(crate) fn status(row: &Row) -> (&'static str, String) {
             "Survived",
             "the suite passed with the mutant in place".into(),
         ),
+        // Stryker's own word for a mutant no test covers.
+        Verdict::NotCovered => (
+            "NoCoverage",
+            "not covered: no test runs the mutated lines, and the whole suite passed".into(),
+        ),
         Verdict::Skipped { matches } => (
             "Ignored",
             format!("skipped: the anchor occurs {matches} times, not exactly once"),

@@ -77,6 +77,7 @@ mod tests {
             env: BTreeMap::new(),
             results: Default::default(),
             inputs: Vec::new(),
+            select: None,
         }
     }
 
