@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use report::Counts;
 
-use super::suite::{relative, run_suite, Ran};
+use super::suite::{relative, Ran};
 use super::Plan;
 use crate::anchor::{self, Found};
 use crate::checkout::Checkout;
@@ -81,7 +81,6 @@ pub(super) fn run_one(
     let mut runs = Vec::new();
     let mut changed = None;
     for (k, suite_name) in m.suites().enumerate() {
-        let suite = &plan.spec.suites[suite_name];
         let log_name = if k == 0 {
             format!("{:03}-{}.log", m.index + 1, slug(&m.name, "mutant"))
         } else {
@@ -93,13 +92,9 @@ pub(super) fn run_one(
             )
         };
         let timeouts = plan.baseline.timeouts[suite_name];
-        let ran = run_suite(
-            suite,
-            co.path(),
-            &plan.out.join("logs").join(log_name),
-            timeouts,
-            plan.cores,
-        )?;
+        let log = plan.out.join("logs").join(log_name);
+        let (ran, selection) =
+            super::select::run_mutant_suite(plan, m, suite_name, k == 0, &span, co.path(), &log, timeouts)?;
         if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });
@@ -113,6 +108,10 @@ pub(super) fn run_one(
             timeouts.run,
             baseline_counts,
         );
+        if selection.is_some() {
+            run.selection = selection;
+            run.verdict = run.judged(m.expect, m.operator.is_some());
+        }
         // A suite that replaced or deleted the file proves nothing, whatever it exited with,
         // and the tree is no longer the one under review: stop here.
         if let Err(c) = file.check() {
@@ -198,6 +197,7 @@ fn suite_run(
         counts: record.counts,
         failed_tests: record.failed_tests.clone(),
         first_error: record.first_error.clone(),
+        selection: None,
         strays_killed: record.run.strays_killed,
         log: relative(out, &record.run.log),
     };

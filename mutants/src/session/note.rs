@@ -55,6 +55,16 @@ pub(crate) enum Note<'a> {
     BaselineRunning { suites: &'a [String] },
     /// The baseline failed on restored build outputs and runs again cold.
     BaselineAgainCold,
+    /// A suite with `select` runs once unmutated with coverage on (the live line while it does).
+    Covering { suite: &'a str },
+    /// Its coverage map: `tests` tests over `files` files of the tree.
+    Covered {
+        suite: &'a str,
+        tests: usize,
+        files: usize,
+    },
+    /// No coverage map for a suite with `select` (why, in words): its mutants run it whole.
+    NotMapped { suite: &'a str, why: &'a str },
     /// A suite of the baseline failed: its status, why (failed tests, first errors, notes)
     /// and, when it names none, the log's last lines; the log.
     BaselineFailed {

@@ -1,0 +1,101 @@
+//! A mutant's own suite run through its `select` template: the tests the coverage map says
+//! reach the mutated lines run first, and only a failure there decides (`killed`); when they
+//! pass, or no test reaches the lines, or every test does (lines run outside any test), the
+//! whole suite runs and its record decides (`SURVIVED`, `not covered`, or `killed` when the map
+//! was wrong). So a map can make a run slower, never a verdict wrong.
+//!
+//! Never for a control (`expect = "survive"`), a comparison suite, or a suite without a map:
+//! they run whole, as the baseline does.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::suite::{relative, run_suite, Ran};
+use super::timeout::Timeouts;
+use super::Plan;
+use crate::anchor::Span;
+use crate::coverage::Reach;
+use crate::record::{Covering, Selection, NAMED};
+use crate::spec::{Expect, Mutant, Suite};
+use crate::verdict::Verdict;
+
+/// Runs the suite `name` for `m` (its own suite when `own`), with the mutant swapped in at `span`:
+/// through its covering tests first when it can, else whole. The selection is `None` when the
+/// suite ran whole as it always did (no template, no map, a control, a comparison suite).
+pub(super) fn run_mutant_suite(
+    plan: &Plan,
+    m: &Mutant,
+    name: &str,
+    own: bool,
+    span: &Span,
+    dir: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+) -> Result<(Ran, Option<Selection>)> {
+    let suite = &plan.spec.suites[name];
+    let whole = |s: &Suite| run_suite(s, dir, log, timeouts, plan.cores);
+    let (Some(select), Some(map), true, Expect::Kill) = (
+        &suite.select,
+        plan.coverage.get(&suite.name),
+        own,
+        m.expect,
+    ) else {
+        return Ok((whole(suite)?, None));
+    };
+    let lines = span.start_line as u32..=span.end_line as u32;
+    let (tests, every) = match map.reach(&m.file, lines) {
+        Reach::Every => (Vec::new(), true),
+        Reach::Tests(tests) => match map.as_items(tests, select.items) {
+            Some(tests) => (tests, false),
+            // The map cannot name its tests as the template takes them.
+            None => return Ok((whole(suite)?, None)),
+        },
+    };
+    let mut selection = Selection {
+        items: match select.items {
+            candidate::suite::Items::Files => "files",
+            candidate::suite::Items::Tests => "tests",
+        }
+        .into(),
+        count: tests.len(),
+        tests: tests.iter().take(NAMED).cloned().collect(),
+        every,
+        covering: None,
+        whole: true,
+    };
+    if tests.is_empty() {
+        return Ok((whole(suite)?, Some(selection)));
+    }
+    let scratch = runner::scratch::ScratchDir::new("select")?;
+    let command = select.command(&tests, &scratch.path().join("tests.txt"))?;
+    let Some(command) = command else {
+        // Too many to pass, or not passable as words: the whole suite, which decides anyway.
+        let _ = scratch.remove();
+        return Ok((whole(suite)?, Some(selection)));
+    };
+    let mut covering = suite.clone();
+    covering.command = candidate::suite::Command::Run(command);
+    let covering_log = log.with_extension("select.log");
+    let first = run_suite(&covering, dir, &covering_log, timeouts, plan.cores)?;
+    let _ = scratch.remove();
+    let judged = Verdict::judge_record(Expect::Kill, &first.record);
+    // A kill by the covering tests decides; so does a build that failed (nothing ran) and an
+    // interrupt (nothing is judged).
+    if judged.is_none_or(Verdict::is_kill) || first.build_failed() {
+        selection.whole = false;
+        return Ok((first, Some(selection)));
+    }
+    selection.covering = Some(Covering {
+        status: first.record.status_text(),
+        duration_secs: first.record.run.duration_secs,
+        counts: first.record.counts,
+        log: relative(&plan.out, &covering_log),
+    });
+    // The build already ran with the mutant in place.
+    let mut rest = suite.clone();
+    rest.build = None;
+    let mut ran = whole(&rest)?;
+    ran.build = first.build;
+    Ok((ran, Some(selection)))
+}
