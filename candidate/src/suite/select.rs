@@ -62,9 +62,11 @@ impl Select {
             (1, 0) => Items::Files,
             (0, 1) => Items::Tests,
             (0, 0) => {
-                return Err("holds neither `{files}` nor `{tests}`: the tests to run go \
+                return Err(
+                    "holds neither `{files}` nor `{tests}`: the tests to run go \
                             where one of them stands (`node --test {files}`)"
-                    .into())
+                        .into(),
+                )
             }
             (f, t) if f > 0 && t > 0 => {
                 return Err("holds both `{files}` and `{tests}`: it takes one list".into())
@@ -90,7 +92,9 @@ impl Select {
         let words: Vec<String> = tests.iter().map(|t| report::text::shell_quote(t)).collect();
         let inline = words.join(" ");
         if self.template.len() + inline.len() <= INLINE_MAX {
-            return Ok(Some(self.template.replace(self.items.placeholder(), &inline)));
+            return Ok(Some(
+                self.template.replace(self.items.placeholder(), &inline),
+            ));
         }
         let bytes: usize = tests.iter().map(|t| t.len() + 1).sum();
         if bytes > LIST_MAX {
@@ -129,10 +133,18 @@ mod tests {
 
     #[test]
     fn a_template_takes_exactly_one_placeholder_once() {
-        assert_eq!(Select::parse("node --test {files}").unwrap().items, Items::Files);
-        assert_eq!(Select::parse("pytest {tests} -q").unwrap().items, Items::Tests);
+        assert_eq!(
+            Select::parse("node --test {files}").unwrap().items,
+            Items::Files
+        );
+        assert_eq!(
+            Select::parse("pytest {tests} -q").unwrap().items,
+            Items::Tests
+        );
         assert!(Select::parse("pytest").unwrap_err().contains("neither"));
-        assert!(Select::parse("x {files} {tests}").unwrap_err().contains("both"));
+        assert!(Select::parse("x {files} {tests}")
+            .unwrap_err()
+            .contains("both"));
         assert!(Select::parse("x {files} {files}")
             .unwrap_err()
             .contains("more than once"));

@@ -32,7 +32,8 @@ pub(crate) fn collect(
     let Some(run) = suite.run() else {
         return Ok(Collected::None("the suite has no `run` command".into()));
     };
-    let scratch = runner::scratch::ScratchDir::new("cover").context("making the coverage folder")?;
+    let scratch =
+        runner::scratch::ScratchDir::new("cover").context("making the coverage folder")?;
     let dir = scratch.path();
     let data = dir.join("data");
     let plugins = dir.join("python");
@@ -40,8 +41,11 @@ pub(crate) fn collect(
     std::fs::create_dir_all(&plugins).context("making the coverage folder")?;
     let probe = dir.join("probe.cjs");
     std::fs::write(&probe, node::PROBE).context("writing the node preload")?;
-    std::fs::write(plugins.join(format!("{}.py", pytest::MODULE)), pytest::PLUGIN)
-        .context("writing the pytest plugin")?;
+    std::fs::write(
+        plugins.join(format!("{}.py", pytest::MODULE)),
+        pytest::PLUGIN,
+    )
+    .context("writing the pytest plugin")?;
     let theirs = |name: &str| {
         suite
             .env
@@ -62,7 +66,10 @@ pub(crate) fn collect(
     let require = format!("--require \"{}\"", probe.display());
     env.insert("NODE_OPTIONS".into(), before("NODE_OPTIONS", require, " "));
     let plugin = format!("-p {}", pytest::MODULE);
-    env.insert("PYTEST_ADDOPTS".into(), before("PYTEST_ADDOPTS", plugin, " "));
+    env.insert(
+        "PYTEST_ADDOPTS".into(),
+        before("PYTEST_ADDOPTS", plugin, " "),
+    );
     let path = plugins.display().to_string();
     env.insert("PYTHONPATH".into(), before("PYTHONPATH", path, ":"));
     let mut job = SuiteJob::of(suite, run, &BTreeMap::new(), timeouts);
@@ -92,8 +99,7 @@ fn read(data: &Path, root: &Path) -> Collected {
         Ok(None) => match from_node() {
             Some(map) => Collected::Map(map),
             None => Collected::None(
-                "no coverage came back (coverage maps are read from node --test and pytest)"
-                    .into(),
+                "no coverage came back (coverage maps are read from node --test and pytest)".into(),
             ),
         },
         Err(why) => match from_node() {

@@ -102,7 +102,10 @@ impl Map {
         if f.every.range(lines.clone()).next().is_some() {
             return Reach::Every;
         }
-        let found: BTreeSet<usize> = f.by.range(lines).flat_map(|(_, t)| t.iter().copied()).collect();
+        let found: BTreeSet<usize> =
+            f.by.range(lines)
+                .flat_map(|(_, t)| t.iter().copied())
+                .collect();
         Reach::Tests(found.into_iter().map(|i| self.tests[i].clone()).collect())
     }
 
@@ -112,7 +115,10 @@ impl Map {
     // Read by `--incremental` (its inputs) once it takes the map; the unit tests hold it now.
     #[cfg_attr(not(test), allow(dead_code))]
     pub fn files_run_by(&self, tests: &[String]) -> BTreeSet<String> {
-        let wanted: BTreeSet<usize> = tests.iter().filter_map(|t| self.index.get(t).copied()).collect();
+        let wanted: BTreeSet<usize> = tests
+            .iter()
+            .filter_map(|t| self.index.get(t).copied())
+            .collect();
         self.files
             .iter()
             .filter(|(_, l)| !l.every.is_empty() || l.by.values().any(|t| !t.is_disjoint(&wanted)))
@@ -196,12 +202,18 @@ mod tests {
         assert_eq!(m.reach("src/a.py", 5..=9), Reach::Tests(Vec::new()));
         assert_eq!(m.reach("src/c.py", 1..=9), Reach::Tests(Vec::new()));
         assert_eq!(
-            m.as_items(vec!["u.py::three[a b]".into(), "u.py::four".into()], Items::Files),
+            m.as_items(
+                vec!["u.py::three[a b]".into(), "u.py::four".into()],
+                Items::Files
+            ),
             Some(vec!["u.py".to_string()])
         );
         let by_file = Map::new(Items::Files);
         assert_eq!(by_file.as_items(vec!["a".into()], Items::Tests), None);
-        let ran: Vec<String> = m.files_run_by(&["u.py::three[a b]".into()]).into_iter().collect();
+        let ran: Vec<String> = m
+            .files_run_by(&["u.py::three[a b]".into()])
+            .into_iter()
+            .collect();
         // src/a.py runs outside any test, so every test reads it.
         assert_eq!(ran, ["src/a.py", "src/b.py"]);
     }

@@ -81,8 +81,7 @@ impl Selection {
         };
         let tests = report::text::plural(self.count, "covering test");
         if self.every {
-            return "every test runs the mutated lines (module level): the whole suite ran"
-                .into();
+            return "every test runs the mutated lines (module level): the whole suite ran".into();
         }
         if self.count == 0 {
             return "no test covers it: the whole suite ran".into();

@@ -35,12 +35,9 @@ pub(super) fn run_mutant_suite(
 ) -> Result<(Ran, Option<Selection>)> {
     let suite = &plan.spec.suites[name];
     let whole = |s: &Suite| run_suite(s, dir, log, timeouts, plan.cores);
-    let (Some(select), Some(map), true, Expect::Kill) = (
-        &suite.select,
-        plan.coverage.get(&suite.name),
-        own,
-        m.expect,
-    ) else {
+    let (Some(select), Some(map), true, Expect::Kill) =
+        (&suite.select, plan.coverage.get(&suite.name), own, m.expect)
+    else {
         return Ok((whole(suite)?, None));
     };
     let lines = span.start_line as u32..=span.end_line as u32;

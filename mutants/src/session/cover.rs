@@ -40,10 +40,10 @@ impl Session {
             let Some(&timeouts) = baseline.timeouts.get(name) else {
                 continue;
             };
-            let log = self
-                .out
-                .join("logs")
-                .join(format!("coverage-{}.log", report::text::slug(name, "suite")));
+            let log = self.out.join("logs").join(format!(
+                "coverage-{}.log",
+                report::text::slug(name, "suite")
+            ));
             out.steps(1);
             let collected = out.during(&Note::Covering { suite: name }, || {
                 coverage::collect(suite, co.path(), &log, timeouts, &self.cores)
@@ -62,7 +62,10 @@ impl Session {
                     });
                     maps.insert(name.to_string(), map);
                 }
-                Collected::None(why) => out.emit(&Note::NotMapped { suite: name, why: &why }),
+                Collected::None(why) => out.emit(&Note::NotMapped {
+                    suite: name,
+                    why: &why,
+                }),
             }
         }
         Ok(Ok(maps))

@@ -58,7 +58,6 @@ fn suggestion(outcomes: Vec<(Changed, Option<Outcome>)>) -> Suggestion {
         files,
         suite: suite("true"),
         inputs: Vec::new(),
-        select: None,
         about: "a test".into(),
         repo: Git::at(Path::new(".")),
     }
