@@ -67,8 +67,8 @@ pub(crate) struct SuiteRun {
     pub first_error: Option<String>,
     /// Which tests ran first, when the suite has a `select` template and the run a coverage
     /// map; `None` when the whole suite ran as it always did. Absent in reports written before
-    /// it was recorded.
-    #[serde(default)]
+    /// it was recorded, and written only when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<Selection>,
     /// Processes left behind that the runner had to kill.
     pub strays_killed: u32,
