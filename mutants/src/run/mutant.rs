@@ -93,16 +93,8 @@ pub(super) fn run_one(
         };
         let timeouts = plan.baseline.timeouts[suite_name];
         let log = plan.out.join("logs").join(log_name);
-        let (ran, selection) = super::select::run_mutant_suite(
-            plan,
-            m,
-            suite_name,
-            k == 0,
-            &span,
-            co.path(),
-            &log,
-            timeouts,
-        )?;
+        let (ran, selection) =
+            super::select::run_mutant_suite(plan, m, suite_name, k == 0, &span, co.path(), &log)?;
         if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });

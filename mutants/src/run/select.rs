@@ -12,7 +12,6 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::suite::{relative, run_suite, Ran};
-use super::timeout::Timeouts;
 use super::Plan;
 use crate::anchor::Span;
 use crate::coverage::Reach;
@@ -31,9 +30,9 @@ pub(super) fn run_mutant_suite(
     span: &Span,
     dir: &Path,
     log: &Path,
-    timeouts: Timeouts,
 ) -> Result<(Ran, Option<Selection>)> {
     let suite = &plan.spec.suites[name];
+    let timeouts = plan.baseline.timeouts[name];
     let whole = |s: &Suite| run_suite(s, dir, log, timeouts, plan.cores);
     let (Some(select), Some(map), true, Expect::Kill) =
         (&suite.select, plan.coverage.get(&suite.name), own, m.expect)
