@@ -38,7 +38,14 @@ fn run_in(
 ) -> testkit::Output {
     let mut args = vec!["run", spec, "--no-canary", "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
-    testkit::Output::of(fx.cmd().env("MARK", mark).args(&args))
+    // The maps kept between runs go to this test's own cache folder.
+    let cache = fx.out.path().join("cache");
+    testkit::Output::of(
+        fx.cmd()
+            .env("MARK", mark)
+            .env("GATEKIT_CACHE_DIR", cache)
+            .args(&args),
+    )
 }
 
 /// What the watching test saw in the mutated file while it ran, one mutant's text a line.
@@ -268,6 +275,51 @@ test('checks', async () => {
     assert_eq!(twice["tests"], serde_json::json!(["test/runs.test.mjs"]));
     assert_eq!(twice["whole"], true);
     assert_eq!(twice["covering"]["status"], "exit 0");
+}
+
+#[test]
+fn a_map_is_kept_for_the_same_code_and_suite_and_made_again_when_the_code_changes() {
+    if !have_node() {
+        return;
+    }
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}{}",
+        node_mutant("add minus", "a + b", "a - b", ""),
+        node_mutant("never", "return 2", "return 4", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("test/watch.test.mjs", NODE_WATCH),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = fx.out.path().join(name);
+        let ran = run_in(&fx, "mutants.toml", &out, mark.path(), extra);
+        ran.assert_exit(1);
+        let mapped = out.join("logs/coverage-t.log").exists();
+        (verdicts(&report_in(&out)), mapped, ran.both())
+    };
+    let (first, mapped, _) = run("first", &[]);
+    assert!(mapped);
+    // The same code and suite: the kept map, no coverage run, the same verdicts.
+    let (again, mapped, said) = run("again", &[]);
+    assert!(!mapped, "{said}");
+    assert!(
+        said.contains("kept from an earlier run of this code"),
+        "{said}"
+    );
+    assert_eq!(again, first);
+    let (_, mapped, _) = run("uncached", &["--no-cache"]);
+    assert!(mapped);
+    // Another test file: other code, mapped again.
+    fx.repo
+        .write("test/c.test.mjs", NODE_A.replace("adds", "adds again"));
+    fx.repo.commit_all("another test");
+    let (changed, mapped, _) = run("changed", &[]);
+    assert!(mapped);
+    assert_eq!(changed, first);
 }
 
 const PY_CALC: &str = "LIMIT = 10

@@ -25,6 +25,9 @@ use candidate::suite::Items;
 
 mod node;
 mod pytest;
+mod store;
+
+pub(crate) use store::{load, save};
 
 pub(crate) use collect::{collect, Collected};
 

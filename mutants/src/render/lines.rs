@@ -59,11 +59,17 @@ fn note_text(note: &Note<'_>) -> String {
             suite,
             tests,
             files,
+            kept,
         } => format!(
-            "coverage: suite {}: {} over {}; each mutant runs the tests that reach it first",
+            "coverage: suite {}: {} over {}{}; each mutant runs the tests that reach it first",
             files::escape::text(suite),
             plural(*tests, "test"),
-            plural(*files, "file")
+            plural(*files, "file"),
+            if *kept {
+                " (kept from an earlier run of this code)"
+            } else {
+                ""
+            }
         ),
         Note::NotMapped { suite, why } => format!(
             "coverage: suite {}: no map ({}); its mutants run it whole",

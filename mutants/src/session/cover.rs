@@ -1,7 +1,8 @@
 //! The coverage phase, after the baseline and the canaries: each suite with a `select`
 //! template that some mutant (not a control) names as its own runs once more unmutated, in the
-//! first checkout, with coverage on, and its map is handed to the engine. A suite whose map
-//! cannot be made runs whole for every mutant, as it always did.
+//! first checkout, with coverage on, and its map is handed to the engine (and kept in the
+//! cache, so a run of the same code and suite reads it instead: `coverage::store`). A suite
+//! whose map cannot be made runs whole for every mutant, as it always did.
 
 use std::collections::BTreeMap;
 
@@ -40,6 +41,20 @@ impl Session {
             let Some(&timeouts) = baseline.timeouts.get(name) else {
                 continue;
             };
+            // The same code and suite as a run that mapped it: its map, no suite run.
+            let kept = (!self.settings.no_cache)
+                .then(|| coverage::load(&self.report.code_tree, suite))
+                .flatten();
+            if let Some(map) = kept {
+                out.emit(&Note::Covered {
+                    suite: name,
+                    tests: map.tests(),
+                    files: map.files(),
+                    kept: true,
+                });
+                maps.insert(name.to_string(), map);
+                continue;
+            }
             let log = self.out.join("logs").join(format!(
                 "coverage-{}.log",
                 report::text::slug(name, "suite")
@@ -59,7 +74,11 @@ impl Session {
                         suite: name,
                         tests: map.tests(),
                         files: map.files(),
+                        kept: false,
                     });
+                    if !self.settings.no_cache {
+                        coverage::save(&self.report.code_tree, suite, &map);
+                    }
                     maps.insert(name.to_string(), map);
                 }
                 Collected::None(why) => out.emit(&Note::NotMapped {

@@ -57,11 +57,13 @@ pub(crate) enum Note<'a> {
     BaselineAgainCold,
     /// A suite with `select` runs once unmutated with coverage on (the live line while it does).
     Covering { suite: &'a str },
-    /// Its coverage map: `tests` tests over `files` files of the tree.
+    /// Its coverage map: `tests` tests over `files` files of the tree; `kept`: read from the
+    /// cache, made by an earlier run of the same code and suite.
     Covered {
         suite: &'a str,
         tests: usize,
         files: usize,
+        kept: bool,
     },
     /// No coverage map for a suite with `select` (why, in words): its mutants run it whole.
     NotMapped { suite: &'a str, why: &'a str },
