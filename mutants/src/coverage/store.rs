@@ -22,9 +22,11 @@ struct Stored {
     format: u32,
     by_test: bool,
     tests: Vec<String>,
-    /// file -> (lines run outside any test, line -> the tests that ran it).
-    files: BTreeMap<String, (Vec<u32>, BTreeMap<u32, Vec<usize>>)>,
+    files: BTreeMap<String, StoredLines>,
 }
+
+/// A file's lines run outside any test, and each other line's tests (indices into `tests`).
+type StoredLines = (Vec<u32>, BTreeMap<u32, Vec<usize>>);
 
 /// Where the map of `suite` on `code_tree` is kept, in the cache folder `cache`.
 fn path(cache: &Path, code_tree: &str, suite: &Suite) -> PathBuf {
