@@ -322,6 +322,37 @@ fn a_map_is_kept_for_the_same_code_and_suite_and_made_again_when_the_code_change
     assert_eq!(changed, first);
 }
 
+#[test]
+fn a_select_command_that_runs_no_test_kills_nothing() {
+    if !have_node() {
+        return;
+    }
+    // node refuses the option and runs no test: no failure of a test, so the whole suite
+    // decides, and the survivor stays one.
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test --no-such-option {{files}}\"\ntimeout = \"60s\"\n\n{}",
+        node_mutant("weak", "x * 2", "x * 3", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("weak".to_string(), "SURVIVED".to_string())],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(1);
+    let weak = selection(&report, "weak");
+    assert_eq!(weak["whole"], true);
+    assert_ne!(weak["covering"]["status"], "exit 0");
+}
+
 const PY_CALC: &str = "LIMIT = 10
 
 

@@ -75,10 +75,19 @@ pub(super) fn run_mutant_suite(
     let covering_log = log.with_extension("select.log");
     let first = run_suite(&covering, dir, &covering_log, timeouts, plan.cores)?;
     let _ = scratch.remove();
-    let judged = Verdict::judge_record(Expect::Kill, &first.record);
     // A kill by the covering tests decides; so does a build that failed (nothing ran) and an
-    // interrupt (nothing is judged).
-    if judged.is_none_or(Verdict::is_kill) || first.build_failed() {
+    // interrupt (nothing is judged). A failed run counts as a kill only when the runner
+    // reported a failed test: a command that ran none (an id the runner does not know, an
+    // option it refuses: pytest's exit 4) noticed nothing, and the whole suite decides.
+    let record = &first.record;
+    let noticed = match Verdict::judge_record(Expect::Kill, record) {
+        Some(Verdict::KilledHang) => true,
+        Some(Verdict::Killed) => {
+            record.counts.is_some_and(|c| c.failed > 0) || !record.failed_tests.is_empty()
+        }
+        _ => false,
+    };
+    if noticed || record.run.ended.is_interrupted() || first.build_failed() {
         selection.whole = false;
         return Ok((first, Some(selection)));
     }
