@@ -168,6 +168,9 @@ fn node_covering_tests_kill_alone_and_survivors_and_uncovered_mutants_are_confir
     assert_eq!(row(&report, "control")["run"]["selection"], Value::Null);
     assert!(watched.contains("the control"), "{watched}");
     assert_eq!(report["tally"]["not_covered"], 1);
+    if let Some(errors) = testkit::schema_errors("mutants.schema.json", &report) {
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
     assert_eq!(report["tally"]["survived"], 1);
     // Every report says it.
     let text = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
@@ -191,9 +194,19 @@ fn node_covering_tests_kill_alone_and_survivors_and_uncovered_mutants_are_confir
         .map(|m| m["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["Killed", "Survived", "NoCoverage", "Ignored"]);
+    let covered: Vec<&Value> = stryker["files"]["src/lib.mjs"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["coveredBy"])
+        .collect();
+    let a = serde_json::json!(["test/a.test.mjs"]);
+    assert_eq!(covered, [&a, &a, &serde_json::json!([]), &Value::Null]);
     let junit = std::fs::read_to_string(fx.out().join("junit.xml")).unwrap();
     assert!(junit.contains("type=\"not covered\""), "{junit}");
-    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let sarif_path = sarif;
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).unwrap()).unwrap();
     let rules: Vec<&str> = sarif["runs"][0]["results"]
         .as_array()
         .unwrap()
@@ -201,6 +214,9 @@ fn node_covering_tests_kill_alone_and_survivors_and_uncovered_mutants_are_confir
         .map(|r| r["ruleId"].as_str().unwrap())
         .collect();
     assert_eq!(rules, ["survived", "not-covered"]);
+    if let Some(errors) = testkit::sarif_errors(&sarif_path) {
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
     let html = std::fs::read_to_string(fx.out().join("mutants.html")).unwrap();
     assert!(html.contains("data-verdict=\"not-covered\""));
     // `not covered` alone is a finding: exit 1, never counted as a kill.

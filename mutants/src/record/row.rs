@@ -69,6 +69,7 @@ pub(crate) struct SuiteRun {
     /// map; `None` when the whole suite ran as it always did. Absent in reports written before
     /// it was recorded, and written only when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
     pub selection: Option<Selection>,
     /// Processes left behind that the runner had to kill.
     pub strays_killed: u32,

@@ -127,6 +127,11 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
             if !run.failed_tests.is_empty() && r.verdict.is_kill() {
                 m["killedBy"] = json!(run.failed_tests);
             }
+            // Stryker's `coveredBy`: the tests a coverage map says reach the mutant, as they
+            // were selected (the first of them, when there were many).
+            if let Some(sel) = run.selection.as_ref().filter(|s| !s.every) {
+                m["coveredBy"] = json!(sel.tests);
+            }
             if let Some(c) = run.counts {
                 // Summed here without overflow: a merged shard's counts are outside input.
                 let total = c.passed.saturating_add(c.failed).saturating_add(c.skipped);
