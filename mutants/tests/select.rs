@@ -219,6 +219,12 @@ fn node_covering_tests_kill_alone_and_survivors_and_uncovered_mutants_are_confir
     }
     let html = std::fs::read_to_string(fx.out().join("mutants.html")).unwrap();
     assert!(html.contains("data-verdict=\"not-covered\""));
+    // Coverage went to the session folder: the checkout was whole before every mutant, and
+    // the user's tree is untouched.
+    for r in report["mutants"].as_array().unwrap() {
+        assert_eq!(r["restored_before"], Value::Null, "{r}");
+    }
+    assert_eq!(fx.repo.status(), "");
     // `not covered` alone is a finding: exit 1, never counted as a kill.
     let alone = fx.out.path().join("alone");
     run_in(
@@ -369,6 +375,38 @@ fn a_select_command_that_runs_no_test_kills_nothing() {
     assert_ne!(weak["covering"]["status"], "exit 0");
 }
 
+#[test]
+fn a_suite_that_fails_with_coverage_on_has_no_map_and_runs_whole() {
+    if !have_node() {
+        return;
+    }
+    let fails_under_coverage = "import { test } from 'node:test';\ntest('no coverage', () => { if (process.env.NODE_V8_COVERAGE) throw new Error('x'); });\n";
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}",
+        node_mutant("add minus", "a + b", "a - b", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("test/b.test.mjs", fails_under_coverage),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    out.assert_exit(0);
+    let said = out.both();
+    assert!(
+        said.contains("coverage: suite t: no map (the suite did not pass with coverage on"),
+        "{said}"
+    );
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("add minus".to_string(), "killed".to_string())]
+    );
+    assert_eq!(row(&report, "add minus")["run"]["selection"], Value::Null);
+}
+
 const PY_CALC: &str = "LIMIT = 10
 
 
@@ -457,6 +495,7 @@ fn pytest_ids_with_spaces_and_brackets_reach_the_runner_intact_and_module_lines_
     );
     let watched = seen(mark.path(), "watch");
     assert!(!watched.contains("a - b"), "{watched}");
+    assert_eq!(fx.repo.status(), "");
     // A line run at import (module level) counts for every test: the whole suite, at once.
     let limit = selection(&report, "limit");
     assert_eq!(
