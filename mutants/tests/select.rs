@@ -44,6 +44,8 @@ fn run_in(
         fx.cmd()
             .env("MARK", mark)
             .env("GATEKIT_CACHE_DIR", cache)
+            // A cargo suite builds in its checkout, not in the target folder of these tests.
+            .env_remove("CARGO_TARGET_DIR")
             .args(&args),
     )
 }
@@ -405,6 +407,75 @@ fn a_suite_that_fails_with_coverage_on_has_no_map_and_runs_whole() {
         [("add minus".to_string(), "killed".to_string())]
     );
     assert_eq!(row(&report, "add minus")["run"]["selection"], Value::Null);
+}
+
+#[test]
+fn cargo_mutants_run_the_tests_of_their_crate_and_its_dependents_first() {
+    if !testkit::needs::program(
+        "select-cargo",
+        "cargo",
+        &["--version"],
+        "install Rust's cargo",
+    ) {
+        return;
+    }
+    let crate_toml = |name: &str, deps: &str| {
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}")
+    };
+    // `c` never links `a`: its test records which mutant of `a` was in place when it ran.
+    let watch = r#"#[test]
+fn watches() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../a/src/lib.rs")).unwrap();
+    for m in ["x - y", "y + x"] {
+        if lib.contains(m) {
+            let mark = std::path::Path::new(&std::env::var("MARK").unwrap()).join("watch");
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(mark).unwrap();
+            std::io::Write::write_all(&mut f, format!("{m}\n").as_bytes()).unwrap();
+        }
+    }
+}
+"#;
+    let spec = "[suites.cargo]\nrun = \"cargo test -q --offline\"\nselect = \"cargo test -q --offline {tests}\"\ntimeout = \"300s\"\n\n\
+        [[mutant]]\nname = \"add minus\"\nfile = \"a/src/lib.rs\"\nanchor = \"x + y\"\nreplace = \"x - y\"\nsuite = \"cargo\"\n\n\
+        [[mutant]]\nname = \"swapped\"\nfile = \"a/src/lib.rs\"\nanchor = \"x + y\"\nreplace = \"y + x\"\nsuite = \"cargo\"\n";
+    let fx = repo_with(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"a\", \"b\", \"c\"]\nresolver = \"2\"\n"),
+        ("a/Cargo.toml", &crate_toml("a", "")),
+        ("a/src/lib.rs", "pub fn add(x: i32, y: i32) -> i32 {\n    x + y\n}\n"),
+        ("b/Cargo.toml", &crate_toml("b", "a = { path = \"../a\" }\n")),
+        (
+            "b/src/lib.rs",
+            "pub fn twice(x: i32) -> i32 {\n    a::add(x, x)\n}\n\n#[test]\nfn twice_one() {\n    assert_eq!(twice(1), 2);\n}\n",
+        ),
+        ("c/Cargo.toml", &crate_toml("c", "")),
+        ("c/src/lib.rs", watch),
+        ("mutants.toml", spec),
+    ]);
+    fx.repo.write(".gitignore", "target/\nCargo.lock\n");
+    fx.repo.commit_all("ignore the build");
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("add minus".to_string(), "killed".to_string()),
+            ("swapped".into(), "SURVIVED".into())
+        ],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(1);
+    // Killed by the tests of `a` and of `b`, which depends on it; `c` never ran with it.
+    let killed = selection(&report, "add minus");
+    assert_eq!(
+        killed["tests"],
+        serde_json::json!(["--package=a", "--package=b"])
+    );
+    assert_eq!(killed["whole"], false);
+    // The survivor passed them, then the whole workspace's tests, `c`'s among them.
+    assert_eq!(selection(&report, "swapped")["whole"], true);
+    assert_eq!(seen(mark.path(), "watch"), "y + x\n");
 }
 
 const PY_CALC: &str = "LIMIT = 10

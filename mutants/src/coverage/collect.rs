@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use candidate::suite::{Share, SuiteJob, Timeouts};
 use report::Outcome;
 
-use super::{node, pytest, Map};
+use super::{cargo, node, pytest, Map};
 use crate::spec::Suite;
 
 /// What a coverage run gave.
@@ -21,7 +21,8 @@ pub(crate) enum Collected {
     Interrupted,
 }
 
-/// Runs `suite` unmutated in the checkout at `root` with coverage on, its output to `log`.
+/// Runs `suite` unmutated in the checkout at `root` with coverage on, its output to `log`
+/// (for a `select` that runs cargo, reads the workspace's packages instead).
 pub(crate) fn collect(
     suite: &Suite,
     root: &Path,
@@ -35,6 +36,15 @@ pub(crate) fn collect(
     let scratch =
         runner::scratch::ScratchDir::new("cover").context("making the coverage folder")?;
     let dir = scratch.path();
+    if suite
+        .select
+        .as_ref()
+        .is_some_and(|s| s.template.split_whitespace().any(|w| w == "cargo"))
+    {
+        let collected = from_cargo(suite, root, dir, log, timeouts, share);
+        let _ = scratch.remove();
+        return collected;
+    }
     let data = dir.join("data");
     let plugins = dir.join("python");
     std::fs::create_dir_all(&data).context("making the coverage folder")?;
@@ -86,6 +96,43 @@ pub(crate) fn collect(
     };
     let _ = scratch.remove();
     Ok(collected)
+}
+
+/// cargo's map by package (see `cargo`): the workspace's manifests read by `cargo metadata`,
+/// no test run.
+fn from_cargo(
+    suite: &Suite,
+    root: &Path,
+    dir: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    share: &dyn Share,
+) -> Result<Collected> {
+    let meta = dir.join("metadata.json");
+    let command = format!(
+        "cargo metadata --no-deps --format-version 1 > {}",
+        report::text::shell_quote(&meta.display().to_string())
+    );
+    let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
+    job.build = None;
+    let ran = candidate::suite::run_suite(&job, root, log, share)?;
+    Ok(match ran.record.outcome() {
+        Outcome::Interrupted => Collected::Interrupted,
+        Outcome::Passed => {
+            let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            match std::fs::read(&meta)
+                .ok()
+                .and_then(|j| cargo::read(&j, &real))
+            {
+                Some(map) => Collected::Map(map),
+                None => Collected::None("cargo metadata's output did not read".into()),
+            }
+        }
+        _ => Collected::None(format!(
+            "cargo metadata failed ({})",
+            ran.record.status_text()
+        )),
+    })
 }
 
 /// The map the coverage folder holds: pytest's per test id when a pytest ran, else node's

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use candidate::suite::Items;
 
+mod cargo;
 mod node;
 mod pytest;
 mod store;
@@ -42,6 +43,12 @@ pub(crate) struct Map {
     tests: Vec<String>,
     index: BTreeMap<String, usize>,
     files: BTreeMap<String, Lines>,
+    /// Folders whose every line the tests run, for a runner whose unit is a package, not a
+    /// line (cargo: a crate's folder and the tests of the crates that depend on it). A file
+    /// with lines of its own is read by them instead.
+    dirs: BTreeMap<String, BTreeSet<usize>>,
+    /// The tests are packages (`--package=NAME`): no file names them.
+    packages: bool,
 }
 
 /// One file's lines: those run outside any test, and which tests ran each of the others.
@@ -74,24 +81,36 @@ impl Map {
         self.tests.len()
     }
 
-    /// How many files have a line any test (or none) ran.
+    /// How many files (and package folders) have a line any test (or none) ran.
     pub fn files(&self) -> usize {
-        self.files.len()
+        self.files.len() + self.dirs.len()
+    }
+
+    /// The test's index, known from now on.
+    fn test(&mut self, name: &str) -> usize {
+        let next = self.tests.len();
+        let i = *self.index.entry(name.to_string()).or_insert(next);
+        if i == next {
+            self.tests.push(name.to_string());
+        }
+        i
+    }
+
+    /// Records that `test` runs every line of every file in `dir` ("" for the root).
+    fn add_dir(&mut self, dir: &str, test: &str) {
+        let i = self.test(test);
+        self.dirs.entry(dir.to_string()).or_default().insert(i);
     }
 
     /// Records that `test` ran `line` of `file`; `None`: it ran outside any test.
     pub fn add(&mut self, file: &str, line: u32, test: Option<&str>) {
+        let test = test.map(|name| self.test(name));
         let lines = self.files.entry(file.to_string()).or_default();
         match test {
             None => {
                 lines.every.insert(line);
             }
-            Some(name) => {
-                let next = self.tests.len();
-                let i = *self.index.entry(name.to_string()).or_insert(next);
-                if i == next {
-                    self.tests.push(name.to_string());
-                }
+            Some(i) => {
                 lines.by.entry(line).or_default().insert(i);
             }
         }
@@ -100,7 +119,14 @@ impl Map {
     /// Which tests reach any of `lines` (from 1, inclusive) of `file`.
     pub fn reach(&self, file: &str, lines: std::ops::RangeInclusive<u32>) -> Reach {
         let Some(f) = self.files.get(file) else {
-            return Reach::Tests(Vec::new());
+            // The innermost package folder that holds the file.
+            let found = self
+                .dirs
+                .iter()
+                .filter(|(dir, _)| dir.is_empty() || file.starts_with(&format!("{dir}/")))
+                .max_by_key(|(dir, _)| dir.len())
+                .map(|(_, tests)| tests.iter().map(|&i| self.tests[i].clone()).collect());
+            return Reach::Tests(found.unwrap_or_default());
         };
         if f.every.range(lines.clone()).next().is_some() {
             return Reach::Every;
@@ -134,6 +160,7 @@ impl Map {
     /// cannot name them so (a map by file has no test ids).
     pub fn as_items(&self, tests: Vec<String>, items: Items) -> Option<Vec<String>> {
         match (self.items?, items) {
+            (_, Items::Files) if self.packages => None,
             (a, b) if a == b => Some(tests),
             (Items::Tests, Items::Files) => {
                 let mut seen = BTreeSet::new();

@@ -23,6 +23,11 @@ struct Stored {
     by_test: bool,
     tests: Vec<String>,
     files: BTreeMap<String, StoredLines>,
+    /// Package folders and the tests that run every file in them (cargo's map).
+    #[serde(default)]
+    dirs: BTreeMap<String, Vec<usize>>,
+    #[serde(default)]
+    packages: bool,
 }
 
 /// A file's lines run outside any test, and each other line's tests (indices into `tests`).
@@ -68,6 +73,12 @@ fn load_from(cache: &Path, code_tree: &str, suite: &Suite) -> Option<Map> {
         }
     }
     map.tests = stored.tests.clone();
+    map.packages = stored.packages;
+    for (dir, tests) in stored.dirs {
+        for t in tests {
+            map.add_dir(&dir, stored.tests.get(t)?);
+        }
+    }
     for (file, (every, by)) in stored.files {
         for line in every {
             map.add(&file, line, None);
@@ -97,6 +108,12 @@ fn save_in(cache: &Path, code_tree: &str, suite: &Suite, map: &Map) {
                 (f.clone(), (every.iter().copied().collect(), by))
             })
             .collect(),
+        dirs: map
+            .dirs
+            .iter()
+            .map(|(d, t)| (d.clone(), t.iter().copied().collect()))
+            .collect(),
+        packages: map.packages,
     };
     let path = path(cache, code_tree, suite);
     let Ok(text) = serde_json::to_string(&stored) else {
@@ -129,6 +146,7 @@ mod tests {
         map.add("a.py", 3, Some("t.py::x[a b]"));
         map.add("b.py", 2, Some("t.py::y"));
         map.add("b.py", 2, Some("t.py::a-later-test-named-earlier"));
+        map.add_dir("crates/x", "--package=x");
         save_in(cache, "tree1", t, &map);
         assert_eq!(load_from(cache, "tree1", t), Some(map));
         assert_eq!(load_from(cache, "tree2", t), None);
