@@ -12,11 +12,13 @@
 //! makes a run slower, never a verdict wrong. That is why the readers here may be approximate
 //! (a line counts as run when the innermost V8 range around its first character ran).
 //!
-//! Collection ([`collect`]) runs the suite's own `run` once, unmutated, with the ecosystems'
+//! Collection ([`collect()`]) runs the suite's own `run` once, unmutated, with the ecosystems'
 //! switches in its environment (`NODE_V8_COVERAGE` and a preload that records each process's
 //! test file; a pytest plugin given by `-p` through `PYTEST_ADDOPTS` and `PYTHONPATH`), all of
 //! them writing into a scratch folder of the session: never the user's tree, never a linked
-//! folder, never the checkout.
+//! folder, never the checkout. For `cargo test` the map is by package, read from `cargo
+//! metadata` with no test run (`cargo`). A map is kept in gatekit's cache per code tree and
+//! suite (`store`), so the next run of the same code reads it instead of mapping again.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
