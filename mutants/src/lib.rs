@@ -12,7 +12,8 @@
 //!   in place only when it is still the same file, `checkout` makes the private checkouts;
 //! - `session` is one `mutants run` (its state and a method per phase), over `run`, the engine
 //!   (baseline, then each mutant judged and restored), which emits `record` values: the rows
-//!   and the report, with each `verdict` typed;
+//!   and the report, with each `verdict` typed; `coverage` maps which tests run which lines
+//!   (node's V8 coverage, coverage.py's contexts), so a suite's `select` runs those first;
 //! - `render` turns the record into every output (text, Markdown, JSON, Stryker, HTML, JUnit,
 //!   SARIF, review findings, progress lines);
 //! - `suggest` turns a change (a candidate, a diff, whole files) into spec entries through the
@@ -28,6 +29,7 @@ mod attest;
 mod checkout;
 pub mod cli;
 pub mod commands;
+mod coverage;
 mod merge;
 mod origin;
 mod record;

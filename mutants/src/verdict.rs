@@ -21,6 +21,10 @@ pub(crate) enum Verdict {
     KilledHang,
     /// The suite passed with the mutant in place.
     Survived,
+    /// No test covers the mutated lines (the suite's coverage map, with `select`), and the whole
+    /// suite passed with the mutant in place: a survivor no test even ran (Stryker's
+    /// NoCoverage). A finding, as a survivor is.
+    NotCovered,
     /// The anchor did not occur exactly once, so nothing was swapped.
     Skipped { matches: usize },
     /// A control the suite did not notice, as it should.
@@ -86,7 +90,9 @@ impl Verdict {
     pub fn style(self) -> Style {
         match self {
             Verdict::ControlHeld | Verdict::Killed | Verdict::KilledHang => Style::Good,
-            Verdict::Survived | Verdict::ControlKilled | Verdict::Error => Style::Bad,
+            Verdict::Survived | Verdict::NotCovered | Verdict::ControlKilled | Verdict::Error => {
+                Style::Bad
+            }
             Verdict::Skipped { .. } | Verdict::Unviable => Style::Warn,
         }
     }
@@ -97,6 +103,7 @@ impl Verdict {
             Verdict::Killed => "killed",
             Verdict::KilledHang => "hang",
             Verdict::Survived => "survived",
+            Verdict::NotCovered => "not-covered",
             Verdict::Skipped { .. } => "skipped",
             Verdict::ControlHeld => "held",
             Verdict::ControlKilled => "control-killed",
@@ -112,6 +119,7 @@ impl fmt::Display for Verdict {
             Verdict::Killed => f.write_str("killed"),
             Verdict::KilledHang => f.write_str("killed (hang)"),
             Verdict::Survived => f.write_str("SURVIVED"),
+            Verdict::NotCovered => f.write_str("not covered"),
             Verdict::Skipped { matches } => write!(f, "skipped ({matches} matches)"),
             Verdict::ControlHeld => f.write_str("control held"),
             Verdict::ControlKilled => f.write_str("CONTROL KILLED"),
@@ -129,6 +137,7 @@ impl FromStr for Verdict {
             "killed" => Verdict::Killed,
             "killed (hang)" => Verdict::KilledHang,
             "SURVIVED" => Verdict::Survived,
+            "not covered" => Verdict::NotCovered,
             "control held" => Verdict::ControlHeld,
             "CONTROL KILLED" => Verdict::ControlKilled,
             "error" => Verdict::Error,
@@ -153,7 +162,7 @@ impl schemars::JsonSchema for Verdict {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         report::schema::string_with_pattern(
             "The verdict words of the user guide.",
-            r"^(killed|killed \(hang\)|SURVIVED|control held|CONTROL KILLED|error|unviable|skipped \([0-9]+ matches\))$",
+            r"^(killed|killed \(hang\)|SURVIVED|not covered|control held|CONTROL KILLED|error|unviable|skipped \([0-9]+ matches\))$",
         )
     }
 }
@@ -181,6 +190,7 @@ mod tests {
         assert_eq!(Verdict::KilledHang.style(), Style::Good);
         assert_eq!(Verdict::ControlHeld.style(), Style::Good);
         assert_eq!(Verdict::Survived.style(), Style::Bad);
+        assert_eq!(Verdict::NotCovered.style(), Style::Bad);
         assert_eq!(Verdict::ControlKilled.style(), Style::Bad);
         assert_eq!(Verdict::Error.style(), Style::Bad);
         assert_eq!(Verdict::Skipped { matches: 2 }.style(), Style::Warn);
@@ -193,6 +203,7 @@ mod tests {
             Verdict::Killed,
             Verdict::KilledHang,
             Verdict::Survived,
+            Verdict::NotCovered,
             Verdict::Skipped { matches: 0 },
             Verdict::Skipped { matches: 2 },
             Verdict::ControlHeld,
@@ -250,6 +261,7 @@ mod tests {
         assert_eq!(Verdict::judge(Expect::Kill, Outcome::Interrupted), None);
         assert!(!Verdict::Error.holds());
         assert!(!Verdict::Survived.holds());
+        assert!(!Verdict::NotCovered.holds() && !Verdict::NotCovered.is_kill());
         assert!(Verdict::KilledHang.holds() && Verdict::ControlHeld.holds());
         assert!(!Verdict::Skipped { matches: 1 }.holds());
         // Unviable is no finding, and never a kill.

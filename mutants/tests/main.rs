@@ -23,6 +23,7 @@ mod liveness;
 mod order;
 mod reasons;
 mod run;
+mod select;
 mod suggest;
 mod usage;
 mod wholeness;

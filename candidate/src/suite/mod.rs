@@ -19,8 +19,10 @@ use files::located::Located;
 use report::results::Source;
 
 pub mod run;
+pub mod select;
 
 pub use run::{run_suite, run_suite_watched, Alone, Built, Ran, Share, SuiteJob, Timeouts};
+pub use select::{Items, Select};
 
 /// A suite as either file writes it: every key any tool takes, so that a key one tool does not
 /// take is refused with a reason rather than as an unknown field. Unknown keys are refused.
@@ -39,6 +41,7 @@ pub struct RawSuite {
     tap: Option<Spanned<bool>>,
     inputs: Option<Spanned<Vec<String>>>,
     fail_fast: Option<Spanned<bool>>,
+    select: Option<Spanned<String>>,
 }
 
 impl RawSuite {
@@ -87,6 +90,10 @@ pub struct Suite {
     /// mutant's run is stopped once its runner's report of a failed test is complete. gate's
     /// suites always run whole.
     pub fail_fast: bool,
+    /// The command that runs only some of its tests (mutants.toml only): `node --test {files}`,
+    /// `python3 -m pytest {tests}`. A mutant first runs the tests that cover it through it,
+    /// then the whole suite (`run`) when they do not fail.
+    pub select: Option<Select>,
 }
 
 impl Suite {
@@ -170,6 +177,21 @@ pub fn read(
     }
     let fail_fast =
         matches!(form, Form::Mutants { .. }) && raw.fail_fast.as_ref().is_none_or(|f| *f.get_ref());
+    if let (Form::Gate { .. }, Some(select)) = (form, &raw.select) {
+        return Err(at(
+            Some(select.span()),
+            "`select` means nothing in gate.toml: it runs only the tests that cover a mutant, \
+             and gate runs every suite whole (put it in mutants.toml's suite)"
+                .into(),
+        ));
+    }
+    let select = match &raw.select {
+        Some(t) => Some(
+            Select::parse(&text(t, "select", false)?)
+                .map_err(|why| at(Some(t.span()), format!("`select` {why}")))?,
+        ),
+        None => None,
+    };
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();
@@ -252,6 +274,7 @@ pub fn read(
         results: results(&raw.junit, &raw.tap, &at)?,
         inputs,
         fail_fast,
+        select,
     })
 }
 

@@ -131,6 +131,35 @@ fn fail_fast_is_on_for_mutants_unless_turned_off_and_refused_by_gate() {
 }
 
 #[test]
+fn select_is_a_template_read_by_mutants_and_refused_by_gate() {
+    let s = read_as(false, "run = \"pytest\"\nselect = \"pytest {tests}\"").unwrap();
+    let select = s.select.unwrap();
+    assert_eq!(select.items, Items::Tests);
+    assert_eq!(select.template, "pytest {tests}");
+    assert!(read_as(false, "run = \"true\"").unwrap().select.is_none());
+    for (bad, why) in [
+        ("node --test", "neither `{files}` nor `{tests}`"),
+        ("x {files} {tests}", "both"),
+        ("", "is empty"),
+    ] {
+        let e = error(false, &format!("run = \"true\"\n\nselect = \"{bad}\""));
+        assert!(
+            e.starts_with("mutants.toml:4: suite \"x\": `select`"),
+            "{e}"
+        );
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    let e = error(
+        true,
+        "name = \"x\"\nrun = \"true\"\nselect = \"node --test {files}\"",
+    );
+    assert!(
+        e.starts_with("gate.toml:4: `select` means nothing in gate.toml"),
+        "{e}"
+    );
+}
+
+#[test]
 fn every_refusal_names_its_line_in_either_file() {
     for gate in [true, false] {
         let name = if gate { "name = \"x\"\n" } else { "" };
@@ -162,9 +191,6 @@ fn every_refusal_names_its_line_in_either_file() {
             e.starts_with(&line(3)) && e.contains("unknown field `tmeout`"),
             "{e}"
         );
-        // Keys issue 31 will add with their behaviour are refused until then.
-        let e = at("run = \"true\"\nselect = \"x\"");
-        assert!(e.contains("unknown field `select`"), "{e}");
     }
     let e = error(false, "timeout = \"5m\"");
     assert!(e.contains("suite \"x\": no `run`"), "{e}");
@@ -288,6 +314,7 @@ mod running {
             results: Source::Log,
             inputs: Vec::new(),
             fail_fast: false,
+            select: None,
         };
         let file = BTreeMap::from([
             ("A".to_string(), "file".to_string()),

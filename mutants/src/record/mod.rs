@@ -17,11 +17,13 @@ use report::Timestamp;
 
 mod facts;
 mod row;
+mod selection;
 mod strict;
 mod tally;
 
 pub(crate) use facts::{Baseline, CandidateFacts, ManifestCheck, SetupFacts, Shard};
 pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Reused, Row, SuiteRun};
+pub(crate) use selection::{Covering, Selection, NAMED};
 pub(crate) use tally::Tally;
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away

@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::selection::Selection;
 use super::strict::required;
 
 use std::path::PathBuf;
@@ -71,6 +72,12 @@ pub(crate) struct SuiteRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("x-optional" = true))]
     pub first_failure: Option<FirstFailure>,
+    /// Which tests ran first, when the suite has a `select` template and the run a coverage
+    /// map; `None` when the whole suite ran as it always did. Absent in reports written before
+    /// it was recorded, and written only when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-optional" = true))]
+    pub selection: Option<Selection>,
     /// Processes left behind that the runner had to kill.
     pub strays_killed: u32,
     /// The log, relative to the output folder.
@@ -108,7 +115,11 @@ impl SuiteRun {
             },
         );
         record.counts = self.counts;
-        Verdict::judge_record(expect, &record).unwrap_or(Verdict::Error)
+        let judged = Verdict::judge_record(expect, &record).unwrap_or(Verdict::Error);
+        match &self.selection {
+            Some(selection) => selection.verdict(judged),
+            None => judged,
+        }
     }
 
     /// The failed tests as every rendering shows them: the first `shown` names, how many more,
@@ -134,14 +145,16 @@ impl SuiteRun {
     /// `196 pass -> 188 passed, 8 failed`: the baseline's passes, then every count the runner
     /// gave with the mutant (what passed beside what failed), or `unknown`.
     pub fn counts_text(&self) -> String {
-        let after = match self.counts {
-            Some(c) => c.to_string(),
+        let counts = match (self.counts, self.baseline_counts) {
+            (Some(c), Some(b)) => format!("{} pass -> {c}", b.passed),
+            (Some(c), None) => c.to_string(),
             // No runner summary could be read: unknown, never a number that hides the suite.
-            None => return "unknown".to_string(),
+            (None, _) => "unknown".to_string(),
         };
-        match self.baseline_counts {
-            Some(b) => format!("{} pass -> {after}", b.passed),
-            None => after,
+        // Which tests ran first, where the row's every rendering shows its counts.
+        match &self.selection {
+            Some(s) => format!("{counts}; {}", s.text()),
+            None => counts,
         }
     }
 }

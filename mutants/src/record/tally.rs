@@ -17,6 +17,10 @@ pub(crate) struct Tally {
     pub killed: usize,
     pub killed_hang: usize,
     pub survived: usize,
+    /// Survivors no test covers (`not covered`): findings, as survivors are. Absent in reports
+    /// written before the verdict existed.
+    #[serde(default)]
+    pub not_covered: usize,
     pub skipped: usize,
     pub control_held: usize,
     pub control_killed: usize,
@@ -38,6 +42,7 @@ impl Tally {
                 Verdict::Killed => t.killed += 1,
                 Verdict::KilledHang => t.killed_hang += 1,
                 Verdict::Survived => t.survived += 1,
+                Verdict::NotCovered => t.not_covered += 1,
                 Verdict::Skipped { .. } => t.skipped += 1,
                 Verdict::ControlHeld => t.control_held += 1,
                 Verdict::ControlKilled => t.control_killed += 1,
@@ -56,12 +61,13 @@ impl Tally {
     /// Each kind of verdict with its count, in the order every report lists them (good news
     /// first), as (count, the tally's word, a verdict of that kind): a skip is counted as
     /// `skipped`, whatever its number of matches.
-    pub fn counts(&self) -> [(usize, &'static str, Verdict); 8] {
+    pub fn counts(&self) -> [(usize, &'static str, Verdict); 9] {
         [
             (self.killed, "killed", Verdict::Killed),
             (self.killed_hang, "killed (hang)", Verdict::KilledHang),
             (self.control_held, "control held", Verdict::ControlHeld),
             (self.survived, "SURVIVED", Verdict::Survived),
+            (self.not_covered, "not covered", Verdict::NotCovered),
             (
                 self.control_killed,
                 "CONTROL KILLED",

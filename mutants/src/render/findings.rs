@@ -11,7 +11,7 @@ fn findings(report: &RunReport) -> Vec<&Row> {
     report
         .mutants
         .iter()
-        .filter(|r| r.verdict == Verdict::Survived)
+        .filter(|r| matches!(r.verdict, Verdict::Survived | Verdict::NotCovered))
         .collect()
 }
 

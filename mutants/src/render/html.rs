@@ -48,7 +48,7 @@ code{font:12px ui-monospace,'DejaVu Sans Mono',monospace;background:#f6f8fa;padd
 .killed{color:#fff;background:#1a7f37}
 .hang{color:#fff;background:#0969da}
 .held{color:#1a7f37;background:#dafbe1;border:1px solid #1a7f37}
-.survived,.control-killed{color:#fff;background:#cf222e}
+.survived,.not-covered,.control-killed{color:#fff;background:#cf222e}
 .skipped{color:#6f4e00;background:#fff1c2;border:1px solid #d4a72c}
 .error{color:#fff;background:#8250df}
 .unviable{color:#59636e;background:#eaeef2;border:1px solid #8c959f}
@@ -64,7 +64,7 @@ const SCRIPT: &str = "
   var rows=[].slice.call(document.querySelectorAll('tbody.mutant'));
   var names=['all','findings','survivors'];
   function matches(tb,f){
-    if(f==='survivors')return tb.getAttribute('data-verdict')==='survived';
+    if(f==='survivors'){var v=tb.getAttribute('data-verdict');return v==='survived'||v==='not-covered';}
     if(f==='findings')return tb.classList.contains('finding');
     return true;
   }
@@ -166,7 +166,7 @@ pub(crate) fn render(report: &RunReport, out: &Path) -> String {
     let survivors = report
         .mutants
         .iter()
-        .filter(|r| r.verdict == Verdict::Survived)
+        .filter(|r| matches!(r.verdict, Verdict::Survived | Verdict::NotCovered))
         .count();
     let _ = writeln!(
         h,
@@ -259,7 +259,10 @@ fn mutant_rows(h: &mut String, r: &Row, also: &[String], cols: usize, out: &Path
         "<tr class=\"detail\"><td></td><td colspan=\"{}\"><details{}><summary>{}: <code>{}</code> &middot; {}</summary>",
         cols - 1,
         // What survived is what a reviewer opened the page for: its diff is already unfolded.
-        if matches!(r.verdict, Verdict::Survived | Verdict::ControlKilled) {
+        if matches!(
+            r.verdict,
+            Verdict::Survived | Verdict::NotCovered | Verdict::ControlKilled
+        ) {
             " open"
         } else {
             ""

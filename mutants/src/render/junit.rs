@@ -128,6 +128,14 @@ fn case(r: &Row, out: &Path) -> TestCase {
             kind: "survived".into(),
             body: body(),
         },
+        Verdict::NotCovered => Status::Failed {
+            message: format!(
+                "not covered: no test runs the mutated lines, and the whole suite passed with \
+                 the mutant in place; nothing defends: {claim}"
+            ),
+            kind: "not covered".into(),
+            body: body(),
+        },
         Verdict::ControlKilled => Status::Failed {
             message: format!(
                 "CONTROL KILLED: the suite noticed an edit it must not notice ({claim}){}",

@@ -28,6 +28,10 @@ impl cmdline::Render<Note<'_>> for Lines {
                 let names: Vec<_> = suites.iter().map(|s| files::escape::text(s)).collect();
                 Shown::Status(format!("baseline: {} running unmutated", names.join(", ")))
             }
+            Note::Covering { suite } => Shown::Status(format!(
+                "coverage: suite {} running unmutated to map its tests",
+                files::escape::text(suite)
+            )),
             Note::Judged { row, done, total } => {
                 Shown::Step(progress::finished_line(row, *done, *total, self.paint))
             }
@@ -51,6 +55,27 @@ fn note_text(note: &Note<'_>) -> String {
     let path = |p: &std::path::Path| files::escape::path(p);
     match note {
         Note::LinkedChanged(changed) => format!("mutants: {changed}"),
+        Note::Covered {
+            suite,
+            tests,
+            files,
+            kept,
+        } => format!(
+            "coverage: suite {}: {} over {}{}; each mutant runs the tests that reach it first",
+            files::escape::text(suite),
+            plural(*tests, "test"),
+            plural(*files, "file"),
+            if *kept {
+                " (kept from an earlier run of this code)"
+            } else {
+                ""
+            }
+        ),
+        Note::NotMapped { suite, why } => format!(
+            "coverage: suite {}: no map ({}); its mutants run it whole",
+            files::escape::text(suite),
+            files::escape::text(why)
+        ),
         Note::WorktreeFromConfig { theirs } => {
             format!("mutants: [worktree] from {} (the spec has none)", path(theirs))
         }
@@ -203,6 +228,7 @@ fn note_text(note: &Note<'_>) -> String {
         Note::CanaryRunning { .. }
         | Note::CanaryRan(_)
         | Note::BaselineRunning { .. }
+        | Note::Covering { .. }
         | Note::Judged { .. }
         | Note::Judging { .. }
         | Note::Engine(_) => String::new(),

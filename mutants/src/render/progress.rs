@@ -20,7 +20,7 @@ pub(crate) fn live_status(tally: &Tally, running: &BTreeMap<usize, (String, Inst
     let mut s = format!(
         "{} killed, {} survived",
         tally.killed + tally.killed_hang,
-        tally.survived
+        tally.survived + tally.not_covered
     );
     if let Some((name, since)) = running.values().min_by_key(|(_, since)| *since) {
         s.push_str("; running ");

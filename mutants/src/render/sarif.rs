@@ -28,7 +28,7 @@ pub(crate) const TOOL: &str = "gatekit-mutants";
 const FINGERPRINT: &str = "gatekitMutant/v1";
 
 /// One rule per kind of verdict that gets a result: (id, name, level, short, full description).
-const RULES: [(&str, &str, Level, &str, &str); 5] = [
+const RULES: [(&str, &str, Level, &str, &str); 6] = [
     (
         "survived",
         "MutantSurvived",
@@ -37,6 +37,15 @@ const RULES: [(&str, &str, Level, &str, &str); 5] = [
         "The mutant undoes a claim of the change, and the suite still passed: nothing defends \
          that claim. Add or fix a test that fails on this mutant, or name why the claim needs no \
          test.",
+    ),
+    (
+        "not-covered",
+        "MutantNotCovered",
+        Level::Error,
+        "No test runs the lines of this mutant, and the suite passed with it in place",
+        "The suite's coverage map names no test that runs the mutated lines, and the whole suite \
+         passed with the mutant in place: no test even reaches that claim. Add a test that runs \
+         the code and fails on this mutant, or name why the claim needs no test.",
     ),
     (
         "control-killed",
@@ -76,6 +85,7 @@ const RULES: [(&str, &str, Level, &str, &str); 5] = [
 fn rule_of(verdict: Verdict) -> Option<&'static str> {
     match verdict {
         Verdict::Survived => Some("survived"),
+        Verdict::NotCovered => Some("not-covered"),
         Verdict::ControlKilled => Some("control-killed"),
         Verdict::Skipped { .. } => Some("skipped"),
         Verdict::Error => Some("error"),
@@ -196,6 +206,10 @@ fn message(row: &Row) -> String {
     );
     let what = match row.verdict {
         Verdict::Survived => "The suite passed with the mutant in place.".to_string(),
+        Verdict::NotCovered => {
+            "No test runs the mutated lines; the whole suite passed with the mutant in place."
+                .to_string()
+        }
         Verdict::ControlKilled => "The suite noticed an edit it must not notice.".to_string(),
         Verdict::Skipped { matches } => {
             format!("The anchor occurs {matches} times, not exactly once: nothing was swapped.")
@@ -242,6 +256,7 @@ mod tests {
     fn every_verdict_that_is_a_result_has_its_rule() {
         for v in [
             Verdict::Survived,
+            Verdict::NotCovered,
             Verdict::ControlKilled,
             Verdict::Skipped { matches: 2 },
             Verdict::Error,

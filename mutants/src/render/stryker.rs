@@ -39,6 +39,11 @@ pub(crate) fn status(row: &Row) -> (&'static str, String) {
             "Survived",
             "the suite passed with the mutant in place".into(),
         ),
+        // Stryker's own word for a mutant no test covers.
+        Verdict::NotCovered => (
+            "NoCoverage",
+            "not covered: no test runs the mutated lines, and the whole suite passed".into(),
+        ),
         Verdict::Skipped { matches } => (
             "Ignored",
             format!("skipped: the anchor occurs {matches} times, not exactly once"),
@@ -121,6 +126,11 @@ fn mutation_report(report: &RunReport, sources: &Sources) -> Value {
             // Stryker's `killedBy` names the tests that noticed: only a kill (or a hang) has them.
             if !run.failed_tests.is_empty() && r.verdict.is_kill() {
                 m["killedBy"] = json!(run.failed_tests);
+            }
+            // Stryker's `coveredBy`: the tests a coverage map says reach the mutant, as they
+            // were selected (the first of them, when there were many).
+            if let Some(sel) = run.selection.as_ref().filter(|s| !s.every) {
+                m["coveredBy"] = json!(sel.tests);
             }
             if let Some(c) = run.counts {
                 // Summed here without overflow: a merged shard's counts are outside input.

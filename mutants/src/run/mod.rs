@@ -7,6 +7,7 @@
 //! rewrote the file itself, a full disk, a panic: all end the run rather than let the next
 //! mutant be judged against a tree that is not the reviewed one.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -23,6 +24,7 @@ mod baseline;
 pub(crate) mod canary;
 pub(crate) mod cores;
 mod mutant;
+mod select;
 mod suite;
 mod timeout;
 
@@ -83,6 +85,9 @@ pub(crate) struct Plan<'a> {
     pub warm: Warm<'a>,
     /// The jobserver and build slot every job's commands share.
     pub cores: &'a Cores,
+    /// Each suite's coverage map, by suite name, for a suite with a `select` template whose
+    /// map could be made (see `run::select`).
+    pub coverage: &'a BTreeMap<String, crate::coverage::Map>,
 }
 
 /// What a checkout after the first needs before it takes a mutant.

@@ -9,7 +9,7 @@ use anyhow::Result;
 use report::first_failure::FirstFailure;
 use report::Counts;
 
-use super::suite::{relative, run_suite, run_suite_fail_fast, Ran};
+use super::suite::{relative, Ran};
 use super::Plan;
 use crate::anchor::{self, Found};
 use crate::checkout::Checkout;
@@ -82,7 +82,6 @@ pub(super) fn run_one(
     let mut runs = Vec::new();
     let mut changed = None;
     for (k, suite_name) in m.suites().enumerate() {
-        let suite = &plan.spec.suites[suite_name];
         let log_name = if k == 0 {
             format!("{:03}-{}.log", m.index + 1, slug(&m.name, "mutant"))
         } else {
@@ -95,16 +94,8 @@ pub(super) fn run_one(
         };
         let timeouts = plan.baseline.timeouts[suite_name];
         let log = plan.out.join("logs").join(log_name);
-        // A control runs whole: its verdict is that the suite passes, which only the whole run
-        // can say.
-        let (ran, first) = if plan.baseline.fail_fast.contains(suite_name) && !m.is_control() {
-            run_suite_fail_fast(suite, co.path(), &log, timeouts, plan.cores)?
-        } else {
-            (
-                run_suite(suite, co.path(), &log, timeouts, plan.cores)?,
-                None,
-            )
-        };
+        let (ran, selection, first) =
+            super::select::run_mutant_suite(plan, m, suite_name, k == 0, &span, co.path(), &log)?;
         if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });
@@ -118,6 +109,10 @@ pub(super) fn run_one(
             timeouts.run,
             baseline_counts,
         );
+        if selection.is_some() {
+            run.selection = selection;
+            run.verdict = run.judged(m.expect, m.operator.is_some());
+        }
         // A suite that replaced or deleted the file proves nothing, whatever it exited with,
         // and the tree is no longer the one under review: stop here.
         if let Err(c) = file.check() {
@@ -213,6 +208,7 @@ fn suite_run(
         failed_tests,
         first_error,
         first_failure: first,
+        selection: None,
         strays_killed: record.run.strays_killed,
         log: relative(out, &record.run.log),
     };

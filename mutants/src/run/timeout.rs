@@ -78,6 +78,7 @@ mod tests {
             results: Default::default(),
             inputs: Vec::new(),
             fail_fast: true,
+            select: None,
         }
     }
 

@@ -2,6 +2,8 @@
 //! unloadable in the first checkout, each of its suites run once, and the run stopped (exit 4)
 //! when one still passes (see [`crate::run::canary`]).
 
+use std::collections::BTreeMap;
+
 use anyhow::Result;
 
 use cmdline::Exit;
@@ -52,6 +54,8 @@ impl Session {
                 cli_timeout: self.settings.timeout,
             },
             cores: &self.cores,
+            // A canary runs its suite whole.
+            coverage: &BTreeMap::new(),
         };
         out.steps(planned.len());
         for (file, suite) in &planned {

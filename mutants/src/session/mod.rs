@@ -32,6 +32,7 @@ use crate::spec::{Mutant, Spec};
 
 mod attest;
 mod canaries;
+mod cover;
 mod dry;
 mod identity;
 mod implicit;
@@ -105,7 +106,11 @@ fn run_phases(
     if let Err(stop) = session.canaries(&baseline, out)? {
         return session.finish(stop, out);
     }
-    match session.judge(&baseline, out) {
+    let coverage = match session.cover(&baseline, out)? {
+        Ok(maps) => maps,
+        Err(stop) => return session.finish(stop, out),
+    };
+    match session.judge(&baseline, &coverage, out) {
         Ok(()) => {}
         Err(Stopped::Engine(e)) => {
             session.report.interrupted = files::interrupt::requested();
@@ -348,6 +353,7 @@ impl Session {
     pub(crate) fn judge(
         &mut self,
         baseline: &BaselineResult,
+        coverage: &BTreeMap<String, crate::coverage::Map>,
         out: &mut Out,
     ) -> Result<(), Stopped> {
         let rerun = self.rerun;
@@ -364,6 +370,7 @@ impl Session {
                 cli_timeout: self.settings.timeout,
             },
             cores: &self.cores,
+            coverage,
         };
         let total = plan.mutants.len();
         let (report, sources, dir, kept_rows) =

@@ -60,6 +60,18 @@ pub(crate) enum Note<'a> {
     /// `suite`'s green baseline would already have stopped at a first failure (`test`, as the
     /// reader named it): its mutants run whole.
     FailFastOff { suite: &'a str, test: &'a str },
+    /// A suite with `select` runs once unmutated with coverage on (the live line while it does).
+    Covering { suite: &'a str },
+    /// Its coverage map: `tests` tests over `files` files of the tree; `kept`: read from the
+    /// cache, made by an earlier run of the same code and suite.
+    Covered {
+        suite: &'a str,
+        tests: usize,
+        files: usize,
+        kept: bool,
+    },
+    /// No coverage map for a suite with `select` (why, in words): its mutants run it whole.
+    NotMapped { suite: &'a str, why: &'a str },
     /// A suite of the baseline failed: its status, why (failed tests, first errors, notes)
     /// and, when it names none, the log's last lines; the log.
     BaselineFailed {

@@ -38,7 +38,20 @@ pub(crate) fn of(spec: &Spec, m: &Mutant) -> String {
     manifests::Digest::of(value.to_string().as_bytes()).to_hex()
 }
 
-fn suite_value(suite: &Suite) -> Value {
+/// Everything of `suite` that decides a verdict, as the identity spells it (also the key a
+/// coverage map is kept under).
+pub(crate) fn suite_value(suite: &Suite) -> Value {
+    let mut value = suite_fields(suite);
+    // `select` decides which tests run first (a wrong map can make a kill come from them),
+    // so it is part of what the mutant is; written only when a suite has one, so identities
+    // of suites without it are what they were before the key existed.
+    if let (Some(select), Some(fields)) = (&suite.select, value.as_object_mut()) {
+        fields.insert("select".into(), json!(select.template));
+    }
+    value
+}
+
+fn suite_fields(suite: &Suite) -> Value {
     let env: BTreeMap<&str, &str> = suite
         .env
         .iter()
@@ -153,6 +166,11 @@ also = ["t"]
             (
                 "run = \"cargo test\"",
                 "run = \"cargo test\"\njunit = \"r.xml\"",
+                0,
+            ),
+            (
+                "run = \"cargo test\"",
+                "run = \"cargo test\"\nselect = \"cargo test {tests}\"",
                 0,
             ),
         ] {

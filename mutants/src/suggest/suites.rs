@@ -43,6 +43,9 @@ pub(crate) struct SuiteTable {
     pub junit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tap: Option<bool>,
+    /// mutants.toml's `select` template, kept so the proposals run their covering tests first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<String>,
 }
 
 /// The suite chosen for every proposal.
@@ -147,6 +150,7 @@ fn table(s: &Suite) -> Option<SuiteTable> {
         timeout: s.timeout.map(duration),
         build_timeout: s.build_timeout.map(duration),
         env: s.env.clone(),
+        select: s.select.as_ref().map(|t| t.template.clone()),
         ..SuiteTable::default()
     };
     Some(with_results(t, &s.results))
@@ -264,7 +268,7 @@ mod tests {
         write(
             tmp.path(),
             "mutants.toml",
-            "[suites.unit]\nrun = \"pytest -q\"\nbuild = \"make\"\ntimeout = \"90s\"\nbuild_timeout = \"1500ms\"\nenv = { A = \"1\" }\njunit = \"r/j.xml\"\n\n[suites.other]\nrun = \"true\"\ntap = true\n",
+            "[suites.unit]\nrun = \"pytest -q\"\nbuild = \"make\"\ntimeout = \"90s\"\nbuild_timeout = \"1500ms\"\nenv = { A = \"1\" }\njunit = \"r/j.xml\"\nselect = \"pytest -q {tests}\"\n\n[suites.other]\nrun = \"true\"\ntap = true\n",
         );
         let found = of_repo(tmp.path()).unwrap();
         assert_eq!(
@@ -277,6 +281,7 @@ mod tests {
                 env: BTreeMap::from([("A".into(), "1".into())]),
                 junit: Some("r/j.xml".into()),
                 tap: None,
+                select: Some("pytest -q {tests}".into()),
             }
         );
         assert_eq!(found.suites["other"].tap, Some(true));

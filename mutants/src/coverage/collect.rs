@@ -1,0 +1,157 @@
+//! One coverage run: the suite's own `run`, unmutated, with every ecosystem's switches in its
+//! environment, writing into a scratch folder of the session; then whichever map it left read.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use candidate::suite::{Share, SuiteJob, Timeouts};
+use report::Outcome;
+
+use super::{cargo, node, pytest, Map};
+use crate::spec::Suite;
+
+/// What a coverage run gave.
+#[derive(Debug)]
+pub(crate) enum Collected {
+    Map(Map),
+    /// No map, and why (the mutants of the suite run it whole).
+    None(String),
+    Interrupted,
+}
+
+/// Runs `suite` unmutated in the checkout at `root` with coverage on, its output to `log`
+/// (for a `select` that runs cargo, reads the workspace's packages instead).
+pub(crate) fn collect(
+    suite: &Suite,
+    root: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    share: &dyn Share,
+) -> Result<Collected> {
+    let Some(run) = suite.run() else {
+        return Ok(Collected::None("the suite has no `run` command".into()));
+    };
+    let scratch =
+        runner::scratch::ScratchDir::new("cover").context("making the coverage folder")?;
+    let dir = scratch.path();
+    if suite
+        .select
+        .as_ref()
+        .is_some_and(|s| s.template.split_whitespace().any(|w| w == "cargo"))
+    {
+        let collected = from_cargo(suite, root, dir, log, timeouts, share);
+        let _ = scratch.remove();
+        return collected;
+    }
+    let data = dir.join("data");
+    let plugins = dir.join("python");
+    std::fs::create_dir_all(&data).context("making the coverage folder")?;
+    std::fs::create_dir_all(&plugins).context("making the coverage folder")?;
+    let probe = dir.join("probe.cjs");
+    std::fs::write(&probe, node::PROBE).context("writing the node preload")?;
+    std::fs::write(
+        plugins.join(format!("{}.py", pytest::MODULE)),
+        pytest::PLUGIN,
+    )
+    .context("writing the pytest plugin")?;
+    let theirs = |name: &str| {
+        suite
+            .env
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+            .filter(|v| !v.is_empty())
+    };
+    let before = |name: &str, ours: String, sep: &str| match theirs(name) {
+        Some(v) => format!("{ours}{sep}{v}"),
+        None => ours,
+    };
+    let data_text = data.display().to_string();
+    let mut env = BTreeMap::new();
+    env.insert("GATEKIT_COVER_DIR".to_string(), data_text.clone());
+    env.insert("NODE_V8_COVERAGE".to_string(), data_text);
+    // NODE_OPTIONS reads double-quoted words; a session path holds no quote.
+    let require = format!("--require \"{}\"", probe.display());
+    env.insert("NODE_OPTIONS".into(), before("NODE_OPTIONS", require, " "));
+    let plugin = format!("-p {}", pytest::MODULE);
+    env.insert(
+        "PYTEST_ADDOPTS".into(),
+        before("PYTEST_ADDOPTS", plugin, " "),
+    );
+    let path = plugins.display().to_string();
+    env.insert("PYTHONPATH".into(), before("PYTHONPATH", path, ":"));
+    let mut job = SuiteJob::of(suite, run, &BTreeMap::new(), timeouts);
+    // Ours over the suite's own: each keeps theirs after ours.
+    job.env.extend(env);
+    let ran = candidate::suite::run_suite(&job, root, log, share)?;
+    let collected = match ran.record.outcome() {
+        Outcome::Interrupted => Collected::Interrupted,
+        Outcome::Passed => read(&data, root),
+        _ => Collected::None(format!(
+            "the suite did not pass with coverage on ({})",
+            ran.record.status_text()
+        )),
+    };
+    let _ = scratch.remove();
+    Ok(collected)
+}
+
+/// cargo's map by package (see `cargo`): the workspace's manifests read by `cargo metadata`,
+/// no test run.
+fn from_cargo(
+    suite: &Suite,
+    root: &Path,
+    dir: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    share: &dyn Share,
+) -> Result<Collected> {
+    let meta = dir.join("metadata.json");
+    let command = format!(
+        "cargo metadata --no-deps --format-version 1 > {}",
+        report::text::shell_quote(&meta.display().to_string())
+    );
+    let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
+    job.build = None;
+    let ran = candidate::suite::run_suite(&job, root, log, share)?;
+    Ok(match ran.record.outcome() {
+        Outcome::Interrupted => Collected::Interrupted,
+        Outcome::Passed => {
+            let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            match std::fs::read(&meta)
+                .ok()
+                .and_then(|j| cargo::read(&j, &real))
+            {
+                Some(map) => Collected::Map(map),
+                None => Collected::None("cargo metadata's output did not read".into()),
+            }
+        }
+        _ => Collected::None(format!(
+            "cargo metadata failed ({})",
+            ran.record.status_text()
+        )),
+    })
+}
+
+/// The map the coverage folder holds: pytest's per test id when a pytest ran, else node's
+/// per test file.
+fn read(data: &Path, root: &Path) -> Collected {
+    // Paths the tools wrote are the resolved ones.
+    let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let from_node = || node::read(data, &real).or_else(|| node::read(data, root));
+    match pytest::read(data, &real) {
+        Ok(Some(map)) => Collected::Map(map),
+        Ok(None) => match from_node() {
+            Some(map) => Collected::Map(map),
+            None => Collected::None(
+                "no coverage came back (coverage maps are read from node --test and pytest)".into(),
+            ),
+        },
+        Err(why) => match from_node() {
+            Some(map) if map.tests() > 0 => Collected::Map(map),
+            _ => Collected::None(why),
+        },
+    }
+}

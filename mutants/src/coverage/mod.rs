@@ -1,0 +1,252 @@
+//! Coverage maps: which tests run which lines of which files, read from each ecosystem's own
+//! coverage, so a mutant can run only the tests that can see it first (a suite's `select`).
+//!
+//! A [`Map`] names its tests as the runner's test files (`node --test`: each test file runs in
+//! a process of its own, so its V8 coverage is the file's) or as its test ids (pytest, through
+//! coverage.py's dynamic contexts, one per test). Lines run outside any test (a module's body
+//! run when it is imported for collection, the runner's own process) count as run by every test:
+//! a mutant there sees every test, and the whole suite runs at once.
+//!
+//! A map only ever decides which tests run *first*: every survivor, and every `not covered`,
+//! is confirmed by the whole suite (see `run::select`), so a map that is wrong, stale or partial
+//! makes a run slower, never a verdict wrong. That is why the readers here may be approximate
+//! (a line counts as run when the innermost V8 range around its first character ran).
+//!
+//! Collection ([`collect()`]) runs the suite's own `run` once, unmutated, with the ecosystems'
+//! switches in its environment (`NODE_V8_COVERAGE` and a preload that records each process's
+//! test file; a pytest plugin given by `-p` through `PYTEST_ADDOPTS` and `PYTHONPATH`), all of
+//! them writing into a scratch folder of the session: never the user's tree, never a linked
+//! folder, never the checkout. For `cargo test` the map is by package, read from `cargo
+//! metadata` with no test run (`cargo`). A map is kept in gatekit's cache per code tree and
+//! suite (`store`), so the next run of the same code reads it instead of mapping again.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use candidate::suite::Items;
+
+mod cargo;
+mod node;
+mod pytest;
+mod store;
+
+pub(crate) use store::{load, save};
+
+pub(crate) use collect::{collect, Collected};
+
+mod collect;
+
+/// Which tests run which lines, per file of the tree (paths relative to its root, with `/`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Map {
+    /// What the tests' names are: test files or test ids.
+    items: Option<Items>,
+    /// Every test seen, by name; lines name them by their index here.
+    tests: Vec<String>,
+    index: BTreeMap<String, usize>,
+    files: BTreeMap<String, Lines>,
+    /// Folders whose every line the tests run, for a runner whose unit is a package, not a
+    /// line (cargo: a crate's folder and the tests of the crates that depend on it). A file
+    /// with lines of its own is read by them instead.
+    dirs: BTreeMap<String, BTreeSet<usize>>,
+    /// The tests are packages (`--package=NAME`): no file names them.
+    packages: bool,
+}
+
+/// One file's lines: those run outside any test, and which tests ran each of the others.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Lines {
+    every: BTreeSet<u32>,
+    by: BTreeMap<u32, BTreeSet<usize>>,
+}
+
+/// Which tests reach some lines of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// A line is run outside any test: every test reaches it.
+    Every,
+    /// These tests, in the map's order; empty: none does.
+    Tests(Vec<String>),
+}
+
+impl Map {
+    /// An empty map whose tests are `items`.
+    pub fn new(items: Items) -> Map {
+        Map {
+            items: Some(items),
+            ..Map::default()
+        }
+    }
+
+    /// How many tests the map knows.
+    pub fn tests(&self) -> usize {
+        self.tests.len()
+    }
+
+    /// How many files (and package folders) have a line any test (or none) ran.
+    pub fn files(&self) -> usize {
+        self.files.len() + self.dirs.len()
+    }
+
+    /// The test's index, known from now on.
+    fn test(&mut self, name: &str) -> usize {
+        let next = self.tests.len();
+        let i = *self.index.entry(name.to_string()).or_insert(next);
+        if i == next {
+            self.tests.push(name.to_string());
+        }
+        i
+    }
+
+    /// Records that `test` runs every line of every file in `dir` ("" for the root).
+    fn add_dir(&mut self, dir: &str, test: &str) {
+        let i = self.test(test);
+        self.dirs.entry(dir.to_string()).or_default().insert(i);
+    }
+
+    /// Records that `test` ran `line` of `file`; `None`: it ran outside any test.
+    pub fn add(&mut self, file: &str, line: u32, test: Option<&str>) {
+        let test = test.map(|name| self.test(name));
+        let lines = self.files.entry(file.to_string()).or_default();
+        match test {
+            None => {
+                lines.every.insert(line);
+            }
+            Some(i) => {
+                lines.by.entry(line).or_default().insert(i);
+            }
+        }
+    }
+
+    /// Which tests reach any of `lines` (from 1, inclusive) of `file`.
+    pub fn reach(&self, file: &str, lines: std::ops::RangeInclusive<u32>) -> Reach {
+        let Some(f) = self.files.get(file) else {
+            // The innermost package folder that holds the file.
+            let found = self
+                .dirs
+                .iter()
+                .filter(|(dir, _)| dir.is_empty() || file.starts_with(&format!("{dir}/")))
+                .max_by_key(|(dir, _)| dir.len())
+                .map(|(_, tests)| tests.iter().map(|&i| self.tests[i].clone()).collect());
+            return Reach::Tests(found.unwrap_or_default());
+        };
+        if f.every.range(lines.clone()).next().is_some() {
+            return Reach::Every;
+        }
+        let found: BTreeSet<usize> =
+            f.by.range(lines)
+                .flat_map(|(_, t)| t.iter().copied())
+                .collect();
+        Reach::Tests(found.into_iter().map(|i| self.tests[i].clone()).collect())
+    }
+
+    /// The files of the tree that `tests` ran, with those that run outside any test: what a
+    /// mutant's covering tests can read (for `--incremental`). A test the map does not know
+    /// adds nothing.
+    // Read by `--incremental` (its inputs) once it takes the map; the unit tests hold it now.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn files_run_by(&self, tests: &[String]) -> BTreeSet<String> {
+        let wanted: BTreeSet<usize> = tests
+            .iter()
+            .filter_map(|t| self.index.get(t).copied())
+            .collect();
+        self.files
+            .iter()
+            .filter(|(_, l)| !l.every.is_empty() || l.by.values().any(|t| !t.is_disjoint(&wanted)))
+            .map(|(f, _)| f.clone())
+            .collect()
+    }
+
+    /// `tests` as a template that takes `items` wants them: test ids as they are, or as their
+    /// files (pytest's `tests/t.py::test_x[1]` is `tests/t.py`), each once. `None` when the map
+    /// cannot name them so (a map by file has no test ids).
+    pub fn as_items(&self, tests: Vec<String>, items: Items) -> Option<Vec<String>> {
+        match (self.items?, items) {
+            (_, Items::Files) if self.packages => None,
+            (a, b) if a == b => Some(tests),
+            (Items::Tests, Items::Files) => {
+                let mut seen = BTreeSet::new();
+                Some(
+                    tests
+                        .into_iter()
+                        .map(|t| t.split("::").next().unwrap_or_default().to_string())
+                        .filter(|f| seen.insert(f.clone()))
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
+
+    /// The two maps as one: the same lines from more processes (pytest-xdist's workers).
+    /// `None` when their tests are named differently.
+    fn merge(mut self, other: Map) -> Option<Map> {
+        match (self.items, other.items) {
+            (Some(a), Some(b)) if a != b => return None,
+            (None, b) => self.items = b,
+            _ => {}
+        }
+        for (file, lines) in other.files {
+            for line in lines.every {
+                self.add(&file, line, None);
+            }
+            for (line, tests) in lines.by {
+                for t in tests {
+                    self.add(&file, line, Some(&other.tests[t]));
+                }
+            }
+        }
+        Some(self)
+    }
+}
+
+/// A path a coverage tool wrote (absolute, or relative to the checkout) as the tree names it,
+/// relative to `root` with `/`; `None` for a file outside the checkout.
+fn in_tree(path: &Path, root: &Path) -> Option<String> {
+    let abs: PathBuf = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
+    let rel = abs.strip_prefix(root).ok()?;
+    let text = rel.to_str()?.to_string();
+    (!text.is_empty() && !text.starts_with("..")).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_run_outside_any_test_are_reached_by_every_test() {
+        let mut m = Map::new(Items::Tests);
+        m.add("src/a.py", 1, None);
+        m.add("src/a.py", 3, Some("t.py::one"));
+        m.add("src/a.py", 4, Some("t.py::two"));
+        m.add("src/a.py", 4, Some("t.py::one"));
+        m.add("src/b.py", 9, Some("u.py::three[a b]"));
+        assert_eq!(m.reach("src/a.py", 1..=1), Reach::Every);
+        assert_eq!(m.reach("src/a.py", 1..=3), Reach::Every);
+        assert_eq!(
+            m.reach("src/a.py", 3..=4),
+            Reach::Tests(vec!["t.py::one".into(), "t.py::two".into()])
+        );
+        assert_eq!(m.reach("src/a.py", 5..=9), Reach::Tests(Vec::new()));
+        assert_eq!(m.reach("src/c.py", 1..=9), Reach::Tests(Vec::new()));
+        assert_eq!(
+            m.as_items(
+                vec!["u.py::three[a b]".into(), "u.py::four".into()],
+                Items::Files
+            ),
+            Some(vec!["u.py".to_string()])
+        );
+        let by_file = Map::new(Items::Files);
+        assert_eq!(by_file.as_items(vec!["a".into()], Items::Tests), None);
+        let ran: Vec<String> = m
+            .files_run_by(&["u.py::three[a b]".into()])
+            .into_iter()
+            .collect();
+        // src/a.py runs outside any test, so every test reads it.
+        assert_eq!(ran, ["src/a.py", "src/b.py"]);
+    }
+}

@@ -1,0 +1,142 @@
+//! Which tests a mutant's suite ran first, when the suite has a `select` template and the run
+//! a coverage map ([`Selection`]), and the one rule that makes `not covered` out of a record.
+//!
+//! A suite run with a selection is either the covering tests' own run, which counts only as a
+//! kill (`whole` false), or the whole suite's run (`whole` true) after covering tests that did
+//! not fail, or in place of none: so every survivor, and every `not covered`, is the whole
+//! suite's word, and a wrong map can make a run slower, never a verdict wrong.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use report::Counts;
+
+use super::strict::required;
+use crate::verdict::Verdict;
+
+/// How many selected tests a row names; the count says how many there were.
+pub(crate) const NAMED: usize = 20;
+
+/// The tests a coverage map says reach a mutant's lines, and what ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Selection {
+    /// `files` or `tests`: what the suite's `select` template takes.
+    #[schemars(regex(pattern = r"^(files|tests)$"))]
+    pub items: String,
+    /// How many tests reach the mutated lines (0: none does).
+    pub count: usize,
+    /// The first of them (up to 20), as the `select` command was handed them.
+    pub tests: Vec<String>,
+    /// The mutated lines run outside any test (at module level), so every test reaches them:
+    /// the whole suite ran at once.
+    pub every: bool,
+    /// The covering tests' own run, when it did not fail and the whole suite ran after it;
+    /// `None` when this suite run is that run, or none ran.
+    #[serde(deserialize_with = "required")]
+    pub covering: Option<Covering>,
+    /// Whether this suite run is the whole suite's (`run`); false when it is the covering tests'
+    /// run, which killed the mutant.
+    pub whole: bool,
+}
+
+/// The covering tests' run that did not fail, before the whole suite ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Covering {
+    /// `exit 0`, `not started (...)`.
+    pub status: String,
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    #[serde(deserialize_with = "required")]
+    pub counts: Option<Counts>,
+    #[schemars(regex(pattern = r"^logs/"))]
+    pub log: String,
+}
+
+impl Selection {
+    /// The verdict of a suite run with this selection, from `judged`, what its own record
+    /// gives: a survivor of the whole suite that no test covers is `not covered`; a run of the
+    /// covering tests alone that is no kill (it never is: they would have been confirmed by
+    /// the whole suite) contradicts itself, an `error`.
+    pub fn verdict(&self, judged: Verdict) -> Verdict {
+        match (self.whole, judged) {
+            (true, Verdict::Survived) if self.count == 0 && !self.every => Verdict::NotCovered,
+            (true, v) => v,
+            (false, v) if v.is_kill() && self.count > 0 => v,
+            (false, Verdict::Unviable) => Verdict::Unviable,
+            (false, _) => Verdict::Error,
+        }
+    }
+
+    /// What ran, in a line: `2 covering tests selected (a.test.mjs, b.test.mjs)`, `then the
+    /// whole suite`, `no test covers it`.
+    pub fn text(&self) -> String {
+        let named = || {
+            let mut names = self.tests.join(", ");
+            if self.count > self.tests.len() {
+                names.push_str(&format!(", {} more", self.count - self.tests.len()));
+            }
+            names
+        };
+        let tests = report::text::plural(self.count, "covering test");
+        if self.every {
+            return "every test runs the mutated lines (module level): the whole suite ran".into();
+        }
+        if self.count == 0 {
+            return "no test covers it: the whole suite ran".into();
+        }
+        match (&self.covering, self.whole) {
+            (_, false) => format!("{tests} selected ({}): they failed", named()),
+            (Some(c), true) => format!(
+                "{tests} selected ({}): {} in {}, then the whole suite ran",
+                named(),
+                c.status,
+                crate::render::secs_text(c.duration_secs)
+            ),
+            (None, true) => format!(
+                "{tests} ({}), too many to pass: the whole suite ran",
+                named()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selection(count: usize, every: bool, whole: bool) -> Selection {
+        Selection {
+            items: "files".into(),
+            count,
+            tests: (0..count.min(NAMED)).map(|i| format!("t{i}.mjs")).collect(),
+            every,
+            covering: None,
+            whole,
+        }
+    }
+
+    #[test]
+    fn not_covered_is_only_a_whole_suites_survivor_that_no_test_covers() {
+        let s = Verdict::Survived;
+        assert_eq!(selection(0, false, true).verdict(s), Verdict::NotCovered);
+        assert_eq!(selection(2, false, true).verdict(s), Verdict::Survived);
+        assert_eq!(selection(0, true, true).verdict(s), Verdict::Survived);
+        assert_eq!(
+            selection(0, false, true).verdict(Verdict::Killed),
+            Verdict::Killed
+        );
+        // The covering tests alone decide only a kill.
+        assert_eq!(selection(2, false, false).verdict(s), Verdict::Error);
+        assert_eq!(
+            selection(2, false, false).verdict(Verdict::KilledHang),
+            Verdict::KilledHang
+        );
+        assert_eq!(
+            selection(0, false, false).verdict(Verdict::Killed),
+            Verdict::Error
+        );
+        assert!(selection(25, false, false).text().contains("5 more"));
+    }
+}

@@ -1,0 +1,92 @@
+//! The coverage phase, after the baseline and the canaries: each suite with a `select`
+//! template that some mutant (not a control) names as its own runs once more unmutated, in the
+//! first checkout, with coverage on, and its map is handed to the engine (and kept in the
+//! cache, so a run of the same code and suite reads it instead: `coverage::store`). A suite
+//! whose map cannot be made runs whole for every mutant, as it always did.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+
+use cmdline::Exit;
+
+use super::{Note, Out, Session};
+use crate::coverage::{self, Collected, Map};
+use crate::run::BaselineResult;
+
+impl Session {
+    /// The coverage maps of the suites that have `select`, by suite name; `Err(exit)` when the
+    /// run was interrupted.
+    pub(crate) fn cover(
+        &self,
+        baseline: &BaselineResult,
+        out: &mut Out,
+    ) -> Result<Result<BTreeMap<String, Map>, Exit>> {
+        let mut maps = BTreeMap::new();
+        let mut names: Vec<&str> = self
+            .mutants()
+            .into_iter()
+            .filter(|m| !m.is_control())
+            .map(|m| m.suite.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let Some(co) = self.checkouts.first() else {
+            return Ok(Ok(maps));
+        };
+        for name in names {
+            let Some(suite) = self.spec.suites.get(name).filter(|s| s.select.is_some()) else {
+                continue;
+            };
+            let Some(&timeouts) = baseline.timeouts.get(name) else {
+                continue;
+            };
+            // The same code and suite as a run that mapped it: its map, no suite run.
+            let kept = (!self.settings.no_cache)
+                .then(|| coverage::load(&self.report.code_tree, suite))
+                .flatten();
+            if let Some(map) = kept {
+                out.emit(&Note::Covered {
+                    suite: name,
+                    tests: map.tests(),
+                    files: map.files(),
+                    kept: true,
+                });
+                maps.insert(name.to_string(), map);
+                continue;
+            }
+            let log = self.out.join("logs").join(format!(
+                "coverage-{}.log",
+                report::text::slug(name, "suite")
+            ));
+            out.steps(1);
+            let collected = out.during(&Note::Covering { suite: name }, || {
+                coverage::collect(suite, co.path(), &log, timeouts, &self.cores)
+            })?;
+            out.clear();
+            // What the run left in the checkout is put back before the first mutant anyway;
+            // now, so that mutant's row does not carry it.
+            let _ = co.make_whole();
+            match collected {
+                Collected::Interrupted => return Ok(Err(Exit::Interrupted)),
+                Collected::Map(map) => {
+                    out.emit(&Note::Covered {
+                        suite: name,
+                        tests: map.tests(),
+                        files: map.files(),
+                        kept: false,
+                    });
+                    if !self.settings.no_cache {
+                        coverage::save(&self.report.code_tree, suite, &map);
+                    }
+                    maps.insert(name.to_string(), map);
+                }
+                Collected::None(why) => out.emit(&Note::NotMapped {
+                    suite: name,
+                    why: &why,
+                }),
+            }
+        }
+        Ok(Ok(maps))
+    }
+}

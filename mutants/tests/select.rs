@@ -1,0 +1,617 @@
+//! A suite's `select`: each mutant runs first only the tests its coverage map says reach it
+//! (node --test's V8 coverage per test file, coverage.py's contexts per pytest id), a failure
+//! there is `killed`, and a survivor or a mutant no test covers is confirmed by the whole suite
+//! before it is `SURVIVED` or `not covered`. Real runners, real coverage; a test that watches
+//! the mutated file proves which tests ran while each mutant was in place.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn have_node() -> bool {
+    testkit::needs::program("select-node", "node", &["--version"], "install Node.js 20")
+}
+
+fn have_coverage_py() -> bool {
+    testkit::needs::python_modules("select-pytest", &["pytest", "coverage"])
+}
+
+/// A repository with `files` committed, the runners' leftovers ignored.
+fn repo_with(files: &[(&str, &str)]) -> Fixture {
+    let fx = Fixture::new("");
+    fx.repo
+        .write(".gitignore", "__pycache__/\n.pytest_cache/\nreports/\n");
+    for (path, text) in files {
+        fx.repo.write(path, text);
+    }
+    fx.repo.commit_all("sample");
+    fx
+}
+
+/// `mutants run SPEC --no-canary EXTRA...` with `MARK` pointing at `mark`, for the watching test.
+fn run_in(
+    fx: &Fixture,
+    spec: &str,
+    out: &std::path::Path,
+    mark: &std::path::Path,
+    extra: &[&str],
+) -> testkit::Output {
+    let mut args = vec!["run", spec, "--no-canary", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    // The maps kept between runs go to this test's own cache folder.
+    let cache = fx.out.path().join("cache");
+    testkit::Output::of(
+        fx.cmd()
+            .env("MARK", mark)
+            .env("GATEKIT_CACHE_DIR", cache)
+            // A cargo suite builds in its checkout, not in the target folder of these tests.
+            .env_remove("CARGO_TARGET_DIR")
+            .args(&args),
+    )
+}
+
+/// What the watching test saw in the mutated file while it ran, one mutant's text a line.
+fn seen(mark: &std::path::Path, name: &str) -> String {
+    std::fs::read_to_string(mark.join(name)).unwrap_or_default()
+}
+
+fn selection<'a>(report: &'a Value, name: &str) -> &'a Value {
+    &row(report, name)["run"]["selection"]
+}
+
+const NODE_LIB: &str = "export function add(a, b) {
+  return a + b;
+}
+export function weak(x) {
+  return x * 2;
+}
+export function never(x) {
+  if (x > 1) {
+    return 2;
+  }
+  return 3;
+}
+// the control's comment
+";
+
+/// Covers `add` and `weak`, checks only `add`.
+const NODE_A: &str = "import { test } from 'node:test';
+import assert from 'node:assert';
+import { add, weak } from '../src/lib.mjs';
+test('adds', () => { assert.equal(add(1, 2), 3); weak(1); });
+";
+
+/// Never loads the library: it records which mutant was in place whenever it ran.
+const NODE_WATCH: &str = "import { test } from 'node:test';
+import { readFileSync, appendFileSync } from 'node:fs';
+test('watches', () => {
+  const lib = readFileSync(new URL('../src/lib.mjs', import.meta.url), 'utf8');
+  for (const m of ['a - b', 'x * 3', 'return 4', 'the control']) {
+    if (lib.includes(m) && !(m === 'the control' && lib.includes(\"the control's\"))) {
+      appendFileSync(process.env.MARK + '/watch', m + '\\n');
+    }
+  }
+});
+";
+
+fn node_mutant(name: &str, anchor: &str, replace: &str, extra: &str) -> String {
+    format!(
+        "[[mutant]]\nname = \"{name}\"\nfile = \"src/lib.mjs\"\nanchor = \"{anchor}\"\nreplace = \"{replace}\"\nsuite = \"t\"\n{extra}\n"
+    )
+}
+
+#[test]
+fn node_covering_tests_kill_alone_and_survivors_and_uncovered_mutants_are_confirmed_whole() {
+    if !have_node() {
+        return;
+    }
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}{}{}{}",
+        node_mutant("add minus", "a + b", "a - b", ""),
+        node_mutant("weak", "x * 2", "x * 3", ""),
+        node_mutant("never", "return 2", "return 4", ""),
+        node_mutant(
+            "control",
+            "the control's comment",
+            "the control comment",
+            "expect = \"survive\""
+        ),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("test/watch.test.mjs", NODE_WATCH),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let sarif = fx.out.path().join("findings.sarif");
+    let out = run_in(
+        &fx,
+        "mutants.toml",
+        &fx.out(),
+        mark.path(),
+        &["--sarif", sarif.to_str().unwrap()],
+    );
+    out.assert_exit(1);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("add minus".to_string(), "killed".to_string()),
+            ("weak".into(), "SURVIVED".into()),
+            ("never".into(), "not covered".into()),
+            ("control".into(), "control held".into()),
+        ],
+        "{}",
+        out.both()
+    );
+    // Killed by its one covering test file alone: the watching test never ran with it.
+    let killed = selection(&report, "add minus");
+    assert_eq!(killed["tests"], serde_json::json!(["test/a.test.mjs"]));
+    assert_eq!(
+        (killed["count"].as_u64(), killed["whole"].as_bool()),
+        (Some(1), Some(false))
+    );
+    let watched = seen(mark.path(), "watch");
+    assert!(!watched.contains("a - b"), "{watched}");
+    // The survivor passed its covering tests, then the whole suite: the watcher saw it.
+    let survived = selection(&report, "weak");
+    assert_eq!(survived["whole"], true);
+    assert_eq!(survived["covering"]["status"], "exit 0");
+    assert!(watched.contains("x * 3"), "{watched}");
+    // No test covers `return 2`: the whole suite ran before it was called `not covered`.
+    let never = selection(&report, "never");
+    assert_eq!(
+        (never["count"].as_u64(), never["whole"].as_bool()),
+        (Some(0), Some(true))
+    );
+    assert!(watched.contains("return 4"), "{watched}");
+    // A control runs whole, with no selection.
+    assert_eq!(row(&report, "control")["run"]["selection"], Value::Null);
+    assert!(watched.contains("the control"), "{watched}");
+    assert_eq!(report["tally"]["not_covered"], 1);
+    if let Some(errors) = testkit::schema_errors("mutants.schema.json", &report) {
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+    assert_eq!(report["tally"]["survived"], 1);
+    // Every report says it.
+    let text = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
+    assert!(text.contains("1 SURVIVED, 1 not covered"), "{text}");
+    assert!(
+        text.contains("no test covers it: the whole suite ran"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 covering test selected (test/a.test.mjs)"),
+        "{text}"
+    );
+    let stryker: Value = serde_json::from_str(
+        &std::fs::read_to_string(fx.out().join("mutation-report.json")).unwrap(),
+    )
+    .unwrap();
+    let statuses: Vec<&str> = stryker["files"]["src/lib.mjs"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["Killed", "Survived", "NoCoverage", "Ignored"]);
+    let covered: Vec<&Value> = stryker["files"]["src/lib.mjs"]["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["coveredBy"])
+        .collect();
+    let a = serde_json::json!(["test/a.test.mjs"]);
+    assert_eq!(covered, [&a, &a, &serde_json::json!([]), &Value::Null]);
+    let junit = std::fs::read_to_string(fx.out().join("junit.xml")).unwrap();
+    assert!(junit.contains("type=\"not covered\""), "{junit}");
+    let sarif_path = sarif;
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).unwrap()).unwrap();
+    let rules: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["ruleId"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["survived", "not-covered"]);
+    if let Some(errors) = testkit::sarif_errors(&sarif_path) {
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+    let html = std::fs::read_to_string(fx.out().join("mutants.html")).unwrap();
+    assert!(html.contains("data-verdict=\"not-covered\""));
+    // Coverage went to the session folder: the checkout was whole before every mutant, and
+    // the user's tree is untouched.
+    for r in report["mutants"].as_array().unwrap() {
+        assert_eq!(r["restored_before"], Value::Null, "{r}");
+    }
+    assert_eq!(fx.repo.status(), "");
+    // `not covered` alone is a finding: exit 1, never counted as a kill.
+    let alone = fx.out.path().join("alone");
+    run_in(
+        &fx,
+        "mutants.toml",
+        &alone,
+        mark.path(),
+        &["--only", "never"],
+    )
+    .assert_exit(1);
+    assert_eq!(report_in(&alone)["tally"]["killed"], 0);
+}
+
+#[test]
+fn a_wrong_coverage_map_never_changes_a_verdict() {
+    if !have_node() {
+        return;
+    }
+    // Under coverage the checking test returns at once, so the map says no test reaches
+    // `half` and only the test that checks nothing reaches `twice`: both wrong.
+    let lib = "export function half(x) {\n  return x / 2;\n}\nexport function twice(x) {\n  return x * 2;\n}\n";
+    let runs = "import { test } from 'node:test';\nimport { twice } from '../src/lib.mjs';\ntest('runs', () => { twice(1); });\n";
+    let checks = "import { test } from 'node:test';
+import assert from 'node:assert';
+test('checks', async () => {
+  if (process.env.NODE_V8_COVERAGE) return;
+  const { half, twice } = await import('../src/lib.mjs');
+  assert.equal(half(4), 2);
+  assert.equal(twice(2), 4);
+});
+";
+    let mutants = format!(
+        "{}{}",
+        node_mutant("half", "x / 2", "x * 2", ""),
+        node_mutant("twice", "x * 2", "x * 3", "")
+    );
+    let suite = "[suites.t]\nrun = \"node --test test/\"\ntimeout = \"60s\"\n";
+    let fx = repo_with(&[
+        ("src/lib.mjs", lib),
+        ("test/runs.test.mjs", runs),
+        ("test/checks.test.mjs", checks),
+        (
+            "select.toml",
+            &format!("{suite}select = \"node --test {{files}}\"\n\n{mutants}"),
+        ),
+        ("whole.toml", &format!("{suite}\n{mutants}")),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let whole_out = fx.out.path().join("whole");
+    run_in(&fx, "whole.toml", &whole_out, mark.path(), &[]).assert_exit(0);
+    let out = run_in(&fx, "select.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        verdicts(&report_in(&whole_out)),
+        "{}",
+        out.both()
+    );
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("half".to_string(), "killed".to_string()),
+            ("twice".into(), "killed".into())
+        ]
+    );
+    out.assert_exit(0);
+    // The map was used, and was wrong both ways: the whole suite decided.
+    assert_eq!(selection(&report, "half")["count"], 0);
+    let twice = selection(&report, "twice");
+    assert_eq!(twice["tests"], serde_json::json!(["test/runs.test.mjs"]));
+    assert_eq!(twice["whole"], true);
+    assert_eq!(twice["covering"]["status"], "exit 0");
+}
+
+#[test]
+fn a_map_is_kept_for_the_same_code_and_suite_and_made_again_when_the_code_changes() {
+    if !have_node() {
+        return;
+    }
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}{}",
+        node_mutant("add minus", "a + b", "a - b", ""),
+        node_mutant("never", "return 2", "return 4", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("test/watch.test.mjs", NODE_WATCH),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = fx.out.path().join(name);
+        let ran = run_in(&fx, "mutants.toml", &out, mark.path(), extra);
+        ran.assert_exit(1);
+        let mapped = out.join("logs/coverage-t.log").exists();
+        (verdicts(&report_in(&out)), mapped, ran.both())
+    };
+    let (first, mapped, _) = run("first", &[]);
+    assert!(mapped);
+    // The same code and suite: the kept map, no coverage run, the same verdicts.
+    let (again, mapped, said) = run("again", &[]);
+    assert!(!mapped, "{said}");
+    assert!(
+        said.contains("kept from an earlier run of this code"),
+        "{said}"
+    );
+    assert_eq!(again, first);
+    let (_, mapped, _) = run("uncached", &["--no-cache"]);
+    assert!(mapped);
+    // Another test file: other code, mapped again.
+    fx.repo
+        .write("test/c.test.mjs", NODE_A.replace("adds", "adds again"));
+    fx.repo.commit_all("another test");
+    let (changed, mapped, _) = run("changed", &[]);
+    assert!(mapped);
+    assert_eq!(changed, first);
+}
+
+#[test]
+fn a_select_command_that_runs_no_test_kills_nothing() {
+    if !have_node() {
+        return;
+    }
+    // node refuses the option and runs no test: no failure of a test, so the whole suite
+    // decides, and the survivor stays one.
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test --no-such-option {{files}}\"\ntimeout = \"60s\"\n\n{}",
+        node_mutant("weak", "x * 2", "x * 3", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("weak".to_string(), "SURVIVED".to_string())],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(1);
+    let weak = selection(&report, "weak");
+    assert_eq!(weak["whole"], true);
+    assert_ne!(weak["covering"]["status"], "exit 0");
+}
+
+#[test]
+fn a_suite_that_fails_with_coverage_on_has_no_map_and_runs_whole() {
+    if !have_node() {
+        return;
+    }
+    let fails_under_coverage = "import { test } from 'node:test';\ntest('no coverage', () => { if (process.env.NODE_V8_COVERAGE) throw new Error('x'); });\n";
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}",
+        node_mutant("add minus", "a + b", "a - b", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", NODE_A),
+        ("test/b.test.mjs", fails_under_coverage),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    out.assert_exit(0);
+    let said = out.both();
+    assert!(
+        said.contains("coverage: suite t: no map (the suite did not pass with coverage on"),
+        "{said}"
+    );
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("add minus".to_string(), "killed".to_string())]
+    );
+    assert_eq!(row(&report, "add minus")["run"]["selection"], Value::Null);
+}
+
+#[test]
+fn cargo_mutants_run_the_tests_of_their_crate_and_its_dependents_first() {
+    if !testkit::needs::program(
+        "select-cargo",
+        "cargo",
+        &["--version"],
+        "install Rust's cargo",
+    ) {
+        return;
+    }
+    let crate_toml = |name: &str, deps: &str| {
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}")
+    };
+    // `c` never links `a`: its test records which mutant of `a` was in place when it ran.
+    let watch = r#"#[test]
+fn watches() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../a/src/lib.rs")).unwrap();
+    for m in ["x - y", "y + x"] {
+        if lib.contains(m) {
+            let mark = std::path::Path::new(&std::env::var("MARK").unwrap()).join("watch");
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(mark).unwrap();
+            std::io::Write::write_all(&mut f, format!("{m}\n").as_bytes()).unwrap();
+        }
+    }
+}
+"#;
+    let spec = "[suites.cargo]\nrun = \"cargo test -q --offline\"\nselect = \"cargo test -q --offline {tests}\"\ntimeout = \"300s\"\n\n\
+        [[mutant]]\nname = \"add minus\"\nfile = \"a/src/lib.rs\"\nanchor = \"x + y\"\nreplace = \"x - y\"\nsuite = \"cargo\"\n\n\
+        [[mutant]]\nname = \"swapped\"\nfile = \"a/src/lib.rs\"\nanchor = \"x + y\"\nreplace = \"y + x\"\nsuite = \"cargo\"\n";
+    let fx = repo_with(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"a\", \"b\", \"c\"]\nresolver = \"2\"\n"),
+        ("a/Cargo.toml", &crate_toml("a", "")),
+        ("a/src/lib.rs", "pub fn add(x: i32, y: i32) -> i32 {\n    x + y\n}\n"),
+        ("b/Cargo.toml", &crate_toml("b", "a = { path = \"../a\" }\n")),
+        (
+            "b/src/lib.rs",
+            "pub fn twice(x: i32) -> i32 {\n    a::add(x, x)\n}\n\n#[test]\nfn twice_one() {\n    assert_eq!(twice(1), 2);\n}\n",
+        ),
+        ("c/Cargo.toml", &crate_toml("c", "")),
+        ("c/src/lib.rs", watch),
+        ("mutants.toml", spec),
+    ]);
+    fx.repo.write(".gitignore", "target/\nCargo.lock\n");
+    fx.repo.commit_all("ignore the build");
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("add minus".to_string(), "killed".to_string()),
+            ("swapped".into(), "SURVIVED".into())
+        ],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(1);
+    // Killed by the tests of `a` and of `b`, which depends on it; `c` never ran with it.
+    let killed = selection(&report, "add minus");
+    assert_eq!(
+        killed["tests"],
+        serde_json::json!(["--package=a", "--package=b"])
+    );
+    assert_eq!(killed["whole"], false);
+    // The survivor passed them, then the whole workspace's tests, `c`'s among them.
+    assert_eq!(selection(&report, "swapped")["whole"], true);
+    assert_eq!(seen(mark.path(), "watch"), "y + x\n");
+}
+
+const PY_CALC: &str = "LIMIT = 10
+
+
+def add(a, b):
+    return a + b
+
+
+def never(x):
+    if x > 1:
+        return 2
+    return 3
+";
+
+/// Ids with a space, brackets, a quote and a `$`.
+const PY_ODD: &str = r#"import pytest
+from pkg.calc import add
+
+
+@pytest.mark.parametrize("v", ["a b", "x[1]", "it's $HOME"], ids=["a b", "x[1]", "it's $HOME"])
+def test_add(v):
+    assert add(1, 2) == 3
+"#;
+
+/// Never imports the code: records which mutant was in place whenever it ran.
+const PY_WATCH: &str = r#"import os
+
+def test_watch():
+    text = open(os.path.join(os.path.dirname(__file__), "..", "pkg", "calc.py")).read()
+    for m in ["a - b", "return 4", "LIMIT = 11"]:
+        if m in text:
+            with open(os.path.join(os.environ["MARK"], "watch"), "a") as f:
+                f.write(m + "\n")
+"#;
+
+fn py_mutant(name: &str, anchor: &str, replace: &str) -> String {
+    format!("[[mutant]]\nname = \"{name}\"\nfile = \"pkg/calc.py\"\nanchor = \"{anchor}\"\nreplace = \"{replace}\"\nsuite = \"py\"\n\n")
+}
+
+const PY_SUITE: &str = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\ntimeout = \"60s\"\n\n";
+
+#[test]
+fn pytest_ids_with_spaces_and_brackets_reach_the_runner_intact_and_module_lines_reach_every_test() {
+    if !have_coverage_py() {
+        return;
+    }
+    let spec = format!(
+        "{PY_SUITE}{}{}{}",
+        py_mutant("add minus", "a + b", "a - b"),
+        py_mutant("never", "return 2", "return 4"),
+        py_mutant("limit", "LIMIT = 10", "LIMIT = 11"),
+    );
+    let fx = repo_with(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/calc.py", PY_CALC),
+        ("tests/test_odd.py", PY_ODD),
+        ("tests/test_watch.py", PY_WATCH),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    out.assert_exit(1);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("add minus".to_string(), "killed".to_string()),
+            ("never".into(), "not covered".into()),
+            ("limit".into(), "SURVIVED".into()),
+        ],
+        "{}",
+        out.both()
+    );
+    let ids = serde_json::json!([
+        "tests/test_odd.py::test_add[a b]",
+        "tests/test_odd.py::test_add[it's $HOME]",
+        "tests/test_odd.py::test_add[x[1]]"
+    ]);
+    let killed = selection(&report, "add minus");
+    assert_eq!(killed["tests"], ids);
+    assert_eq!(killed["whole"], false);
+    // Each id ran as itself (three failed, as the runner names them), and nothing else did.
+    let run = &row(&report, "add minus")["run"];
+    assert_eq!(
+        run["counts"],
+        serde_json::json!({"passed": 0, "failed": 3, "skipped": 0})
+    );
+    let watched = seen(mark.path(), "watch");
+    assert!(!watched.contains("a - b"), "{watched}");
+    assert_eq!(fx.repo.status(), "");
+    // A line run at import (module level) counts for every test: the whole suite, at once.
+    let limit = selection(&report, "limit");
+    assert_eq!(
+        (limit["every"].as_bool(), limit["whole"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(limit["covering"], Value::Null);
+    assert!(watched.contains("LIMIT = 11"), "{watched}");
+    assert_eq!(selection(&report, "never")["count"], 0);
+    assert!(watched.contains("return 4"), "{watched}");
+}
+
+#[test]
+fn a_list_past_the_inline_size_goes_through_a_file_as_one_run() {
+    if !have_coverage_py() {
+        return;
+    }
+    // 600 ids of about 200 bytes: past what one `sh -c` argument may hold inline.
+    let many = format!(
+        "import pytest\nfrom pkg.calc import add\n\nIDS = [\"{}\" + str(i) for i in range(600)]\n\n\n@pytest.mark.parametrize(\"v\", IDS, ids=IDS)\ndef test_add(v):\n    assert add(1, 2) == 3\n",
+        "long id ".repeat(25)
+    );
+    let spec = format!("{PY_SUITE}{}", py_mutant("add minus", "a + b", "a - b"));
+    let fx = repo_with(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/calc.py", PY_CALC),
+        ("tests/test_many.py", &many),
+        ("tests/test_watch.py", PY_WATCH),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    out.assert_exit(0);
+    let report = fx.report();
+    let killed = selection(&report, "add minus");
+    assert_eq!(killed["count"], 600, "{}", out.both());
+    let first = killed["tests"][0].as_str().unwrap();
+    assert!(
+        first.ends_with(&format!("{}0]", "long id ".repeat(25))),
+        "{first}"
+    );
+    assert_eq!(killed["whole"], false);
+    assert_eq!(
+        row(&report, "add minus")["run"]["counts"],
+        serde_json::json!({"passed": 0, "failed": 600, "skipped": 0})
+    );
+    assert!(!seen(mark.path(), "watch").contains("a - b"));
+}
