@@ -77,6 +77,8 @@ mod tests {
             env: BTreeMap::new(),
             results: Default::default(),
             inputs: Vec::new(),
+            floor: None,
+            watch: None,
         }
     }
 
