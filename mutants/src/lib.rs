@@ -39,3 +39,4 @@ mod spec;
 mod suggest;
 mod swap;
 mod verdict;
+mod watch;

@@ -28,6 +28,10 @@ impl cmdline::Render<Note<'_>> for Lines {
                 let names: Vec<_> = suites.iter().map(|s| files::escape::text(s)).collect();
                 Shown::Status(format!("baseline: {} running unmutated", names.join(", ")))
             }
+            Note::FloorRunning { suite } => Shown::Status(format!(
+                "floor: {} starting with no test selected",
+                files::escape::text(suite)
+            )),
             Note::Judged { row, done, total } => {
                 Shown::Step(progress::finished_line(row, *done, *total, self.paint))
             }
@@ -126,6 +130,18 @@ fn note_text(note: &Note<'_>) -> String {
             text.push_str(&format!("\n  log {}", path(log)));
             text
         }
+        Note::Floor { suite, floor, log } => match (floor.secs, &floor.failed) {
+            (Some(secs), _) => format!(
+                "mutants: floor: suite {suite:?} starts in {secs:.2}s with no test selected (median of {})",
+                plural(floor.runs.len(), "run")
+            ),
+            (None, why) => format!(
+                "mutants: floor: suite {suite:?}: `{}` did not pass ({}), so no floor is reported; verdicts are unaffected; log {}",
+                files::escape::text(&floor.command),
+                files::escape::text(why.as_deref().unwrap_or("no run")),
+                path(log)
+            ),
+        },
         Note::CacheNone { outputs, dir } => format!(
             "mutants: cache: none yet for {} in {}; building cold",
             outputs.join(", "),
@@ -182,6 +198,7 @@ fn note_text(note: &Note<'_>) -> String {
         Note::CanaryRunning { .. }
         | Note::CanaryRan(_)
         | Note::BaselineRunning { .. }
+        | Note::FloorRunning { .. }
         | Note::Judged { .. }
         | Note::Judging { .. }
         | Note::Engine(_) => String::new(),

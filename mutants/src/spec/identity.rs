@@ -57,6 +57,13 @@ fn suite_value(suite: &Suite) -> Value {
             report::results::Source::Junit(path) => json!({ "junit": path }),
             report::results::Source::Tap => json!("tap"),
         },
+        // A warm runner decides which run's report a kill is read from (a rerun of the tests
+        // related to the mutated file, in a runner started once), so it can change what a
+        // verdict rests on: a mutant judged warm is not the mutant judged cold.
+        "watch": suite.watch,
+        // `floor` is left out: it is timed once after the baseline and only measures (a
+        // suite's time per mutant as a multiple of its runner's start-up); no verdict and no
+        // test run by a mutant depends on it, so adding or editing one keeps every verdict.
     })
 }
 
@@ -113,6 +120,10 @@ also = ["t"]
             "\n[[mutant]]\nname = \"c\"\nfile = \"f\"\nanchor = \"p\"\nreplace = \"q\"\nsuite = \"t\"\n",
         );
         assert_eq!(ids(&with_more)[..2], before[..]);
+        // A floor only measures.
+        let floored = SPEC.replace("run = \"pytest\"", "run = \"pytest\"\nfloor = \"pytest -k nothing\"");
+        assert_ne!(floored, SPEC);
+        assert_eq!(ids(&floored), before);
     }
 
     #[test]
@@ -148,6 +159,11 @@ also = ["t"]
             (
                 "run = \"cargo test\"",
                 "run = \"cargo test\"\njunit = \"r.xml\"",
+                0,
+            ),
+            (
+                "run = \"cargo test\"",
+                "run = \"cargo test\"\nwatch = \"cargo watch -x test\"",
                 0,
             ),
         ] {
