@@ -143,10 +143,14 @@ impl Warm {
         // Anything printed since the runner was last idle (a rerun for a file some cold run
         // wrote) would be read as this mutant's: stop and start afresh instead.
         if let Some(live) = &self.live {
-            match live.lines.try_recv() {
-                Err(mpsc::TryRecvError::Empty) => return true,
-                _ => self.stop(),
+            loop {
+                match live.lines.try_recv() {
+                    Ok(line) if stream::classify(&line) == Line::Quiet => continue,
+                    Err(mpsc::TryRecvError::Empty) => return true,
+                    _ => break,
+                }
             }
+            self.stop();
         }
         self.starts += 1;
         let (started, why) = self.start(share);
@@ -173,7 +177,10 @@ impl Warm {
             Ok(s) => s,
             Err(e) => return (None, format!("no scratch TMPDIR ({e})")),
         };
-        let mut job = runner::Job::shell(&self.command, &self.dir, self.logs.join(format!("{base}.log")))
+        // Its stderr joins its stdout, in the order written: vitest prints a failure's report
+        // (the test's full name, the error) on stderr between the rerun's stdout lines.
+        let script = format!("exec 2>&1\n{}", self.command);
+        let mut job = runner::Job::shell(script, &self.dir, self.logs.join(format!("{base}.log")))
             .timeout(LIFETIME)
             .tmpdir(scratch.path());
         for (k, v) in &self.env {
@@ -231,8 +238,14 @@ impl Warm {
                 return cold(secs, WarmOutcome::Doubt, Some(why));
             }
         };
-        let _ = std::fs::write(log, text.join("\n") + "\n");
+        // The rerun's report beside the cold run's log (`001-name.warm.log`): the row's log when
+        // it killed, and kept when the cold run judged.
+        let log = log.with_extension("warm.log");
         let joined = text.join("\n");
+        if let Ok(mut f) = files::outputs::create(&log) {
+            let _ = f.write_all((joined.clone() + "\n").as_bytes());
+        }
+        let log = log.as_path();
         let results = report::results::read(&Source::Log, &joined, &self.dir, start);
         let green = text.last().is_some_and(|l| stream::classify(l) == Line::Idle { green: true });
         if green {
@@ -287,10 +300,16 @@ impl Warm {
 /// idle line (within `limit`), escapes dropped; the last line is the idle one. `Err` says why
 /// the rerun cannot be read as this file's.
 fn read_rerun(live: &mut Live, file: &str, limit: Duration) -> Result<Vec<String>, String> {
-    let first = next_line(live, Instant::now() + START_LIMIT).map_err(|gone| match gone {
-        Gone::Quiet => format!("no rerun within {}s of the change", START_LIMIT.as_secs()),
-        Gone::Exited | Gone::Again => "the warm runner exited".to_string(),
-    })?;
+    let until = Instant::now() + START_LIMIT;
+    let first = loop {
+        let line = next_line(live, until).map_err(|gone| match gone {
+            Gone::Quiet => format!("no rerun within {}s of the change", START_LIMIT.as_secs()),
+            Gone::Exited | Gone::Again => "the warm runner exited".to_string(),
+        })?;
+        if stream::classify(&line) != Line::Quiet {
+            break line;
+        }
+    };
     match stream::classify(&first) {
         Line::Rerun(named) if stream::names(&named, file) => {}
         Line::Rerun(named) => {
@@ -324,7 +343,7 @@ fn until_idle(live: &mut Live, until: Instant, keep: &mut dyn FnMut(&str)) -> Re
         match stream::classify(&line) {
             Line::Idle { green } => return Ok(green),
             Line::Rerun(_) => return Err(Gone::Again),
-            Line::Other => {}
+            Line::Other | Line::Quiet => {}
         }
     }
 }

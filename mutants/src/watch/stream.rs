@@ -21,6 +21,9 @@ pub(crate) enum Line {
     Rerun(String),
     /// The runner is idle again: its last run passed (`green`) or failed.
     Idle { green: bool },
+    /// A blank line, or the key help vitest prints under its idle line (`press h to show
+    /// help, press q to quit`): says nothing of a run.
+    Quiet,
     /// Any other line: part of a report.
     Other,
 }
@@ -28,6 +31,9 @@ pub(crate) enum Line {
 /// Reads one line (escapes already dropped, see [`plain`]).
 pub(crate) fn classify(line: &str) -> Line {
     let t = line.trim();
+    if t.is_empty() || (t.starts_with("press h to show help") && t.ends_with("to quit")) {
+        return Line::Quiet;
+    }
     if let Some(rest) = t.strip_prefix("RERUN") {
         let rest = rest.trim();
         // `src/add.js x2`: the count of reruns of that file goes.
@@ -120,6 +126,11 @@ mod tests {
             Line::Idle { green: false }
         );
         assert_eq!(classify(" FAIL  test/add.test.js > adds"), Line::Other);
+        assert_eq!(
+            classify("       press h to show help, press q to quit"),
+            Line::Quiet
+        );
+        assert_eq!(classify("  "), Line::Quiet);
         assert_eq!(classify("      Tests  1 failed | 1 passed (2)"), Line::Other);
     }
 
