@@ -23,5 +23,6 @@ mod reasons;
 mod run;
 mod suggest;
 mod usage;
+mod warm;
 mod wholeness;
 mod workflow;
