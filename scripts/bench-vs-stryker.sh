@@ -47,7 +47,7 @@ FILE=${FILE:-src/utils.ts}
 SUITE=${SUITE:-npx vitest run}
 # The suite's floor (vitest started, every file collected, no test selected) and its warm runner;
 # FLOOR= or WATCH= (empty) leaves the key out of gatekit's spec.
-FLOOR=${FLOOR-npx vitest run --passWithNoTests -t '^$'}
+FLOOR=${FLOOR-"npx vitest run --passWithNoTests -t '^\$'"}
 WATCH=${WATCH-npx vitest --watch}
 . "$(dirname "$0")/bench-lib.sh"
 cache="$HOME/.cache/gatekit/bench-vs-stryker"

@@ -58,8 +58,6 @@ fn suggestion(outcomes: Vec<(Changed, Option<Outcome>)>) -> Suggestion {
         files,
         suite: suite("true"),
         inputs: Vec::new(),
-        floor: None,
-        watch: None,
         about: "a test".into(),
         repo: Git::at(Path::new(".")),
     }
