@@ -206,6 +206,9 @@ pub(super) fn run_one(
     })
 }
 
+/// The least time a warm runner's first run or a rerun is given, however fast the baseline.
+const WARM_LIMIT_LEAST: Duration = Duration::from_secs(10);
+
 /// A checkout's warm runners, one per suite with a `watch`, kept between its mutants.
 #[derive(Default)]
 pub(super) struct Warms {
@@ -238,7 +241,17 @@ impl Warms {
         if !wanted {
             return None;
         }
-        let limit = plan.baseline.timeouts[&m.suite].run;
+        // A rerun runs at most what the cold run would: past twice the baseline's time it is a
+        // doubt (a hang is the cold run's to find, under the mutant timeout).
+        let baseline = plan
+            .baseline
+            .baselines
+            .iter()
+            .find(|b| b.suite == m.suite)
+            .map_or(0.0, |b| b.duration_secs);
+        let limit = Duration::from_secs_f64((2.0 * baseline).clamp(0.0, 1e9))
+            .max(WARM_LIMIT_LEAST)
+            .min(plan.baseline.timeouts[&m.suite].run);
         let logs = plan.out.join("logs");
         let mut warm = own
             .take()

@@ -8,7 +8,7 @@
 //! test. Everything else goes to the cold run of the suite's `run`:
 //! - a rerun that passed: the survivor is confirmed by the whole suite, cold, before it is
 //!   SURVIVED (a watch mode reruns only the tests related to the changed file);
-//! - any doubt (no rerun seen within [`START_LIMIT`], none ended within the mutant timeout, a
+//! - any doubt (no rerun seen within [`START_LIMIT`], none ended within twice the baseline's time, a
 //!   report that names no failed test, the runner gone, output before the swap): the runner is
 //!   stopped (it starts again before the next mutant) and the cold run judges.
 //!
@@ -66,7 +66,8 @@ pub(crate) struct Warm {
     dir: PathBuf,
     logs: PathBuf,
     checkout: usize,
-    /// How long a first run or a rerun may take: the mutant timeout.
+    /// How long a first run or a rerun may take (twice the baseline's time, within the mutant
+    /// timeout).
     limit: Duration,
     live: Option<Live>,
     starts: u32,
