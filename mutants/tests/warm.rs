@@ -132,7 +132,10 @@ fn one_warm_runner_kills_several_mutants_and_the_floor_is_reported() {
     assert!((multiple - each / secs).abs() < 1e-9, "{floor}");
     let table = std::fs::read_to_string(out.join("mutants.txt")).unwrap();
     assert!(
-        table.contains(&format!("floor: unit {:.2}s (median of 3 runs); per mutant", secs)),
+        table.contains(&format!(
+            "floor: unit {:.2}s (median of 3 runs); per mutant",
+            secs
+        )),
         "{table}"
     );
     assert!(
@@ -217,13 +220,14 @@ fn a_warm_runner_that_dies_is_restarted_and_the_verdicts_stay_a_cold_runs() {
     assert_eq!(warm(&report, "add minus")["outcome"], "killed");
     let died = warm(&report, "mul plus");
     assert_eq!(died["outcome"], "doubt", "{died}");
-    assert!(
-        died["doubt"].as_str().unwrap().contains("exited"),
-        "{died}"
-    );
+    assert!(died["doubt"].as_str().unwrap().contains("exited"), "{died}");
     assert_eq!(row(&report, "mul plus")["run"]["exit_code"], 1);
     let again = warm(&report, "add times");
-    assert_eq!((&again["outcome"], &again["runner_start"]), (&"killed".into(), &2.into()), "{again}");
+    assert_eq!(
+        (&again["outcome"], &again["runner_start"]),
+        (&"killed".into(), &2.into()),
+        "{again}"
+    );
     assert_eq!(row(&report, "add commuted")["run"]["exit_code"], 0);
     assert_eq!(
         warm_logs(&out),

@@ -169,8 +169,16 @@ pub fn read(
     }
     if let Form::Gate { .. } = form {
         for (key, value, why) in [
-            ("floor", &raw.floor, "it is the runner's start-up a mutants run measures its mutants against"),
-            ("watch", &raw.watch, "it is the warm runner a mutants run reruns after each swap"),
+            (
+                "floor",
+                &raw.floor,
+                "it is the runner's start-up a mutants run measures its mutants against",
+            ),
+            (
+                "watch",
+                &raw.watch,
+                "it is the warm runner a mutants run reruns after each swap",
+            ),
         ] {
             if let Some(value) = value {
                 return Err(at(
@@ -183,8 +191,16 @@ pub fn read(
             }
         }
     }
-    let floor = raw.floor.as_ref().map(|f| text(f, "floor", false)).transpose()?;
-    let watch = raw.watch.as_ref().map(|w| text(w, "watch", false)).transpose()?;
+    let floor = raw
+        .floor
+        .as_ref()
+        .map(|f| text(f, "floor", false))
+        .transpose()?;
+    let watch = raw
+        .watch
+        .as_ref()
+        .map(|w| text(w, "watch", false))
+        .transpose()?;
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();

@@ -117,7 +117,10 @@ fn floor_and_watch_are_commands_read_by_mutants_and_refused_by_gate() {
             e.starts_with(&format!("mutants.toml:3: suite \"x\": `{key}` is empty")),
             "{e}"
         );
-        let e = error(true, &format!("name = \"x\"\nrun = \"true\"\n{key} = \"x\""));
+        let e = error(
+            true,
+            &format!("name = \"x\"\nrun = \"true\"\n{key} = \"x\""),
+        );
         assert!(
             e.starts_with(&format!("gate.toml:4: `{key}` means nothing in gate.toml")),
             "{e}"

@@ -128,7 +128,11 @@ impl SuiteRun {
         }
         // A rerun after this swap that named a failed test is a failed suite run; the warm
         // runner never judges anything else (see `crate::watch`).
-        if self.warm.as_ref().is_some_and(|w| w.outcome == WarmOutcome::Killed) {
+        if self
+            .warm
+            .as_ref()
+            .is_some_and(|w| w.outcome == WarmOutcome::Killed)
+        {
             return Verdict::judge(expect, report::Outcome::Failed).unwrap_or(Verdict::Error);
         }
         // A failed build never started the suite, so it has a reason not to start and did not

@@ -10,13 +10,13 @@ use report::Counts;
 
 use super::suite::{relative, run_suite, Ran};
 use super::Plan;
-use crate::watch::{Rerun, Warm};
 use crate::anchor::{self, Found};
 use crate::checkout::Checkout;
 use crate::record::{Row, SuiteRun};
 use crate::spec::Mutant;
 use crate::swap::Swapped;
 use crate::verdict::Verdict;
+use crate::watch::{Rerun, Warm};
 use report::text::slug;
 
 /// What one mutant left: its row (`None` when the run was interrupted during it), and whether
@@ -108,7 +108,14 @@ pub(super) fn run_one(
                         build: None,
                     };
                     let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();
-                    let mut run = suite_run(&plan.out, suite_name, m, &ran, timeouts.run, baseline_counts);
+                    let mut run = suite_run(
+                        &plan.out,
+                        suite_name,
+                        m,
+                        &ran,
+                        timeouts.run,
+                        baseline_counts,
+                    );
                     run.status = "failed in the warm rerun".into();
                     run.warm = Some(warm);
                     run.verdict = run.judged(m.expect, m.operator.is_some());

@@ -341,7 +341,12 @@ impl Session {
                 floor: &floor,
                 log: &self.out.join(&floor.log),
             });
-            if let Some(b) = self.report.baseline.iter_mut().find(|b| b.suite == suite.name) {
+            if let Some(b) = self
+                .report
+                .baseline
+                .iter_mut()
+                .find(|b| b.suite == suite.name)
+            {
                 b.floor = Some(floor);
             }
         }

@@ -121,7 +121,10 @@ also = ["t"]
         );
         assert_eq!(ids(&with_more)[..2], before[..]);
         // A floor only measures.
-        let floored = SPEC.replace("run = \"pytest\"", "run = \"pytest\"\nfloor = \"pytest -k nothing\"");
+        let floored = SPEC.replace(
+            "run = \"pytest\"",
+            "run = \"pytest\"\nfloor = \"pytest -k nothing\"",
+        );
         assert_ne!(floored, SPEC);
         assert_eq!(ids(&floored), before);
     }

@@ -248,7 +248,9 @@ impl Warm {
         }
         let log = log.as_path();
         let results = report::results::read(&Source::Log, &joined, &self.dir, start);
-        let green = text.last().is_some_and(|l| stream::classify(l) == Line::Idle { green: true });
+        let green = text
+            .last()
+            .is_some_and(|l| stream::classify(l) == Line::Idle { green: true });
         if green {
             return cold(secs, WarmOutcome::Passed, None);
         }
@@ -325,10 +327,7 @@ fn read_rerun(live: &mut Live, file: &str, limit: Duration) -> Result<Vec<String
     let mut keep = |line: &str| text.push(line.to_string());
     match until_idle(live, Instant::now() + limit, &mut keep) {
         Ok(_) => Ok(text),
-        Err(Gone::Quiet) => Err(format!(
-            "the rerun did not end within {}s",
-            limit.as_secs()
-        )),
+        Err(Gone::Quiet) => Err(format!("the rerun did not end within {}s", limit.as_secs())),
         Err(Gone::Exited) => Err("the warm runner exited during the rerun".into()),
         Err(Gone::Again) => Err("another rerun started before this one ended".into()),
     }

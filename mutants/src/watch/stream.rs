@@ -131,7 +131,10 @@ mod tests {
             Line::Quiet
         );
         assert_eq!(classify("  "), Line::Quiet);
-        assert_eq!(classify("      Tests  1 failed | 1 passed (2)"), Line::Other);
+        assert_eq!(
+            classify("      Tests  1 failed | 1 passed (2)"),
+            Line::Other
+        );
     }
 
     #[test]
