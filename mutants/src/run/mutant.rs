@@ -104,7 +104,7 @@ pub(super) fn run_one(
             match w.rerun(&m.file, &log) {
                 Rerun::Killed { record, warm } => {
                     let ran = Ran {
-                        record,
+                        record: *record,
                         build: None,
                     };
                     let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();

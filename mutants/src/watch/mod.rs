@@ -50,7 +50,7 @@ pub(crate) enum Rerun {
     /// It ran after the swap and named failed tests: the mutant is killed. Its report (the
     /// rerun's lines) is in the mutant's log.
     Killed {
-        record: report::RunRecord,
+        record: Box<report::RunRecord>,
         warm: WarmRerun,
     },
     /// Not decided here (passed, or a doubt): a cold run must judge, and records this.
@@ -120,12 +120,6 @@ impl Warm {
     /// The suite it reruns.
     pub(crate) fn suite(&self) -> &str {
         &self.suite
-    }
-
-    /// How many times the runner was started in this checkout.
-    #[cfg(test)]
-    pub(crate) fn starts(&self) -> u32 {
-        self.starts
     }
 
     /// Stops the runner (it starts again before the next mutant): the checkout changed under it,
@@ -274,7 +268,7 @@ impl Warm {
         record.failed_tests = named;
         record.first_error = results.first_error();
         Rerun::Killed {
-            record,
+            record: Box::new(record),
             warm: WarmRerun {
                 runner_start,
                 secs,
