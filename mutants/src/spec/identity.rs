@@ -44,7 +44,7 @@ fn suite_value(suite: &Suite) -> Value {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    json!({
+    let mut value = json!({
         "name": suite.name,
         "run": suite.run(),
         "build": suite.build,
@@ -57,14 +57,18 @@ fn suite_value(suite: &Suite) -> Value {
             report::results::Source::Junit(path) => json!({ "junit": path }),
             report::results::Source::Tap => json!("tap"),
         },
-        // A warm runner decides which run's report a kill is read from (a rerun of the tests
-        // related to the mutated file, in a runner started once), so it can change what a
-        // verdict rests on: a mutant judged warm is not the mutant judged cold.
-        "watch": suite.watch,
-        // `floor` is left out: it is timed once after the baseline and only measures (a
-        // suite's time per mutant as a multiple of its runner's start-up); no verdict and no
-        // test run by a mutant depends on it, so adding or editing one keeps every verdict.
-    })
+    });
+    // A warm runner decides which run's report a kill is read from (a rerun of the tests
+    // related to the mutated file, in a runner started once), so it can change what a verdict
+    // rests on: a mutant judged warm is not the mutant judged cold. Added only when declared,
+    // so every identity written before the key existed stays what it was.
+    if let (Some(watch), Some(map)) = (&suite.watch, value.as_object_mut()) {
+        map.insert("watch".into(), json!(watch));
+    }
+    // `floor` is left out: it is timed once after the baseline and only measures (a suite's
+    // time per mutant as a multiple of its runner's start-up); no verdict and no test a mutant
+    // runs depends on it, so adding or editing one keeps every verdict.
+    value
 }
 
 #[cfg(test)]
