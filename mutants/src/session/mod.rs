@@ -413,13 +413,16 @@ impl Session {
                     if rerun {
                         row.rerun = Some(row.run.as_ref().map_or_else(Timestamp::now, |r| r.start));
                     }
+                    let index = row.index;
                     report.mutants.push(row);
                     report.settle();
                     report.end = Timestamp::now();
                     if let Err(e) = render::write_all(report, sources, dir, sarif) {
                         write_error.get_or_insert(e);
                     }
-                    if let Some(row) = report.mutants.last() {
+                    // The row just judged: settling sorts the rows by index, so the last one is
+                    // another mutant's whenever a later one finished first (`--jobs`).
+                    if let Some(row) = report.mutants.iter().find(|r| r.index == index) {
                         out.emit(&Note::Judged { row, done, total });
                     }
                 }
