@@ -122,6 +122,10 @@ fn one_warm_runner_kills_several_mutants_and_the_floor_is_reported() {
         "test/add.test.js > adds"
     );
     assert_eq!(warm_logs(&out), ["warm.unit.checkout0.1.log"]);
+    // A report holding a floor and warm reruns is one the published schema describes.
+    if let Some(errors) = testkit::schema_errors("mutants.schema.json", &report) {
+        assert_eq!(errors, Vec::<String>::new());
+    }
     // The floor: timed three times after the baseline, and the time per mutant against it.
     let floor = &report["baseline"][0]["floor"];
     assert_eq!(floor["runs"].as_array().unwrap().len(), 3, "{floor}");

@@ -54,6 +54,7 @@ pub(crate) struct Baseline {
     pub notes: Vec<String>,
     /// The suite's floor, when it names one: its runner started with no test selected.
     /// Absent in reports written before it was recorded.
+    #[schemars(extend("x-optional" = true))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor: Option<Floor>,
 }

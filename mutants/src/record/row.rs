@@ -72,6 +72,7 @@ pub(crate) struct SuiteRun {
     /// The suite's warm runner (its `watch`), when it reran this mutant first: a kill it saw is
     /// this run's verdict; otherwise the rest of this record is the cold run that judged it.
     /// `None` for a suite without one, a control, and reports written before it was recorded.
+    #[schemars(extend("x-optional" = true))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm: Option<WarmRerun>,
 }
