@@ -1,7 +1,8 @@
 //! A suite's `floor` and `watch` with the real vitest (from `scripts/install-runners.sh`, or
 //! `GATEKIT_RUNNERS_DIR`): the floor timed and each suite's time per mutant said as a multiple
 //! of it; mutants killed by one warm runner started once; a survivor of the warm rerun confirmed
-//! by a cold run; a warm runner that dies mid-run restarted, with the verdicts a cold run gives.
+//! by a cold run; a warm runner that dies mid-run restarted, with the verdicts a cold run gives;
+//! one whose first run is never green not used at all.
 
 use std::path::PathBuf;
 
@@ -237,4 +238,37 @@ fn a_warm_runner_that_dies_is_restarted_and_the_verdicts_stay_a_cold_runs() {
         warm_logs(&out),
         ["warm.unit.checkout0.1.log", "warm.unit.checkout0.2.log"]
     );
+}
+
+#[test]
+fn a_warm_runner_that_never_goes_green_leaves_every_mutant_to_a_cold_run() {
+    // No vitest needed: a `watch` that prints something else and exits is a runner whose first
+    // run never said it was green.
+    let spec = format!(
+        "[suites.unit]\nrun = \"sh test.sh\"\ntimeout = \"3s\"\nwatch = \"echo not a watcher\"\n\n{}{}",
+        crate::common::mutant("plus to minus", "$1 + $2", "$1 - $2", ""),
+        crate::common::mutant("greet spacing", "echo \"hello\"", "echo  \"hello\"", ""),
+    );
+    let fx = crate::common::Fixture::new(&spec);
+    fx.run(&[]).assert_exit(1);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("plus to minus".to_string(), "killed".to_string()),
+            ("greet spacing".to_string(), "SURVIVED".to_string()),
+        ]
+    );
+    for name in ["plus to minus", "greet spacing"] {
+        let run = &row(&report, name)["run"];
+        assert_eq!(run["warm"]["outcome"], "doubt", "{run}");
+        assert!(run["warm"]["runner_start"].is_null(), "{run}");
+        assert!(
+            run["warm"]["doubt"].as_str().unwrap().contains("exited"),
+            "{run}"
+        );
+        assert!(run["exit_code"].is_i64(), "judged by the cold run: {run}");
+    }
+    // Started once, never again after a first run that was not green.
+    assert_eq!(warm_logs(&fx.out()), ["warm.unit.checkout0.1.log"]);
 }
