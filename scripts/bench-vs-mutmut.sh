@@ -40,6 +40,9 @@ PACKAGE=${PACKAGE:-more-itertools}
 PACKAGE_VERSION=${PACKAGE_VERSION:-10.4.0}
 FILE=${FILE:-more_itertools/recipes.py}
 SUITE=${SUITE:-python -m pytest -q tests}
+# The suite's floor: pytest started and collecting, no test selected (exit 5, "no tests ran",
+# is that floor passing). FLOOR= (empty) leaves the key out of gatekit's spec.
+FLOOR=${FLOOR-python -m pytest -q tests -k gatekit_selects_no_test; test \$? -eq 5}
 . "$(dirname "$0")/bench-lib.sh"
 cache="$HOME/.cache/gatekit/bench-vs-mutmut"
 helper="$here/scripts/bench_vs_mutmut.py"
@@ -91,6 +94,7 @@ echo "generating mutmut's mutants of $FILE and translating $N of them ($(stamp))
 "$venv/bin/python" "$helper" translate "$work/gen" "$FILE" "$N" "$work/mutants.toml" \
   "$work/names.txt" "$SUITE" > "$work/translate.log" 2>&1 || { cat "$work/translate.log" >&2; exit 1; }
 grep -E "^(left out|[0-9]+ of mutmut)" "$work/translate.log" >&2 || true
+suite_keys "$work/mutants.toml" pytest "floor=$FLOOR"
 "$gm" check "$work/mutants.toml" --dir "$work/gk" > "$work/check.log" \
   || { cat "$work/check.log" >&2; exit 1; }
 rm -rf "$work/gen"
@@ -146,6 +150,7 @@ status=0
 python3 "$helper" compare "$work" || status=$?
 echo "mutmut's own mutation phase (its 'mutations/second' line, after its setup):" \
   "$(grep -ho '[0-9.]* mutations/second' "$work"/mm-*.log | tr '\n' ' ')"
+floors "$work"/gk-*
 echo "the floor: the suite's own run ${suite_secs}s ($(tail -1 "$work/floor.log")); pytest's start-up, no test selected, ${startup_secs}s"
 echo "end: $(stamp)"
 exit $status

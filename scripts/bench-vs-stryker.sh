@@ -28,7 +28,10 @@
 #      Survived and NoCoverage = SURVIVED; CompileError and RuntimeError = error or unviable),
 #      each run's wall time with the load average before and after, the wall time per mutant of
 #      each (whole command over its mutants) and the ratio; then the floor: the suite's own run,
-#      once, and vitest's start-up (no test file matched, --passWithNoTests).
+#      once, and vitest's start-up (no test file matched, --passWithNoTests); gatekit's own
+#      floor (the suite's `floor` key, $FLOOR) with its time per mutant as a multiple of it,
+#      and how many mutants its warm runner (`watch`, $WATCH) killed, confirmed cold or left
+#      to a cold run.
 # Exit 1 when a verdict disagrees. A ratio counts only because both sides ran here, in this
 # invocation.
 set -euo pipefail
@@ -42,6 +45,10 @@ PACKAGE=${PACKAGE:-@tanstack/query-core}
 PACKAGE_VERSION=${PACKAGE_VERSION:-5.59.13}
 FILE=${FILE:-src/utils.ts}
 SUITE=${SUITE:-npx vitest run}
+# The suite's floor (vitest started, every file collected, no test selected) and its warm runner;
+# FLOOR= or WATCH= (empty) leaves the key out of gatekit's spec.
+FLOOR=${FLOOR-"npx vitest run --passWithNoTests -t '^\$'"}
+WATCH=${WATCH-npx vitest --watch}
 . "$(dirname "$0")/bench-lib.sh"
 cache="$HOME/.cache/gatekit/bench-vs-stryker"
 helper="$here/scripts/bench_vs_stryker.py"
@@ -102,6 +109,7 @@ JSON
 python3 "$helper" pick "$work/list-report.json" "$FILE" "$N" "$work/picked.json" \
   "$work/mutants.toml" "$SUITE" 2> "$work/pick.log" || { cat "$work/pick.log" >&2; exit 1; }
 cat "$work/pick.log" >&2
+suite_keys "$work/mutants.toml" vitest "floor=$FLOOR" "watch=$WATCH"
 "$gm" check "$work/mutants.toml" --dir "$st" > "$work/check.log" || { cat "$work/check.log" >&2; exit 1; }
 
 seconds() { python3 -c 'import time; print(f"{time.monotonic():.3f}")'; }
@@ -159,6 +167,7 @@ echo
 echo "Stryker $STRYKER_VERSION (vitest runner), vitest $VITEST_VERSION, $PACKAGE $PACKAGE_VERSION ($FILE), suite \`$SUITE\`, concurrency $JOBS, node $(node --version)"
 status=0
 python3 "$helper" compare "$work" || status=$?
+floors "$work"/gk-*
 echo "the floor: the suite's own run ${suite_secs}s ($(grep -a 'Tests ' "$work/floor.log" | tail -1 | tr -s ' ')); vitest's start-up, no test file, ${startup_secs}s"
 echo "end: $(stamp)"
 exit $status

@@ -41,3 +41,4 @@ mod spec;
 mod suggest;
 mod swap;
 mod verdict;
+mod watch;

@@ -26,5 +26,6 @@ mod run;
 mod select;
 mod suggest;
 mod usage;
+mod warm;
 mod wholeness;
 mod workflow;

@@ -42,6 +42,8 @@ pub struct RawSuite {
     inputs: Option<Spanned<Vec<String>>>,
     fail_fast: Option<Spanned<bool>>,
     select: Option<Spanned<String>>,
+    floor: Option<Spanned<String>>,
+    watch: Option<Spanned<String>>,
 }
 
 impl RawSuite {
@@ -94,6 +96,16 @@ pub struct Suite {
     /// `python3 -m pytest {tests}`. A mutant first runs the tests that cover it through it,
     /// then the whole suite (`run`) when they do not fail.
     pub select: Option<Select>,
+    /// The runner started with no test selected (mutants.toml only:
+    /// `floor = "npx vitest run --passWithNoTests -t '^$'"`): the least a mutant can cost with a
+    /// process per mutant. `mutants run` times it after the baseline and says each suite's time
+    /// per mutant as a multiple of it; it never judges a mutant.
+    pub floor: Option<String>,
+    /// A warm runner that reruns after each change of a file (mutants.toml only:
+    /// `watch = "npx vitest --watch"`): one per checkout, read after each swap, so a mutant
+    /// pays for the rerun and not for the runner's start-up. A survivor, and anything the
+    /// warm runner leaves in doubt, is judged by a cold run of `run`.
+    pub watch: Option<String>,
 }
 
 impl Suite {
@@ -192,6 +204,40 @@ pub fn read(
         ),
         None => None,
     };
+    if let Form::Gate { .. } = form {
+        for (key, value, why) in [
+            (
+                "floor",
+                &raw.floor,
+                "it is the runner's start-up a mutants run measures its mutants against",
+            ),
+            (
+                "watch",
+                &raw.watch,
+                "it is the warm runner a mutants run reruns after each swap",
+            ),
+        ] {
+            if let Some(value) = value {
+                return Err(at(
+                    Some(value.span()),
+                    format!(
+                        "`{key}` means nothing in gate.toml: {why}, and gate runs each suite \
+                         once (put it in mutants.toml's suite)"
+                    ),
+                ));
+            }
+        }
+    }
+    let floor = raw
+        .floor
+        .as_ref()
+        .map(|f| text(f, "floor", false))
+        .transpose()?;
+    let watch = raw
+        .watch
+        .as_ref()
+        .map(|w| text(w, "watch", false))
+        .transpose()?;
     let inputs = match &raw.inputs {
         Some(list) => {
             let mut globs = Vec::new();
@@ -275,6 +321,8 @@ pub fn read(
         inputs,
         fail_fast,
         select,
+        floor,
+        watch,
     })
 }
 

@@ -160,6 +160,34 @@ fn select_is_a_template_read_by_mutants_and_refused_by_gate() {
 }
 
 #[test]
+fn floor_and_watch_are_commands_read_by_mutants_and_refused_by_gate() {
+    let s = read_as(
+        false,
+        "run = \"npx vitest run\"\nfloor = \"npx vitest run -t '^$'\"\nwatch = \"npx vitest --watch\"",
+    )
+    .unwrap();
+    assert_eq!(s.floor.as_deref(), Some("npx vitest run -t '^$'"));
+    assert_eq!(s.watch.as_deref(), Some("npx vitest --watch"));
+    let plain = read_as(false, "run = \"true\"").unwrap();
+    assert_eq!((plain.floor, plain.watch), (None, None));
+    for key in ["floor", "watch"] {
+        let e = error(false, &format!("run = \"true\"\n{key} = \" \""));
+        assert!(
+            e.starts_with(&format!("mutants.toml:3: suite \"x\": `{key}` is empty")),
+            "{e}"
+        );
+        let e = error(
+            true,
+            &format!("name = \"x\"\nrun = \"true\"\n{key} = \"x\""),
+        );
+        assert!(
+            e.starts_with(&format!("gate.toml:4: `{key}` means nothing in gate.toml")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
 fn every_refusal_names_its_line_in_either_file() {
     for gate in [true, false] {
         let name = if gate { "name = \"x\"\n" } else { "" };
@@ -315,6 +343,8 @@ mod running {
             inputs: Vec::new(),
             fail_fast: false,
             select: None,
+            floor: None,
+            watch: None,
         };
         let file = BTreeMap::from([
             ("A".to_string(), "file".to_string()),

@@ -52,6 +52,42 @@ pub(crate) struct Baseline {
     /// that was not read; empty when there is nothing to add.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The suite's floor, when it names one: its runner started with no test selected.
+    /// Absent in reports written before it was recorded.
+    #[schemars(extend("x-optional" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<Floor>,
+}
+
+/// A suite's floor (its `floor` command, the runner started with no test selected), timed right
+/// after the baseline, and the suite's time per mutant as a multiple of it: how far a run is
+/// from the least a process per mutant can cost. It measures; no verdict depends on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Floor {
+    pub command: String,
+    /// Each run that passed, in seconds, in order.
+    #[schemars(inner(range(min = 0.0)))]
+    pub runs: Vec<f64>,
+    /// The median of `runs`; `None` when a run failed.
+    #[schemars(range(min = 0.0))]
+    #[serde(deserialize_with = "required")]
+    pub secs: Option<f64>,
+    /// How the run that failed ended (`exit 1`, `hang`); `None` when every run passed.
+    #[serde(deserialize_with = "required")]
+    pub failed: Option<String>,
+    /// The mean time a mutant judged in this run cost under this suite, in seconds: its suite
+    /// run, build step and warm rerun (reused rows left out); `None` before any was judged.
+    #[schemars(range(min = 0.0))]
+    #[serde(deserialize_with = "required")]
+    pub per_mutant_secs: Option<f64>,
+    /// `per_mutant_secs` over `secs`.
+    #[schemars(range(min = 0.0))]
+    #[serde(deserialize_with = "required")]
+    pub multiple: Option<f64>,
+    /// The last run's log.
+    #[schemars(regex(pattern = r"^logs/"))]
+    pub log: String,
 }
 
 /// The candidate a run worked on (`--candidate gate.toml`).

@@ -21,8 +21,10 @@ mod selection;
 mod strict;
 mod tally;
 
-pub(crate) use facts::{Baseline, CandidateFacts, ManifestCheck, SetupFacts, Shard};
-pub(crate) use row::{Canary, CanaryLeftOut, CanaryVerdict, Reused, Row, SuiteRun};
+pub(crate) use facts::{Baseline, CandidateFacts, Floor, ManifestCheck, SetupFacts, Shard};
+pub(crate) use row::{
+    Canary, CanaryLeftOut, CanaryVerdict, Reused, Row, SuiteRun, WarmOutcome, WarmRerun,
+};
 pub(crate) use selection::{Covering, Selection, NAMED};
 pub(crate) use tally::Tally;
 
@@ -209,6 +211,30 @@ impl RunReport {
         self.unjudged.sort_by_key(|u| u.index);
         self.unjudged.dedup_by_key(|u| u.index);
         self.tally = Tally::of(&self.mutants);
+        self.measure_against_floors();
+    }
+
+    /// Each floor's `per_mutant_secs` and `multiple`, from the rows judged in this run.
+    fn measure_against_floors(&mut self) {
+        for b in &mut self.baseline {
+            let Some(floor) = b.floor.as_mut() else {
+                continue;
+            };
+            let costs: Vec<f64> = self
+                .mutants
+                .iter()
+                .filter(|r| r.reused.is_none())
+                .flat_map(|r| r.suite_runs())
+                .filter(|s| s.suite == b.suite)
+                .map(SuiteRun::cost_secs)
+                .collect();
+            floor.per_mutant_secs =
+                (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64);
+            floor.multiple = match (floor.per_mutant_secs, floor.secs) {
+                (Some(each), Some(least)) if least > 0.0 => Some(each / least),
+                _ => None,
+            };
+        }
     }
 
     /// Whether every planned mutant has a verdict (or a red baseline judged none by design):

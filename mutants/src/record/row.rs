@@ -83,9 +83,55 @@ pub(crate) struct SuiteRun {
     /// The log, relative to the output folder.
     #[schemars(regex(pattern = r"^logs/"))]
     pub log: String,
+    /// The suite's warm runner (its `watch`), when it reran this mutant first: a kill it saw is
+    /// this run's verdict; otherwise the rest of this record is the cold run that judged it.
+    /// `None` for a suite without one, a control, and reports written before it was recorded.
+    #[schemars(extend("x-optional" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm: Option<WarmRerun>,
+}
+
+/// A warm runner's rerun of one mutant (see `crate::watch`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WarmRerun {
+    /// Which start of its checkout's warm runner reran it (1 for the first); `None` when no
+    /// warm runner was live (its first run was not green, or it could not start).
+    #[serde(deserialize_with = "required")]
+    pub runner_start: Option<u32>,
+    /// From the swap to the end of the rerun's report (or to the doubt), in seconds.
+    #[schemars(range(min = 0.0))]
+    pub secs: f64,
+    pub outcome: WarmOutcome,
+    /// Why the warm runner could not decide, so a cold run did; `None` when it decided.
+    #[serde(deserialize_with = "required")]
+    pub doubt: Option<String>,
+}
+
+/// What a warm rerun decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum WarmOutcome {
+    /// It ran after the swap and named a failed test: the mutant is killed, no cold run.
+    Killed,
+    /// It ran after the swap and passed: a cold run of the whole suite confirmed the survivor.
+    Passed,
+    /// It could not decide (no rerun seen in time, a report that does not read, the runner
+    /// gone): the cold run judged, and the runner was restarted.
+    Doubt,
 }
 
 impl SuiteRun {
+    /// What this run cost its job slot, in seconds: the suite's run and its build step (and a
+    /// warm rerun before a cold one, see [`crate::watch`]).
+    pub fn cost_secs(&self) -> f64 {
+        let before = match &self.warm {
+            Some(w) if w.outcome != WarmOutcome::Killed => w.secs,
+            _ => 0.0,
+        };
+        self.duration_secs + self.build_secs.unwrap_or(0.0) + before
+    }
+
     /// The verdict this run's own record gives a mutant that expects `expect`: the one judge
     /// ([`Verdict::judge_record`]) on the record's facts (exit code, signal, hang, a start that
     /// failed, the counts), `error` when the suite changed the mutated file, and `unviable`
@@ -94,6 +140,15 @@ impl SuiteRun {
     pub fn judged(&self, expect: Expect, generated: bool) -> Verdict {
         if self.file_changed.is_some() {
             return Verdict::Error;
+        }
+        // A rerun after this swap that named a failed test is a failed suite run; the warm
+        // runner never judges anything else (see `crate::watch`).
+        if self
+            .warm
+            .as_ref()
+            .is_some_and(|w| w.outcome == WarmOutcome::Killed)
+        {
+            return Verdict::judge(expect, report::Outcome::Failed).unwrap_or(Verdict::Error);
         }
         // A failed build never started the suite, so it has a reason not to start and did not
         // exit 0: anything else is a record that contradicts itself, an `error`.

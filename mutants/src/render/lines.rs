@@ -32,6 +32,10 @@ impl cmdline::Render<Note<'_>> for Lines {
                 "coverage: suite {} running unmutated to map its tests",
                 files::escape::text(suite)
             )),
+            Note::FloorRunning { suite } => Shown::Status(format!(
+                "floor: {} starting with no test selected",
+                files::escape::text(suite)
+            )),
             Note::Judged { row, done, total } => {
                 Shown::Step(progress::finished_line(row, *done, *total, self.paint))
             }
@@ -172,6 +176,18 @@ fn note_text(note: &Note<'_>) -> String {
             text.push_str(&format!("\n  log {}", path(log)));
             text
         }
+        Note::Floor { suite, floor, log } => match (floor.secs, &floor.failed) {
+            (Some(secs), _) => format!(
+                "mutants: floor: suite {suite:?} starts in {secs:.2}s with no test selected (median of {})",
+                plural(floor.runs.len(), "run")
+            ),
+            (None, why) => format!(
+                "mutants: floor: suite {suite:?}: `{}` did not pass ({}), so no floor is reported; verdicts are unaffected; log {}",
+                files::escape::text(&floor.command),
+                files::escape::text(why.as_deref().unwrap_or("no run")),
+                path(log)
+            ),
+        },
         Note::CacheNone { outputs, dir } => format!(
             "mutants: cache: none yet for {} in {}; building cold",
             outputs.join(", "),
@@ -229,6 +245,7 @@ fn note_text(note: &Note<'_>) -> String {
         | Note::CanaryRan(_)
         | Note::BaselineRunning { .. }
         | Note::Covering { .. }
+        | Note::FloorRunning { .. }
         | Note::Judged { .. }
         | Note::Judging { .. }
         | Note::Engine(_) => String::new(),

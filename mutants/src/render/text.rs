@@ -8,6 +8,7 @@
 
 use report::color::Style;
 use report::table::Cell;
+use report::text::plural;
 use report::{Painter, Table};
 
 use super::{claim_cell, comparison_suites, secs_text, time_text};
@@ -99,6 +100,30 @@ fn table(report: &RunReport) -> Table {
 }
 
 /// One line per canary (or the word that they were skipped), above the table.
+/// `floor: unit 0.4s (median of 3 runs); per mutant 0.6s, 1.5x the floor`: how far the
+/// run's time per mutant is from its runner's start-up.
+fn floor_line(suite: &str, floor: &crate::record::Floor) -> String {
+    use files::escape::text as esc;
+    let Some(secs) = floor.secs else {
+        return format!(
+            "floor: {} not measured: `{}` did not pass ({})\n",
+            esc(suite),
+            esc(&floor.command),
+            esc(floor.failed.as_deref().unwrap_or("no run"))
+        );
+    };
+    let each = match (floor.per_mutant_secs, floor.multiple) {
+        (Some(each), Some(x)) => format!("; per mutant {}, {x:.2}x the floor", secs_text(each)),
+        _ => "; no mutant judged against it".to_string(),
+    };
+    format!(
+        "floor: {} {} (median of {}){each}\n",
+        esc(suite),
+        secs_text(secs),
+        plural(floor.runs.len(), "run")
+    )
+}
+
 fn canary_lines(report: &RunReport) -> String {
     use files::escape::text as esc;
     if report.canaries_skipped {
@@ -240,6 +265,9 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
             secs_text(b.mutant_timeout_secs),
             esc(&b.timeout_source)
         ));
+        if let Some(floor) = &b.floor {
+            s.push_str(&floor_line(&b.suite, floor));
+        }
     }
     s.push_str(&format!(
         "run: {} to {}, jobs {}\n\n",

@@ -163,6 +163,7 @@ pub(crate) fn baseline(
                 worst.why.clone()
             },
             notes: worst.notes(&relative(out, &worst.run.log)),
+            floor: None,
         });
     }
     // A checkout that stopped early (its first suite failed) left the later suites unrun.

@@ -23,6 +23,7 @@ use mutant::run_one;
 mod baseline;
 pub(crate) mod canary;
 pub(crate) mod cores;
+pub(crate) mod floor;
 mod mutant;
 mod select;
 mod suite;
@@ -127,9 +128,9 @@ pub(crate) fn run_mutants(
                         _ => plan.cores.join(),
                     };
                     let result = match j {
-                        0 => work(plan, co, next, failed, &tx),
+                        0 => work(plan, j, co, next, failed, &tx),
                         _ => ready(plan, j, co, &tx).and_then(|green| match green {
-                            true => work(plan, co, next, failed, &tx),
+                            true => work(plan, j, co, next, failed, &tx),
                             false => Ok(()),
                         }),
                     };
@@ -171,11 +172,14 @@ pub(crate) fn run_mutants(
 /// One worker: takes mutants until none is left, rebuilding its checkout when a suite spoiled it.
 fn work(
     plan: &Plan,
+    j: usize,
     co: &mut Checkout,
     next: &AtomicUsize,
     failed: &AtomicBool,
     tx: &mpsc::Sender<Event>,
 ) -> Result<()> {
+    // The checkout's warm runners (suites with `watch`), stopped when this worker ends.
+    let mut warms = mutant::Warms::new(j);
     loop {
         if files::interrupt::requested() || failed.load(Ordering::SeqCst) {
             return Ok(());
@@ -193,14 +197,20 @@ fn work(
         let restored_before = match co.make_whole() {
             Ok(found) => found,
             Err(e) => {
+                warms.stop_all();
                 renew(plan, co, m.index, tx)?;
                 Some(format!(
                     "the checkout could not be restored ({e:#}); a fresh checkout was made"
                 ))
             }
         };
-        let done = run_one(plan, m, co, restored_before)?;
+        if restored_before.is_some() {
+            // Files changed under the warm runners: what they print next is not a mutant's.
+            warms.stop_all();
+        }
+        let done = run_one(plan, m, co, restored_before, &mut warms)?;
         if done.spoiled {
+            warms.stop_all();
             renew(plan, co, m.index, tx)?;
         }
         match done.row {

@@ -17,6 +17,7 @@ use crate::record::{Row, SuiteRun};
 use crate::spec::Mutant;
 use crate::swap::Swapped;
 use crate::verdict::Verdict;
+use crate::watch::{Rerun, Warm};
 use report::text::slug;
 
 /// What one mutant left: its row (`None` when the run was interrupted during it), and whether
@@ -36,6 +37,7 @@ pub(super) fn run_one(
     m: &Mutant,
     co: &Checkout,
     restored_before: Option<String>,
+    warms: &mut Warms,
 ) -> Result<Done> {
     let mut file = Swapped::read(co.path(), &m.file)?;
     let original = file.original();
@@ -78,6 +80,7 @@ pub(super) fn run_one(
     row.span = Some(span);
     row.diff = Some(anchor::diff(&m.file, original, &span, m.replace.as_bytes()));
     let mutated = anchor::swap(original, &span, m.replace.as_bytes());
+    let mut warm = warms.take_for(plan, m, co);
     file.put(&mutated, "the mutant")?;
     let mut runs = Vec::new();
     let mut changed = None;
@@ -94,6 +97,42 @@ pub(super) fn run_one(
         };
         let timeouts = plan.baseline.timeouts[suite_name];
         let log = plan.out.join("logs").join(log_name);
+        // The mutant's own suite is rerun by its warm runner first, when it has one: a kill
+        // it saw stands; anything else is judged by the cold run below.
+        let mut rerun = None;
+        if let (0, Some(w)) = (k, warm.as_mut()) {
+            match w.rerun(&m.file, &log) {
+                Rerun::Killed { record, warm } => {
+                    let ran = Ran {
+                        record: *record,
+                        build: None,
+                    };
+                    let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();
+                    let mut run = suite_run(
+                        &plan.out,
+                        suite_name,
+                        m,
+                        (&ran, None),
+                        timeouts.run,
+                        baseline_counts,
+                    );
+                    run.status = "failed in the warm rerun".into();
+                    run.warm = Some(warm);
+                    run.verdict = run.judged(m.expect, m.operator.is_some());
+                    if let Err(c) = file.check() {
+                        run.status = c.to_string();
+                        run.file_changed = Some(c.to_string());
+                        run.verdict = run.judged(m.expect, m.operator.is_some());
+                        runs.push(run);
+                        changed = Some(c);
+                        break;
+                    }
+                    runs.push(run);
+                    continue;
+                }
+                Rerun::Cold(w) => rerun = Some(w),
+            }
+        }
         let (ran, selection, first) =
             super::select::run_mutant_suite(plan, m, suite_name, k == 0, &span, co.path(), &log)?;
         if ran.record.run.ended.is_interrupted() {
@@ -109,6 +148,7 @@ pub(super) fn run_one(
             timeouts.run,
             baseline_counts,
         );
+        run.warm = rerun;
         if selection.is_some() {
             run.selection = selection;
             run.verdict = run.judged(m.expect, m.operator.is_some());
@@ -134,7 +174,12 @@ pub(super) fn run_one(
             // The mutated file is back; now the rest of the checkout: a suite that rewrote a
             // golden file or left a new module must not decide the next mutant's verdict.
             Ok(()) => match co.make_whole() {
-                Ok(None) => false,
+                Ok(None) => {
+                    if let Some(w) = warm.as_mut() {
+                        w.back(&m.file);
+                    }
+                    false
+                }
                 Ok(Some(what)) => {
                     row.restored_after = Some(format!("its suite changed {what}; restored"));
                     false
@@ -157,6 +202,9 @@ pub(super) fn run_one(
             }
         },
     };
+    if let Some(w) = warm {
+        warms.put_back(w);
+    }
     let mut runs = runs.into_iter();
     row.run = runs.next();
     row.also = runs.collect();
@@ -168,6 +216,65 @@ pub(super) fn run_one(
         row: Some(row),
         spoiled,
     })
+}
+
+/// The least time a warm runner's first run or a rerun is given, however fast the baseline.
+const WARM_LIMIT_LEAST: Duration = Duration::from_secs(10);
+
+/// A checkout's warm runners, one per suite with a `watch`, kept between its mutants.
+#[derive(Default)]
+pub(super) struct Warms {
+    by_suite: std::collections::BTreeMap<String, Warm>,
+    checkout: usize,
+}
+
+impl Warms {
+    pub(super) fn new(checkout: usize) -> Warms {
+        Warms {
+            by_suite: Default::default(),
+            checkout,
+        }
+    }
+
+    /// Stops every runner: the checkout changed under them, or is replaced.
+    pub(super) fn stop_all(&mut self) {
+        self.by_suite.clear();
+    }
+
+    /// The warm runner that reruns `m`, ready and green before its swap (or off, to say why it
+    /// runs cold): one for a mutant (never a control) whose own suite has a `watch` and no
+    /// `build` step. Every other live runner is stopped: the swap would start a rerun in it
+    /// that nobody reads.
+    fn take_for(&mut self, plan: &Plan, m: &Mutant, co: &Checkout) -> Option<Warm> {
+        let suite = &plan.spec.suites[&m.suite];
+        let wanted = !m.is_control() && suite.watch.is_some() && suite.build.is_none();
+        let mut own = self.by_suite.remove(&m.suite);
+        self.stop_all();
+        if !wanted {
+            return None;
+        }
+        // A rerun runs at most what the cold run would: past twice the baseline's time it is a
+        // doubt (a hang is the cold run's to find, under the mutant timeout).
+        let baseline = plan
+            .baseline
+            .baselines
+            .iter()
+            .find(|b| b.suite == m.suite)
+            .map_or(0.0, |b| b.duration_secs);
+        let limit = Duration::from_secs_f64((2.0 * baseline).clamp(0.0, 1e9))
+            .max(WARM_LIMIT_LEAST)
+            .min(plan.baseline.timeouts[&m.suite].run);
+        let logs = plan.out.join("logs");
+        let mut warm = own
+            .take()
+            .or_else(|| Warm::of(suite, self.checkout, co.path(), &logs, limit))?;
+        warm.ready(plan.cores);
+        Some(warm)
+    }
+
+    fn put_back(&mut self, warm: Warm) {
+        self.by_suite.insert(warm.suite().to_string(), warm);
+    }
 }
 
 fn suite_run(
@@ -211,6 +318,7 @@ fn suite_run(
         selection: None,
         strays_killed: record.run.strays_killed,
         log: relative(out, &record.run.log),
+        warm: None,
     };
     run.verdict = run.judged(m.expect, m.operator.is_some());
     run

@@ -79,6 +79,8 @@ mod tests {
             inputs: Vec::new(),
             fail_fast: true,
             select: None,
+            floor: None,
+            watch: None,
         }
     }
 

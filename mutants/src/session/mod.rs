@@ -318,6 +318,11 @@ impl Session {
                 test: &seen.test,
             });
         }
+        let floored: Vec<crate::spec::Suite> = suites.iter().map(|s| (*s).clone()).collect();
+        self.floors(&floored, &baseline, out)?;
+        if files::interrupt::requested() {
+            return Ok(Err(Exit::Interrupted));
+        }
         self.report.end = Timestamp::now();
         render::write_all(
             &self.report,
@@ -327,6 +332,42 @@ impl Session {
         )?;
         self.warm_copies(out);
         Ok(Ok(baseline))
+    }
+
+    /// Each suite's floor, timed in the first checkout after its green baseline, with a note
+    /// each; a floor that fails is said, never a reason to stop.
+    fn floors(
+        &mut self,
+        suites: &[crate::spec::Suite],
+        baseline: &BaselineResult,
+        out: &mut Out,
+    ) -> Result<()> {
+        for suite in suites.iter().filter(|s| s.floor.is_some()) {
+            let timeouts = baseline.timeouts[&suite.name];
+            let running = Note::FloorRunning { suite: &suite.name };
+            let floor = out.during(&running, || {
+                run::floor::measure(suite, &self.checkouts[0], timeouts, &self.out, &self.cores)
+            })?;
+            out.clear();
+            let Some(floor) = floor else { continue };
+            if files::interrupt::requested() {
+                return Ok(());
+            }
+            out.emit(&Note::Floor {
+                suite: &suite.name,
+                floor: &floor,
+                log: &self.out.join(&floor.log),
+            });
+            if let Some(b) = self
+                .report
+                .baseline
+                .iter_mut()
+                .find(|b| b.suite == suite.name)
+            {
+                b.floor = Some(floor);
+            }
+        }
+        Ok(())
     }
 
     /// How the jobs share the cores, on stderr: the jobserver, and the build slot when a
@@ -391,13 +432,16 @@ impl Session {
                     if rerun {
                         row.rerun = Some(row.run.as_ref().map_or_else(Timestamp::now, |r| r.start));
                     }
+                    let index = row.index;
                     report.mutants.push(row);
                     report.settle();
                     report.end = Timestamp::now();
                     if let Err(e) = render::write_all(report, sources, dir, sarif) {
                         write_error.get_or_insert(e);
                     }
-                    if let Some(row) = report.mutants.last() {
+                    // The row just judged: settling sorts the rows by index, so the last one is
+                    // another mutant's whenever a later one finished first (`--jobs`).
+                    if let Some(row) = report.mutants.iter().find(|r| r.index == index) {
                         out.emit(&Note::Judged { row, done, total });
                     }
                 }

@@ -81,6 +81,14 @@ pub(crate) enum Note<'a> {
         tail: Vec<&'a str>,
         log: &'a Path,
     },
+    /// A suite's floor runs (the live line while it does).
+    FloorRunning { suite: &'a str },
+    /// A suite's floor timed, or failed (its last log at `log`).
+    Floor {
+        suite: &'a str,
+        floor: &'a crate::record::Floor,
+        log: &'a Path,
+    },
     /// No cache yet for `outputs` in `dir`.
     CacheNone {
         outputs: &'a [String],

@@ -57,7 +57,7 @@ fn suite_fields(suite: &Suite) -> Value {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    json!({
+    let mut value = json!({
         "name": suite.name,
         "run": suite.run(),
         "build": suite.build,
@@ -75,7 +75,18 @@ fn suite_fields(suite: &Suite) -> Value {
         // the rest would have said; a baseline whose passing log would already stop runs every
         // mutant whole; and controls always run whole. Only the time and the failed tests
         // listed change, which a reused row may keep.
-    })
+    });
+    // A warm runner decides which run's report a kill is read from (a rerun of the tests
+    // related to the mutated file, in a runner started once), so it can change what a verdict
+    // rests on: a mutant judged warm is not the mutant judged cold. Added only when declared,
+    // so every identity written before the key existed stays what it was.
+    if let (Some(watch), Some(map)) = (&suite.watch, value.as_object_mut()) {
+        map.insert("watch".into(), json!(watch));
+    }
+    // `floor` is left out: it is timed once after the baseline and only measures (a suite's
+    // time per mutant as a multiple of its runner's start-up); no verdict and no test a mutant
+    // runs depends on it, so adding or editing one keeps every verdict.
+    value
 }
 
 #[cfg(test)]
@@ -131,6 +142,13 @@ also = ["t"]
             "\n[[mutant]]\nname = \"c\"\nfile = \"f\"\nanchor = \"p\"\nreplace = \"q\"\nsuite = \"t\"\n",
         );
         assert_eq!(ids(&with_more)[..2], before[..]);
+        // A floor only measures.
+        let floored = SPEC.replace(
+            "run = \"pytest\"",
+            "run = \"pytest\"\nfloor = \"pytest -k nothing\"",
+        );
+        assert_ne!(floored, SPEC);
+        assert_eq!(ids(&floored), before);
     }
 
     #[test]
@@ -171,6 +189,11 @@ also = ["t"]
             (
                 "run = \"cargo test\"",
                 "run = \"cargo test\"\nselect = \"cargo test {tests}\"",
+                0,
+            ),
+            (
+                "run = \"cargo test\"",
+                "run = \"cargo test\"\nwatch = \"cargo watch -x test\"",
                 0,
             ),
         ] {
