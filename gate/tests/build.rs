@@ -186,8 +186,8 @@ fn build_keys_are_checked_at_their_line_before_anything_runs() {
             "gate.toml:9: build_timeout: bad duration",
         ),
         (
-            "[[suite]]\nname = \"s\"\nrun = \"true\"\nselect = \"fast\"\n",
-            "gate.toml:8: unknown field `select`",
+            "[[suite]]\nname = \"s\"\nrun = \"true\"\nquick = \"fast\"\n",
+            "gate.toml:8: unknown field `quick`",
         ),
     ] {
         let config = f.config(suite);

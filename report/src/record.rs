@@ -288,13 +288,14 @@ impl RunRecord {
         Duration::from_secs_f64(self.run.duration_secs.max(0.0))
     }
 
-    /// How it ended in a few words: `exit 0`, `exit 1`, `SIGSEGV`, `hang`, `not started`.
+    /// How it ended in a few words: `exit 0`, `exit 1`, `SIGSEGV`, `hang`, `stopped` (at its first
+    /// failed test), `not started`.
     pub fn status_text(&self) -> String {
         let ended = &self.run.ended;
         match ended {
             Ended::Hang(_) => "hang".to_string(),
             Ended::Interrupted(_) => "interrupted".to_string(),
-            Ended::Stopped(_) => "stopped at its first failure".to_string(),
+            Ended::Stopped(_) => "stopped".to_string(),
             Ended::CouldNotStart { why, .. } => format!("not started ({why})"),
             Ended::Exited(status) => {
                 if let Some(failed) = self.failures_despite_exit_0() {
