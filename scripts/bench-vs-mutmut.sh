@@ -39,7 +39,12 @@ PYTEST_VERSION=${PYTEST_VERSION:-9.2.0}
 PACKAGE=${PACKAGE:-more-itertools}
 PACKAGE_VERSION=${PACKAGE_VERSION:-10.4.0}
 FILE=${FILE:-more_itertools/recipes.py}
-SUITE=${SUITE:-python -m pytest -q tests}
+# `-x`: pytest stops at its first failure, as mutmut runs it; gatekit's `fail_fast` (on by
+# default) needs `-v` to name a failed test as it ends, and `-x` does the same job in pytest.
+SUITE=${SUITE:-python -m pytest -x -q tests}
+# The covering tests first (coverage.py's contexts per test id; mutmut's venv has coverage.py):
+# SELECT= (empty) leaves the key out of gatekit's spec, so every mutant runs the whole suite.
+SELECT=${SELECT-python -m pytest -x -q {tests}}
 # The suite's floor: pytest started and collecting, no test selected (exit 5, "no tests ran",
 # is that floor passing). FLOOR= (empty) leaves the key out of gatekit's spec.
 FLOOR=${FLOOR-python -m pytest -q tests -k gatekit_selects_no_test; test \$? -eq 5}
@@ -94,7 +99,7 @@ echo "generating mutmut's mutants of $FILE and translating $N of them ($(stamp))
 "$venv/bin/python" "$helper" translate "$work/gen" "$FILE" "$N" "$work/mutants.toml" \
   "$work/names.txt" "$SUITE" > "$work/translate.log" 2>&1 || { cat "$work/translate.log" >&2; exit 1; }
 grep -E "^(left out|[0-9]+ of mutmut)" "$work/translate.log" >&2 || true
-suite_keys "$work/mutants.toml" pytest "floor=$FLOOR"
+suite_keys "$work/mutants.toml" pytest "floor=$FLOOR" "select=$SELECT"
 "$gm" check "$work/mutants.toml" --dir "$work/gk" > "$work/check.log" \
   || { cat "$work/check.log" >&2; exit 1; }
 rm -rf "$work/gen"
