@@ -615,3 +615,71 @@ fn a_list_past_the_inline_size_goes_through_a_file_as_one_run() {
     );
     assert!(!seen(mark.path(), "watch").contains("a - b"));
 }
+
+/// Only `b.test.mjs` loads it.
+const NODE_OTHER: &str = "export function twice(x) {
+  return x * 2;
+}
+";
+
+const NODE_B: &str = "import { test } from 'node:test';
+import assert from 'node:assert';
+import { twice } from '../src/other.mjs';
+test('twice', () => { assert.equal(twice(2), 4); });
+";
+
+#[test]
+fn incremental_holds_a_mutant_to_the_files_its_covering_tests_ran() {
+    if !have_node() {
+        return;
+    }
+    // No `inputs`: without the map, any change to the code judges every mutant again.
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}",
+        node_mutant("add minus", "a + b", "a - b", ""),
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("src/other.mjs", NODE_OTHER),
+        ("test/a.test.mjs", NODE_A),
+        ("test/b.test.mjs", NODE_B),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = fx.out.path().join("table");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--incremental"];
+        args.extend_from_slice(extra);
+        run_in(&fx, "mutants.toml", &out, mark.path(), &args)
+    };
+    let reused = || row(&report_in(&out), "add minus")["reused"].clone();
+    run(&[]).assert_exit(0);
+    assert_eq!(reused(), Value::Null);
+
+    // A file only another test runs: the verdict holds, nothing is judged.
+    fx.repo
+        .write("src/other.mjs", NODE_OTHER.replace("x * 2", "2 * x"));
+    fx.repo.commit_all("other code");
+    let dry = run(&["--dry-run"]);
+    dry.assert_exit(0);
+    run(&[]).assert_exit(0);
+    assert_ne!(reused(), Value::Null, "{}", report_in(&out));
+
+    // The covering test's own file changed: judged again, and the dry run lists it first.
+    fx.repo.write(
+        "test/a.test.mjs",
+        NODE_A.replace("add(1, 2), 3", "add(2, 2), 4"),
+    );
+    fx.repo.commit_all("the covering test");
+    let dry = run(&["--dry-run"]);
+    dry.assert_exit(1);
+    assert!(dry.both().contains("add minus"), "{}", dry.both());
+    run(&[]).assert_exit(0);
+    assert_eq!(reused(), Value::Null);
+
+    // A new test file the map has never seen may reach it: judged again.
+    fx.repo
+        .write("test/c.test.mjs", NODE_A.replace("adds", "adds too"));
+    fx.repo.commit_all("a new test file");
+    run(&["--dry-run"]).assert_exit(1);
+}

@@ -140,11 +140,42 @@ impl Map {
         Reach::Tests(found.into_iter().map(|i| self.tests[i].clone()).collect())
     }
 
+    /// What a mutant at `lines` of `file` can read, for `--incremental`: the files its covering
+    /// tests ran (with those run outside any test), those tests' own files, the file itself,
+    /// and every path of `changed` the map does not know (a new test file may reach it).
+    /// `None` when the map cannot say: lines run outside any test (every test reaches them),
+    /// or a map by package, which names no file.
+    pub fn held_to(
+        &self,
+        file: &str,
+        lines: std::ops::RangeInclusive<u32>,
+        changed: &[String],
+    ) -> Option<BTreeSet<String>> {
+        if self.packages {
+            return None;
+        }
+        let Reach::Tests(tests) = self.reach(file, lines) else {
+            return None;
+        };
+        let mut held = self.files_run_by(&tests);
+        held.extend(
+            tests
+                .iter()
+                .map(|t| t.split("::").next().unwrap_or_default().to_string()),
+        );
+        held.insert(file.to_string());
+        held.extend(
+            changed
+                .iter()
+                .filter(|p| !self.files.contains_key(p.as_str()))
+                .cloned(),
+        );
+        Some(held)
+    }
+
     /// The files of the tree that `tests` ran, with those that run outside any test: what a
     /// mutant's covering tests can read (for `--incremental`). A test the map does not know
     /// adds nothing.
-    // Read by `--incremental` (its inputs) once it takes the map; the unit tests hold it now.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn files_run_by(&self, tests: &[String]) -> BTreeSet<String> {
         let wanted: BTreeSet<usize> = tests
             .iter()

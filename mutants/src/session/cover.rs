@@ -3,6 +3,9 @@
 //! first checkout, with coverage on, and its map is handed to the engine (and kept in the
 //! cache, so a run of the same code and suite reads it instead: `coverage::store`). A suite
 //! whose map cannot be made runs whole for every mutant, as it always did.
+//!
+//! The maps kept for the last report's code also tell `--incremental` what a mutant whose
+//! suites declare no `inputs` can read ([`KeptMaps`]): the files its covering tests ran.
 
 use std::collections::BTreeMap;
 
@@ -10,9 +13,69 @@ use anyhow::Result;
 
 use cmdline::Exit;
 
+use super::incremental::Covering;
 use super::{Note, Out, Session};
+use crate::anchor::{self, Found};
 use crate::coverage::{self, Collected, Map};
+use crate::render::Sources;
 use crate::run::BaselineResult;
+use crate::spec::{Mutant, Spec};
+
+/// The coverage maps kept for the last report's code tree, one per suite with `select`: what
+/// `--incremental` holds a mutant to when its suites declare no `inputs`. A mutant whose own
+/// suite or comparison suite has no kept map, whose anchor is not found once, or whose lines
+/// every test reaches is held to the whole code, as without a map.
+pub(crate) struct KeptMaps<'a> {
+    maps: BTreeMap<String, Map>,
+    sources: &'a Sources,
+    changed: &'a [String],
+}
+
+impl<'a> KeptMaps<'a> {
+    /// The maps kept for `code_tree` (the report's), read from the cache (none with
+    /// `no_cache`); `sources` holds each mutated file as this run reads it, `changed` the
+    /// paths that differ from the report's tree.
+    pub(crate) fn load(
+        spec: &Spec,
+        code_tree: &str,
+        no_cache: bool,
+        sources: &'a Sources,
+        changed: &'a [String],
+    ) -> KeptMaps<'a> {
+        let maps = spec
+            .suites
+            .iter()
+            .filter(|(_, s)| s.select.is_some() && !no_cache)
+            .filter_map(|(name, s)| Some((name.clone(), coverage::load(code_tree, s)?)))
+            .collect();
+        KeptMaps {
+            maps,
+            sources,
+            changed,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.maps.is_empty()
+    }
+}
+
+impl Covering for KeptMaps<'_> {
+    fn files(&self, m: &Mutant) -> Option<Vec<String>> {
+        let text = self.sources.get(&m.file)?;
+        // An unchanged mutated file has its anchor where the report's run swapped it.
+        let Found::Once(span) = anchor::find_anchor(text.as_bytes(), m.anchor.as_bytes()) else {
+            return None;
+        };
+        let lines = span.start_line as u32..=span.end_line as u32;
+        let mut held = std::collections::BTreeSet::new();
+        for suite in m.suites() {
+            let map = self.maps.get(suite)?;
+            held.extend(map.held_to(&m.file, lines.clone(), self.changed)?);
+        }
+        Some(held.into_iter().collect())
+    }
+}
 
 impl Session {
     /// The coverage maps of the suites that have `select`, by suite name; `Err(exit)` when the

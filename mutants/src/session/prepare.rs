@@ -100,14 +100,20 @@ impl Session {
                 Ok(prior) => {
                     let changed =
                         incremental::changed_since(&checkouts[0], &prior.tree, repo.dir(), &spec);
+                    let kept = super::cover::KeptMaps::load(
+                        &spec,
+                        &prior.code_tree,
+                        settings.no_cache,
+                        &sources,
+                        changed.as_deref().unwrap_or_default(),
+                    );
                     let now = incremental::Now {
                         code_tree: &code_tree,
                         candidate: candidate.as_ref(),
                         facts: &facts,
                         toolchains: &toolchains,
                         changed: changed.as_deref(),
-                        // The seam for a coverage map (see `incremental::Covering`).
-                        coverage: None,
+                        coverage: (!kept.is_empty()).then_some(&kept as &dyn incremental::Covering),
                     };
                     let found = incremental::staleness(&prior, &spec, &selected, &now);
                     let keep: Vec<usize> = found
@@ -446,7 +452,7 @@ pub(super) fn candidate_facts(
 /// The original text of every selected mutant's file in `root`, for `mutation-report.json`.
 /// Every mutated file must be in the tree: one the path rule refuses is a spec error, reported
 /// at the mutant's line.
-fn read_sources(spec: &Spec, selected: &[usize], root: &Path) -> Result<Sources> {
+pub(super) fn read_sources(spec: &Spec, selected: &[usize], root: &Path) -> Result<Sources> {
     let mut sources = Sources::new();
     for m in selected.iter().map(|&i| &spec.mutants[i]) {
         let path = crate::swap::file_in(root, &m.file)
