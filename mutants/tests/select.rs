@@ -683,3 +683,53 @@ fn incremental_holds_a_mutant_to_the_files_its_covering_tests_ran() {
     fx.repo.commit_all("a new test file");
     run(&["--dry-run"]).assert_exit(1);
 }
+
+/// Counts down, one step a turn: `n -= 0` never ends.
+const PY_COUNT: &str = "def down(n):\n    steps = 0\n    while n > 0:\n        n -= 1\n        steps += 1\n    return steps\n";
+
+#[test]
+fn a_hang_in_the_covering_tests_is_called_at_their_own_derived_timeout_not_the_whole_suites() {
+    if !have_coverage_py() {
+        return;
+    }
+    // No `timeout`: it is derived. A slow test that never reaches the mutated lines makes the
+    // whole suite's bound five times its six seconds; the covering test alone is quick, so its
+    // run is bounded by the floor of a derived timeout, 20 s.
+    let spec = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\n\n[[mutant]]\nname = \"endless\"\nfile = \"pkg/count.py\"\nanchor = \"n -= 1\"\nreplace = \"n -= 0\"\nsuite = \"py\"\n";
+    let fx = repo_with(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/count.py", PY_COUNT),
+        (
+            "tests/test_count.py",
+            "from pkg.count import down\n\n\ndef test_down():\n    assert down(3) == 3\n",
+        ),
+        (
+            "tests/test_slow.py",
+            "import time\n\n\ndef test_slow():\n    time.sleep(6)\n",
+        ),
+        ("mutants.toml", spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("endless".to_string(), "killed (hang)".to_string())],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(0);
+    let whole = report["baseline"][0]["mutant_timeout_secs"]
+        .as_f64()
+        .unwrap();
+    assert!(whole >= 30.0, "the whole suite's bound: {whole}");
+    let run = &row(&report, "endless")["run"];
+    assert_eq!(run["selection"]["whole"], false);
+    assert_eq!(
+        run["selection"]["tests"],
+        serde_json::json!(["tests/test_count.py::test_down"])
+    );
+    assert_eq!(run["timeout_secs"].as_f64(), Some(20.0), "{run}");
+    let took = run["duration_secs"].as_f64().unwrap();
+    assert!(took < whole - 5.0, "stopped at {took} s of {whole}");
+}

@@ -88,7 +88,13 @@ pub(crate) fn collect(
     let ran = candidate::suite::run_suite(&job, root, log, share)?;
     let collected = match ran.record.outcome() {
         Outcome::Interrupted => Collected::Interrupted,
-        Outcome::Passed => read(&data, root),
+        Outcome::Passed => match read(&data, root) {
+            Collected::Map(mut map) => {
+                map.ran_for(ran.record.run.duration_secs);
+                Collected::Map(map)
+            }
+            other => other,
+        },
         _ => Collected::None(format!(
             "the suite did not pass with coverage on ({})",
             ran.record.status_text()

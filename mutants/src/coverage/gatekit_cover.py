@@ -4,18 +4,20 @@ Loaded with `-p gatekit_cover` (PYTEST_ADDOPTS) from a folder of gatekit's sessi
 PYTHONPATH, by `mutants run` for a suite with a `select` template. coverage.py measures from
 the moment pytest loads this plugin; each test runs in a dynamic context named by its id (as
 the suite's own command line can name it: its file relative to the working folder), and lines
-run outside any test (imports during collection) are in the empty context. Each process writes
-its map as JSON into GATEKIT_COVER_DIR; without coverage.py it writes why, and measures nothing.
+run outside any test (imports during collection) are in the empty context; each test's time is
+kept too. Each process writes its map as JSON into GATEKIT_COVER_DIR; without coverage.py it writes why, and measures nothing.
 """
 
 import json
 import os
+import time
 
 import pytest
 
 _OUT = os.environ.get("GATEKIT_COVER_DIR")
 _COV = None
 _WHY = None
+_SECS = {}
 
 try:
     import coverage
@@ -39,11 +41,15 @@ def _test_id(item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    test = _test_id(item)
     if _COV is not None:
-        _COV.switch_context(_test_id(item))
+        _COV.switch_context(test)
+    start = time.perf_counter()
     try:
         yield
     finally:
+        # What a run of this test alone pays beyond start-up: a covering run's timeout.
+        _SECS[test] = _SECS.get(test, 0.0) + time.perf_counter() - start
         if _COV is not None:
             _COV.switch_context("")
 
@@ -68,4 +74,4 @@ def pytest_sessionfinish(session, exitstatus):
     for name in data.measured_files():
         by_line = data.contexts_by_lineno(name)
         files[name] = {str(line): sorted(set(c)) for line, c in by_line.items()}
-    _write({"cwd": os.getcwd(), "files": files})
+    _write({"cwd": os.getcwd(), "files": files, "secs": _SECS})

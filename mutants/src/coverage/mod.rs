@@ -37,7 +37,7 @@ pub(crate) use collect::{collect, Collected};
 mod collect;
 
 /// Which tests run which lines, per file of the tree (paths relative to its root, with `/`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Map {
     /// What the tests' names are: test files or test ids.
     items: Option<Items>,
@@ -51,6 +51,12 @@ pub(crate) struct Map {
     dirs: BTreeMap<String, BTreeSet<usize>>,
     /// The tests are packages (`--package=NAME`): no file names them.
     packages: bool,
+    /// How long each test took in the coverage run, by index, where the runner said
+    /// (seconds; a test run by several processes adds up).
+    secs: BTreeMap<usize, f64>,
+    /// What the coverage run spent outside its tests' own times (start-up, collection):
+    /// what a run of any selection pays too.
+    overhead: Option<f64>,
 }
 
 /// One file's lines: those run outside any test, and which tests ran each of the others.
@@ -102,6 +108,33 @@ impl Map {
     fn add_dir(&mut self, dir: &str, test: &str) {
         let i = self.test(test);
         self.dirs.entry(dir.to_string()).or_default().insert(i);
+    }
+
+    /// Records that `test` took `secs` in the coverage run (added to what it took already).
+    pub fn timed(&mut self, test: &str, secs: f64) {
+        if secs.is_finite() && secs >= 0.0 {
+            let i = self.test(test);
+            *self.secs.entry(i).or_default() += secs;
+        }
+    }
+
+    /// Records the coverage run's wall time, `wall` seconds: what its tests' own times do not
+    /// account for is every run's overhead. Nothing when no test was timed.
+    pub fn ran_for(&mut self, wall: f64) {
+        if !self.secs.is_empty() && wall.is_finite() {
+            self.overhead = Some((wall - self.secs.values().sum::<f64>()).max(0.0));
+        }
+    }
+
+    /// What a run of just `tests` (as [`Map::reach`] names them) should take, from the
+    /// coverage run: its overhead and those tests' times. `None` when the map cannot say (a
+    /// test with no time, a runner that gave none).
+    pub fn estimate(&self, tests: &[String]) -> Option<std::time::Duration> {
+        let mut secs = self.overhead?;
+        for t in tests {
+            secs += self.secs.get(self.index.get(t)?)?;
+        }
+        std::time::Duration::try_from_secs_f64(secs).ok()
     }
 
     /// Records that `test` ran `line` of `file`; `None`: it ran outside any test.
@@ -227,6 +260,9 @@ impl Map {
                 }
             }
         }
+        for (t, secs) in other.secs {
+            self.timed(&other.tests[t], secs);
+        }
         Some(self)
     }
 }
@@ -279,5 +315,25 @@ mod tests {
             .collect();
         // src/a.py runs outside any test, so every test reads it.
         assert_eq!(ran, ["src/a.py", "src/b.py"]);
+    }
+
+    #[test]
+    fn a_selection_is_estimated_from_its_tests_times_and_the_runs_overhead() {
+        let mut m = Map::new(Items::Tests);
+        m.add("src/a.py", 3, Some("t.py::one"));
+        m.add("src/a.py", 4, Some("t.py::two"));
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        m.timed("t.py::one", 0.5);
+        m.timed("t.py::two", 2.0);
+        m.timed("t.py::two", 1.0);
+        // No wall time yet: no overhead to add, no estimate.
+        assert_eq!(m.estimate(&names(&["t.py::one"])), None);
+        m.ran_for(4.0);
+        let secs = |n: &[&str]| m.estimate(&names(n)).map(|d| d.as_secs_f64());
+        assert_eq!(secs(&["t.py::one"]), Some(1.0));
+        assert_eq!(secs(&["t.py::one", "t.py::two"]), Some(4.0));
+        assert_eq!(secs(&[]), Some(0.5));
+        // A test the map never timed: it cannot say.
+        assert_eq!(secs(&["t.py::three"]), None);
     }
 }

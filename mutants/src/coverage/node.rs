@@ -15,19 +15,22 @@ use serde::Deserialize;
 use super::{in_tree, Map};
 use candidate::suite::Items;
 
-/// The preload: one small file per process, its pid, its parent, its main script, and whether
-/// it runs under a test runner's test context.
+/// The preload: one small file per process, its pid, its parent, its main script, whether
+/// it runs under a test runner's test context, and (written again as it exits) how long it ran.
 pub(super) const PROBE: &str = r#"// gatekit: which test file this process runs (for its coverage map).
 try {
-  require('fs').writeFileSync(
-    require('path').join(process.env.GATEKIT_COVER_DIR, 'proc-' + process.pid + '.json'),
-    JSON.stringify({
-      pid: process.pid,
-      ppid: process.ppid,
-      main: process.argv[1] || null,
-      test: !!process.env.NODE_TEST_CONTEXT,
-    }),
-  );
+  const at = require('path').join(process.env.GATEKIT_COVER_DIR, 'proc-' + process.pid + '.json');
+  const me = {
+    pid: process.pid,
+    ppid: process.ppid,
+    main: process.argv[1] || null,
+    test: !!process.env.NODE_TEST_CONTEXT,
+  };
+  const fs = require('fs');
+  fs.writeFileSync(at, JSON.stringify(me));
+  process.on('exit', () => {
+    try { fs.writeFileSync(at, JSON.stringify({ ...me, secs: process.uptime() })); } catch (e) {}
+  });
 } catch (e) {}
 "#;
 
@@ -36,6 +39,9 @@ struct Proc {
     ppid: u32,
     main: Option<String>,
     test: bool,
+    /// Seconds from its start to its exit; none when it was killed.
+    #[serde(default)]
+    secs: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +98,13 @@ pub(super) fn read(dir: &Path, root: &Path) -> Option<Map> {
         return None;
     }
     let mut map = Map::new(Items::Files);
+    // A test file's time is its own process's, start-up included: what running it alone takes.
+    for (pid, p) in &procs {
+        let outermost = p.test && !procs.get(&p.ppid).is_some_and(|parent| parent.test);
+        if let (true, Some(secs), Some(test)) = (outermost, p.secs, test_file(*pid, &procs, root)) {
+            map.timed(&test, secs);
+        }
+    }
     let mut sources: BTreeMap<String, Option<Vec<usize>>> = BTreeMap::new();
     for (pid, path) in coverages {
         let test = test_file(pid, &procs, root);

@@ -1,7 +1,8 @@
 //! pytest's coverage: coverage.py's dynamic contexts, one per test id, switched by a small
 //! plugin ([`PLUGIN`]) that each pytest process loads with `-p gatekit_cover` and that writes
 //! its map as JSON (`pytest-PID.json`: file -> line -> the test ids that ran it, `""` for
-//! outside any test). Without coverage.py the plugin writes why instead, and there is no map.
+//! outside any test) and each test id's time. Without coverage.py the plugin writes why
+//! instead, and there is no map.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,6 +26,9 @@ struct Doc {
     cwd: Option<String>,
     #[serde(default)]
     files: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Each test id's time in seconds (its setup, call and teardown).
+    #[serde(default)]
+    secs: BTreeMap<String, f64>,
 }
 
 /// The map the plugin's files in `dir` hold for the checkout at `root`: `Ok(None)` when no
@@ -64,6 +68,9 @@ pub(super) fn read(dir: &Path, root: &Path) -> Result<Option<Map>, String> {
                     one.add(&file, line, (!c.is_empty()).then_some(c.as_str()));
                 }
             }
+        }
+        for (test, secs) in doc.secs {
+            one.timed(&test, secs);
         }
         map = Some(match map {
             None => one,

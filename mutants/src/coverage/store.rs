@@ -28,6 +28,11 @@ struct Stored {
     dirs: BTreeMap<String, Vec<usize>>,
     #[serde(default)]
     packages: bool,
+    /// Each timed test's seconds in the coverage run (by index), and the run's overhead.
+    #[serde(default)]
+    secs: BTreeMap<usize, f64>,
+    #[serde(default)]
+    overhead: Option<f64>,
 }
 
 /// A file's lines run outside any test, and each other line's tests (indices into `tests`).
@@ -79,6 +84,10 @@ fn load_from(cache: &Path, code_tree: &str, suite: &Suite) -> Option<Map> {
             map.add_dir(&dir, stored.tests.get(t)?);
         }
     }
+    for (t, secs) in stored.secs {
+        map.timed(stored.tests.get(t)?, secs);
+    }
+    map.overhead = stored.overhead;
     for (file, (every, by)) in stored.files {
         for line in every {
             map.add(&file, line, None);
@@ -114,6 +123,8 @@ fn save_in(cache: &Path, code_tree: &str, suite: &Suite, map: &Map) {
             .map(|(d, t)| (d.clone(), t.iter().copied().collect()))
             .collect(),
         packages: map.packages,
+        secs: map.secs.clone(),
+        overhead: map.overhead,
     };
     let path = path(cache, code_tree, suite);
     let Ok(text) = serde_json::to_string(&stored) else {
@@ -147,6 +158,8 @@ mod tests {
         map.add("b.py", 2, Some("t.py::y"));
         map.add("b.py", 2, Some("t.py::a-later-test-named-earlier"));
         map.add_dir("crates/x", "--package=x");
+        map.timed("t.py::y", 0.25);
+        map.ran_for(3.0);
         save_in(cache, "tree1", t, &map);
         assert_eq!(load_from(cache, "tree1", t), Some(map));
         assert_eq!(load_from(cache, "tree2", t), None);

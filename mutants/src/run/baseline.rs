@@ -36,6 +36,9 @@ pub(crate) struct BaselineResult {
     /// The suites with `fail_fast` whose green baseline's log would have stopped (the
     /// failure the reader saw in it): their mutants run whole.
     pub fail_fast_off: Vec<(String, FirstFailure)>,
+    /// The suites whose mutant timeout was derived from the baseline (neither `--timeout` nor
+    /// the spec's): their covering runs get one derived from their own tests' times.
+    pub derived: BTreeSet<String>,
 }
 
 /// Runs every suite unmutated in the given checkouts, in parallel (the session hands it
@@ -91,6 +94,7 @@ pub(crate) fn baseline(
         counts: BTreeMap::new(),
         fail_fast: BTreeSet::new(),
         fail_fast_off: Vec::new(),
+        derived: BTreeSet::new(),
     };
     for (i, suite) in suites.iter().enumerate() {
         // The slowest checkout sets the timeout; a failure in any checkout fails the baseline.
@@ -125,6 +129,9 @@ pub(crate) fn baseline(
         result.interrupted |= records.iter().any(|r| r.run.ended.is_interrupted());
         result.passed &= passed;
         let (timeout, source) = mutant_timeout(cli_timeout, suite, slowest);
+        if cli_timeout.is_none() && suite.timeout.is_none() {
+            result.derived.insert(suite.name.clone());
+        }
         result.timeouts.insert(
             suite.name.clone(),
             Timeouts {

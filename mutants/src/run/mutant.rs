@@ -100,41 +100,38 @@ pub(super) fn run_one(
         // The mutant's own suite is rerun by its warm runner first, when it has one: a kill
         // it saw stands; anything else is judged by the cold run below.
         let mut rerun = None;
+        let mut warm_record = None;
         if let (0, Some(w)) = (k, warm.as_mut()) {
             match w.rerun(&m.file, &log) {
                 Rerun::Killed { record, warm } => {
-                    let ran = Ran {
-                        record: *record,
-                        build: None,
-                    };
-                    let baseline_counts = plan.baseline.counts.get(suite_name).copied().flatten();
-                    let mut run = suite_run(
-                        &plan.out,
-                        suite_name,
-                        m,
-                        (&ran, None),
-                        timeouts.run,
-                        baseline_counts,
-                    );
-                    run.status = "failed in the warm rerun".into();
-                    run.warm = Some(warm);
-                    run.verdict = run.judged(m.expect, m.operator.is_some());
-                    if let Err(c) = file.check() {
-                        run.status = c.to_string();
-                        run.file_changed = Some(c.to_string());
-                        run.verdict = run.judged(m.expect, m.operator.is_some());
-                        runs.push(run);
-                        changed = Some(c);
-                        break;
-                    }
-                    runs.push(run);
-                    continue;
+                    warm_record = Some(*record);
+                    rerun = Some(warm);
                 }
                 Rerun::Cold(w) => rerun = Some(w),
             }
         }
-        let (ran, selection, first) =
-            super::select::run_mutant_suite(plan, m, suite_name, k == 0, &span, co.path(), &log)?;
+        let warm_killed = warm_record.is_some();
+        let (ran, selection, first, timeout) = match warm_record {
+            Some(record) => {
+                let ran = Ran {
+                    record,
+                    build: None,
+                };
+                (ran, None, None, timeouts.run)
+            }
+            None => {
+                let r = super::select::run_mutant_suite(
+                    plan,
+                    m,
+                    suite_name,
+                    k == 0,
+                    &span,
+                    co.path(),
+                    &log,
+                )?;
+                (r.ran, r.selection, r.first, r.timeout)
+            }
+        };
         if ran.record.run.ended.is_interrupted() {
             let spoiled = file.restore()?.is_err();
             return Ok(Done { row: None, spoiled });
@@ -145,10 +142,14 @@ pub(super) fn run_one(
             suite_name,
             m,
             (&ran, first),
-            timeouts.run,
+            timeout,
             baseline_counts,
         );
         run.warm = rerun;
+        if warm_killed {
+            run.status = "failed in the warm rerun".into();
+            run.verdict = run.judged(m.expect, m.operator.is_some());
+        }
         if selection.is_some() {
             run.selection = selection;
             run.verdict = run.judged(m.expect, m.operator.is_some());

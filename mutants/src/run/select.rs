@@ -6,14 +6,20 @@
 //!
 //! Never for a control (`expect = "survive"`), a comparison suite, or a suite without a map:
 //! they run whole, as the baseline does.
+//!
+//! When the suite's timeout was derived from the baseline, the covering run gets one derived
+//! from what its own tests took in the coverage run (`timeout::covering_timeout`): a mutant
+//! that hangs a few quick tests is called a hang in seconds, not after the whole suite's bound.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 
 use report::first_failure::FirstFailure;
 
 use super::suite::{relative, run_suite, run_suite_fail_fast, Ran};
+use super::timeout::{covering_timeout, Timeouts};
 use super::Plan;
 use crate::anchor::Span;
 use crate::coverage::Reach;
@@ -21,11 +27,21 @@ use crate::record::{Covering, Selection, NAMED};
 use crate::spec::{Expect, Mutant, Suite};
 use crate::verdict::Verdict;
 
+/// A mutant's run of one suite, as [`run_mutant_suite`] made it.
+pub(super) struct SuiteResult {
+    pub ran: Ran,
+    /// `None` when the suite ran whole as it always did (no template, no map, a control, a
+    /// comparison suite).
+    pub selection: Option<Selection>,
+    /// The failed test the run stopped at, when it stopped at one.
+    pub first: Option<FirstFailure>,
+    /// The timeout the run that decided had: the covering run's own when it was that run.
+    pub timeout: Duration,
+}
+
 /// Runs the suite `name` for `m` (its own suite when `own`), with the mutant swapped in at `span`:
-/// through its covering tests first when it can, else whole. The selection is `None` when the
-/// suite ran whole as it always did (no template, no map, a control, a comparison suite).
-/// Each run stops at its first failed test when the suite's `fail_fast` holds for this run
-/// (never for a control): the failure it stopped at comes back too.
+/// through its covering tests first when it can, else whole. Each run stops at its first
+/// failed test when the suite's `fail_fast` holds for this run (never for a control).
 pub(super) fn run_mutant_suite(
     plan: &Plan,
     m: &Mutant,
@@ -34,36 +50,43 @@ pub(super) fn run_mutant_suite(
     span: &Span,
     dir: &Path,
     log: &Path,
-) -> Result<(Ran, Option<Selection>, Option<FirstFailure>)> {
+) -> Result<SuiteResult> {
     let suite = &plan.spec.suites[name];
     let timeouts = plan.baseline.timeouts[name];
     // A control runs whole: its verdict is that the suite passes, which only the whole run
     // can say.
     let fail_fast = plan.baseline.fail_fast.contains(name) && !m.is_control();
-    let go = |s: &Suite, log: &Path| -> Result<(Ran, Option<FirstFailure>)> {
+    let go = |s: &Suite, log: &Path, timeouts| -> Result<(Ran, Option<FirstFailure>)> {
         match fail_fast {
             true => run_suite_fail_fast(s, dir, log, timeouts, plan.cores),
             false => Ok((run_suite(s, dir, log, timeouts, plan.cores)?, None)),
         }
     };
-    let whole = |s: &Suite| go(s, log);
+    let whole = |s: &Suite, selection| -> Result<SuiteResult> {
+        let (ran, first) = go(s, log, timeouts)?;
+        Ok(SuiteResult {
+            ran,
+            selection,
+            first,
+            timeout: timeouts.run,
+        })
+    };
     let (Some(select), Some(map), true, Expect::Kill) =
         (&suite.select, plan.coverage.get(&suite.name), own, m.expect)
     else {
-        let (ran, first) = whole(suite)?;
-        return Ok((ran, None, first));
+        return whole(suite, None);
     };
     let lines = span.start_line as u32..=span.end_line as u32;
-    let (tests, every) = match map.reach(&m.file, lines) {
-        Reach::Every => (Vec::new(), true),
-        Reach::Tests(tests) => match map.as_items(tests, select.items) {
-            Some(tests) => (tests, false),
-            // The map cannot name its tests as the template takes them.
-            None => {
-                let (ran, first) = whole(suite)?;
-                return Ok((ran, None, first));
+    let (tests, every, estimate) = match map.reach(&m.file, lines) {
+        Reach::Every => (Vec::new(), true, None),
+        Reach::Tests(tests) => {
+            let estimate = map.estimate(&tests);
+            match map.as_items(tests, select.items) {
+                Some(tests) => (tests, false, estimate),
+                // The map cannot name its tests as the template takes them.
+                None => return whole(suite, None),
             }
-        },
+        }
     };
     let mut selection = Selection {
         items: match select.items {
@@ -78,21 +101,26 @@ pub(super) fn run_mutant_suite(
         whole: true,
     };
     if tests.is_empty() {
-        let (ran, first) = whole(suite)?;
-        return Ok((ran, Some(selection), first));
+        return whole(suite, Some(selection));
     }
     let scratch = runner::scratch::ScratchDir::new("select")?;
     let command = select.command(&tests, &scratch.path().join("tests.txt"))?;
     let Some(command) = command else {
         // Too many to pass, or not passable as words: the whole suite, which decides anyway.
         let _ = scratch.remove();
-        let (ran, first) = whole(suite)?;
-        return Ok((ran, Some(selection), first));
+        return whole(suite, Some(selection));
     };
     let mut covering = suite.clone();
     covering.command = candidate::suite::Command::Run(command);
     let covering_log = log.with_extension("select.log");
-    let (first, stopped_at) = go(&covering, &covering_log)?;
+    let covering_timeouts = match (plan.baseline.derived.contains(name), estimate) {
+        (true, Some(estimate)) => Timeouts {
+            run: covering_timeout(timeouts.run, estimate),
+            ..timeouts
+        },
+        _ => timeouts,
+    };
+    let (first, stopped_at) = go(&covering, &covering_log, covering_timeouts)?;
     let _ = scratch.remove();
     // A kill by the covering tests decides; so does a build that failed (nothing ran) and an
     // interrupt (nothing is judged). A failed run counts as a kill only when the runner
@@ -111,7 +139,12 @@ pub(super) fn run_mutant_suite(
     };
     if noticed || record.run.ended.is_interrupted() || first.build_failed() {
         selection.whole = false;
-        return Ok((first, Some(selection), stopped_at));
+        return Ok(SuiteResult {
+            ran: first,
+            selection: Some(selection),
+            first: stopped_at,
+            timeout: covering_timeouts.run,
+        });
     }
     selection.covering = Some(Covering {
         status: first.record.status_text(),
@@ -122,7 +155,7 @@ pub(super) fn run_mutant_suite(
     // The build already ran with the mutant in place.
     let mut rest = suite.clone();
     rest.build = None;
-    let (mut ran, stopped_at) = whole(&rest)?;
-    ran.build = first.build;
-    Ok((ran, Some(selection), stopped_at))
+    let mut judged = whole(&rest, Some(selection))?;
+    judged.ran.build = first.build;
+    Ok(judged)
 }

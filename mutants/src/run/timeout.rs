@@ -38,6 +38,16 @@ pub(crate) fn mutant_timeout(
     )
 }
 
+/// The timeout of a run of a mutant's covering tests alone, when the suite's own was derived:
+/// derived the same way from what those tests took in the coverage run (the run's start-up
+/// included), never past the whole suite's. A hang in a few quick tests is then called after
+/// seconds, not after the whole suite's five baselines (mutmut bounds each mutant by its
+/// tests' own times too); a run slowed past it by the machine is what the floor guards.
+pub(crate) fn covering_timeout(whole: Duration, estimate: Duration) -> Duration {
+    let derived = (estimate * TIMEOUT_FACTOR).max(TIMEOUT_FLOOR);
+    Duration::from_secs(derived.as_secs_f64().ceil() as u64).min(whole)
+}
+
 /// The timeout the baseline itself runs with: the same precedence, with the suites' default 30-minute
 /// default in place of the derived one.
 pub(crate) fn baseline_timeout(cli: Option<Duration>, suite: &Suite) -> Duration {
@@ -93,6 +103,14 @@ mod tests {
         );
         assert_eq!(mutant_timeout(None, &suite(Some(s(9))), s(100)).0, s(9));
         assert_eq!(mutant_timeout(None, &suite(None), s(100)).0, s(500));
+        // A covering run: five times its tests' time, at least the floor, at most the whole's.
+        assert_eq!(covering_timeout(s(500), s(10)), s(50));
+        assert_eq!(covering_timeout(s(500), Duration::from_millis(900)), s(20));
+        assert_eq!(covering_timeout(s(40), s(10)), s(40));
+        assert_eq!(
+            covering_timeout(s(500), Duration::from_millis(10_100)),
+            s(51)
+        );
         assert_eq!(
             mutant_timeout(None, &suite(None), Duration::from_millis(300)).0,
             TIMEOUT_FLOOR

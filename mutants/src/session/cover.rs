@@ -13,40 +13,47 @@ use anyhow::Result;
 
 use cmdline::Exit;
 
-use super::incremental::Covering;
+use std::path::Path;
+
+use super::incremental::{self, Covering, Now, TreeFacts};
 use super::{Note, Out, Session};
 use crate::anchor::{self, Found};
+use crate::checkout::Checkout;
 use crate::coverage::{self, Collected, Map};
+use crate::record::{CandidateFacts, RunReport};
 use crate::render::Sources;
 use crate::run::BaselineResult;
 use crate::spec::{Mutant, Spec};
 
-/// The coverage maps kept for the last report's code tree, one per suite with `select`: what
-/// `--incremental` holds a mutant to when its suites declare no `inputs`. A mutant whose own
-/// suite or comparison suite has no kept map, whose anchor is not found once, or whose lines
-/// every test reaches is held to the whole code, as without a map.
+/// What a reused row is held to besides the tree's facts, made once for an incremental run and
+/// its dry run: the paths that differ from the report's tree (when git still has it) and the
+/// coverage maps kept for the report's code tree, one per suite with `select`. A mutant whose
+/// suites declare no `inputs` is held to the files its covering tests ran; one whose own suite
+/// or comparison suite has no kept map, whose anchor is not found once, or whose lines every
+/// test reaches is held to the whole code, as without a map.
 pub(crate) struct KeptMaps<'a> {
     maps: BTreeMap<String, Map>,
     sources: &'a Sources,
-    changed: &'a [String],
+    changed: Option<Vec<String>>,
 }
 
 impl<'a> KeptMaps<'a> {
-    /// The maps kept for `code_tree` (the report's), read from the cache (none with
-    /// `no_cache`); `sources` holds each mutated file as this run reads it, `changed` the
-    /// paths that differ from the report's tree.
-    pub(crate) fn load(
+    /// For the report `prior` and the tree in `co` (of the repository at `repo`): the maps
+    /// are read from the cache (none with `no_cache`); `sources` holds each mutated file as
+    /// this run reads it.
+    pub(crate) fn since(
+        prior: &RunReport,
         spec: &Spec,
-        code_tree: &str,
-        no_cache: bool,
+        (co, repo): (&Checkout, &Path),
         sources: &'a Sources,
-        changed: &'a [String],
+        no_cache: bool,
     ) -> KeptMaps<'a> {
+        let changed = incremental::changed_since(co, &prior.tree, repo, spec);
         let maps = spec
             .suites
             .iter()
             .filter(|(_, s)| s.select.is_some() && !no_cache)
-            .filter_map(|(name, s)| Some((name.clone(), coverage::load(code_tree, s)?)))
+            .filter_map(|(name, s)| Some((name.clone(), coverage::load(&prior.code_tree, s)?)))
             .collect();
         KeptMaps {
             maps,
@@ -55,8 +62,22 @@ impl<'a> KeptMaps<'a> {
         }
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.maps.is_empty()
+    /// What this run compares each row with: the tree's own facts, and what changed.
+    pub(crate) fn now<'b>(
+        &'b self,
+        code_tree: &'b str,
+        candidate: Option<&'b CandidateFacts>,
+        facts: &'b TreeFacts,
+        toolchains: &'b BTreeMap<String, String>,
+    ) -> Now<'b> {
+        Now {
+            code_tree,
+            candidate,
+            facts,
+            toolchains,
+            changed: self.changed.as_deref(),
+            coverage: (!self.maps.is_empty()).then_some(self as &dyn Covering),
+        }
     }
 }
 
@@ -68,10 +89,11 @@ impl Covering for KeptMaps<'_> {
             return None;
         };
         let lines = span.start_line as u32..=span.end_line as u32;
+        let changed = self.changed.as_deref().unwrap_or_default();
         let mut held = std::collections::BTreeSet::new();
         for suite in m.suites() {
             let map = self.maps.get(suite)?;
-            held.extend(map.held_to(&m.file, lines.clone(), self.changed)?);
+            held.extend(map.held_to(&m.file, lines.clone(), changed)?);
         }
         Some(held.into_iter().collect())
     }

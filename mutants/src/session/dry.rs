@@ -57,24 +57,11 @@ pub(crate) fn run(settings: Settings, reporter: &mut Out) -> Result<Exit> {
     };
     let code_tree = previous::code_tree(co, repo.dir(), &spec.file)?;
     let (facts, toolchains) = incremental::tree_facts(&spec, co)?;
-    let changed = incremental::changed_since(co, &prior.tree, repo.dir(), &spec);
     // What a real run would hold each mutant to: the kept coverage maps too.
     let sources = super::prepare::read_sources(&spec, &selected, co.path())?;
-    let kept = super::cover::KeptMaps::load(
-        &spec,
-        &prior.code_tree,
-        settings.no_cache,
-        &sources,
-        changed.as_deref().unwrap_or_default(),
-    );
-    let now = incremental::Now {
-        code_tree: &code_tree,
-        candidate: candidate.as_ref(),
-        facts: &facts,
-        toolchains: &toolchains,
-        changed: changed.as_deref(),
-        coverage: (!kept.is_empty()).then_some(&kept as &dyn incremental::Covering),
-    };
+    let kept =
+        super::cover::KeptMaps::since(&prior, &spec, (co, repo.dir()), &sources, settings.no_cache);
+    let now = kept.now(&code_tree, candidate.as_ref(), &facts, &toolchains);
     let stale = incremental::staleness(&prior, &spec, &selected, &now)
         .into_iter()
         .filter_map(|(i, why)| Some((spec.mutants[i].name.clone(), why?)))

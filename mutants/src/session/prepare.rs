@@ -98,23 +98,14 @@ impl Session {
         let (selected, reused) = if settings.selection.incremental {
             match incremental::prior(&out) {
                 Ok(prior) => {
-                    let changed =
-                        incremental::changed_since(&checkouts[0], &prior.tree, repo.dir(), &spec);
-                    let kept = super::cover::KeptMaps::load(
+                    let kept = super::cover::KeptMaps::since(
+                        &prior,
                         &spec,
-                        &prior.code_tree,
-                        settings.no_cache,
+                        (&checkouts[0], repo.dir()),
                         &sources,
-                        changed.as_deref().unwrap_or_default(),
+                        settings.no_cache,
                     );
-                    let now = incremental::Now {
-                        code_tree: &code_tree,
-                        candidate: candidate.as_ref(),
-                        facts: &facts,
-                        toolchains: &toolchains,
-                        changed: changed.as_deref(),
-                        coverage: (!kept.is_empty()).then_some(&kept as &dyn incremental::Covering),
-                    };
+                    let now = kept.now(&code_tree, candidate.as_ref(), &facts, &toolchains);
                     let found = incremental::staleness(&prior, &spec, &selected, &now);
                     let keep: Vec<usize> = found
                         .iter()
