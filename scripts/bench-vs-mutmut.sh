@@ -27,6 +27,7 @@
 #      before and after, the wall time per mutant of each (whole command, setup included, over
 #      its mutants) and the ratio; then the floor: the suite's own run, once, and pytest's
 #      start-up (collection with no test selected).
+# INCREMENTAL=1 then measures `--incremental` (see there).
 # PYTHONDONTWRITEBYTECODE is unset: users' machines write bytecode. Exit 1 when a verdict
 # disagrees. A ratio counts only because both sides ran here, in this invocation.
 set -euo pipefail
@@ -106,48 +107,46 @@ rm -rf "$work/gen"
 total=$(wc -l < "$work/names.txt")
 
 # The parts: names.txt split into PARTS runs of consecutive mutants.
-seconds() { python3 -c 'import time; print(f"{time.monotonic():.3f}")'; }
-load() { cut -d' ' -f1 /proc/loadavg; }
-run_gk() { # PART NAMES_FILE
-  local only=() name
-  while read -r name; do only+=(--only "$name"); done < "$2"
-  "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-$1" "${only[@]}" \
-    > "$work/gk-$1.log" 2>&1 || true
-}
-run_mm() { # PART NAMES_FILE
-  rm -rf "$work/mm/mutants"
-  (cd "$work/mm" && mutmut run --max-children "$JOBS" $(cat "$2") > "$work/mm-$1.log" 2>&1) || true
-  (cd "$work/mm" && mutmut results --all true > "$work/mm-$1.results" 2>&1) || true
-}
-timed() { # TOOL PART NAMES_FILE: appends "TOOL PART N SECONDS LOAD_BEFORE LOAD_AFTER" to runs.txt
-  local l0 t0 t1
-  echo "part $2: $1 on $(wc -l < "$3") mutants ($(stamp))" >&2
-  l0=$(load)
-  t0=$(seconds)
-  if [ "$1" = gatekit ]; then run_gk "$2" "$3"; else run_mm "$2" "$3"; fi
-  t1=$(seconds)
-  echo "$1 $2 $(wc -l < "$3") $(python3 -c "print(f'{$t1 - $t0:.2f}')") $l0 $(load)" >> "$work/runs.txt"
-}
-: > "$work/runs.txt"
 per=$(( (total + PARTS - 1) / PARTS ))
 for p in $(seq 1 "$PARTS"); do
   sed -n "$(( (p - 1) * per + 1 )),$(( p * per ))p" "$work/names.txt" > "$work/part-$p.txt"
-  [ -s "$work/part-$p.txt" ] || continue
-  if [ $((p % 2)) = 1 ]; then timed gatekit "$p" "$work/part-$p.txt"; timed mutmut "$p" "$work/part-$p.txt"
-  else timed mutmut "$p" "$work/part-$p.txt"; timed gatekit "$p" "$work/part-$p.txt"; fi
 done
+run_mm() { # PART
+  rm -rf "$work/mm/mutants"
+  (cd "$work/mm" && mutmut run --max-children "$JOBS" $(cat "$work/part-$1.txt") > "$work/mm-$1.log" 2>&1) || true
+  (cd "$work/mm" && mutmut results --all true > "$work/mm-$1.results" 2>&1) || true
+}
+gk_dir="$work/gk"
+interleave mutmut run_mm
 
-# The floor: the suite's own run, once, and pytest's start-up with no test selected.
-echo "the floor: the suite once, then pytest's start-up ($(stamp))" >&2
-t0=$(seconds)
-(cd "$work/gk" && sh -c "$SUITE" > "$work/floor.log" 2>&1) || true
-t1=$(seconds)
-suite_secs=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
-t0=$(seconds)
-(cd "$work/gk" && python -m pytest -q tests -k 'no_test_is_named_this' > "$work/startup.log" 2>&1) || true
-t1=$(seconds)
-startup_secs=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
+floor_times "$work/gk" "$SUITE" "python -m pytest -q tests -k no_test_is_named_this"
 rm -rf "$work/gk/.pytest_cache"
+
+# INCREMENTAL=1: a full run of every mutant, then after each of three one-line changes (a
+# comment in a test file, in another module, in the mutated file), `--incremental` against it:
+# how many mutants each change judges again, and its time over the full run's.
+incremental=()
+if [ "${INCREMENTAL:-0}" = 1 ]; then
+  only=()
+  while read -r name; do only+=(--only "$name"); done < "$work/names.txt"
+  echo "incremental: a full run of $total mutants ($(stamp))" >&2
+  t0=$(seconds)
+  "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" "${only[@]}" \
+    > "$work/gk-full.log" 2>&1 || true
+  full=$(since "$t0")
+  incremental+=("the full run: $total mutants in ${full}s")
+  for changed in tests/test_more.py more_itertools/more.py "$FILE"; do
+    (cd "$work/gk" && echo "# a one-line change" >> "$changed" \
+      && "${g[@]}" commit -qam "one line in $changed")
+    echo "incremental: after one line in $changed ($(stamp))" >&2
+    t0=$(seconds)
+    "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" "${only[@]}" \
+      --incremental > "$work/gk-incr.log" 2>&1 || true
+    took=$(since "$t0")
+    said=$(grep -ho 'incremental: [0-9]* judged now, [0-9]* reused' "$work/gk-full/mutants.txt" || echo "no tally")
+    incremental+=("one line in $changed: $said, ${took}s: $(python3 -c "print(f'{$took / $full:.2f}')")x the full run")
+  done
+fi
 
 echo
 echo "mutmut $MUTMUT_VERSION, pytest $PYTEST_VERSION, $PACKAGE $PACKAGE_VERSION ($FILE), suite \`$SUITE\`, concurrency $JOBS"
@@ -157,5 +156,6 @@ echo "mutmut's own mutation phase (its 'mutations/second' line, after its setup)
   "$(grep -ho '[0-9.]* mutations/second' "$work"/mm-*.log | tr '\n' ' ')"
 floors "$work"/gk-*
 echo "the floor: the suite's own run ${suite_secs}s ($(tail -1 "$work/floor.log")); pytest's start-up, no test selected, ${startup_secs}s"
+for line in "${incremental[@]}"; do echo "incremental: $line"; done
 echo "end: $(stamp)"
 exit $status

@@ -114,17 +114,9 @@ cat "$work/pick.log" >&2
 suite_keys "$work/mutants.toml" vitest "floor=$FLOOR" "watch=$WATCH"
 "$gm" check "$work/mutants.toml" --dir "$st" > "$work/check.log" || { cat "$work/check.log" >&2; exit 1; }
 
-seconds() { python3 -c 'import time; print(f"{time.monotonic():.3f}")'; }
-load() { cut -d' ' -f1 /proc/loadavg; }
 # Part P: the ranges of part P (Stryker's mutate) and the mutants inside them (gatekit's --only).
 python3 "$helper" parts "$work" "$PARTS"
 
-run_gk() { # PART
-  local only=() name
-  while read -r name; do only+=(--only "$name"); done < "$work/part-$1.txt"
-  "$gm" run "$work/mutants.toml" --dir "$st" --jobs "$JOBS" --out "$work/gk-$1" "${only[@]}" \
-    > "$work/gk-$1.log" 2>&1 || true
-}
 run_st() { # PART
   python3 - "$work" "$1" "$JOBS" <<'PY'
 import json, sys
@@ -138,32 +130,10 @@ json.dump({"testRunner": "vitest", "vitest": {"configFile": "vitest.config.ts"},
 PY
   (cd "$st" && "$stryker" run "$work/stryker-$1.json" > "$work/st-$1.log" 2>&1) || true
 }
-timed() { # TOOL PART: appends "TOOL PART N SECONDS LOAD_BEFORE LOAD_AFTER" to runs.txt
-  local l0 t0 t1 n
-  n=$(wc -l < "$work/part-$2.txt")
-  echo "part $2: $1 on $n mutants ($(stamp))" >&2
-  l0=$(load)
-  t0=$(seconds)
-  if [ "$1" = gatekit ]; then run_gk "$2"; else run_st "$2"; fi
-  t1=$(seconds)
-  echo "$1 $2 $n $(python3 -c "print(f'{$t1 - $t0:.2f}')") $l0 $(load)" >> "$work/runs.txt"
-}
-: > "$work/runs.txt"
-for p in $(seq 1 "$PARTS"); do
-  [ -s "$work/part-$p.txt" ] || continue
-  if [ $((p % 2)) = 1 ]; then timed gatekit "$p"; timed stryker "$p"
-  else timed stryker "$p"; timed gatekit "$p"; fi
-done
+gk_dir="$st"
+interleave stryker run_st
 
-echo "the floor: the suite once, then vitest's start-up ($(stamp))" >&2
-t0=$(seconds)
-(cd "$st" && sh -c "$SUITE" > "$work/floor.log" 2>&1) || true
-t1=$(seconds)
-suite_secs=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
-t0=$(seconds)
-(cd "$st" && npx vitest run --passWithNoTests no_file_is_named_this > "$work/startup.log" 2>&1) || true
-t1=$(seconds)
-startup_secs=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
+floor_times "$st" "$SUITE" "npx vitest run --passWithNoTests no_file_is_named_this"
 
 echo
 echo "Stryker $STRYKER_VERSION (vitest runner), vitest $VITEST_VERSION, $PACKAGE $PACKAGE_VERSION ($FILE), suite \`$SUITE\`, concurrency $JOBS, node $(node --version)"
