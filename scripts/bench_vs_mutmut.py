@@ -22,6 +22,8 @@ import json
 import os
 import sys
 
+import bench_parts
+
 # mutmut's status words as the bench reads them (`mutmut results --all true`), in gatekit's words.
 VERDICT_OF_MUTMUT = {
     "killed": "killed",
@@ -192,24 +194,14 @@ def mutmut_verdicts(path):
 
 def compare(work):
     """Prints the verdicts and times; returns the number of disagreements."""
-    runs = [line.split() for line in open(os.path.join(work, "runs.txt"))]
-    gm, mm, secs, count = {}, {}, {"gatekit": 0.0, "mutmut": 0.0}, {"gatekit": 0, "mutmut": 0}
-    print(f"{'part':5} {'tool':8} {'mutants':>7} {'wall':>8} {'per mutant':>11} "
-          f"{'load before':>11} {'load after':>10}")
-    for tool, part, n, wall, before, after in runs:
-        n, wall = int(n), float(wall)
-        secs[tool] += wall
-        count[tool] += n
-        print(f"{part:5} {tool:8} {n:7} {wall:7.1f}s {wall / n:10.2f}s {before:>11} {after:>10}")
-        if tool == "gatekit":
-            report = json.load(open(os.path.join(work, f"gk-{part}", "mutants.json")))
-            gm.update({m["name"]: m["verdict"] for m in report["mutants"]})
-        else:
-            # Each run starts with mutants/ removed, so its results name every other part's
-            # mutants "not checked": only this part's are its own.
-            mine = {line.strip() for line in open(os.path.join(work, f"part-{part}.txt"))}
-            got = mutmut_verdicts(os.path.join(work, f"mm-{part}.results"))
-            mm.update({k: v for k, v in got.items() if k in mine})
+    def read_peer(part):
+        # Each run starts with mutants/ removed, so its results name every other part's
+        # mutants "not checked": only this part's are its own.
+        mine = {line.strip() for line in open(os.path.join(work, f"part-{part}.txt"))}
+        got = mutmut_verdicts(os.path.join(work, f"mm-{part}.results"))
+        return {k: v for k, v in got.items() if k in mine}
+
+    gm, mm, per = bench_parts.table(work, "mutmut", read_peer)
     names = [line.strip() for line in open(os.path.join(work, "names.txt"))]
     print()
     print(f"{'mutant':55} {'mutmut':14} {'gatekit':14}")
@@ -228,9 +220,7 @@ def compare(work):
     print("mutmut's verdicts: " + ", ".join(f"{v} {k}" for k, v in sorted(tally.items())))
     print(f"verdicts agree on {agree} of {len(names)} (killed and killed (hang) as one, not "
           f"covered and SURVIVED as one); the very words on {exact}")
-    g, m = secs["gatekit"] / count["gatekit"], secs["mutmut"] / count["mutmut"]
-    print(f"wall time per mutant (whole command over its mutants): gatekit {g:.2f}s, "
-          f"mutmut {m:.2f}s; ratio gatekit/mutmut {g / m:.2f}x")
+    print(bench_parts.ratio_line("mutmut", per, "mutmut"))
     return len(names) - agree
 
 

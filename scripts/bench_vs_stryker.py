@@ -27,6 +27,7 @@ import sys
 # Importing the sibling helpers leaves no __pycache__ in the checkout.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_parts  # noqa: E402
 from bench_vs_mutmut import anchor_for, toml_str  # noqa: E402
 
 # Stryker's statuses and gatekit's verdicts, each in one of three classes.
@@ -133,28 +134,13 @@ def parts(work, count):
 def compare(work):
     picked = json.load(open(os.path.join(work, "picked.json")))
     name_of = {m["key"]: m["name"] for m in picked["mutants"]}
-    runs = [line.split() for line in open(os.path.join(work, "runs.txt"))]
-    gm, st = {}, {}
-    secs, count = {"gatekit": 0.0, "stryker": 0.0}, {"gatekit": 0, "stryker": 0}
-    print(f"{'part':5} {'tool':8} {'mutants':>7} {'wall':>8} {'per mutant':>11} "
-          f"{'load before':>11} {'load after':>10}")
-    for tool, part, n, wall, before, after in runs:
-        n, wall = int(n), float(wall)
-        secs[tool] += wall
-        count[tool] += n
-        print(f"{part:5} {tool:8} {n:7} {wall:7.1f}s {wall / n:10.2f}s {before:>11} {after:>10}")
-        try:
-            if tool == "gatekit":
-                report = json.load(open(os.path.join(work, f"gk-{part}", "mutants.json")))
-                gm.update({m["name"]: m["verdict"] for m in report["mutants"]})
-            else:
-                report = json.load(open(os.path.join(work, f"st-{part}.json")))
-                for entry in report["files"].values():
-                    for m in entry["mutants"]:
-                        if key(m) in name_of:
-                            st[name_of[key(m)]] = m["status"]
-        except (OSError, ValueError) as e:
-            print(f"  no report from {tool} for part {part}: {e}")
+    def read_peer(part):
+        report = json.load(open(os.path.join(work, f"st-{part}.json")))
+        return {name_of[key(m)]: m["status"]
+                for entry in report["files"].values()
+                for m in entry["mutants"] if key(m) in name_of}
+
+    gm, st, per = bench_parts.table(work, "stryker", read_peer)
     print()
     print(f"{'mutant':34} {'Stryker':12} {'gatekit':14}")
     agree, tally = 0, {}
@@ -167,9 +153,7 @@ def compare(work):
     print()
     print("Stryker's verdicts: " + ", ".join(f"{v} {k}" for k, v in sorted(tally.items())))
     print(f"verdicts agree on {agree} of {len(picked['mutants'])}")
-    g, s = secs["gatekit"] / count["gatekit"], secs["stryker"] / count["stryker"]
-    print(f"wall time per mutant (whole command over its mutants): gatekit {g:.2f}s, "
-          f"Stryker {s:.2f}s; ratio gatekit/Stryker {g / s:.2f}x")
+    print(bench_parts.ratio_line("Stryker", per, "stryker"))
     return len(picked["mutants"]) - agree
 
 

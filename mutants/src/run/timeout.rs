@@ -44,7 +44,11 @@ pub(crate) fn mutant_timeout(
 /// seconds, not after the whole suite's five baselines (mutmut bounds each mutant by its
 /// tests' own times too); a run slowed past it by the machine is what the floor guards.
 pub(crate) fn covering_timeout(whole: Duration, estimate: Duration) -> Duration {
-    let derived = (estimate * TIMEOUT_FACTOR).max(TIMEOUT_FLOOR);
+    // The times come from files the suite's own processes could write: no overflow.
+    let derived = estimate
+        .checked_mul(TIMEOUT_FACTOR)
+        .unwrap_or(Duration::MAX)
+        .max(TIMEOUT_FLOOR);
     Duration::from_secs(derived.as_secs_f64().ceil() as u64).min(whole)
 }
 
