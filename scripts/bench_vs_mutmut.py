@@ -22,7 +22,9 @@ import json
 import os
 import sys
 
-import bench_parts
+# Importing the sibling helper leaves no __pycache__ in the checkout.
+sys.dont_write_bytecode = True
+import bench_parts  # noqa: E402
 
 # mutmut's status words as the bench reads them (`mutmut results --all true`), in gatekit's words.
 VERDICT_OF_MUTMUT = {
