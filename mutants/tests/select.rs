@@ -687,6 +687,63 @@ fn incremental_holds_a_mutant_to_the_files_its_covering_tests_ran() {
 /// Counts down, one step a turn: `n -= 0` never ends.
 const PY_COUNT: &str = "def down(n):\n    steps = 0\n    while n > 0:\n        n -= 1\n        steps += 1\n    return steps\n";
 
+/// The covering run's bound in `report`'s row `name`, with the whole suite's, after a hang:
+/// the covering tests' own run decided, at the floor of a derived timeout, well before the
+/// whole suite's bound.
+fn assert_hang_called_at_the_covering_bound(report: &Value, name: &str, tests: Value) {
+    let whole = report["baseline"][0]["mutant_timeout_secs"]
+        .as_f64()
+        .unwrap();
+    assert!(whole >= 30.0, "the whole suite's bound: {whole}");
+    let run = &row(report, name)["run"];
+    assert_eq!(run["verdict"], "killed (hang)", "{run}");
+    assert_eq!(run["selection"]["whole"], false);
+    assert_eq!(run["selection"]["tests"], tests);
+    assert_eq!(run["timeout_secs"].as_f64(), Some(20.0), "{run}");
+    let took = run["duration_secs"].as_f64().unwrap();
+    assert!(took < whole - 5.0, "stopped at {took} s of {whole}");
+}
+
+#[test]
+fn a_node_test_files_hang_is_called_at_its_own_derived_timeout() {
+    if !have_node() {
+        return;
+    }
+    // As with pytest below, with node's times per test file: a slow file the mutant never
+    // reaches sets the whole suite's bound; the covering file alone is quick.
+    let spec = "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {files}\"\n\n[[mutant]]\nname = \"endless\"\nfile = \"src/count.mjs\"\nanchor = \"n -= 1\"\nreplace = \"n -= 0\"\nsuite = \"t\"\n";
+    let fx = repo_with(&[
+        (
+            "src/count.mjs",
+            "export function down(n) {\n  let steps = 0;\n  while (n > 0) {\n    n -= 1;\n    steps += 1;\n  }\n  return steps;\n}\n",
+        ),
+        (
+            "test/count.test.mjs",
+            "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { down } from '../src/count.mjs';\ntest('down', () => { assert.equal(down(3), 3); });\n",
+        ),
+        (
+            "test/slow.test.mjs",
+            "import { test } from 'node:test';\ntest('slow', async () => { await new Promise((r) => setTimeout(r, 6000)); });\n",
+        ),
+        ("mutants.toml", spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("endless".to_string(), "killed (hang)".to_string())],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(0);
+    assert_hang_called_at_the_covering_bound(
+        &report,
+        "endless",
+        serde_json::json!(["test/count.test.mjs"]),
+    );
+}
+
 #[test]
 fn a_hang_in_the_covering_tests_is_called_at_their_own_derived_timeout_not_the_whole_suites() {
     if !have_coverage_py() {
@@ -719,17 +776,9 @@ fn a_hang_in_the_covering_tests_is_called_at_their_own_derived_timeout_not_the_w
         out.both()
     );
     out.assert_exit(0);
-    let whole = report["baseline"][0]["mutant_timeout_secs"]
-        .as_f64()
-        .unwrap();
-    assert!(whole >= 30.0, "the whole suite's bound: {whole}");
-    let run = &row(&report, "endless")["run"];
-    assert_eq!(run["selection"]["whole"], false);
-    assert_eq!(
-        run["selection"]["tests"],
-        serde_json::json!(["tests/test_count.py::test_down"])
+    assert_hang_called_at_the_covering_bound(
+        &report,
+        "endless",
+        serde_json::json!(["tests/test_count.py::test_down"]),
     );
-    assert_eq!(run["timeout_secs"].as_f64(), Some(20.0), "{run}");
-    let took = run["duration_secs"].as_f64().unwrap();
-    assert!(took < whole - 5.0, "stopped at {took} s of {whole}");
 }
