@@ -127,11 +127,10 @@ rm -rf "$work/gk/.pytest_cache"
 # how many mutants each change judges again, and its time over the full run's.
 incremental=()
 if [ "${INCREMENTAL:-0}" = 1 ]; then
-  only=()
-  while read -r name; do only+=(--only "$name"); done < "$work/names.txt"
+  # The spec holds just the N mutants (and --only cannot go with --incremental).
   echo "incremental: a full run of $total mutants ($(stamp))" >&2
   t0=$(seconds)
-  "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" "${only[@]}" \
+  "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" \
     > "$work/gk-full.log" 2>&1 || true
   full=$(since "$t0")
   incremental+=("the full run: $total mutants in ${full}s")
@@ -140,7 +139,7 @@ if [ "${INCREMENTAL:-0}" = 1 ]; then
       && "${g[@]}" commit -qam "one line in $changed")
     echo "incremental: after one line in $changed ($(stamp))" >&2
     t0=$(seconds)
-    "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" "${only[@]}" \
+    "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" \
       --incremental > "$work/gk-incr.log" 2>&1 || true
     took=$(since "$t0")
     said=$(grep -ho 'incremental: [0-9]* judged now, [0-9]* reused' "$work/gk-full/mutants.txt" || echo "no tally")

@@ -782,3 +782,103 @@ fn a_hang_in_the_covering_tests_is_called_at_their_own_derived_timeout_not_the_w
         serde_json::json!(["tests/test_count.py::test_down"]),
     );
 }
+
+#[test]
+fn a_fixture_set_up_once_for_many_tests_counts_in_every_covering_runs_bound() {
+    if !have_coverage_py() {
+        return;
+    }
+    // The session fixture's 5 s are paid by the first test in the whole run, but by the
+    // covering test alone too: its bound must hold them (5x, over the 20 s floor), or a slow
+    // setup would be called a hang.
+    let spec = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\n\n[[mutant]]\nname = \"add minus\"\nfile = \"pkg/calc.py\"\nanchor = \"a + b\"\nreplace = \"a - b\"\nsuite = \"py\"\n";
+    let fx = repo_with(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/calc.py", PY_CALC),
+        (
+            "tests/test_fix.py",
+            "import time\n\nimport pytest\n\nfrom pkg.calc import add\n\n\n@pytest.fixture(scope=\"session\")\ndef slow():\n    time.sleep(5)\n    return 1\n\n\ndef test_a(slow):\n    assert slow == 1\n\n\ndef test_b(slow):\n    assert add(1, 2) == 3\n",
+        ),
+        ("mutants.toml", spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    out.assert_exit(0);
+    let report = fx.report();
+    let run = &row(&report, "add minus")["run"];
+    assert_eq!(run["verdict"], "killed", "{run}");
+    assert_eq!(
+        run["selection"]["tests"],
+        serde_json::json!(["tests/test_fix.py::test_b"])
+    );
+    let bound = run["timeout_secs"].as_f64().unwrap();
+    assert!(
+        bound >= 25.0,
+        "the covering run's bound leaves out the fixture: {run}"
+    );
+}
+
+#[test]
+fn incremental_holds_a_pytest_kill_to_its_covering_test_files_and_a_survivor_to_every_test() {
+    if !have_coverage_py() {
+        return;
+    }
+    // pytest imports every test file when the whole suite runs, so each one's module-level
+    // lines run outside any test. A kill by the covering tests alone loaded only their files;
+    // a verdict of the whole suite (here `not covered`) read them all.
+    let spec = format!(
+        "{PY_SUITE}{}{}",
+        py_mutant("add minus", "a + b", "a - b"),
+        py_mutant("never", "return 2", "return 4"),
+    );
+    let never_test =
+        "from pkg.calc import never\n\n\ndef test_never():\n    assert never(0) == 3\n";
+    let fx = repo_with(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/calc.py", PY_CALC),
+        (
+            "tests/test_add.py",
+            "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        ),
+        ("tests/test_never.py", never_test),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = fx.out.path().join("table");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--incremental"];
+        args.extend_from_slice(extra);
+        run_in(&fx, "mutants.toml", &out, mark.path(), &args)
+    };
+    let reused = |name: &str| !row(&report_in(&out), name)["reused"].is_null();
+    run(&[]).assert_exit(1);
+    let report = report_in(&out);
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("add minus".to_string(), "killed".to_string()),
+            ("never".into(), "not covered".into()),
+        ]
+    );
+    assert_eq!(selection(&report, "add minus")["whole"], false);
+
+    // One line of the other test file: the kill holds; the whole suite's verdict is judged
+    // again (that test could reach it now).
+    fx.repo.write(
+        "tests/test_never.py",
+        &never_test.replace("never(0)", "never(-1)"),
+    );
+    fx.repo.commit_all("another test file");
+    run(&[]).assert_exit(1);
+    assert!(reused("add minus"), "{}", report_in(&out));
+    assert!(!reused("never"));
+
+    // The covering test's own file: judged again.
+    fx.repo.write(
+        "tests/test_add.py",
+        "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+    );
+    fx.repo.commit_all("the covering test");
+    run(&[]).assert_exit(1);
+    assert!(!reused("add minus"));
+}

@@ -4,13 +4,12 @@ Loaded with `-p gatekit_cover` (PYTEST_ADDOPTS) from a folder of gatekit's sessi
 PYTHONPATH, by `mutants run` for a suite with a `select` template. coverage.py measures from
 the moment pytest loads this plugin; each test runs in a dynamic context named by its id (as
 the suite's own command line can name it: its file relative to the working folder), and lines
-run outside any test (imports during collection) are in the empty context; each test's time is
-kept too. Each process writes its map as JSON into GATEKIT_COVER_DIR; without coverage.py it writes why, and measures nothing.
+run outside any test (imports during collection) are in the empty context; each test's own call
+is timed too (its fixtures' setup counts with the run's start-up). Each process writes its map as JSON into GATEKIT_COVER_DIR; without coverage.py it writes why, and measures nothing.
 """
 
 import json
 import os
-import time
 
 import pytest
 
@@ -18,6 +17,7 @@ _OUT = os.environ.get("GATEKIT_COVER_DIR")
 _COV = None
 _WHY = None
 _SECS = {}
+_CURRENT = None
 
 try:
     import coverage
@@ -41,17 +41,23 @@ def _test_id(item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    test = _test_id(item)
+    global _CURRENT
+    _CURRENT = _test_id(item)
     if _COV is not None:
-        _COV.switch_context(test)
-    start = time.perf_counter()
+        _COV.switch_context(_CURRENT)
     try:
         yield
     finally:
-        # What a run of this test alone pays beyond start-up: a covering run's timeout.
-        _SECS[test] = _SECS.get(test, 0.0) + time.perf_counter() - start
+        _CURRENT = None
         if _COV is not None:
             _COV.switch_context("")
+
+
+def pytest_runtest_logreport(report):
+    # Only the test's own call: a fixture set up once for many tests is paid by whichever runs
+    # first, and by any covering test run alone, so setups count with the run's start-up.
+    if report.when == "call" and _CURRENT is not None:
+        _SECS[_CURRENT] = _SECS.get(_CURRENT, 0.0) + report.duration
 
 
 def _write(doc):

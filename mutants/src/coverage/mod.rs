@@ -178,11 +178,17 @@ impl Map {
     /// and every path of `changed` the map does not know (a new test file may reach it).
     /// `None` when the map cannot say: lines run outside any test (every test reaches them),
     /// or a map by package, which names no file.
+    ///
+    /// `alone`: the verdict came from a run of the covering tests alone, which loaded no other
+    /// test file; the module-level lines of other tests' files (run when the whole suite
+    /// collected them) do not count then. A whole suite's verdict (a survivor, a kill the map
+    /// missed) reads every test file.
     pub fn held_to(
         &self,
         file: &str,
         lines: std::ops::RangeInclusive<u32>,
         changed: &[String],
+        alone: bool,
     ) -> Option<BTreeSet<String>> {
         if self.packages {
             return None;
@@ -190,12 +196,15 @@ impl Map {
         let Reach::Tests(tests) = self.reach(file, lines) else {
             return None;
         };
+        let own: BTreeSet<String> = tests.iter().map(|t| test_file(t).to_string()).collect();
         let mut held = self.files_run_by(&tests);
-        held.extend(
-            tests
-                .iter()
-                .map(|t| t.split("::").next().unwrap_or_default().to_string()),
-        );
+        if alone {
+            let others: BTreeSet<&str> = self.tests.iter().map(|t| test_file(t)).collect();
+            held.retain(|f| {
+                own.contains(f) || !others.contains(f.as_str()) || self.ran_in(f, &tests)
+            });
+        }
+        held.extend(own);
         held.insert(file.to_string());
         held.extend(
             changed
@@ -221,6 +230,17 @@ impl Map {
             .collect()
     }
 
+    /// Whether any of `tests` ran a line of `file` (not counting lines run outside any test).
+    fn ran_in(&self, file: &str, tests: &[String]) -> bool {
+        let Some(lines) = self.files.get(file) else {
+            return false;
+        };
+        tests
+            .iter()
+            .filter_map(|t| self.index.get(t))
+            .any(|i| lines.by.values().any(|ran| ran.contains(i)))
+    }
+
     /// `tests` as a template that takes `items` wants them: test ids as they are, or as their
     /// files (pytest's `tests/t.py::test_x[1]` is `tests/t.py`), each once. `None` when the map
     /// cannot name them so (a map by file has no test ids).
@@ -233,7 +253,7 @@ impl Map {
                 Some(
                     tests
                         .into_iter()
-                        .map(|t| t.split("::").next().unwrap_or_default().to_string())
+                        .map(|t| test_file(&t).to_string())
                         .filter(|f| seen.insert(f.clone()))
                         .collect(),
                 )
@@ -265,6 +285,12 @@ impl Map {
         }
         Some(self)
     }
+}
+
+/// The file a test's name is in: pytest's `tests/t.py::test_x[1]` is `tests/t.py`; a test
+/// file's name is its own.
+fn test_file(test: &str) -> &str {
+    test.split("::").next().unwrap_or_default()
 }
 
 /// A path a coverage tool wrote (absolute, or relative to the checkout) as the tree names it,

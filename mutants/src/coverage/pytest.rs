@@ -1,7 +1,7 @@
 //! pytest's coverage: coverage.py's dynamic contexts, one per test id, switched by a small
 //! plugin ([`PLUGIN`]) that each pytest process loads with `-p gatekit_cover` and that writes
 //! its map as JSON (`pytest-PID.json`: file -> line -> the test ids that ran it, `""` for
-//! outside any test) and each test id's time. Without coverage.py the plugin writes why
+//! outside any test) and each test id's own call time. Without coverage.py the plugin writes why
 //! instead, and there is no map.
 
 use std::collections::BTreeMap;
@@ -26,7 +26,7 @@ struct Doc {
     cwd: Option<String>,
     #[serde(default)]
     files: BTreeMap<String, BTreeMap<String, Vec<String>>>,
-    /// Each test id's time in seconds (its setup, call and teardown).
+    /// Each test id's own call, in seconds (fixture setups count as the run's overhead).
     #[serde(default)]
     secs: BTreeMap<String, f64>,
 }

@@ -82,7 +82,7 @@ impl<'a> KeptMaps<'a> {
 }
 
 impl Covering for KeptMaps<'_> {
-    fn files(&self, m: &Mutant) -> Option<Vec<String>> {
+    fn files(&self, m: &Mutant, by_covering_run: bool) -> Option<Vec<String>> {
         let text = self.sources.get(&m.file)?;
         // An unchanged mutated file has its anchor where the report's run swapped it.
         let Found::Once(span) = anchor::find_anchor(text.as_bytes(), m.anchor.as_bytes()) else {
@@ -91,9 +91,11 @@ impl Covering for KeptMaps<'_> {
         let lines = span.start_line as u32..=span.end_line as u32;
         let changed = self.changed.as_deref().unwrap_or_default();
         let mut held = std::collections::BTreeSet::new();
-        for suite in m.suites() {
+        for (k, suite) in m.suites().enumerate() {
             let map = self.maps.get(suite)?;
-            held.extend(map.held_to(&m.file, lines.clone(), changed)?);
+            // Only the mutant's own suite runs its covering tests first.
+            let alone = k == 0 && by_covering_run;
+            held.extend(map.held_to(&m.file, lines.clone(), changed, alone)?);
         }
         Some(held.into_iter().collect())
     }

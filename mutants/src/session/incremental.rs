@@ -131,7 +131,9 @@ impl TreeFacts {
 /// files (and its own) instead of the whole code, when git still has the report's tree to
 /// say which paths changed; `None` for a mutant the map does not know.
 pub(crate) trait Covering {
-    fn files(&self, m: &Mutant) -> Option<Vec<String>>;
+    /// `by_covering_run`: the row's verdict came from its covering tests' own run (a kill
+    /// there), which loaded only their test files; else the whole suite decided.
+    fn files(&self, m: &Mutant, by_covering_run: bool) -> Option<Vec<String>>;
 }
 
 /// What this run judges that a row's reuse is compared with.
@@ -222,8 +224,16 @@ fn stale(prior: &RunReport, spec: &Spec, m: &Mutant, now: &Now) -> Option<Stale>
         return Some(Stale::Candidate);
     }
     let facts = now.facts;
+    // A kill by the covering tests' own run (no comparison suite beside it) read only what
+    // that run loaded; any other verdict is the whole suite's.
+    let by_covering_run = row.also.is_empty()
+        && row
+            .run
+            .as_ref()
+            .and_then(|r| r.selection.as_ref())
+            .is_some_and(|s| !s.whole);
     let covered = match (facts.matched_all(m), now.coverage, now.changed) {
-        (false, Some(map), Some(_)) => map.files(m),
+        (false, Some(map), Some(_)) => map.files(m, by_covering_run),
         _ => None,
     };
     let reads = match &covered {
@@ -466,7 +476,7 @@ mod tests {
 
     struct Map(Vec<String>);
     impl Covering for Map {
-        fn files(&self, _: &Mutant) -> Option<Vec<String>> {
+        fn files(&self, _: &Mutant, _: bool) -> Option<Vec<String>> {
             Some(self.0.clone())
         }
     }
