@@ -866,7 +866,7 @@ fn incremental_holds_a_pytest_kill_to_its_covering_test_files_and_a_survivor_to_
     // again (that test could reach it now).
     fx.repo.write(
         "tests/test_never.py",
-        &never_test.replace("never(0)", "never(-1)"),
+        never_test.replace("never(0)", "never(-1)"),
     );
     fx.repo.commit_all("another test file");
     run(&[]).assert_exit(1);
