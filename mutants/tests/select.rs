@@ -516,6 +516,9 @@ fn py_mutant(name: &str, anchor: &str, replace: &str) -> String {
     format!("[[mutant]]\nname = \"{name}\"\nfile = \"pkg/calc.py\"\nanchor = \"{anchor}\"\nreplace = \"{replace}\"\nsuite = \"py\"\n\n")
 }
 
+/// pytest with `select` and a derived timeout (none in the spec).
+const PY_SUITE_DERIVED: &str = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\n\n";
+
 const PY_SUITE: &str = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\ntimeout = \"60s\"\n\n";
 
 #[test]
@@ -687,16 +690,24 @@ fn incremental_holds_a_mutant_to_the_files_its_covering_tests_ran() {
 /// Counts down, one step a turn: `n -= 0` never ends.
 const PY_COUNT: &str = "def down(n):\n    steps = 0\n    while n > 0:\n        n -= 1\n        steps += 1\n    return steps\n";
 
-/// The covering run's bound in `report`'s row `name`, with the whole suite's, after a hang:
-/// the covering tests' own run decided, at the floor of a derived timeout, well before the
-/// whole suite's bound.
-fn assert_hang_called_at_the_covering_bound(report: &Value, name: &str, tests: Value) {
+/// Runs `fx`'s spec, whose one mutant `endless` hangs its covering tests `tests`: the covering
+/// tests' own run decides, at the floor of a derived timeout, well before the whole suite's.
+fn assert_hang_called_at_the_covering_bound(fx: &Fixture, tests: Value) {
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("endless".to_string(), "killed (hang)".to_string())],
+        "{}",
+        out.both()
+    );
+    out.assert_exit(0);
     let whole = report["baseline"][0]["mutant_timeout_secs"]
         .as_f64()
         .unwrap();
     assert!(whole >= 30.0, "the whole suite's bound: {whole}");
-    let run = &row(report, name)["run"];
-    assert_eq!(run["verdict"], "killed (hang)", "{run}");
+    let run = &row(&report, "endless")["run"];
     assert_eq!(run["selection"]["whole"], false);
     assert_eq!(run["selection"]["tests"], tests);
     assert_eq!(run["timeout_secs"].as_f64(), Some(20.0), "{run}");
@@ -727,21 +738,7 @@ fn a_node_test_files_hang_is_called_at_its_own_derived_timeout() {
         ),
         ("mutants.toml", spec),
     ]);
-    let mark = tempfile::tempdir().unwrap();
-    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
-    let report = fx.report();
-    assert_eq!(
-        verdicts(&report),
-        [("endless".to_string(), "killed (hang)".to_string())],
-        "{}",
-        out.both()
-    );
-    out.assert_exit(0);
-    assert_hang_called_at_the_covering_bound(
-        &report,
-        "endless",
-        serde_json::json!(["test/count.test.mjs"]),
-    );
+    assert_hang_called_at_the_covering_bound(&fx, serde_json::json!(["test/count.test.mjs"]));
 }
 
 #[test]
@@ -752,7 +749,7 @@ fn a_hang_in_the_covering_tests_is_called_at_their_own_derived_timeout_not_the_w
     // No `timeout`: it is derived. A slow test that never reaches the mutated lines makes the
     // whole suite's bound five times its six seconds; the covering test alone is quick, so its
     // run is bounded by the floor of a derived timeout, 20 s.
-    let spec = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\n\n[[mutant]]\nname = \"endless\"\nfile = \"pkg/count.py\"\nanchor = \"n -= 1\"\nreplace = \"n -= 0\"\nsuite = \"py\"\n";
+    let spec = &format!("{PY_SUITE_DERIVED}[[mutant]]\nname = \"endless\"\nfile = \"pkg/count.py\"\nanchor = \"n -= 1\"\nreplace = \"n -= 0\"\nsuite = \"py\"\n");
     let fx = repo_with(&[
         ("pkg/__init__.py", ""),
         ("pkg/count.py", PY_COUNT),
@@ -766,19 +763,8 @@ fn a_hang_in_the_covering_tests_is_called_at_their_own_derived_timeout_not_the_w
         ),
         ("mutants.toml", spec),
     ]);
-    let mark = tempfile::tempdir().unwrap();
-    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
-    let report = fx.report();
-    assert_eq!(
-        verdicts(&report),
-        [("endless".to_string(), "killed (hang)".to_string())],
-        "{}",
-        out.both()
-    );
-    out.assert_exit(0);
     assert_hang_called_at_the_covering_bound(
-        &report,
-        "endless",
+        &fx,
         serde_json::json!(["tests/test_count.py::test_down"]),
     );
 }
@@ -791,7 +777,10 @@ fn a_fixture_set_up_once_for_many_tests_counts_in_every_covering_runs_bound() {
     // The session fixture's 5 s are paid by the first test in the whole run, but by the
     // covering test alone too: its bound must hold them (5x, over the 20 s floor), or a slow
     // setup would be called a hang.
-    let spec = "[suites.py]\nrun = \"python3 -m pytest -q -p no:cacheprovider\"\nselect = \"python3 -m pytest -q -p no:cacheprovider {tests}\"\n\n[[mutant]]\nname = \"add minus\"\nfile = \"pkg/calc.py\"\nanchor = \"a + b\"\nreplace = \"a - b\"\nsuite = \"py\"\n";
+    let spec = &format!(
+        "{PY_SUITE_DERIVED}{}",
+        py_mutant("add minus", "a + b", "a - b")
+    );
     let fx = repo_with(&[
         ("pkg/__init__.py", ""),
         ("pkg/calc.py", PY_CALC),
