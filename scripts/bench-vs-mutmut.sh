@@ -142,7 +142,8 @@ if [ "${INCREMENTAL:-0}" = 1 ]; then
     "$gm" run "$work/mutants.toml" --dir "$work/gk" --jobs "$JOBS" --out "$work/gk-full" \
       --incremental > "$work/gk-incr.log" 2>&1 || true
     took=$(since "$t0")
-    said=$(grep -ho 'incremental: [0-9]* judged now, [0-9]* reused' "$work/gk-full/mutants.txt" || echo "no tally")
+    said=$(python3 -c "import json; m = json.load(open('$work/gk-full/mutants.json'))['mutants']; \
+n = sum(1 for r in m if r.get('reused')); print(f'{len(m) - n} judged now, {n} reused')")
     incremental+=("one line in $changed: $said, ${took}s: $(python3 -c "print(f'{$took / $full:.2f}')")x the full run")
   done
 fi
