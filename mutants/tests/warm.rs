@@ -68,14 +68,31 @@ fn project(node_modules: &std::path::Path, keys: &str, mutants: &str) -> Repo {
     repo
 }
 
-fn run(repo: &Repo, out: &std::path::Path) -> (Output, Value) {
+/// A run of `mutants run` in the project with `keys` and `mutants` (see [`project`]).
+struct Ran {
+    output: Output,
+    report: Value,
+    /// The report's folder, inside `_dir`.
+    out: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn run(node_modules: &std::path::Path, keys: &str, mutants: &[String]) -> Ran {
+    let repo = project(node_modules, keys, &mutants.concat());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
     let output = Output::of(
         testkit::bin(env!("CARGO_BIN_EXE_mutants"))
             .current_dir(repo.path())
             .args(["run", "mutants.toml", "--out", out.to_str().unwrap()]),
     );
-    let report = report_in(out);
-    (output, report)
+    let report = report_in(&out);
+    Ran {
+        output,
+        report,
+        out,
+        _dir: dir,
+    }
 }
 
 fn warm<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -102,12 +119,14 @@ fn one_warm_runner_kills_several_mutants_and_the_floor_is_reported() {
         mutant("add minus", "src/add.js", "a + b", "a - b", ""),
         mutant("mul plus", "src/mul.js", "a * b", "a + b", ""),
         mutant("add times", "src/add.js", "a + b", "a * b", ""),
-    ]
-    .concat();
-    let repo = project(&node_modules, keys, &mutants);
-    let out = tempfile::tempdir().unwrap();
-    let out = out.path().join("report");
-    let (output, report) = run(&repo, &out);
+    ];
+    // `_dir` holds the report's folder to the test's end.
+    let Ran {
+        output,
+        report,
+        out,
+        _dir,
+    } = run(&node_modules, keys, &mutants);
     output.assert_exit(0);
     for name in ["add minus", "mul plus", "add times"] {
         let w = warm(&report, name);
@@ -172,12 +191,8 @@ fn a_survivor_of_the_warm_rerun_is_confirmed_by_a_cold_run_and_a_control_runs_co
             "expect = \"survive\"\n",
         ),
         mutant("add minus", "src/add.js", "a + b", "a - b", ""),
-    ]
-    .concat();
-    let repo = project(&node_modules, keys, &mutants);
-    let out = tempfile::tempdir().unwrap();
-    let out = out.path().join("report");
-    let (output, report) = run(&repo, &out);
+    ];
+    let Ran { output, report, .. } = run(&node_modules, keys, &mutants);
     output.assert_exit(1);
     assert_eq!(
         verdicts(&report),
@@ -209,12 +224,14 @@ fn a_warm_runner_that_dies_is_restarted_and_the_verdicts_stay_a_cold_runs() {
         mutant("mul plus", "src/mul.js", "a * b", "a + b", ""),
         mutant("add times", "src/add.js", "a + b", "a * b", ""),
         mutant("add commuted", "src/add.js", "a + b", "b + a", ""),
-    ]
-    .concat();
-    let repo = project(&node_modules, keys, &mutants);
-    let out = tempfile::tempdir().unwrap();
-    let out = out.path().join("report");
-    let (output, report) = run(&repo, &out);
+    ];
+    // `_dir` holds the report's folder to the test's end.
+    let Ran {
+        output,
+        report,
+        out,
+        _dir,
+    } = run(&node_modules, keys, &mutants);
     output.assert_exit(1);
     let v = verdicts(&report);
     let words: Vec<&str> = v.iter().map(|(_, w)| w.as_str()).collect();
