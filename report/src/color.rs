@@ -125,20 +125,37 @@ impl Painter {
     }
 }
 
-/// Removes ANSI SGR sequences (`ESC [ ... m`), for tests and for text that must be plain.
+/// `text` without terminal escapes, for text that must be plain (a runner's log, a painted
+/// line): CSI sequences (colours, `ESC [3J`: parameters, then one final byte in `@`..`~`), OSC
+/// sequences (up to BEL or `ESC \\`), and two-byte ones (`ESC c`, the screen reset).
 pub fn strip(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
+    let mut chars = text.chars();
     while let Some(c) = chars.next() {
-        if c == '\x1b' && chars.peek() == Some(&'[') {
-            chars.next();
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for d in chars.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
                 }
             }
-        } else {
-            out.push(c);
+            Some(']') => {
+                while let Some(d) = chars.next() {
+                    if d == '\u{7}' {
+                        break;
+                    }
+                    if d == '\x1b' {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            _ => {}
         }
     }
     out

@@ -66,43 +66,10 @@ pub(crate) fn names(named: &str, file: &str) -> bool {
                 .is_some_and(|head| head.ends_with('/')))
 }
 
-/// `line` without terminal escapes: CSI sequences (colours, `␛[3J`), OSC sequences, and
-/// two-byte ones (`␛c`, the screen reset).
+/// `line` as plain text: without terminal escapes (see [`report::color::strip`]) and without
+/// the carriage returns a watcher redraws its status line with.
 pub(crate) fn plain(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            if c != '\r' {
-                out.push(c);
-            }
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                // Parameters and intermediates, then one final byte in @..~.
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                // Up to BEL or ESC \.
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' {
-                        break;
-                    }
-                    if c == '\u{1b}' {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
+    report::color::strip(line).replace('\r', "")
 }
 
 #[cfg(test)]
