@@ -198,11 +198,18 @@ impl SuiteRun {
     }
 
     /// `196 pass -> 188 passed, 8 failed`: the baseline's passes, then every count the runner
-    /// gave with the mutant (what passed beside what failed), or `unknown`.
+    /// gave with the mutant (what passed beside what failed), `stopped at its first failed
+    /// test` for a run stopped before the runner could count, or `unknown`.
     pub fn counts_text(&self) -> String {
         let counts = match (self.counts, self.baseline_counts) {
             (Some(c), Some(b)) => format!("{} pass -> {c}", b.passed),
             (Some(c), None) => c.to_string(),
+            // A run stopped at its first failure never printed the runner's summary: say
+            // why there is none, beside the baseline's passes.
+            (None, b) if self.first_failure.is_some() => {
+                let before = b.map(|b| format!("{} pass -> ", b.passed));
+                format!("{}stopped at its first failed test", before.unwrap_or_default())
+            }
             // No runner summary could be read: unknown, never a number that hides the suite.
             (None, _) => "unknown".to_string(),
         };
@@ -518,5 +525,27 @@ mod tests {
             }),
             Verdict::Skipped { matches: 2 }
         );
+    }
+
+    #[test]
+    fn a_run_stopped_at_its_first_failure_says_so_where_its_counts_would_be() {
+        let mut run = sample().run.unwrap();
+        let baseline = run.baseline_counts.expect("the sample has baseline counts").passed;
+        run.counts = None;
+        assert!(run.counts_text().starts_with("unknown"));
+        run.first_failure = Some(FirstFailure {
+            test: "tests/test_a.py::test_x".into(),
+            error: None,
+            secs: 0.5,
+        });
+        let text = run.counts_text();
+        assert!(
+            text.starts_with(&format!("{baseline} pass -> stopped at its first failed test")),
+            "{text}"
+        );
+        run.baseline_counts = None;
+        assert!(run
+            .counts_text()
+            .starts_with("stopped at its first failed test"));
     }
 }
