@@ -2,7 +2,7 @@
 //! incomplete report written after the last verdict (`complete: false`, exit code 130, "cut
 //! short after N of M", the unjudged mutants as JUnit errors and Stryker `Pending`); an `--only`
 //! rerun keeps it incomplete until every mutant is judged; a full disk leaves the incomplete
-//! report and a non-zero exit. And a baseline whose runner reports failed tests while its
+//! report and a non-zero exit; git failing mid-run exits 74 and leaves a report saying 74. And a baseline whose runner reports failed tests while its
 //! command exits 0 is red (exit 4), said so. Every fault aims only at the test's own temp dir.
 
 use std::fs;
@@ -340,4 +340,76 @@ fn a_baseline_whose_runner_reports_failures_but_exits_0_is_red_and_says_why() {
         assert_eq!(report["baseline"][0]["status"], said.as_str());
         assert_eq!(report["baseline"][0]["passed"], false);
     }
+}
+
+#[test]
+fn git_failing_mid_run_exits_74_and_the_report_says_74_and_incomplete() {
+    // The second mutant's suite breaks git for the rest of the run: every later `git` the run
+    // calls (through a wrapper first on PATH, in the test's own temp dir) fails, as a git whose
+    // repository or disk went bad would. The engine cannot go on: exit 74, and the report it
+    // leaves says the same 74, incomplete, with the first verdict kept.
+    let spec = format!(
+        "{SUITE}{}{}",
+        mutant("plus to minus", "$1 + $2", "$1 - $2", ""),
+        mutant(
+            "breaks git",
+            "spin() { :; }",
+            r#"spin() { touch "$PIDS/git-broken"; }"#,
+            ""
+        )
+    );
+    let fx = Fixture::new(&spec);
+    let tmp = scratch(&fx);
+    let real = Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+    assert!(!real.is_empty(), "no git on PATH");
+    let wrappers = fx.out.path().join("bin");
+    fs::create_dir_all(&wrappers).unwrap();
+    let flag = fx.pids.path().join("git-broken");
+    fs::write(
+        wrappers.join("git"),
+        format!(
+            "#!/bin/sh\nif [ -e '{}' ]; then echo 'git: broken for this test' >&2; exit 128; fi\nexec '{real}' \"$@\"\n",
+            flag.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(wrappers.join("git"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        wrappers.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = fx.out();
+    let run = Output::of(
+        fx.cmd()
+            .env("TMPDIR", &tmp)
+            .env("PATH", path)
+            .args(["run", "mutants.toml", "--jobs", "1", "--no-canary", "--out"])
+            .arg(&out),
+    );
+    assert!(
+        flag.exists(),
+        "the second mutant's suite never ran: {}",
+        run.stderr
+    );
+    assert_eq!(run.code, Some(74), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("git: broken for this test"),
+        "{}",
+        run.stderr
+    );
+    let report = report_in(&out);
+    assert_eq!(report["exit_code"], 74, "{report:#}");
+    assert_eq!(report["complete"], false, "{report:#}");
+    assert_eq!(row(&report, "plus to minus")["verdict"], "killed");
+    let text = read(&out.join("mutants.txt"));
+    assert!(
+        text.contains("INCOMPLETE: cut short after 1 of 2"),
+        "{text}"
+    );
 }

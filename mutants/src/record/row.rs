@@ -208,7 +208,10 @@ impl SuiteRun {
             // why there is none, beside the baseline's passes.
             (None, b) if self.first_failure.is_some() => {
                 let before = b.map(|b| format!("{} pass -> ", b.passed));
-                format!("{}stopped at its first failed test", before.unwrap_or_default())
+                format!(
+                    "{}stopped at its first failed test",
+                    before.unwrap_or_default()
+                )
             }
             // No runner summary could be read: unknown, never a number that hides the suite.
             (None, _) => "unknown".to_string(),
@@ -530,7 +533,10 @@ mod tests {
     #[test]
     fn a_run_stopped_at_its_first_failure_says_so_where_its_counts_would_be() {
         let mut run = sample().run.unwrap();
-        let baseline = run.baseline_counts.expect("the sample has baseline counts").passed;
+        let baseline = run
+            .baseline_counts
+            .expect("the sample has baseline counts")
+            .passed;
         run.counts = None;
         assert!(run.counts_text().starts_with("unknown"));
         run.first_failure = Some(FirstFailure {
@@ -540,7 +546,9 @@ mod tests {
         });
         let text = run.counts_text();
         assert!(
-            text.starts_with(&format!("{baseline} pass -> stopped at its first failed test")),
+            text.starts_with(&format!(
+                "{baseline} pass -> stopped at its first failed test"
+            )),
             "{text}"
         );
         run.baseline_counts = None;
