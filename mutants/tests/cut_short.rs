@@ -2,8 +2,9 @@
 //! incomplete report written after the last verdict (`complete: false`, exit code 130, "cut
 //! short after N of M", the unjudged mutants as JUnit errors and Stryker `Pending`); an `--only`
 //! rerun keeps it incomplete until every mutant is judged; a full disk leaves the incomplete
-//! report and a non-zero exit; git failing mid-run exits 74 and leaves a report saying 74. And a baseline whose runner reports failed tests while its
-//! command exits 0 is red (exit 4), said so. Every fault aims only at the test's own temp dir.
+//! report and a non-zero exit; git failing mid-run exits 74 and leaves a report saying 74. And
+//! a baseline whose runner reports failed tests while its command exits 0 is red (exit 4), said
+//! so. Every fault aims only at the test's own temp dir.
 
 use std::fs;
 use std::path::{Path, PathBuf};
