@@ -12,6 +12,7 @@ mod cut_short;
 mod equivalence;
 mod fail_fast;
 mod faults;
+mod floor;
 mod formats;
 mod fresh;
 mod generated;

@@ -85,9 +85,14 @@ pub(crate) struct Floor {
     #[schemars(range(min = 0.0))]
     #[serde(deserialize_with = "required")]
     pub multiple: Option<f64>,
-    /// The last run's log.
+    /// The last run's log (for a kept floor, a log that says where it was kept from).
     #[schemars(regex(pattern = r"^logs/"))]
     pub log: String,
+    /// When `runs` were timed, for a floor kept in gatekit's cache from an earlier run of the
+    /// same code, suite and toolchains: that run's start. Absent when this run timed it.
+    #[schemars(extend("x-optional" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_from: Option<String>,
 }
 
 /// The candidate a run worked on (`--candidate gate.toml`).

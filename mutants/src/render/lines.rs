@@ -178,8 +178,16 @@ fn note_text(note: &Note<'_>) -> String {
         }
         Note::Floor { suite, floor, log } => match (floor.secs, &floor.failed) {
             (Some(secs), _) => format!(
-                "mutants: floor: suite {suite:?} starts in {secs:.2}s with no test selected (median of {})",
-                plural(floor.runs.len(), "run")
+                "mutants: floor: suite {suite:?} starts in {secs:.2}s with no test selected (median of {}{})",
+                plural(floor.runs.len(), "run"),
+                match &floor.kept_from {
+                    Some(at) => format!(
+                        ", kept in the cache from the run of {}; log {}",
+                        files::escape::text(at),
+                        path(log)
+                    ),
+                    None => String::new(),
+                }
             ),
             (None, why) => format!(
                 "mutants: floor: suite {suite:?}: `{}` did not pass ({}), so no floor is reported; verdicts are unaffected; log {}",

@@ -101,7 +101,8 @@ fn table(report: &RunReport) -> Table {
 
 /// One line per canary (or the word that they were skipped), above the table.
 /// `floor: unit 0.4s (median of 3 runs); per mutant 0.6s, 1.5x the floor`: how far the
-/// run's time per mutant is from its runner's start-up.
+/// run's time per mutant is from its runner's start-up (`, kept from the run of T` after the
+/// runs when the cache held it).
 fn floor_line(suite: &str, floor: &crate::record::Floor) -> String {
     use files::escape::text as esc;
     let Some(secs) = floor.secs else {
@@ -116,8 +117,12 @@ fn floor_line(suite: &str, floor: &crate::record::Floor) -> String {
         (Some(each), Some(x)) => format!("; per mutant {}, {x:.2}x the floor", secs_text(each)),
         _ => "; no mutant judged against it".to_string(),
     };
+    let kept = match &floor.kept_from {
+        Some(at) => format!(", kept from the run of {}", esc(at)),
+        None => String::new(),
+    };
     format!(
-        "floor: {} {} (median of {}){each}\n",
+        "floor: {} {} (median of {}{kept}){each}\n",
         esc(suite),
         secs_text(secs),
         plural(floor.runs.len(), "run")

@@ -334,8 +334,9 @@ impl Session {
         Ok(Ok(baseline))
     }
 
-    /// Each suite's floor, timed in the first checkout after its green baseline, with a note
-    /// each; a floor that fails is said, never a reason to stop.
+    /// Each suite's floor, timed in the first checkout after its green baseline (or kept in
+    /// the cache from a run of the same code, suite and toolchains), with a note each; a floor
+    /// that fails is said, never a reason to stop.
     fn floors(
         &mut self,
         suites: &[crate::spec::Suite],
@@ -343,16 +344,40 @@ impl Session {
         out: &mut Out,
     ) -> Result<()> {
         for suite in suites.iter().filter(|s| s.floor.is_some()) {
-            let timeouts = baseline.timeouts[&suite.name];
-            let running = Note::FloorRunning { suite: &suite.name };
-            let floor = out.during(&running, || {
-                run::floor::measure(suite, &self.checkouts[0], timeouts, &self.out, &self.cores)
-            })?;
-            out.clear();
-            let Some(floor) = floor else { continue };
-            if files::interrupt::requested() {
-                return Ok(());
-            }
+            let key = run::floor::Key {
+                code_tree: &self.report.code_tree,
+                suite,
+                toolchains: &self.report.toolchains,
+            };
+            let kept = match self.settings.no_cache {
+                true => None,
+                false => run::floor::kept(&key, &self.out),
+            };
+            let floor = match kept {
+                Some(floor) => floor,
+                None => {
+                    let timeouts = baseline.timeouts[&suite.name];
+                    let running = Note::FloorRunning { suite: &suite.name };
+                    let floor = out.during(&running, || {
+                        run::floor::measure(
+                            suite,
+                            &self.checkouts[0],
+                            timeouts,
+                            &self.out,
+                            &self.cores,
+                        )
+                    })?;
+                    out.clear();
+                    let Some(floor) = floor else { continue };
+                    if files::interrupt::requested() {
+                        return Ok(());
+                    }
+                    if !self.settings.no_cache {
+                        run::floor::keep(&key, &floor, &self.report.start.to_string());
+                    }
+                    floor
+                }
+            };
             out.emit(&Note::Floor {
                 suite: &suite.name,
                 floor: &floor,
