@@ -2,7 +2,7 @@
 # Installs the real test runners whose closing lines report::counts reads, so the counts tests
 # run each one live on a small project (and can recapture the checked-in fixtures):
 #   - pytest (PyPI), into the current python3's environment; go (Debian's golang-go);
-#   - jest (with jest-junit, its JUnit reporter), vitest, mocha, tape, and Deno and Bun from their npm packages, into
+#   - jest (with jest-junit, its JUnit reporter), vitest (with @vitest/coverage-v8), mocha, tape, and Deno and Bun from their npm packages, into
 #     $GATEKIT_RUNNERS_DIR (default: $HOME/.cache/gatekit/runners), where the tests look for
 #     node_modules/.bin/NAME.
 # node's own test runner, unittest, cargo test and cargo-nextest come with the machine. A runner
@@ -19,7 +19,9 @@ if ! command -v go >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     (apt-get install -y -q golang-go >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q golang-go >/dev/null 2>&1; }) || echo "go: not installed"
 fi
 python3 -m pip install --quiet --disable-pip-version-check "pytest==${PYTEST_VERSION:-9.2.0}" || echo "pytest: not installed"
-for pkg in "jest@${JEST_VERSION:-29.7.0}" "vitest@${VITEST_VERSION:-3.2.4}" "mocha@${MOCHA_VERSION:-11.1.0}" "tape@${TAPE_VERSION:-5.10.2}" "jest-junit@${JEST_JUNIT_VERSION:-16.0.0}"; do
+# vitest's coverage provider goes with vitest at the same version: mutants' vitest coverage maps
+# run each test file with it.
+for pkg in "jest@${JEST_VERSION:-29.7.0}" "vitest@${VITEST_VERSION:-3.2.4}" "@vitest/coverage-v8@${VITEST_VERSION:-3.2.4}" "mocha@${MOCHA_VERSION:-11.1.0}" "tape@${TAPE_VERSION:-5.10.2}" "jest-junit@${JEST_JUNIT_VERSION:-16.0.0}"; do
     npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$pkg" || echo "$pkg: not installed"
 done
 # Deno and Bun ship their binaries as npm packages too; where the platform package cannot be

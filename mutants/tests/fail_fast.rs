@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 use testkit::{Output, Repo};
 
-use crate::common::{report_in, row, Fixture, SUITE};
+use crate::common::{report_in, row, runners, Fixture, SUITE};
 
 /// A project whose suite fails `failing` tests with the mutant in, each failing test slow.
 struct Flood {
@@ -274,27 +274,7 @@ fn cargo_test_flood_is_killed_at_its_first_failed_test() {
 
 /// vitest from the runners' folder (`scripts/install-runners.sh`), when it is there.
 fn vitest() -> Option<PathBuf> {
-    let dir = std::env::var_os("GATEKIT_RUNNERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/gatekit/runners")
-        });
-    let bin = dir.join("node_modules/.bin/vitest");
-    let runs = Command::new(&bin)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
-        testkit::skip(
-            "vitest",
-            &format!(
-                "{} does not run (scripts/install-runners.sh)",
-                bin.display()
-            ),
-        );
-    }
-    runs.then_some(bin)
+    runners("vitest").map(|modules| modules.join(".bin/vitest"))
 }
 
 #[test]

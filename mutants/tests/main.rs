@@ -24,6 +24,7 @@ mod liveness;
 mod order;
 mod reasons;
 mod run;
+mod runner_maps;
 mod select;
 mod suggest;
 mod usage;

@@ -4,30 +4,11 @@
 //! by a cold run; a warm runner that dies mid-run restarted, with the verdicts a cold run gives;
 //! one whose first run is never green not used at all.
 
-use std::path::PathBuf;
 
 use serde_json::Value;
 use testkit::{Output, Repo};
 
-use crate::common::{report_in, row, verdicts};
-
-/// vitest from the runners' folder, or `None` (the test is skipped, saying how to get it).
-fn runners() -> Option<PathBuf> {
-    let dir = std::env::var_os("GATEKIT_RUNNERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/gatekit/runners")
-        });
-    let vitest = dir.join("node_modules/.bin/vitest");
-    testkit::needs::program(
-        "vitest",
-        vitest.to_str()?,
-        &["--version"],
-        "run scripts/install-runners.sh",
-    )
-    .then(|| dir.join("node_modules"))
-}
+use crate::common::{report_in, row, runners, verdicts};
 
 const ADD: &str = "export function add(a, b) { return a + b; }\n";
 const MUL: &str = "export function mul(a, b) { return a * b; }\n";
@@ -114,7 +95,7 @@ fn warm_logs(out: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn one_warm_runner_kills_several_mutants_and_the_floor_is_reported() {
-    let Some(node_modules) = runners() else {
+    let Some(node_modules) = runners("vitest") else {
         return;
     };
     let keys = "floor = \"node_modules/.bin/vitest run --passWithNoTests -t '^$'\"\nwatch = \"node_modules/.bin/vitest --watch\"\n";
@@ -180,7 +161,7 @@ fn one_warm_runner_kills_several_mutants_and_the_floor_is_reported() {
 
 #[test]
 fn a_survivor_of_the_warm_rerun_is_confirmed_by_a_cold_run_and_a_control_runs_cold() {
-    let Some(node_modules) = runners() else {
+    let Some(node_modules) = runners("vitest") else {
         return;
     };
     let keys = "watch = \"node_modules/.bin/vitest --watch\"\n";
@@ -218,7 +199,7 @@ fn a_survivor_of_the_warm_rerun_is_confirmed_by_a_cold_run_and_a_control_runs_co
 
 #[test]
 fn a_warm_runner_that_dies_is_restarted_and_the_verdicts_stay_a_cold_runs() {
-    let Some(node_modules) = runners() else {
+    let Some(node_modules) = runners("vitest") else {
         return;
     };
     let keys = "watch = \"./watch.sh\"\n";

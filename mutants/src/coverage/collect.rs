@@ -1,5 +1,8 @@
 //! One coverage run: the suite's own `run`, unmutated, with every ecosystem's switches in its
 //! environment, writing into a scratch folder of the session; then whichever map it left read.
+//! For a `select` that runs cargo, the workspace's packages are read instead; for one that runs
+//! vitest or jest, the template runs once per test file with the runner's own coverage on
+//! (see `istanbul`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,7 +12,7 @@ use anyhow::{Context, Result};
 use candidate::suite::{Share, SuiteJob, Timeouts};
 use report::Outcome;
 
-use super::{cargo, node, pytest, Map};
+use super::{cargo, istanbul, node, pytest, Map};
 use crate::spec::Suite;
 
 /// What a coverage run gave.
@@ -42,6 +45,15 @@ pub(crate) fn collect(
         .is_some_and(|s| s.template.split_whitespace().any(|w| w == "cargo"))
     {
         let collected = from_cargo(suite, root, dir, log, timeouts, share);
+        let _ = scratch.remove();
+        return collected;
+    }
+    if let Some((runner, at)) = suite
+        .select
+        .as_ref()
+        .and_then(|s| istanbul::Runner::of(&s.template))
+    {
+        let collected = by_test_file(suite, (runner, at), root, dir, log, timeouts, share);
         let _ = scratch.remove();
         return collected;
     }
@@ -139,6 +151,100 @@ fn from_cargo(
             ran.record.status_text()
         )),
     })
+}
+
+/// vitest's or jest's map (see `istanbul`): the runner lists its test files, then the suite's
+/// `select` runs each alone with the runner's coverage on, into a folder of its own in `dir`.
+/// Each run's output goes to a log beside `log` (`.1.log`, `.2.log`...). A file whose tests
+/// fail alone still maps what ran (a map is only ever a hint); no coverage back from the first
+/// file means none will come (no provider installed): the map is given up at once.
+#[allow(clippy::too_many_arguments)]
+fn by_test_file(
+    suite: &Suite,
+    (runner, at): (istanbul::Runner, usize),
+    root: &Path,
+    dir: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    share: &dyn Share,
+) -> Result<Collected> {
+    let Some(select) = &suite.select else {
+        return Ok(Collected::None("the suite has no `select`".into()));
+    };
+    let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let roots = [real.as_path(), root];
+    let listing = dir.join("tests.json");
+    let command = format!(
+        "{} > {}",
+        runner.list_command(&select.template, at),
+        report::text::shell_quote(&listing.display().to_string())
+    );
+    let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
+    job.build = None;
+    let ran = candidate::suite::run_suite(&job, root, log, share)?;
+    match ran.record.outcome() {
+        Outcome::Interrupted => return Ok(Collected::Interrupted),
+        Outcome::Passed => {}
+        _ => {
+            return Ok(Collected::None(format!(
+                "{} could not list its test files ({}; log {})",
+                runner.name(),
+                ran.record.status_text(),
+                log.display()
+            )))
+        }
+    }
+    let files = istanbul::listed(&std::fs::read(&listing).unwrap_or_default(), &roots);
+    if files.is_empty() {
+        return Ok(Collected::None(format!(
+            "{} listed no test file in the checkout (log {})",
+            runner.name(),
+            log.display()
+        )));
+    }
+    let mut map = Map::new(candidate::suite::Items::Files);
+    let mut wall = 0.0;
+    for (k, file) in files.iter().enumerate() {
+        let out = dir.join(format!("coverage-{}", k + 1));
+        let Some(command) = select.command(std::slice::from_ref(file), &dir.join("list.txt"))?
+        else {
+            continue;
+        };
+        let command = format!("{command} {}", runner.coverage_options(&out));
+        let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
+        job.build = None;
+        let file_log = log.with_extension(format!("{}.log", k + 1));
+        let ran = candidate::suite::run_suite(&job, root, &file_log, share)?;
+        if ran.record.outcome() == Outcome::Interrupted {
+            return Ok(Collected::Interrupted);
+        }
+        let secs = ran.record.run.duration_secs;
+        let json = std::fs::read(out.join("coverage-final.json"));
+        match json {
+            Ok(json) if istanbul::read(&json, &roots, file, &mut map) => {
+                map.timed(file, secs);
+                wall += secs;
+            }
+            _ if k == 0 => {
+                return Ok(Collected::None(format!(
+                    "{} wrote no coverage for {file} ({}; log {}){}",
+                    runner.name(),
+                    ran.record.status_text(),
+                    file_log.display(),
+                    match runner {
+                        istanbul::Runner::Vitest =>
+                            ": is a coverage provider (@vitest/coverage-v8) installed?",
+                        istanbul::Runner::Jest => "",
+                    }
+                )))
+            }
+            _ => {}
+        }
+    }
+    // Each file's time holds its runner's start: a selection's estimate is the sum of its
+    // files' times, with no overhead on top.
+    map.ran_for(wall);
+    Ok(Collected::Map(map))
 }
 
 /// The map the coverage folder holds: pytest's per test id when a pytest ran, else node's

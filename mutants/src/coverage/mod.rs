@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use candidate::suite::Items;
 
 mod cargo;
+mod istanbul;
 mod node;
 mod pytest;
 mod store;

@@ -201,3 +201,23 @@ pub fn signal_and_wait(
     };
     (exit, child.wait_with_output().map(Output::from).unwrap())
 }
+
+/// The runners' `node_modules` folder (`scripts/install-runners.sh`, or `GATEKIT_RUNNERS_DIR`)
+/// when `runner`'s command there runs (`vitest`, `jest`); otherwise `None`, and the test is
+/// skipped, saying how to get it (under CI a skip fails).
+pub fn runners(runner: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("GATEKIT_RUNNERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/gatekit/runners")
+        });
+    let bin = dir.join("node_modules/.bin").join(runner);
+    testkit::needs::program(
+        runner,
+        bin.to_str()?,
+        &["--version"],
+        "run scripts/install-runners.sh",
+    )
+    .then(|| dir.join("node_modules"))
+}
