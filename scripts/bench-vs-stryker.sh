@@ -44,9 +44,12 @@ VITEST_VERSION=${VITEST_VERSION:-3.2.4}
 PACKAGE=${PACKAGE:-@tanstack/query-core}
 PACKAGE_VERSION=${PACKAGE_VERSION:-5.59.13}
 FILE=${FILE:-src/utils.ts}
-# `--bail=1`: vitest stops at its first failed test, as Stryker's vitest runner does; vitest
-# has no per-test-file coverage gatekit can read yet, so there is no `select` here.
+# `--bail=1`: vitest stops at its first failed test, as Stryker's vitest runner does. SELECT:
+# the covering test files first, from gatekit's vitest coverage map (each test file run alone
+# with @vitest/coverage-v8, once; part 2 reads the map kept in the cache); SELECT= (empty)
+# leaves the key out, and every mutant runs the whole suite.
 SUITE=${SUITE:-npx vitest run --bail=1}
+SELECT=${SELECT-"npx vitest run --bail=1 {files}"}
 # The suite's floor (vitest started, every file collected, no test selected); FLOOR= (empty)
 # leaves the key out of gatekit's spec. WATCH="npx vitest --watch" adds the warm runner: on this
 # suite it is slower than cold runs that stop at their first failure (31.6 s a mutant against
@@ -61,14 +64,14 @@ echo "start: $(stamp)"
 selftest bench_vs_mutmut_selftest.py
 
 # --- what is installed, kept in the cache ---------------------------------------------------
-deps="$cache/deps-stryker-$STRYKER_VERSION-vitest-$VITEST_VERSION"
+deps="$cache/deps-stryker-$STRYKER_VERSION-vitest-$VITEST_VERSION-coverage"
 if [ ! -x "$deps/node_modules/.bin/stryker" ] || [ ! -x "$deps/node_modules/.bin/vitest" ]; then
   echo "installing Stryker $STRYKER_VERSION and vitest $VITEST_VERSION into $deps (from npm)" >&2
   rm -rf "$deps" && mkdir -p "$deps"
   echo '{"private": true}' > "$deps/package.json"
   (cd "$deps" && npm install --silent --no-audit --no-fund \
     "@stryker-mutator/core@$STRYKER_VERSION" "@stryker-mutator/vitest-runner@$STRYKER_VERSION" \
-    "vitest@$VITEST_VERSION" jsdom@26.1.0 @testing-library/react@16.3.0 \
+    "vitest@$VITEST_VERSION" "@vitest/coverage-v8@$VITEST_VERSION" jsdom@26.1.0 @testing-library/react@16.3.0 \
     @testing-library/dom@10.4.0 react@18.3.1 react-dom@18.3.1)
 fi
 tarball="$cache/dl/${PACKAGE//\//_}-$PACKAGE_VERSION"
@@ -113,7 +116,7 @@ JSON
 python3 "$helper" pick "$work/list-report.json" "$FILE" "$N" "$work/picked.json" \
   "$work/mutants.toml" "$SUITE" 2> "$work/pick.log" || { cat "$work/pick.log" >&2; exit 1; }
 cat "$work/pick.log" >&2
-suite_keys "$work/mutants.toml" vitest "floor=$FLOOR" "watch=$WATCH"
+suite_keys "$work/mutants.toml" vitest "floor=$FLOOR" "watch=$WATCH" "select=$SELECT"
 "$gm" check "$work/mutants.toml" --dir "$st" > "$work/check.log" || { cat "$work/check.log" >&2; exit 1; }
 
 # Part P: the ranges of part P (Stryker's mutate) and the mutants inside them (gatekit's --only).

@@ -26,6 +26,7 @@ mod reasons;
 mod run;
 mod runner_maps;
 mod select;
+mod select_faults;
 mod suggest;
 mod usage;
 mod warm;

@@ -4,7 +4,6 @@
 //! by a cold run; a warm runner that dies mid-run restarted, with the verdicts a cold run gives;
 //! one whose first run is never green not used at all.
 
-
 use serde_json::Value;
 use testkit::{Output, Repo};
 

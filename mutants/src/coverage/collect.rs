@@ -25,8 +25,25 @@ pub(crate) enum Collected {
 }
 
 /// Runs `suite` unmutated in the checkout at `root` with coverage on, its output to `log`
-/// (for a `select` that runs cargo, reads the workspace's packages instead).
+/// (for a `select` that runs cargo, reads the workspace's packages instead). A map that names
+/// no test or no file is no map (see [`Map::usable`]).
 pub(crate) fn collect(
+    suite: &Suite,
+    root: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    share: &dyn Share,
+) -> Result<Collected> {
+    Ok(match collect_any(suite, root, log, timeouts, share)? {
+        Collected::Map(map) => match map.usable() {
+            Ok(()) => Collected::Map(map),
+            Err(why) => Collected::None(why),
+        },
+        other => other,
+    })
+}
+
+fn collect_any(
     suite: &Suite,
     root: &Path,
     log: &Path,

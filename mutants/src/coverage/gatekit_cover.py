@@ -29,6 +29,19 @@ except Exception as e:  # no coverage.py, or one that cannot start: no map, the 
     _WHY = "%s: %s" % (type(e).__name__, e)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    # pytest-cov (`--cov` in the project's addopts) would start a coverage.py of its own after
+    # this one and take the tracer over, leaving this map empty; for this one run it is told
+    # there is nothing to measure (its `--cov-fail-under` with it). A hook wrapper's first half
+    # runs before every plugin's own hook, pytest-cov's included.
+    if _COV is not None:
+        options = early_config.known_args_namespace
+        if getattr(options, "cov_source", None):
+            options.cov_source = None
+    yield
+
+
 def _test_id(item):
     nodeid = item.nodeid
     try:

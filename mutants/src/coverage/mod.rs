@@ -95,6 +95,21 @@ impl Map {
         self.files.len() + self.dirs.len()
     }
 
+    /// Whether the map can be trusted to say a mutant is reached by no test: it names at
+    /// least one test and one file. An empty map (a runner whose processes the collector did
+    /// not see, coverage another plugin took over) would call every survivor `not covered`;
+    /// it is no map, and the suite runs whole. `Err` says why.
+    pub fn usable(&self) -> Result<(), String> {
+        match (self.tests(), self.files()) {
+            (0, _) => Err("the coverage run mapped no test".into()),
+            (n, 0) => Err(format!(
+                "the coverage run saw {} but no line of the tree run by any",
+                report::text::plural(n, "test")
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The test's index, known from now on.
     fn test(&mut self, name: &str) -> usize {
         let next = self.tests.len();
@@ -198,14 +213,19 @@ impl Map {
             return None;
         };
         let own: BTreeSet<String> = tests.iter().map(|t| test_file(t).to_string()).collect();
+        let every_test_file: BTreeSet<&str> = self.tests.iter().map(|t| test_file(t)).collect();
         let mut held = self.files_run_by(&tests);
         if alone {
-            let others: BTreeSet<&str> = self.tests.iter().map(|t| test_file(t)).collect();
             held.retain(|f| {
-                own.contains(f) || !others.contains(f.as_str()) || self.ran_in(f, &tests)
+                own.contains(f) || !every_test_file.contains(f.as_str()) || self.ran_in(f, &tests)
             });
+            held.extend(own);
+        } else {
+            // The whole suite decided: any test, in any test file, could reach the mutant now
+            // (a test added beside others for a survivor), whatever the map says those files
+            // ran before.
+            held.extend(every_test_file.into_iter().map(str::to_string));
         }
-        held.extend(own);
         held.insert(file.to_string());
         held.extend(
             changed
@@ -310,6 +330,19 @@ fn in_tree(path: &Path, root: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_map_with_no_test_or_no_file_is_no_map() {
+        let mut map = Map::new(Items::Tests);
+        assert!(map.usable().is_err());
+        map.timed("t.py::a", 0.1);
+        assert_eq!(
+            map.usable(),
+            Err("the coverage run saw 1 test but no line of the tree run by any".into())
+        );
+        map.add("a.py", 1, Some("t.py::a"));
+        assert_eq!(map.usable(), Ok(()));
+    }
 
     #[test]
     fn lines_run_outside_any_test_are_reached_by_every_test() {

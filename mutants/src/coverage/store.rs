@@ -49,9 +49,10 @@ fn path(cache: &Path, code_tree: &str, suite: &Suite) -> PathBuf {
     cache.join("coverage").join(format!("{hex}.json"))
 }
 
-/// The map kept for `suite` on `code_tree`, if there is one that reads whole.
+/// The map kept for `suite` on `code_tree`, if there is one that reads whole and is usable
+/// (see [`Map::usable`]: an empty one kept by an older gatekit is not read).
 pub(crate) fn load(code_tree: &str, suite: &Suite) -> Option<Map> {
-    load_from(&runner::scratch::cache_dir(), code_tree, suite)
+    load_from(&runner::scratch::cache_dir(), code_tree, suite).filter(|m| m.usable().is_ok())
 }
 
 /// Keeps `map` for `suite` on `code_tree` (best effort: a cache that cannot be written only

@@ -38,9 +38,16 @@ pub(crate) struct Selection {
     /// Whether this suite run is the whole suite's (`run`); false when it is the covering tests'
     /// run, which killed the mutant.
     pub whole: bool,
+    /// The covering tests' run on the unmutated code, when it did not pass (tests that need
+    /// others run before them, say): their failure with the mutant would prove nothing, so
+    /// they did not run with it and the whole suite decided. Absent when they passed.
+    #[schemars(extend("x-optional" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmutated: Option<Covering>,
 }
 
-/// The covering tests' run that did not fail, before the whole suite ran.
+/// A run of the covering tests that did not decide: with the mutant, one that did not fail
+/// before the whole suite ran; without it, one that did not pass.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Covering {
@@ -86,6 +93,15 @@ impl Selection {
         if self.count == 0 {
             return "no test covers it: the whole suite ran".into();
         }
+        if let (Some(u), true) = (&self.unmutated, self.whole) {
+            return format!(
+                "{tests} selected ({}) fail without the mutant too ({} in {}, {}): the whole suite ran",
+                named(),
+                u.status,
+                crate::render::secs_text(u.duration_secs),
+                u.log
+            );
+        }
         match (&self.covering, self.whole) {
             (_, false) => format!("{tests} selected ({}): they failed", named()),
             (Some(c), true) => format!(
@@ -114,6 +130,7 @@ mod tests {
             every,
             covering: None,
             whole,
+            unmutated: None,
         }
     }
 

@@ -61,7 +61,7 @@ pub(crate) fn why(stale: &Stale) -> String {
         },
         Stale::Lockfile { path } => format!("lockfile {} changed", esc(path)),
         Stale::Covered { changed } => {
-            format!("what its covering tests ran changed ({})", paths(changed))
+            format!("a file its tests read changed ({})", paths(changed))
         }
     }
 }

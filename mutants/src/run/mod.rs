@@ -89,6 +89,8 @@ pub(crate) struct Plan<'a> {
     /// Each suite's coverage map, by suite name, for a suite with a `select` template whose
     /// map could be made (see `run::select`).
     pub coverage: &'a BTreeMap<String, crate::coverage::Map>,
+    /// How each covering selection ran on the unmutated code (see `run::select`).
+    pub checks: select::Checks,
 }
 
 /// What a checkout after the first needs before it takes a mutant.

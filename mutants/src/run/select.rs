@@ -10,8 +10,16 @@
 //! When the suite's timeout was derived from the baseline, the covering run gets one derived
 //! from what its own tests took in the coverage run (`timeout::covering_timeout`): a mutant
 //! that hangs a few quick tests is called a hang in seconds, not after the whole suite's bound.
+//!
+//! The whole suite passed in the baseline, but a selection of its tests need not: a test that
+//! needs another run before it (state one leaves for the next) fails alone. So before a mutant
+//! is swapped in, its covering tests run once on the unmutated code ([`check_unmutated`], once
+//! per selection and run, kept in [`Checks`]); a selection that does not pass there never runs
+//! with a mutant, and the whole suite decides.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -37,6 +45,158 @@ pub(super) struct SuiteResult {
     pub first: Option<FirstFailure>,
     /// The timeout the run that decided had: the covering run's own when it was that run.
     pub timeout: Duration,
+}
+
+/// How each selection ran on the unmutated code in this run, by suite and tests: `None` when
+/// it passed, else its run (see [`check_unmutated`]).
+#[derive(Debug, Default)]
+pub(crate) struct Checks(Mutex<BTreeMap<CheckKey, Option<Covering>>>);
+
+/// A selection: its suite's name and its tests, as the template takes them.
+type CheckKey = (String, Vec<String>);
+
+impl Checks {
+    fn get(&self, key: &CheckKey) -> Option<Option<Covering>> {
+        files::sync::lock(&self.0).get(key).cloned()
+    }
+
+    fn put(&self, key: CheckKey, failed: Option<Covering>) {
+        files::sync::lock(&self.0).insert(key, failed);
+    }
+}
+
+/// What `select` makes of a mutant's suite run: the whole suite (with the selection to record,
+/// if any), or its covering tests first.
+enum Selected {
+    Whole(Option<Selection>),
+    Covering {
+        tests: Vec<String>,
+        selection: Selection,
+        estimate: Option<Duration>,
+    },
+}
+
+/// The covering tests of `m` at `span` in the suite `name` (its own suite when `own`), as the
+/// template takes them; a control, a comparison suite, a suite without a template or a map,
+/// and a mutant the map cannot name tests for run whole.
+fn plan_for(plan: &Plan, m: &Mutant, name: &str, own: bool, span: &Span) -> Selected {
+    let suite = &plan.spec.suites[name];
+    let (Some(select), Some(map), true, Expect::Kill) =
+        (&suite.select, plan.coverage.get(&suite.name), own, m.expect)
+    else {
+        return Selected::Whole(None);
+    };
+    let lines = span.start_line as u32..=span.end_line as u32;
+    let (tests, every, estimate) = match map.reach(&m.file, lines) {
+        Reach::Every => (Vec::new(), true, None),
+        Reach::Tests(tests) => {
+            let estimate = map.estimate(&tests);
+            match map.as_items(tests, select.items) {
+                Some(tests) => (tests, false, estimate),
+                // The map cannot name its tests as the template takes them.
+                None => return Selected::Whole(None),
+            }
+        }
+    };
+    let selection = Selection {
+        items: match select.items {
+            candidate::suite::Items::Files => "files",
+            candidate::suite::Items::Tests => "tests",
+        }
+        .into(),
+        count: tests.len(),
+        tests: tests.iter().take(NAMED).cloned().collect(),
+        every,
+        covering: None,
+        whole: true,
+        unmutated: None,
+    };
+    if tests.is_empty() {
+        return Selected::Whole(Some(selection));
+    }
+    Selected::Covering {
+        tests,
+        selection,
+        estimate,
+    }
+}
+
+/// The covering run's suite (its `select` command over `tests`, the list file in `scratch`)
+/// and timeouts; `None` when the tests cannot be passed (too many, not passable as words).
+fn covering_suite(
+    plan: &Plan,
+    name: &str,
+    tests: &[String],
+    estimate: Option<Duration>,
+    scratch: &Path,
+) -> Result<Option<(Suite, Timeouts)>> {
+    let suite = &plan.spec.suites[name];
+    let Some(select) = &suite.select else {
+        return Ok(None);
+    };
+    let Some(command) = select.command(tests, &scratch.join("tests.txt"))? else {
+        return Ok(None);
+    };
+    let mut covering = suite.clone();
+    covering.command = candidate::suite::Command::Run(command);
+    let timeouts = plan.baseline.timeouts[name];
+    let covering_timeouts = match (plan.baseline.derived.contains(name), estimate) {
+        (true, Some(estimate)) => Timeouts {
+            run: covering_timeout(timeouts.run, estimate),
+            ..timeouts
+        },
+        _ => timeouts,
+    };
+    Ok(Some((covering, covering_timeouts)))
+}
+
+/// Runs `m`'s covering tests in its own suite on the unmutated code in the checkout at `dir`,
+/// unless this run has already (see the module's comment), and keeps how they did; their log
+/// is `log` with `.unmutated.log`. Call it before the mutant is swapped in. An interrupted run
+/// keeps nothing.
+pub(super) fn check_unmutated(
+    plan: &Plan,
+    m: &Mutant,
+    span: &Span,
+    dir: &Path,
+    log: &Path,
+) -> Result<()> {
+    let name = m.suite.as_str();
+    let Selected::Covering {
+        tests, estimate, ..
+    } = plan_for(plan, m, name, true, span)
+    else {
+        return Ok(());
+    };
+    let key = (name.to_string(), tests);
+    if plan.checks.get(&key).is_some() {
+        return Ok(());
+    }
+    let scratch = runner::scratch::ScratchDir::new("select")?;
+    let Some((covering, timeouts)) = covering_suite(plan, name, &key.1, estimate, scratch.path())?
+    else {
+        let _ = scratch.remove();
+        return Ok(());
+    };
+    let check_log = log.with_extension("unmutated.log");
+    let fail_fast = plan.baseline.fail_fast.contains(name);
+    let ran = match fail_fast {
+        true => run_suite_fail_fast(&covering, dir, &check_log, timeouts, plan.cores)?.0,
+        false => run_suite(&covering, dir, &check_log, timeouts, plan.cores)?,
+    };
+    let _ = scratch.remove();
+    let record = &ran.record;
+    if record.run.ended.is_interrupted() {
+        return Ok(());
+    }
+    let failed = (record.outcome() != report::Outcome::Passed).then(|| Covering {
+        status: record.status_text(),
+        duration_secs: record.run.duration_secs,
+        counts: record.counts,
+        log: relative(&plan.out, &check_log),
+    });
+    plan.checks.put(key, failed);
+    Ok(())
 }
 
 /// Runs the suite `name` for `m` (its own suite when `own`), with the mutant swapped in at `span`:
@@ -71,55 +231,28 @@ pub(super) fn run_mutant_suite(
             timeout: timeouts.run,
         })
     };
-    let (Some(select), Some(map), true, Expect::Kill) =
-        (&suite.select, plan.coverage.get(&suite.name), own, m.expect)
-    else {
-        return whole(suite, None);
+    let (tests, mut selection, estimate) = match plan_for(plan, m, name, own, span) {
+        Selected::Whole(selection) => return whole(suite, selection),
+        Selected::Covering {
+            tests,
+            selection,
+            estimate,
+        } => (tests, selection, estimate),
     };
-    let lines = span.start_line as u32..=span.end_line as u32;
-    let (tests, every, estimate) = match map.reach(&m.file, lines) {
-        Reach::Every => (Vec::new(), true, None),
-        Reach::Tests(tests) => {
-            let estimate = map.estimate(&tests);
-            match map.as_items(tests, select.items) {
-                Some(tests) => (tests, false, estimate),
-                // The map cannot name its tests as the template takes them.
-                None => return whole(suite, None),
-            }
-        }
-    };
-    let mut selection = Selection {
-        items: match select.items {
-            candidate::suite::Items::Files => "files",
-            candidate::suite::Items::Tests => "tests",
-        }
-        .into(),
-        count: tests.len(),
-        tests: tests.iter().take(NAMED).cloned().collect(),
-        every,
-        covering: None,
-        whole: true,
-    };
-    if tests.is_empty() {
+    // Covering tests that did not pass without the mutant prove nothing with it.
+    if let Some(Some(failed)) = plan.checks.get(&(name.to_string(), tests.clone())) {
+        selection.unmutated = Some(failed);
         return whole(suite, Some(selection));
     }
     let scratch = runner::scratch::ScratchDir::new("select")?;
-    let command = select.command(&tests, &scratch.path().join("tests.txt"))?;
-    let Some(command) = command else {
+    let Some((covering, covering_timeouts)) =
+        covering_suite(plan, name, &tests, estimate, scratch.path())?
+    else {
         // Too many to pass, or not passable as words: the whole suite, which decides anyway.
         let _ = scratch.remove();
         return whole(suite, Some(selection));
     };
-    let mut covering = suite.clone();
-    covering.command = candidate::suite::Command::Run(command);
     let covering_log = log.with_extension("select.log");
-    let covering_timeouts = match (plan.baseline.derived.contains(name), estimate) {
-        (true, Some(estimate)) => Timeouts {
-            run: covering_timeout(timeouts.run, estimate),
-            ..timeouts
-        },
-        _ => timeouts,
-    };
     let (first, stopped_at) = go(&covering, &covering_log, covering_timeouts)?;
     let _ = scratch.remove();
     // A kill by the covering tests decides; so does a build that failed (nothing ran) and an

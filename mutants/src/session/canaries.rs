@@ -56,6 +56,7 @@ impl Session {
             cores: &self.cores,
             // A canary runs its suite whole.
             coverage: &BTreeMap::new(),
+            checks: Default::default(),
         };
         out.steps(planned.len());
         for (file, suite) in &planned {

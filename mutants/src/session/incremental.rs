@@ -180,7 +180,8 @@ pub(crate) enum Stale {
     },
     /// A lockfile that concerns it changed, appeared or went away.
     Lockfile { path: String },
-    /// A file its covering tests ran (or their own files, or the mutated file) changed.
+    /// A file its tests read changed: one its covering tests ran, their own files (every test
+    /// file, for a verdict of the whole suite), or the mutated file.
     Covered { changed: Vec<String> },
 }
 

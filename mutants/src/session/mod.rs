@@ -437,6 +437,7 @@ impl Session {
             },
             cores: &self.cores,
             coverage,
+            checks: Default::default(),
         };
         let total = plan.mutants.len();
         let (report, sources, dir, kept_rows) =

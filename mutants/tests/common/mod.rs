@@ -221,3 +221,56 @@ pub fn runners(runner: &str) -> Option<PathBuf> {
     )
     .then(|| dir.join("node_modules"))
 }
+
+// ---- for the suites with `select` (coverage maps) ----
+
+pub fn have_node() -> bool {
+    testkit::needs::program("select-node", "node", &["--version"], "install Node.js 20")
+}
+
+pub fn have_coverage_py() -> bool {
+    testkit::needs::python_modules("select-pytest", &["pytest", "coverage"])
+}
+
+/// A repository with `files` committed, the runners' leftovers ignored.
+pub fn repo_with(files: &[(&str, &str)]) -> Fixture {
+    let fx = Fixture::new("");
+    fx.repo
+        .write(".gitignore", "__pycache__/\n.pytest_cache/\nreports/\n");
+    for (path, text) in files {
+        fx.repo.write(path, text);
+    }
+    fx.repo.commit_all("sample");
+    fx
+}
+
+/// `mutants run SPEC --no-canary EXTRA...` with `MARK` pointing at `mark`, for the watching test.
+pub fn run_in(
+    fx: &Fixture,
+    spec: &str,
+    out: &std::path::Path,
+    mark: &std::path::Path,
+    extra: &[&str],
+) -> testkit::Output {
+    let mut args = vec!["run", spec, "--no-canary", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    // The maps kept between runs go to this test's own cache folder.
+    let cache = fx.out.path().join("cache");
+    testkit::Output::of(
+        fx.cmd()
+            .env("MARK", mark)
+            .env("GATEKIT_CACHE_DIR", cache)
+            // A cargo suite builds in its checkout, not in the target folder of these tests.
+            .env_remove("CARGO_TARGET_DIR")
+            .args(&args),
+    )
+}
+
+/// What the watching test saw in the mutated file while it ran, one mutant's text a line.
+pub fn seen(mark: &std::path::Path, name: &str) -> String {
+    std::fs::read_to_string(mark.join(name)).unwrap_or_default()
+}
+
+pub fn selection<'a>(report: &'a Value, name: &str) -> &'a Value {
+    &row(report, name)["run"]["selection"]
+}
