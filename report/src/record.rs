@@ -189,7 +189,22 @@ impl RunRecord {
     /// [`RunRecord::read`], with the counts and failed tests read from `source`.
     pub fn read_from(finished: Finished, source: &Source) -> RunRecord {
         let text = runner::read_tail(&finished.log, LOG_TAIL).unwrap_or_default();
-        let results = results::read(source, &text, &finished.dir, finished.start);
+        // A run cut short (stopped at its first failure, a hang) never finished its JUnit
+        // report: what a runner flushes as it is killed counts nothing. Its log says what it
+        // got to.
+        let cut = !matches!(finished.ended, Ended::Exited(_));
+        let source = match source {
+            Source::Junit(_) if cut => &Source::Log,
+            other => other,
+        };
+        let mut results = results::read(source, &text, &finished.dir, finished.start);
+        // A declared TAP stream that ended on its own must have kept its plan; one the run
+        // cut (a hang, a stop at the first failure) or one longer than the tail read is not
+        // judged by it.
+        let whole = std::fs::metadata(&finished.log).is_ok_and(|m| m.len() < LOG_TAIL);
+        if *source == Source::Tap && whole && !cut {
+            results.hold_to_tap_plan(&text);
+        }
         let mut record = RunRecord {
             counts: results.counts,
             failed_tests: results.names(),

@@ -109,6 +109,22 @@ pub fn read(source: &Source, log: &str, dir: &Path, since: SystemTime) -> Result
     results
 }
 
+impl Results {
+    /// A TAP stream whose plan does not hold (see [`tap::plan_problem`]) failed: one more
+    /// failure, named `TAP plan`, with why.
+    pub(crate) fn hold_to_tap_plan(&mut self, log: &str) {
+        let Some(why) = tap::plan_problem(log) else {
+            return;
+        };
+        let counts = self.counts.get_or_insert_with(Counts::default);
+        counts.failed = counts.failed.saturating_add(1);
+        self.failed.push(Failed {
+            name: "TAP plan".to_string(),
+            error: Some(format!("the TAP stream's plan does not hold: {why}")),
+        });
+    }
+}
+
 /// The log's closing lines, and its failed tests (TAP's when the log is TAP).
 fn from_log(log: &str) -> Results {
     let failed = if tap::is_tap(log) {

@@ -175,6 +175,68 @@ pub fn read(log: &str) -> Tap {
     leaves(points)
 }
 
+/// What is wrong with the stream's plan, if anything: at the top level (no indent), a plan
+/// `1..N` before or after its N test points, once per stream (a suite that runs two producers
+/// prints two). A stream that ends after its points with no plan, or whose plan and points
+/// disagree, came from a producer that stopped part way (a process that exited early, with
+/// exit 0): TAP harnesses fail it, and so does gatekit. Read the whole stream: a tail that
+/// lost its head may have lost a leading plan.
+pub fn plan_problem(log: &str) -> Option<String> {
+    let p = patterns();
+    let plan_of = |line: &str| -> Option<u64> {
+        let n = line.strip_prefix("1..")?;
+        let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    let mut count: u64 = 0;
+    let mut leading: Option<u64> = None;
+    let points = |n: u64| crate::text::plural(n as usize, "test point");
+    for line in log.lines().map(|l| l.trim_end_matches('\r')) {
+        if p.version.is_match(line) {
+            // A new stream: the one before must have closed.
+            if count > 0 && leading != Some(count) {
+                return Some(match leading {
+                    Some(m) => format!("its plan said 1..{m} but {} came", points(count)),
+                    None => format!("it gave no plan after {}", points(count)),
+                });
+            }
+            (count, leading) = (0, None);
+            continue;
+        }
+        if p.plan.is_match(line) && !line.starts_with(' ') {
+            let Some(n) = plan_of(line.trim_end()) else {
+                continue;
+            };
+            match leading {
+                // A stream's leading plan, met by its points: this plan starts the next one.
+                Some(m) if m == count => (count, leading) = (0, Some(n)),
+                Some(m) if count > 0 => {
+                    return Some(format!("its plan said 1..{m} but {} came", points(count)))
+                }
+                Some(_) => leading = Some(n),
+                None if count == 0 => leading = Some(n),
+                None if n == count => count = 0,
+                None => return Some(format!("its plan 1..{n} came after {}", points(count))),
+            }
+            continue;
+        }
+        if p.point.captures(line).is_some_and(|c| c[1].is_empty()) {
+            count += 1;
+        }
+    }
+    match (leading, count) {
+        (Some(m), c) if m != c => Some(format!(
+            "its plan said 1..{m} but it ended after {}",
+            points(c)
+        )),
+        (None, c) if c > 0 => Some(format!(
+            "it ended after {} with no plan: the producer stopped part way",
+            points(c)
+        )),
+        _ => None,
+    }
+}
+
 /// Counts and names the leaves: a point is a parent when the point before it is deeper (its
 /// subtests), and a leaf's parents are the shallower points after it.
 fn leaves(points: Vec<Point>) -> Tap {
@@ -264,6 +326,49 @@ fn unquote(v: &str) -> String {
         }
     }
     v.to_string()
+}
+
+#[cfg(test)]
+mod plan_tests {
+    use super::plan_problem;
+
+    #[test]
+    fn a_stream_whose_plan_holds_has_no_problem() {
+        // tape: the plan at the end; a TAP producer with its plan first; two streams.
+        assert_eq!(
+            plan_problem("TAP version 13\n# adds\nok 1 a\nok 2 b\n\n1..2\n# tests 2\n"),
+            None
+        );
+        assert_eq!(plan_problem("1..2\nok 1\nnot ok 2\n"), None);
+        assert_eq!(
+            plan_problem("TAP version 13\nok 1\n1..1\nTAP version 13\nok 1\nok 2\n1..2\n"),
+            None
+        );
+        assert_eq!(plan_problem("1..1\nok 1\n1..2\nok 1\nok 2\n"), None);
+        // node: subtests indented with plans of their own; only the top level counts.
+        let node = "TAP version 13\n# Subtest: f\n    # Subtest: a\n    ok 1 - a\n    1..1\nok 1 - f\n1..1\n";
+        assert_eq!(plan_problem(node), None);
+        assert_eq!(plan_problem("1..0 # SKIP nothing here\n"), None);
+        assert_eq!(plan_problem("no tap at all\n"), None);
+    }
+
+    #[test]
+    fn a_stream_that_stopped_part_way_is_a_problem() {
+        let cut = "TAP version 13\n# adds\nok 1 a\nok 2 b\n";
+        assert_eq!(
+            plan_problem(cut).as_deref(),
+            Some("it ended after 2 test points with no plan: the producer stopped part way")
+        );
+        assert_eq!(
+            plan_problem("1..5\nok 1\nok 2\n").as_deref(),
+            Some("its plan said 1..5 but it ended after 2 test points")
+        );
+        assert_eq!(
+            plan_problem("ok 1\nok 2\n1..3\n").as_deref(),
+            Some("its plan 1..3 came after 2 test points")
+        );
+        assert!(plan_problem("TAP version 13\nok 1\nTAP version 13\nok 1\n1..1\n").is_some());
+    }
 }
 
 #[cfg(test)]

@@ -388,3 +388,43 @@ fn a_junit_path_that_leaves_the_checkout_is_refused() {
         Source::Junit(PathBuf::from("reports/junit.xml"))
     );
 }
+
+#[test]
+fn a_declared_tap_stream_that_stops_part_way_with_exit_0_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    // The producer exited 0 after two of its points, before its plan.
+    let cut = "printf 'TAP version 13\\n# adds\\nok 1 one\\nok 2 two\\n'; exit 0";
+    let rec = run(dir.path(), cut, &Source::Tap);
+    assert_eq!(rec.outcome(), runner::Outcome::Failed);
+    assert_eq!(rec.counts, Some(counts(2, 1, 0)));
+    assert_eq!(rec.failed_tests, ["TAP plan"]);
+    assert!(
+        rec.first_error
+            .as_deref()
+            .unwrap()
+            .contains("it ended after 2 test points with no plan"),
+        "{:?}",
+        rec.first_error
+    );
+    // With its plan, the same points pass.
+    let whole = "printf 'TAP version 13\\n# adds\\nok 1 one\\nok 2 two\\n\\n1..2\\n'; exit 0";
+    let rec = run(dir.path(), whole, &Source::Tap);
+    assert_eq!(rec.outcome(), runner::Outcome::Passed);
+    assert_eq!(rec.counts, Some(counts(2, 0, 0)));
+    // Read from the log (no `tap = true`), a stream is not held to its plan.
+    let rec = run(dir.path(), cut, &Source::Log);
+    assert_eq!(rec.outcome(), runner::Outcome::Passed);
+}
+
+#[test]
+fn a_run_cut_short_reads_no_counts_from_the_junit_report_it_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = Source::junit("reports/junit.xml").unwrap();
+    // A runner that flushes an empty report as it starts (or as it is killed), then hangs.
+    let script = "mkdir -p reports && printf '<testsuites tests=\"0\" failures=\"0\"></testsuites>' > reports/junit.xml && sleep 30";
+    let mut job = Job::shell(script, dir.path(), dir.path().join("out.log"));
+    job.timeout = std::time::Duration::from_secs(1);
+    let rec = within(30, move || record::run_reading(&job, &source).unwrap());
+    assert_eq!(rec.outcome(), runner::Outcome::Hang);
+    assert_eq!(rec.counts, None, "{:?}", rec.results_from);
+}
