@@ -22,6 +22,8 @@ pub(crate) struct NamePatterns {
     pytest: Regex,
     /// pytest's verbose progress line: `path::test[params] FAILED   [ 50%]`.
     pub(crate) pytest_verbose: Regex,
+    /// pytest-xdist's (`-v -n 2`): `[gw0] [ 50%] FAILED path::test[params]`.
+    pub(crate) pytest_xdist: Regex,
     pytest_sub: Regex,
     unittest: Regex,
     go: Regex,
@@ -49,6 +51,7 @@ pub(crate) fn name_patterns() -> &'static NamePatterns {
             // An id's parameters may hold spaces and ` - ` (`t.py::test_x[a - b]`).
             pytest: re(r"^(?:FAILED|ERROR) (\S+?(?:\[.*?\])?)(?: - .*)?\s*$"),
             pytest_verbose: re(r"^(\S+::\S.*?) (?:FAILED|ERROR)(?:\s+\[\s*\d+%\])?\s*$"),
+            pytest_xdist: re(r"^\[gw\d+\]\s+\[\s*\d+%\]\s+(?:FAILED|ERROR)\s+(\S+::\S.*?)\s*$"),
             // pytest 9: `SUBFAILED[msg] (i=2) path::test - message`, the description first.
             pytest_sub: re(r"^SUBFAILED(.*?) (\S+::\S+)(?: - .*)?\s*$"),
             // A subtest adds its parameters after the name: `FAIL: test_x (m.T.test_x) (i=2)`.

@@ -281,7 +281,11 @@ impl Reader {
             }
             let name = c.get(2).map_or("", |m| m.as_str()).to_string();
             self.pending = Some((name, Pending::CargoBlock { lines: Vec::new() }));
-        } else if let Some(c) = p.pytest_verbose.captures(line) {
+        } else if let Some(c) = p
+            .pytest_verbose
+            .captures(line)
+            .or_else(|| p.pytest_xdist.captures(line))
+        {
             return Some((c[1].to_string(), None));
         } else if let Some(c) = p.jest.captures(line) {
             // jest heads its console output and its config warnings the same way.

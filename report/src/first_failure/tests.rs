@@ -118,6 +118,15 @@ fn pytest_verbose_stops_at_the_first_failed_line_and_the_summary_gives_its_messa
 }
 
 #[test]
+fn pytest_xdist_verbose_stops_at_the_first_workers_failed_line() {
+    // `pytest -v -n 2` (pytest-xdist 3.8): each worker's result line leads with its name.
+    let log = include_str!("captured/pytest-xdist.txt");
+    let (found, at) = stream(log, false).unwrap();
+    assert_eq!(found.test, "test_a.py::test_bad[x[1]]");
+    assert!(line_of(log, at).starts_with("[gw1] [ 33%] FAILED test_a.py::test_bad[x[1]]"));
+}
+
+#[test]
 fn jest_stops_at_the_first_line_of_the_first_block() {
     let log = include_str!("captured/jest.txt");
     let (found, at) = stream(log, false).unwrap();
