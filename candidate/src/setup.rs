@@ -158,20 +158,38 @@ pub fn require_ignored(setup: &WorktreeSetup, repo: &Git, file: &Path) -> Result
             if key == "link" { "link" } else { "cached folder" }
         ));
     }
-    for rel in &setup.link {
-        if let Some((found, named)) =
-            crate::installs::pointing_back(&repo.dir().join(rel), repo.dir())
-        {
-            return Err(format!(
-                "{}: worktree.link {:?}: {} points into your checkout ({}), so the suites would import your checkout, not the one under review (an editable install or a linked workspace package); link a folder with only the dependencies installed, or install the project in worktree.setup",
-                files::escape::path(file),
-                files::escape::text(rel),
-                files::escape::path(&found),
-                files::escape::path(&named),
-            ));
-        }
+    // With a setup, each checkout's copy is checked after it ran (`require_set_up`): the
+    // setup may install the project again, into the copy, from the checkout under review.
+    if setup.setup.is_some() {
+        return Ok(());
     }
-    Ok(())
+    match pointing_back(setup, repo.dir(), repo.dir()) {
+        Some(why) => Err(format!("{}: {why}", files::escape::path(file))),
+        None => Ok(()),
+    }
+}
+
+/// After `setup` ran in `checkout`: an error unless no linked copy there still holds an
+/// install that points back into the user's checkout at `source` (an editable install the
+/// setup did not replace).
+pub fn require_set_up(setup: &WorktreeSetup, source: &Path, checkout: &Path) -> Result<(), String> {
+    match pointing_back(setup, checkout, source) {
+        Some(why) => Err(format!("after worktree.setup ran, {why}")),
+        None => Ok(()),
+    }
+}
+
+/// The first linked path under `root` whose install points back into `source`, said.
+fn pointing_back(setup: &WorktreeSetup, root: &Path, source: &Path) -> Option<String> {
+    setup.link.iter().find_map(|rel| {
+        let (found, named) = crate::installs::pointing_back(&root.join(rel), source)?;
+        Some(format!(
+            "worktree.link {:?}: {} points into your checkout ({}), so the suites would import your checkout, not the one under review (an editable install or a linked workspace package); link a folder with only the dependencies installed, or install the project in worktree.setup",
+            files::escape::text(rel),
+            files::escape::path(&found),
+            files::escape::path(&named),
+        ))
+    })
 }
 
 /// Gives `checkout` a private copy of every `link` path of `setup` from `source` (the user's

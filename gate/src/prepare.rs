@@ -119,6 +119,13 @@ fn prepare_checkout(
             why: why.to_string(),
         });
     }
+    if let Err(why) = candidate::setup::require_set_up(w, repo.dir(), checkout) {
+        let why = runner::stop::PreconditionFailed::new(why).to_string();
+        return Ok(Setup::Failed {
+            fact: Some(fact),
+            why,
+        });
+    }
     shows.emit(&Event::SetupPassed {
         secs: record.run.duration_secs,
         log: name,

@@ -208,6 +208,22 @@ fn a_linked_virtualenv_with_the_project_installed_editable_is_refused_naming_the
             || run.stderr.contains(".pth"),
         "the file that points back is named: {run}"
     );
+    // A setup that installs the project again, into the checkout's copy, from the checkout
+    // under review: that copy no longer points back, and the run goes on.
+    let install =
+        ".venv/bin/python -m pip install -q --no-index --no-deps --no-build-isolation -e .";
+    let gate = format!("[worktree]\nlink = [\".venv\"]\nsetup = \"{install}\"\n\n[[suite]]\nname = \"unit\"\nrun = \".venv/bin/python -m unittest discover -s tests -v\"\n");
+    let run = gate_it(&repo, &base, &gate);
+    run.assert_exit(0);
+    // A setup that leaves the user's editable install in the copy is refused after it ran.
+    let gate = "[worktree]\nlink = [\".venv\"]\nsetup = \"true\"\n\n[[suite]]\nname = \"unit\"\nrun = \".venv/bin/python -m unittest discover -s tests -v\"\n";
+    let run = gate_it(&repo, &base, gate);
+    assert_ne!(run.code, Some(0), "{run}");
+    assert!(
+        run.stderr.contains("after worktree.setup ran")
+            && run.stderr.contains("points into your checkout"),
+        "{run}"
+    );
 }
 
 /// A src-layout package that reads its own version with `importlib.metadata`, as most

@@ -318,6 +318,8 @@ impl Prep {
                     .into(),
             );
         }
+        candidate::setup::require_set_up(&self.worktree, &self.source, co.path())
+            .map_err(runner::stop::PreconditionFailed::new)?;
         Ok(Some(record.run.duration_secs))
     }
 }
