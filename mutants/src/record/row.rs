@@ -218,7 +218,7 @@ impl SuiteRun {
         };
         // Which tests ran first, where the row's every rendering shows its counts.
         match &self.selection {
-            Some(s) => format!("{counts}; {}", s.text()),
+            Some(s) => format!("{counts}; {}", s.text_of(self.hang)),
             None => counts,
         }
     }

@@ -78,7 +78,9 @@ impl Selection {
 
     /// What ran, in a line: `2 covering tests selected (a.test.mjs, b.test.mjs)`, `then the
     /// whole suite`, `no test covers it`.
-    pub fn text(&self) -> String {
+    /// `hung`: the run this selection describes hung (a covering run that hung killed with a
+    /// hang: `they hung`, not `they failed`).
+    pub fn text_of(&self, hung: bool) -> String {
         let named = || {
             let mut names = self.tests.join(", ");
             if self.count > self.tests.len() {
@@ -103,6 +105,7 @@ impl Selection {
             );
         }
         match (&self.covering, self.whole) {
+            (_, false) if hung => format!("{tests} selected ({}): they hung", named()),
             (_, false) => format!("{tests} selected ({}): they failed", named()),
             (Some(c), true) => format!(
                 "{tests} selected ({}): {} in {}, then the whole suite ran",
@@ -154,6 +157,14 @@ mod tests {
             selection(0, false, false).verdict(Verdict::Killed),
             Verdict::Error
         );
-        assert!(selection(25, false, false).text().contains("5 more"));
+        assert!(selection(25, false, false)
+            .text_of(false)
+            .contains("5 more"));
+        assert!(selection(2, false, false)
+            .text_of(true)
+            .ends_with("they hung"));
+        assert!(selection(2, false, false)
+            .text_of(false)
+            .ends_with("they failed"));
     }
 }

@@ -200,7 +200,12 @@ impl Warm {
         match until_idle(&mut live, Instant::now() + self.limit, &mut |_| {}) {
             Ok(true) => (Some(live), String::new()),
             Ok(false) => (None, "its first run was not green".into()),
-            Err(Gone::Quiet) => (None, "its first run did not end in time".into()),
+            Err(Gone::Quiet) => (
+                None,
+                "its first run did not end in time: no report of vitest's watch mode \
+                 (`Waiting for file changes...`) was seen, and only vitest's is read"
+                    .into(),
+            ),
             Err(Gone::Exited) => (None, "it exited after its first run".into()),
             Err(Gone::Again) => (None, "a rerun started during its first run".into()),
         }
