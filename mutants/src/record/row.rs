@@ -123,13 +123,19 @@ pub(crate) enum WarmOutcome {
 
 impl SuiteRun {
     /// What this run cost its job slot, in seconds: the suite's run and its build step (and a
-    /// warm rerun before a cold one, see [`crate::watch`]).
+    /// warm rerun before a cold one, see [`crate::watch`], or the covering tests' run before
+    /// the whole suite's, see [`crate::record::Selection`]).
     pub fn cost_secs(&self) -> f64 {
-        let before = match &self.warm {
+        let warm = match &self.warm {
             Some(w) if w.outcome != WarmOutcome::Killed => w.secs,
             _ => 0.0,
         };
-        self.duration_secs + self.build_secs.unwrap_or(0.0) + before
+        let covering = self
+            .selection
+            .as_ref()
+            .and_then(|s| s.covering.as_ref())
+            .map_or(0.0, |c| c.duration_secs);
+        self.duration_secs + self.build_secs.unwrap_or(0.0) + warm + covering
     }
 
     /// The verdict this run's own record gives a mutant that expects `expect`: the one judge
@@ -528,6 +534,28 @@ mod tests {
             }),
             Verdict::Skipped { matches: 2 }
         );
+    }
+
+    #[test]
+    fn a_runs_cost_holds_the_covering_run_before_the_whole_suite() {
+        let mut run = sample().run.unwrap();
+        run.warm = None;
+        let alone = run.cost_secs();
+        run.selection = Some(crate::record::Selection {
+            items: "tests".into(),
+            count: 1,
+            tests: vec!["t.py::a".into()],
+            every: false,
+            covering: Some(crate::record::Covering {
+                status: "exit 0".into(),
+                duration_secs: 0.5,
+                counts: None,
+                log: "logs/001-a.select.log".into(),
+            }),
+            whole: true,
+            unmutated: None,
+        });
+        assert!((run.cost_secs() - alone - 0.5).abs() < 1e-9);
     }
 
     #[test]
