@@ -187,3 +187,53 @@ fn incremental_judges_a_whole_suites_verdict_again_when_any_test_file_changes() 
     );
     assert!(row(&report, "half")["reused"].is_null());
 }
+
+#[test]
+fn a_selection_of_every_test_runs_the_whole_suite_once() {
+    if !have_node() {
+        return;
+    }
+    // Both test files call add: selecting them all is the whole suite, run once, with no
+    // covering run before it (nor its check on the unmutated code).
+    let test = |name: &str| {
+        format!("import {{ test }} from 'node:test';\nimport assert from 'node:assert';\nimport {{ add }} from '../src/lib.mjs';\ntest('{name}', () => assert.equal(add(1, 2), 3));\n")
+    };
+    let spec = format!(
+        "[suites.t]\nrun = \"node --test test/\"\nselect = \"node --test {{files}}\"\ntimeout = \"60s\"\n\n{}",
+        mutant("add minus", "src/lib.mjs", "a + b", "a - b", "t")
+    );
+    let fx = repo_with(&[
+        ("src/lib.mjs", NODE_LIB),
+        ("test/a.test.mjs", &test("a")),
+        ("test/b.test.mjs", &test("b")),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]).assert_exit(0);
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [("add minus".to_string(), "killed".to_string())]
+    );
+    let s = selection(&report, "add minus");
+    assert_eq!(
+        (
+            s["count"].as_u64(),
+            s["every"].as_bool(),
+            s["whole"].as_bool()
+        ),
+        (Some(2), Some(true), Some(true)),
+        "{s}"
+    );
+    assert!(s["covering"].is_null(), "{s}");
+    let logs: Vec<String> = std::fs::read_dir(fx.out().join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !logs
+            .iter()
+            .any(|l| l.ends_with(".select.log") || l.ends_with(".unmutated.log")),
+        "{logs:?}"
+    );
+}

@@ -90,6 +90,11 @@ impl Map {
         self.tests.len()
     }
 
+    /// Every test the map knows, in its order (for a selection of all of them).
+    pub fn all_tests(&self) -> Vec<String> {
+        self.tests.clone()
+    }
+
     /// How many files (and package folders) have a line any test (or none) ran.
     pub fn files(&self) -> usize {
         self.files.len() + self.dirs.len()

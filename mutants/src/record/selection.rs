@@ -28,7 +28,8 @@ pub(crate) struct Selection {
     pub count: usize,
     /// The first of them (up to 20), as the `select` command was handed them.
     pub tests: Vec<String>,
-    /// The mutated lines run outside any test (at module level), so every test reaches them:
+    /// Every test reaches the mutated lines: they run outside any test (at module level;
+    /// `count` 0), or every test the map knows runs them (`count` all of them). Either way
     /// the whole suite ran at once.
     pub every: bool,
     /// The covering tests' own run, when it did not fail and the whole suite ran after it;
@@ -89,8 +90,11 @@ impl Selection {
             names
         };
         let tests = report::text::plural(self.count, "covering test");
-        if self.every {
+        if self.every && self.count == 0 {
             return "every test runs the mutated lines (module level): the whole suite ran".into();
+        }
+        if self.every {
+            return format!("every test covers it ({tests}): the whole suite ran");
         }
         if self.count == 0 {
             return "no test covers it: the whole suite ran".into();

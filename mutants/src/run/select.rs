@@ -92,7 +92,12 @@ fn plan_for(plan: &Plan, m: &Mutant, name: &str, own: bool, span: &Span) -> Sele
         Reach::Tests(tests) => {
             let estimate = map.estimate(&tests);
             match map.as_items(tests, select.items) {
-                Some(tests) => (tests, false, estimate),
+                Some(tests) => {
+                    // A selection of every test is the whole suite: it runs once, as `run`.
+                    let all = map.as_items(map.all_tests(), select.items);
+                    let every = !tests.is_empty() && all.is_some_and(|a| a.len() == tests.len());
+                    (tests, every, estimate)
+                }
                 // The map cannot name its tests as the template takes them.
                 None => return Selected::Whole(None),
             }
@@ -111,7 +116,7 @@ fn plan_for(plan: &Plan, m: &Mutant, name: &str, own: bool, span: &Span) -> Sele
         whole: true,
         unmutated: None,
     };
-    if tests.is_empty() {
+    if tests.is_empty() || every {
         return Selected::Whole(Some(selection));
     }
     Selected::Covering {
