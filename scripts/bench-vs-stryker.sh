@@ -47,7 +47,7 @@ FILE=${FILE:-src/utils.ts}
 # `--bail=1`: vitest stops at its first failed test, as Stryker's vitest runner does.
 # SELECT="npx vitest run --bail=1 {files}" adds the covering test files first, from gatekit's
 # vitest coverage map (each test file run alone with @vitest/coverage-v8, once; part 2 reads the
-# map kept in the cache). On this package it is slower (4.57x Stryker's time against 2.8x
+# map kept in the cache). On this package it is slower (4.57x Stryker's time against 2.34x
 # without, docs/benchmarks.md): every test file imports src/utils.ts, so a mutant's selection is
 # 12 to 15 of the 15 files, a survivor runs them and then the whole suite, and each selection is
 # first checked on the unmutated code. So it is off by default.
