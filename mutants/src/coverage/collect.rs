@@ -133,6 +133,22 @@ fn collect_any(
     Ok(collected)
 }
 
+/// One of the collector's own commands (`cargo metadata`, a runner's list of its test files, a
+/// test file's run with coverage) in the checkout at `root`, as the suite's commands run: its
+/// environment, scratch folder and timeouts, without its build step (the baseline built).
+fn run_own(
+    suite: &Suite,
+    command: &str,
+    root: &Path,
+    log: &Path,
+    timeouts: Timeouts,
+    share: &dyn Share,
+) -> Result<candidate::suite::Ran> {
+    let mut job = SuiteJob::of(suite, command, &BTreeMap::new(), timeouts);
+    job.build = None;
+    candidate::suite::run_suite(&job, root, log, share)
+}
+
 /// cargo's map by package (see `cargo`): the workspace's manifests read by `cargo metadata`,
 /// no test run.
 fn from_cargo(
@@ -148,9 +164,7 @@ fn from_cargo(
         "cargo metadata --no-deps --format-version 1 > {}",
         report::text::shell_quote(&meta.display().to_string())
     );
-    let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
-    job.build = None;
-    let ran = candidate::suite::run_suite(&job, root, log, share)?;
+    let ran = run_own(suite, &command, root, log, timeouts, share)?;
     Ok(match ran.record.outcome() {
         Outcome::Interrupted => Collected::Interrupted,
         Outcome::Passed => {
@@ -196,9 +210,7 @@ fn by_test_file(
         runner.list_command(&select.template, at),
         report::text::shell_quote(&listing.display().to_string())
     );
-    let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
-    job.build = None;
-    let ran = candidate::suite::run_suite(&job, root, log, share)?;
+    let ran = run_own(suite, &command, root, log, timeouts, share)?;
     match ran.record.outcome() {
         Outcome::Interrupted => return Ok(Collected::Interrupted),
         Outcome::Passed => {}
@@ -228,10 +240,8 @@ fn by_test_file(
             continue;
         };
         let command = format!("{command} {}", runner.coverage_options(&out));
-        let mut job = SuiteJob::of(suite, &command, &BTreeMap::new(), timeouts);
-        job.build = None;
         let file_log = log.with_extension(format!("{}.log", k + 1));
-        let ran = candidate::suite::run_suite(&job, root, &file_log, share)?;
+        let ran = run_own(suite, &command, root, &file_log, timeouts, share)?;
         if ran.record.outcome() == Outcome::Interrupted {
             return Ok(Collected::Interrupted);
         }

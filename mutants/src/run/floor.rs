@@ -147,7 +147,9 @@ fn kept_in(cache: &Path, key: &Key, out: &Path) -> Option<Floor> {
         runs.join(" "),
         kept.secs
     );
-    std::fs::write(out.join(&log), text).ok()?;
+    // Written as every log of the run is: recorded, and never through a link in `logs/`.
+    let mut file = files::outputs::create(&out.join(&log)).ok()?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).ok()?;
     Some(Floor {
         command,
         runs: kept.runs,
