@@ -27,13 +27,14 @@ use candidate::suite::Items;
 
 mod cargo;
 mod istanbul;
+mod libtest;
 mod node;
 mod pytest;
 mod store;
 
 pub(crate) use store::{load, save};
 
-pub(crate) use collect::{collect, Collected};
+pub(crate) use collect::{collect, Collected, Places};
 
 mod collect;
 
@@ -52,6 +53,10 @@ pub(crate) struct Map {
     dirs: BTreeMap<String, BTreeSet<usize>>,
     /// The tests are packages (`--package=NAME`): no file names them.
     packages: bool,
+    /// The tests are libtest's names (`module::test`), mapped by function (see `libtest`): a
+    /// line no function spans, and a file the map does not know, are reached by every test;
+    /// a name says no file.
+    libtest: bool,
     /// How long each test took in the coverage run, by index, where the runner said
     /// (seconds; a test run by several processes adds up).
     secs: BTreeMap<usize, f64>,
@@ -172,8 +177,22 @@ impl Map {
         }
     }
 
+    /// Records that `line` of `file` is in code a test could run, whether any did or not.
+    fn known(&mut self, file: &str, line: u32) {
+        let lines = self.files.entry(file.to_string()).or_default();
+        lines.by.entry(line).or_default();
+    }
+
     /// Which tests reach any of `lines` (from 1, inclusive) of `file`.
     pub fn reach(&self, file: &str, lines: std::ops::RangeInclusive<u32>) -> Reach {
+        if self.libtest
+            && self
+                .files
+                .get(file)
+                .is_none_or(|f| lines.clone().any(|l| !f.by.contains_key(&l)))
+        {
+            return Reach::Every;
+        }
         let Some(f) = self.files.get(file) else {
             // The innermost package folder that holds the file.
             let found = self
@@ -198,7 +217,7 @@ impl Map {
     /// tests ran (with those run outside any test), those tests' own files, the file itself,
     /// and every path of `changed` the map does not know (a new test file may reach it).
     /// `None` when the map cannot say: lines run outside any test (every test reaches them),
-    /// or a map by package, which names no file.
+    /// or a map by package or by libtest's names, which name no file.
     ///
     /// `alone`: the verdict came from a run of the covering tests alone, which loaded no other
     /// test file; the module-level lines of other tests' files (run when the whole suite
@@ -211,7 +230,7 @@ impl Map {
         changed: &[String],
         alone: bool,
     ) -> Option<BTreeSet<String>> {
-        if self.packages {
+        if self.packages || self.libtest {
             return None;
         }
         let Reach::Tests(tests) = self.reach(file, lines) else {
@@ -272,7 +291,7 @@ impl Map {
     /// cannot name them so (a map by file has no test ids).
     pub fn as_items(&self, tests: Vec<String>, items: Items) -> Option<Vec<String>> {
         match (self.items?, items) {
-            (_, Items::Files) if self.packages => None,
+            (_, Items::Files) if self.packages || self.libtest => None,
             (a, b) if a == b => Some(tests),
             (Items::Tests, Items::Files) => {
                 let mut seen = BTreeSet::new();

@@ -28,6 +28,9 @@ struct Stored {
     dirs: BTreeMap<String, Vec<usize>>,
     #[serde(default)]
     packages: bool,
+    /// The tests are libtest's names, mapped by function.
+    #[serde(default)]
+    libtest: bool,
     /// Each timed test's seconds in the coverage run (by index), and the run's overhead.
     #[serde(default)]
     secs: BTreeMap<usize, f64>,
@@ -80,6 +83,7 @@ fn load_from(cache: &Path, code_tree: &str, suite: &Suite) -> Option<Map> {
     }
     map.tests = stored.tests.clone();
     map.packages = stored.packages;
+    map.libtest = stored.libtest;
     for (dir, tests) in stored.dirs {
         for t in tests {
             map.add_dir(&dir, stored.tests.get(t)?);
@@ -94,6 +98,7 @@ fn load_from(cache: &Path, code_tree: &str, suite: &Suite) -> Option<Map> {
             map.add(&file, line, None);
         }
         for (line, tests) in by {
+            map.known(&file, line);
             for t in tests {
                 map.add(&file, line, Some(stored.tests.get(t)?));
             }
@@ -124,6 +129,7 @@ fn save_in(cache: &Path, code_tree: &str, suite: &Suite, map: &Map) {
             .map(|(d, t)| (d.clone(), t.iter().copied().collect()))
             .collect(),
         packages: map.packages,
+        libtest: map.libtest,
         secs: map.secs.clone(),
         overhead: map.overhead,
     };
@@ -159,6 +165,8 @@ mod tests {
         map.add("b.py", 2, Some("t.py::y"));
         map.add("b.py", 2, Some("t.py::a-later-test-named-earlier"));
         map.add_dir("crates/x", "--package=x");
+        map.known("c.rs", 4);
+        map.libtest = true;
         map.timed("t.py::y", 0.25);
         map.ran_for(3.0);
         save_in(cache, "tree1", t, &map);

@@ -121,6 +121,18 @@ impl Session {
         let Some(co) = self.checkouts.first() else {
             return Ok(Ok(maps));
         };
+        // libtest maps' instrumented builds: kept in the cache, so the next map of changed
+        // code builds only what changed; a folder of this run's with `--no-cache`.
+        let scratch = match self.settings.no_cache {
+            true => Some(runner::scratch::ScratchDir::new("cargo-cover")?),
+            false => None,
+        };
+        let cargo_target = match &scratch {
+            Some(s) => s.path().to_path_buf(),
+            None => runner::scratch::cache_dir()
+                .join("coverage")
+                .join("cargo-target"),
+        };
         for name in names {
             let Some(suite) = self.spec.suites.get(name).filter(|s| s.select.is_some()) else {
                 continue;
@@ -147,8 +159,11 @@ impl Session {
                 report::text::slug(name, "suite")
             ));
             out.steps(1);
+            let places = coverage::Places {
+                cargo: &cargo_target,
+            };
             let collected = out.during(&Note::Covering { suite: name }, || {
-                coverage::collect(suite, co.path(), &log, timeouts, &self.cores)
+                coverage::collect(suite, co.path(), &places, &log, timeouts, &self.cores)
             })?;
             out.clear();
             // What the run left in the checkout is put back before the first mutant anyway;
