@@ -820,3 +820,173 @@ fn incremental_holds_a_pytest_kill_to_its_covering_test_files_and_a_survivor_to_
     run(&[]).assert_exit(1);
     assert!(!reused("add minus"));
 }
+
+/// Whether the toolchain has rustup's `llvm-tools` (`llvm-profdata`, `llvm-cov`), which a
+/// libtest map reads profiles with; skipped as `id` when not.
+fn has_llvm_tools(id: &str) -> bool {
+    let rustc = |arg: &str| {
+        std::process::Command::new("rustc")
+            .arg(arg)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let (Some(sysroot), Some(version)) = (rustc("--print=sysroot"), rustc("-vV")) else {
+        testkit::skip(id, "rustc does not run; install Rust");
+        return false;
+    };
+    let host = version
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .unwrap_or_default();
+    let bin = std::path::Path::new(sysroot.trim())
+        .join("lib/rustlib")
+        .join(host.trim())
+        .join("bin");
+    if bin.join("llvm-profdata").is_file() && bin.join("llvm-cov").is_file() {
+        return true;
+    }
+    testkit::skip(
+        id,
+        "the toolchain has no llvm-profdata; rustup component add llvm-tools",
+    );
+    false
+}
+
+#[test]
+fn cargo_tests_named_for_libtest_run_alone_first_from_rustcs_own_coverage() {
+    if !testkit::needs::program(
+        "select-libtest",
+        "cargo",
+        &["--version"],
+        "install Rust's cargo",
+    ) || !has_llvm_tools("select-libtest")
+    {
+        return;
+    }
+    let lib = "pub const LIMIT: i32 = 10;
+
+pub fn add(x: i32, y: i32) -> i32 {
+    x + y
+}
+
+pub fn sub(x: i32, y: i32) -> i32 {
+    let f = |a: i32| a - y;
+    f(x)
+}
+
+pub fn never(x: i32) -> i32 {
+    if x > LIMIT {
+        return 2;
+    }
+    3
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn adds() {
+        assert_eq!(super::add(1, 2), 3);
+    }
+
+    #[test]
+    fn subs() {
+        assert_eq!(super::sub(3, 2), 1);
+    }
+}
+";
+    // Never calls the code: records which mutant was in place whenever it ran.
+    let watch = r#"#[test]
+fn watches() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
+    for m in ["a + y", "x * y", "return 5", "LIMIT: i32 = 11"] {
+        if lib.contains(m) {
+            let mark = std::path::Path::new(&std::env::var("MARK").unwrap()).join("watch");
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(mark).unwrap();
+            std::io::Write::write_all(&mut f, format!("{m}\n").as_bytes()).unwrap();
+        }
+    }
+}
+"#;
+    let mutant = |name: &str, anchor: &str, replace: &str| {
+        format!("[[mutant]]\nname = \"{name}\"\nfile = \"src/lib.rs\"\nanchor = \"{anchor}\"\nreplace = \"{replace}\"\nsuite = \"cargo\"\n\n")
+    };
+    let spec = [
+        "[suites.cargo]\nrun = \"cargo test -q --offline\"\nselect = \"cargo test -q --offline --tests -- --exact {tests}\"\ntimeout = \"300s\"\n\n".to_string(),
+        mutant("sub plus", "|a: i32| a - y", "|a: i32| a + y"),
+        mutant("add times", "    x + y", "    x * y"),
+        mutant("never five", "        return 2;", "        return 5;"),
+        mutant("limit", "LIMIT: i32 = 10", "LIMIT: i32 = 11"),
+    ]
+    .concat();
+    let fx = repo_with(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        ("src/lib.rs", lib),
+        (
+            "tests/adding.rs",
+            "#[test]\nfn it_adds() {\n    assert_eq!(calc::add(2, 2), 4);\n}\n",
+        ),
+        ("tests/watch.rs", watch),
+        (".gitignore", "target/\nCargo.lock\n"),
+        ("mutants.toml", &spec),
+    ]);
+    let mark = tempfile::tempdir().unwrap();
+    let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    let said = out.both();
+    assert!(
+        said.contains("coverage: suite cargo: 4 tests over 3 files"),
+        "{said}"
+    );
+    let report = fx.report();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("sub plus".to_string(), "killed".to_string()),
+            ("add times".into(), "killed".into()),
+            ("never five".into(), "not covered".into()),
+            ("limit".into(), "SURVIVED".into()),
+        ],
+        "{said}"
+    );
+    out.assert_exit(1);
+    // Each kill came from the tests that ran the mutated function, alone: the closure's
+    // test, and both tests of `add` (a unit test and an integration test).
+    let sub = selection(&report, "sub plus");
+    assert_eq!(sub["tests"], serde_json::json!(["tests::subs"]), "{said}");
+    assert_eq!(sub["whole"], false);
+    let add = selection(&report, "add times");
+    assert_eq!(
+        add["tests"],
+        serde_json::json!(["tests::adds", "it_adds"]),
+        "{said}"
+    );
+    assert_eq!(add["whole"], false);
+    // A function no test runs: the whole suite confirms it.
+    let never = selection(&report, "never five");
+    assert_eq!(
+        (never["count"].as_u64(), never["whole"].as_bool()),
+        (Some(0), Some(true))
+    );
+    // A `const` is in no function: every test reaches it, and the whole suite ran.
+    assert_eq!(selection(&report, "limit")["every"], true);
+    // The watching test ran with the two mutants the whole suite judged, never with the
+    // two the covering tests killed.
+    assert_eq!(seen(mark.path(), "watch"), "return 5\nLIMIT: i32 = 11\n");
+    // The instrumented build went to the cache, not to the checkout or the tree.
+    assert!(fx.out.path().join("cache/coverage/cargo-target").is_dir());
+    assert!(!fx.repo.path().join("target").exists());
+    // A second run of the same code reads the kept map: no instrumented run again.
+    let again = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
+    assert!(
+        again
+            .both()
+            .contains("coverage: suite cargo: 4 tests over 3 files (kept"),
+        "{}",
+        again.both()
+    );
+    assert_eq!(verdicts(&fx.report()), verdicts(&report));
+}

@@ -17,7 +17,8 @@
 //! test file; a pytest plugin given by `-p` through `PYTEST_ADDOPTS` and `PYTHONPATH`), all of
 //! them writing into a scratch folder of the session: never the user's tree, never a linked
 //! folder, never the checkout. For `cargo test` the map is by package, read from `cargo
-//! metadata` with no test run (`cargo`). A map is kept in gatekit's cache per code tree and
+//! metadata` with no test run (`cargo`), or, for a template that hands libtest its test
+//! names, by test, each run alone in an instrumented build (`libtest`). A map is kept in gatekit's cache per code tree and
 //! suite (`store`), so the next run of the same code reads it instead of mapping again.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +30,7 @@ mod cargo;
 mod istanbul;
 mod libtest;
 mod node;
+mod own;
 mod pytest;
 mod store;
 

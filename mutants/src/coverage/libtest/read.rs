@@ -1,38 +1,21 @@
-//! `cargo test`'s map by test, for a `select` that hands libtest its test names (`cargo test
-//! --tests -- --exact {tests}`): rustc's own coverage (`-C instrument-coverage`), read with
-//! the toolchain's `llvm-profdata` and `llvm-cov` (rustup's `llvm-tools`).
-//!
-//! The suite's test binaries are built once with instrumentation, into a build folder of their
-//! own (never the checkout's `target/`, whose builds the mutants reuse). Each binary lists its
-//! tests (`--list --format terse`), and each test then runs alone (`--exact NAME`), with
-//! `LLVM_PROFILE_FILE` pointing into a folder of its own, so the processes it starts (a
-//! binary of the workspace its test runs) write there too. The functions whose counters moved
-//! in that folder's profiles are the test's ([`functions_run`]); one `llvm-cov export` of all
-//! the profiles says which lines of which file each function spans ([`Extents`]). A test
-//! reaches every line of every function it ran: a coarser grain than the line, never a finer
-//! one, so a selection holds every test that ran the mutated code.
-//!
-//! A line in no function (a `const`, a type, an attribute) is read when the program is
-//! compiled, not when a test runs: it counts as reached by every test, and a mutant there runs
-//! the whole suite. So does a file the instrumented build does not know. A test's name does not
-//! say which file holds it, and a file a test reads at run time (`include_str!`, a fixture) is
-//! not in its profile, so `--incremental` holds a verdict from this map to the suite's inputs,
-//! as it does without a map.
+//! What the libtest map reads: cargo's build messages, a test binary's list of its tests,
+//! `llvm-profdata`'s text profile and `llvm-cov export`'s JSON, the toolchain's tool paths, and
+//! the template's cargo part.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{in_tree, Map};
+use crate::coverage::{in_tree, Map};
 use candidate::suite::Items;
 
 /// A test's run alone: its name, the functions its profiles ran, and its time in seconds.
-pub(super) type TestRun = (String, BTreeSet<String>, f64);
+pub(in crate::coverage) type TestRun = (String, BTreeSet<String>, f64);
 
 /// A test binary (or a binary the tests run) the instrumented build made.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Artifact {
+pub(in crate::coverage) struct Artifact {
     pub exe: PathBuf,
     /// Its package's folder: where `cargo test` runs it.
     pub dir: PathBuf,
@@ -57,7 +40,7 @@ struct Profile {
 }
 
 /// The executables in `cargo build --message-format=json`'s output, each once, in its order.
-pub(super) fn artifacts(json: &[u8]) -> Vec<Artifact> {
+pub(in crate::coverage) fn artifacts(json: &[u8]) -> Vec<Artifact> {
     let mut seen = BTreeSet::new();
     String::from_utf8_lossy(json)
         .lines()
@@ -75,7 +58,7 @@ pub(super) fn artifacts(json: &[u8]) -> Vec<Artifact> {
 
 /// The tests a libtest binary's `--list --format terse` names (`NAME: test`; benchmarks are
 /// not run by `cargo test`).
-pub(super) fn listed(text: &str) -> Vec<String> {
+pub(in crate::coverage) fn listed(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| l.strip_suffix(": test"))
         .filter(|name| !name.is_empty())
@@ -87,7 +70,7 @@ pub(super) fn listed(text: &str) -> Vec<String> {
 /// holds only functions with a counter above zero. Records are apart by blank lines, each a
 /// name line, then `#` comment lines and numbers; the file starts with `#` and `:` header
 /// lines.
-pub(super) fn functions_run(text: &str) -> BTreeSet<String> {
+pub(in crate::coverage) fn functions_run(text: &str) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
     let mut at_start = true;
     for line in text.lines() {
@@ -125,7 +108,7 @@ struct ExportFunction {
 
 /// Which lines of which file of the tree each function spans, from `llvm-cov export`'s JSON.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Extents {
+pub(in crate::coverage) struct Extents {
     /// Function name -> (file, first line, last line) for each file of the tree it has code in.
     by_function: BTreeMap<String, Vec<(String, u32, u32)>>,
 }
@@ -203,7 +186,7 @@ impl Extents {
 
 /// Where the toolchain keeps `llvm-profdata` and `llvm-cov`: its sysroot (`rustc --print
 /// sysroot`) and host (`rustc -vV`), as rustup's `llvm-tools` installs them.
-pub(super) fn tools(sysroot: &str, version: &str) -> Option<(PathBuf, PathBuf)> {
+pub(in crate::coverage) fn tools(sysroot: &str, version: &str) -> Option<(PathBuf, PathBuf)> {
     let host = version
         .lines()
         .find_map(|l| l.strip_prefix("host: "))?
@@ -219,7 +202,7 @@ pub(super) fn tools(sysroot: &str, version: &str) -> Option<(PathBuf, PathBuf)> 
 /// The part of a `select` template that builds and runs its tests (`cargo test --tests`) when
 /// it hands libtest its test names: `{tests}` after a `--` word. `None` for any other
 /// template (`cargo test {tests}` selects packages: see `cargo`).
-pub(super) fn cargo_part(template: &str) -> Option<String> {
+pub(in crate::coverage) fn cargo_part(template: &str) -> Option<String> {
     let words: Vec<&str> = template.split_whitespace().collect();
     let cargo = words.iter().position(|w| *w == "cargo")?;
     let dashes = cargo + words[cargo..].iter().position(|w| *w == "--")?;
