@@ -153,11 +153,11 @@ pub(super) fn collect(
         Some(runs) => runs,
         None => return Ok(Collected::Interrupted),
     };
-    // One export of every profile: which lines each function spans.
-    let mut all: Vec<std::path::PathBuf> = Vec::new();
-    for k in 0..tests.len() {
-        all.extend(profiles(&dir.join("tests").join(k.to_string())));
-    }
+    // One export of every test's profile: which lines each function spans.
+    let all: Vec<std::path::PathBuf> = (0..tests.len())
+        .map(|k| text_profile(dir, k))
+        .filter(|p| p.is_file())
+        .collect();
     let list = dir.join("profiles.txt");
     let mut names = String::new();
     for p in &all {
@@ -280,7 +280,7 @@ fn each_alone(
                 }
                 _ => {}
             }
-            let functions = functions_in(profdata, &profiles(&profiles_at));
+            let functions = functions_in(profdata, &profiles_at, &text_profile(dir, k));
             files::sync::lock(&done)[k] =
                 Some((name.clone(), functions, ran.record.run.duration_secs));
         }
@@ -315,22 +315,32 @@ fn profiles(dir: &Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-/// The functions `profiles` ran, by `llvm-profdata merge -sparse -text`; none when there are
-/// no profiles or they do not read.
-fn functions_in(
-    profdata: &Path,
-    profiles: &[std::path::PathBuf],
-) -> std::collections::BTreeSet<String> {
-    if profiles.is_empty() {
+/// Where test `k`'s profiles are kept, merged: a sparse text profile (only the functions it
+/// ran), which the last merge reads as it reads any profile.
+fn text_profile(dir: &Path, k: usize) -> std::path::PathBuf {
+    dir.join("tests").join(format!("{k}.proftext"))
+}
+
+/// The functions the raw profiles in `raw` ran, merged by `llvm-profdata merge -sparse -text`
+/// into `merged`; the raw ones are removed then (a test that starts an instrumented binary a
+/// hundred times leaves a hundred of them, each the size of every counter of the program).
+/// None when there are no profiles or they do not read.
+fn functions_in(profdata: &Path, raw: &Path, merged: &Path) -> std::collections::BTreeSet<String> {
+    let found = profiles(raw);
+    if found.is_empty() {
         return Default::default();
     }
     let out = std::process::Command::new(profdata)
-        .args(["merge", "-sparse", "-text", "-o", "-"])
-        .args(profiles)
+        .args(["merge", "-sparse", "-text", "-o"])
+        .arg(merged)
+        .args(&found)
         .stdin(std::process::Stdio::null())
         .output();
+    let _ = runner::scratch::remove_all(raw);
     match out {
-        Ok(o) if o.status.success() => functions_run(&String::from_utf8_lossy(&o.stdout)),
+        Ok(o) if o.status.success() => {
+            functions_run(&std::fs::read_to_string(merged).unwrap_or_default())
+        }
         _ => Default::default(),
     }
 }
