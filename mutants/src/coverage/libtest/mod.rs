@@ -2,15 +2,16 @@
 //! --tests -- --exact {tests}`): rustc's own coverage (`-C instrument-coverage`), read with
 //! the toolchain's `llvm-profdata` and `llvm-cov` (rustup's `llvm-tools`).
 //!
-//! The suite's test binaries are built once with instrumentation, into a build folder of their
-//! own (never the checkout's `target/`, whose builds the mutants reuse). Each binary lists its
-//! tests (`--list --format terse`), and each test then runs alone (`--exact NAME`), with
-//! `LLVM_PROFILE_FILE` pointing into a folder of its own, so the processes it starts (a
-//! binary of the workspace its test runs) write there too. The functions whose counters moved
-//! in that folder's profiles are the test's (`read::functions_run`); one `llvm-cov export` of all
-//! the profiles says which lines of which file each function spans (`read::Extents`). A test
-//! reaches every line of every function it ran: a coarser grain than the line, never a finer
-//! one, so a selection holds every test that ran the mutated code.
+//! The suite's test binaries are built once with instrumentation, into a build folder of
+//! their own (never the checkout's `target/`, whose builds the mutants reuse). Each binary
+//! lists its tests (`--list --format terse`, with the template's own options: its `--skip`s
+//! hold), and each test then runs alone (`--exact NAME`), with `LLVM_PROFILE_FILE` pointing
+//! into a folder of its own, so the processes it starts (a binary of the workspace its test
+//! runs) write there too. The functions whose counters moved in that folder's profiles are the
+//! test's (`read::functions_run`); one `llvm-cov export` of all the profiles says which lines
+//! of which file each function spans (`read::Extents`). A test reaches every line of every
+//! function it ran: a coarser grain than the line, never a finer one, so a selection holds
+//! every test that ran the mutated code.
 //!
 //! A line in no function (a `const`, a type, an attribute) is read when the program is
 //! compiled, not when a test runs: it counts as reached by every test, and a mutant there runs
@@ -35,10 +36,11 @@ mod read;
 pub(super) use read::cargo_part;
 use read::{artifacts, functions_run, listed, tools, Artifact, Extents, TestRun};
 
-/// Where a libtest map is made: the template's cargo part (`cargo test --tests`), the
+/// Where a libtest map is made: the template's parts (`cargo test --tests`, and the test
+/// binaries' options its listing honours: `--skip slow`), the
 /// checkout, the coverage run's scratch folder and the instrumented build's folder.
 pub(super) struct At<'a> {
-    pub cargo: &'a str,
+    pub cargo: &'a read::CargoParts,
     pub root: &'a Path,
     pub dir: &'a Path,
     pub target: &'a Path,
@@ -93,7 +95,7 @@ pub(super) fn collect(
     let built = dir.join("build.json");
     let command = format!(
         "{} --no-run --message-format=json-render-diagnostics > {}",
-        at.cargo,
+        at.cargo.cargo,
         q(&built)
     );
     let theirs = suite
@@ -130,9 +132,10 @@ pub(super) fn collect(
     for (k, a) in artifacts.iter().filter(|a| a.test).enumerate() {
         let listing = dir.join(format!("list-{}.txt", k + 1));
         let command = format!(
-            "cd {} && {} --list --format terse > {}",
+            "cd {} && {} --list --format terse {} > {}",
             q(&a.dir),
             q(&a.exe),
+            at.cargo.options,
             q(&listing)
         );
         let ran = run_own(suite, &command, root, log, timeouts, share)?;

@@ -199,15 +199,32 @@ pub(in crate::coverage) fn tools(sysroot: &str, version: &str) -> Option<(PathBu
     (profdata.is_file() && cov.is_file()).then_some((profdata, cov))
 }
 
-/// The part of a `select` template that builds and runs its tests (`cargo test --tests`) when
-/// it hands libtest its test names: `{tests}` after a `--` word. `None` for any other
-/// template (`cargo test {tests}` selects packages: see `cargo`).
-pub(in crate::coverage) fn cargo_part(template: &str) -> Option<String> {
+/// A `select` template that hands libtest its test names (`{tests}` after a `--` word), in
+/// its two parts: what builds and runs the tests (`cargo test -p app --tests`), and the test
+/// binaries' own options besides the names (`--exact --skip slow`), which a listing of their
+/// tests honours too.
+#[derive(Debug, PartialEq, Eq)]
+pub(in crate::coverage) struct CargoParts {
+    pub cargo: String,
+    pub options: String,
+}
+
+/// The template's [`CargoParts`]; `None` for any other template (`cargo test {tests}` selects
+/// packages: see `cargo`).
+pub(in crate::coverage) fn cargo_part(template: &str) -> Option<CargoParts> {
     let words: Vec<&str> = template.split_whitespace().collect();
     let cargo = words.iter().position(|w| *w == "cargo")?;
     let dashes = cargo + words[cargo..].iter().position(|w| *w == "--")?;
     let tests = words.iter().position(|w| *w == "{tests}")?;
-    (words.get(cargo + 1) == Some(&"test") && tests > dashes).then(|| words[..dashes].join(" "))
+    (words.get(cargo + 1) == Some(&"test") && tests > dashes).then(|| CargoParts {
+        cargo: words[..dashes].join(" "),
+        options: words[dashes + 1..]
+            .iter()
+            .filter(|w| **w != "{tests}")
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" "),
+    })
 }
 
 #[cfg(test)]
@@ -217,13 +234,19 @@ mod tests {
 
     #[test]
     fn a_template_hands_libtest_names_only_after_its_double_dash() {
+        let parts = |cargo: &str, options: &str| {
+            Some(CargoParts {
+                cargo: cargo.into(),
+                options: options.into(),
+            })
+        };
         assert_eq!(
-            cargo_part("cargo test -q --tests -- --exact {tests}").as_deref(),
-            Some("cargo test -q --tests")
+            cargo_part("cargo test -q --tests -- --exact {tests}"),
+            parts("cargo test -q --tests", "--exact")
         );
         assert_eq!(
-            cargo_part("RUST_LOG=x cargo test -p a -- {tests} --test-threads=1").as_deref(),
-            Some("RUST_LOG=x cargo test -p a")
+            cargo_part("RUST_LOG=x cargo test -p a -- --skip slow {tests} --test-threads=1"),
+            parts("RUST_LOG=x cargo test -p a", "--skip slow --test-threads=1")
         );
         // Packages, not names; not cargo's tests; no list at all.
         assert_eq!(cargo_part("cargo test {tests}"), None);
