@@ -272,7 +272,19 @@ fn pytests_cache_of_the_last_run_never_decides_the_next() {
     fx.repo
         .write("test_ops.py", format!("from pkg import ops\n{tests}"));
     fx.repo.commit_all("pytest tests");
-    let out = fx.run(&["--jobs", "1"]);
+    // The environment names a cache folder of its own, as a CI job's (or an outer mutants
+    // run's) `PYTEST_ADDOPTS` can: each run still starts from an empty one.
+    let shared = fx.out.path().join("shared-pytest-cache");
+    let addopts = format!("-o cache_dir={}", shared.display());
+    let out_dir = fx.out();
+    let out = testkit::Output::of(fx.cmd().env("PYTEST_ADDOPTS", &addopts).args([
+        "run",
+        "mutants.toml",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ]));
     out.assert_exit(0);
     assert_eq!(verdicts(&fx.report()), want, "{out}");
 }

@@ -233,9 +233,10 @@ fn as_not_started(mut built: RunRecord, failed: Option<String>) -> RunRecord {
 /// starts with them empty, as on a CI machine, whatever an earlier run in the same checkout
 /// left (the project's `.gitignore` keeps them out of the wholeness check):
 /// - pytest's (`.pytest_cache`): `--lf` would run only the tests the last run broke, and
-///   `--sw` would start from the last failure. `-o cache_dir=` goes first in `PYTEST_ADDOPTS`,
-///   before the suite's own or the user's (a `cache_dir` on the command line still wins: the
-///   suite asked for it);
+///   `--sw` would start from the last failure. `-o cache_dir=` goes last in `PYTEST_ADDOPTS`,
+///   after the suite's own and the environment's, so it wins over a `cache_dir` they name (a
+///   CI job's, or an outer mutants run's, shared by every run); one on the suite's own command
+///   line still wins: the suite asked for it;
 /// - jest's (`cacheDirectory`) already lives under `os.tmpdir()`, which `TMPDIR` points here.
 ///
 /// Python's bytecode needs no folder of its own: every write to a checkout's file gets a time
@@ -250,5 +251,5 @@ fn fresh_caches(job: Job, scratch: &Path, env: &BTreeMap<String, String>) -> Job
     let dir = scratch.join("pytest-cache").display().to_string();
     // pytest splits the variable as a shell would.
     let quoted = format!("'cache_dir={}'", dir.replace('\'', r"'\''"));
-    job.env(PYTEST, format!("-o {quoted} {theirs}").trim_end())
+    job.env(PYTEST, format!("{theirs} -o {quoted}").trim_start())
 }

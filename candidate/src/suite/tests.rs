@@ -325,7 +325,9 @@ mod running {
         assert!(!Path::new(tmp).exists(), "{tmp}");
         let addopts = std::fs::read_to_string(dir.path().join("addopts.txt")).unwrap();
         assert!(
-            addopts.starts_with(&format!("-o 'cache_dir={tmp}/pytest-cache'")),
+            addopts
+                .trim_end()
+                .ends_with(&format!("-o 'cache_dir={tmp}/pytest-cache'")),
             "{addopts}"
         );
     }
