@@ -943,6 +943,14 @@ fn watches() {
         said.contains("coverage: suite cargo: 3 tests over 3 files"),
         "{said}"
     );
+    // cargo builds: the two selections ran on the unmutated code before the first mutant,
+    // built once.
+    assert!(
+        said.contains(
+            "select: all 2 covering selections passed on the unmutated code before the first mutant"
+        ),
+        "{said}"
+    );
     let report = fx.report();
     assert_eq!(
         verdicts(&report),

@@ -18,6 +18,17 @@ const CALC: &str = "def add(a, b):\n    return a + b\n";
 
 #[test]
 fn covering_tests_that_fail_without_the_mutant_never_kill_it() {
+    covering_tests_that_fail_without_the_mutant(false);
+}
+
+/// The same with a build step: the selections are checked before the first mutant, all at
+/// once, and say so.
+#[test]
+fn covering_tests_that_fail_without_the_mutant_checked_first_never_kill_it() {
+    covering_tests_that_fail_without_the_mutant(true);
+}
+
+fn covering_tests_that_fail_without_the_mutant(build: bool) {
     if !have_coverage_py() {
         return;
     }
@@ -27,7 +38,10 @@ fn covering_tests_that_fail_without_the_mutant_never_kill_it() {
     let own = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n";
     let spec = format!(
         "{}{}{}",
-        pytest_suite(),
+        match build {
+            true => pytest_suite().replacen("\n", "\nbuild = \"true\"\n", 1),
+            false => pytest_suite().to_string(),
+        },
         // The same sum: only a selection that fails anyway would call it killed.
         mutant("swapped", "pkg/calc.py", "a + b", "b + a", "py"),
         mutant("minus", "pkg/calc.py", "a + b", "a - b", "py"),
@@ -68,6 +82,9 @@ fn covering_tests_that_fail_without_the_mutant_never_kill_it() {
     }
     let table = std::fs::read_to_string(fx.out().join("mutants.txt")).unwrap();
     assert!(table.contains("fail without the mutant too"), "{table}");
+    let first = "select: 0 of 1 covering selection passed on the unmutated code before the first \
+         mutant; 1 selection did not: its mutants run the whole suite";
+    assert_eq!(out.both().contains(first), build, "{}", out.both());
 }
 
 #[test]

@@ -32,6 +32,10 @@ impl cmdline::Render<Note<'_>> for Lines {
                 "coverage: suite {} running unmutated to map its tests",
                 files::escape::text(suite)
             )),
+            Note::Checking { count } => Shown::Status(format!(
+                "select: {} running on the unmutated code",
+                plural(*count, "covering selection")
+            )),
             Note::FloorRunning { suite } => Shown::Status(format!(
                 "floor: {} starting with no test selected",
                 files::escape::text(suite)
@@ -244,6 +248,21 @@ fn note_text(note: &Note<'_>) -> String {
             candidate::canary::USUAL_CAUSES,
             c.log
         ),
+        Note::Checked { count, failed } => format!(
+            "select: {} passed on the unmutated code before the first mutant{}",
+            match failed {
+                0 => format!("all {}", plural(*count, "covering selection")),
+                _ => format!("{} of {}", count - failed, plural(*count, "covering selection")),
+            },
+            match failed {
+                0 => String::new(),
+                n => format!(
+                    "; {} did not: {} run the whole suite",
+                    plural(*n, "selection"),
+                    if *n == 1 { "its mutants" } else { "their mutants" }
+                ),
+            }
+        ),
         Note::Kept(dir) => format!("mutants: kept checkout {}", path(dir)),
         Note::ReportIn(dir) => format!("mutants: report in {}", path(dir)),
         Note::Interrupted { judged, planned } => format!(
@@ -253,6 +272,7 @@ fn note_text(note: &Note<'_>) -> String {
         | Note::CanaryRan(_)
         | Note::BaselineRunning { .. }
         | Note::Covering { .. }
+        | Note::Checking { .. }
         | Note::FloorRunning { .. }
         | Note::Judged { .. }
         | Note::Judging { .. }

@@ -34,6 +34,7 @@ mod timeout;
 // take, `cores` shares the machine between the jobs (a jobserver and a build slot).
 pub(crate) use baseline::{baseline, timings, BaselineResult};
 pub(crate) use cores::Cores;
+pub(crate) use select::{check_first, to_check_first};
 
 /// What the engine tells its caller as mutants run.
 #[derive(Debug)]

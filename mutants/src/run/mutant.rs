@@ -82,11 +82,7 @@ pub(super) fn run_one(
     let mutated = anchor::swap(original, &span, m.replace.as_bytes());
     // Its covering tests, on the unmutated code first (once per selection and run): only a
     // selection that passes there can kill it.
-    let own_log = plan.out.join("logs").join(format!(
-        "{:03}-{}.log",
-        m.index + 1,
-        slug(&m.name, "mutant")
-    ));
+    let own_log = super::select::own_log(plan, m);
     super::select::check_unmutated(plan, m, &span, co.path(), &own_log)?;
     let mut warm = warms.take_for(plan, m, co);
     file.put(&mutated, "the mutant")?;

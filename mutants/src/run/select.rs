@@ -155,6 +155,16 @@ fn covering_suite(
     Ok(Some((covering, covering_timeouts)))
 }
 
+/// What [`check_unmutated`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Checked {
+    /// Nothing to check (no covering run), or this run checked the selection already.
+    Nothing,
+    Passed,
+    Failed,
+    Interrupted,
+}
+
 /// Runs `m`'s covering tests in its own suite on the unmutated code in the checkout at `dir`,
 /// unless this run has already (see the module's comment), and keeps how they did; their log
 /// is `log` with `.unmutated.log`. Call it before the mutant is swapped in. An interrupted run
@@ -165,23 +175,23 @@ pub(super) fn check_unmutated(
     span: &Span,
     dir: &Path,
     log: &Path,
-) -> Result<()> {
+) -> Result<Checked> {
     let name = m.suite.as_str();
     let Selected::Covering {
         tests, estimate, ..
     } = plan_for(plan, m, name, true, span)
     else {
-        return Ok(());
+        return Ok(Checked::Nothing);
     };
     let key = (name.to_string(), tests);
     if plan.checks.get(&key).is_some() {
-        return Ok(());
+        return Ok(Checked::Nothing);
     }
     let scratch = runner::scratch::ScratchDir::new("select")?;
     let Some((covering, timeouts)) = covering_suite(plan, name, &key.1, estimate, scratch.path())?
     else {
         let _ = scratch.remove();
-        return Ok(());
+        return Ok(Checked::Nothing);
     };
     let check_log = log.with_extension("unmutated.log");
     let fail_fast = plan.baseline.fail_fast.contains(name);
@@ -192,7 +202,7 @@ pub(super) fn check_unmutated(
     let _ = scratch.remove();
     let record = &ran.record;
     if record.run.ended.is_interrupted() {
-        return Ok(());
+        return Ok(Checked::Interrupted);
     }
     let failed = (record.outcome() != report::Outcome::Passed).then(|| Covering {
         status: record.status_text(),
@@ -200,8 +210,75 @@ pub(super) fn check_unmutated(
         counts: record.counts,
         log: relative(&plan.out, &check_log),
     });
+    let checked = match failed {
+        Some(_) => Checked::Failed,
+        None => Checked::Passed,
+    };
     plan.checks.put(key, failed);
-    Ok(())
+    Ok(checked)
+}
+
+/// The mutants whose covering selections are checked before the first mutant (see
+/// [`check_first`]), each selection once, with where their anchors are in the checkout at
+/// `dir`: those whose own suite builds, in a build step or in cargo's own run.
+pub(crate) fn to_check_first<'a>(plan: &Plan<'a>, dir: &Path) -> Vec<(&'a Mutant, Span)> {
+    let builds = |s: &Suite| {
+        s.build.is_some()
+            || s.select
+                .as_ref()
+                .is_some_and(|t| t.template.split_whitespace().any(|w| w == "cargo"))
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = Vec::new();
+    for &m in &plan.mutants {
+        if !builds(&plan.spec.suites[&m.suite]) {
+            continue;
+        }
+        let Ok(text) = std::fs::read(dir.join(&m.file)) else {
+            continue;
+        };
+        let crate::anchor::Found::Once(span) =
+            crate::anchor::find_anchor(&text, m.anchor.as_bytes())
+        else {
+            continue;
+        };
+        if let Selected::Covering { tests, .. } = plan_for(plan, m, &m.suite, true, &span) {
+            if seen.insert((m.suite.clone(), tests)) {
+                todo.push((m, span));
+            }
+        }
+    }
+    todo
+}
+
+/// Checks the selections of `todo` (from [`to_check_first`]) on the unmutated code in the
+/// checkout at `dir`, one after the other, before the first mutant: a suite's build step
+/// builds the unmutated code once for all of them, where a check made as each mutant comes
+/// would first build back the code the last mutant changed. How many did not pass; `None`
+/// when the run was interrupted (the mutants' run then stops at once).
+pub(crate) fn check_first(
+    plan: &Plan,
+    dir: &Path,
+    todo: &[(&Mutant, Span)],
+) -> Result<Option<usize>> {
+    let mut failed = 0;
+    for (m, span) in todo {
+        match check_unmutated(plan, m, span, dir, &own_log(plan, m))? {
+            Checked::Interrupted => return Ok(None),
+            Checked::Failed => failed += 1,
+            Checked::Passed | Checked::Nothing => {}
+        }
+    }
+    Ok(Some(failed))
+}
+
+/// Where `m`'s run of its own suite logs (`logs/001-NAME.log`).
+pub(super) fn own_log(plan: &Plan, m: &Mutant) -> std::path::PathBuf {
+    plan.out.join("logs").join(format!(
+        "{:03}-{}.log",
+        m.index + 1,
+        report::text::slug(&m.name, "mutant")
+    ))
 }
 
 /// Runs the suite `name` for `m` (its own suite when `own`), with the mutant swapped in at `span`:

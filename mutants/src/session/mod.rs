@@ -439,6 +439,23 @@ impl Session {
             coverage,
             checks: Default::default(),
         };
+        // The covering selections of suites that build, checked on the unmutated code while
+        // the first checkout's build is of it (see `run::select`). An interrupt stops the
+        // mutants' run below at once.
+        if let Some(co) = self.checkouts.first() {
+            let todo = run::to_check_first(&plan, co.path());
+            if !todo.is_empty() {
+                out.steps(1);
+                let count = todo.len();
+                let checked = out.during(&Note::Checking { count }, || {
+                    run::check_first(&plan, co.path(), &todo)
+                });
+                out.clear();
+                if let Some(failed) = checked.map_err(Stopped::Engine)? {
+                    out.emit(&Note::Checked { count, failed });
+                }
+            }
+        }
         let total = plan.mutants.len();
         let (report, sources, dir, kept_rows) =
             (&mut self.report, &self.sources, &self.out, self.kept_rows);

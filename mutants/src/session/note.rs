@@ -62,6 +62,11 @@ pub(crate) enum Note<'a> {
     FailFastOff { suite: &'a str, test: &'a str },
     /// A suite with `select` runs once unmutated with coverage on (the live line while it does).
     Covering { suite: &'a str },
+    /// The covering selections of the suites with a build step run on the unmutated code before
+    /// the first mutant (the live line while they do): `count` of them.
+    Checking { count: usize },
+    /// They ran: `failed` of `count` did not pass (their mutants run the whole suite).
+    Checked { count: usize, failed: usize },
     /// Its coverage map: `tests` tests over `files` files of the tree; `kept`: read from the
     /// cache, made by an earlier run of the same code and suite.
     Covered {
