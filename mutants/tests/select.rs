@@ -885,6 +885,10 @@ pub fn never(x: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static SET: AtomicBool = AtomicBool::new(false);
+
     #[test]
     fn adds() {
         assert_eq!(super::add(1, 2), 3);
@@ -894,13 +898,25 @@ mod tests {
     fn subs() {
         assert_eq!(super::sub(3, 2), 1);
     }
+
+    #[test]
+    fn a_sets() {
+        SET.store(true, Ordering::SeqCst);
+    }
+
+    // Needs `a_sets` run before it: alone, it fails with or without any mutant.
+    #[test]
+    fn b_needs_a() {
+        assert_eq!(super::sub(5, 2), 3);
+        assert!(SET.load(Ordering::SeqCst));
+    }
 }
 ";
     // Never calls the code: records which mutant was in place whenever it ran.
     let watch = r#"#[test]
 fn watches() {
     let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
-    for m in ["a + y", "x * y", "return 5", "LIMIT: i32 = 11"] {
+    for m in ["a + y", "x * y", "return 5", "LIMIT: i32 = 11", "-(y - a)"] {
         if lib.contains(m) {
             let mark = std::path::Path::new(&std::env::var("MARK").unwrap()).join("watch");
             let mut f = std::fs::OpenOptions::new().create(true).append(true).open(mark).unwrap();
@@ -912,12 +928,15 @@ fn watches() {
     let mutant = |name: &str, anchor: &str, replace: &str| {
         format!("[[mutant]]\nname = \"{name}\"\nfile = \"src/lib.rs\"\nanchor = \"{anchor}\"\nreplace = \"{replace}\"\nsuite = \"cargo\"\n\n")
     };
+    // One test thread: `a_sets` runs before `b_needs_a` in the whole suite.
     let spec = [
-        "[suites.cargo]\nrun = \"cargo test -q --offline\"\nselect = \"cargo test -q --offline --tests -- --exact --skip watches {tests}\"\ntimeout = \"300s\"\n\n".to_string(),
+        "[suites.cargo]\nrun = \"cargo test -q --offline -- --test-threads=1\"\nselect = \"cargo test -q --offline --tests -- --exact --skip watches --test-threads=1 {tests}\"\ntimeout = \"300s\"\n\n".to_string(),
         mutant("sub plus", "|a: i32| a - y", "|a: i32| a + y"),
         mutant("add times", "    x + y", "    x * y"),
         mutant("never five", "        return 2;", "        return 5;"),
         mutant("limit", "LIMIT: i32 = 10", "LIMIT: i32 = 11"),
+        // The same difference: only a test that fails anyway would call it killed.
+        mutant("sub the same", "|a: i32| a - y", "|a: i32| -(y - a)"),
     ]
     .concat();
     let fx = repo_with(&[
@@ -938,17 +957,9 @@ fn watches() {
     let out = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
     let said = out.both();
     // The template's `--skip` holds for the map: the watching test is neither run alone nor
-    // mapped.
+    // mapped (its file's functions are known, none of them run).
     assert!(
-        said.contains("coverage: suite cargo: 3 tests over 3 files"),
-        "{said}"
-    );
-    // cargo builds: the two selections ran on the unmutated code before the first mutant,
-    // built once.
-    assert!(
-        said.contains(
-            "select: all 2 covering selections passed on the unmutated code before the first mutant"
-        ),
+        said.contains("coverage: suite cargo: 5 tests over 3 files"),
         "{said}"
     );
     let report = fx.report();
@@ -959,15 +970,14 @@ fn watches() {
             ("add times".into(), "killed".into()),
             ("never five".into(), "not covered".into()),
             ("limit".into(), "SURVIVED".into()),
+            ("sub the same".into(), "SURVIVED".into()),
         ],
         "{said}"
     );
     out.assert_exit(1);
-    // Each kill came from the tests that ran the mutated function, alone: the closure's
-    // test, and both tests of `add` (a unit test and an integration test).
-    let sub = selection(&report, "sub plus");
-    assert_eq!(sub["tests"], serde_json::json!(["tests::subs"]), "{said}");
-    assert_eq!(sub["whole"], false);
+    // The tests that ran the mutated function, and only they, ran first: both tests of `add`
+    // (a unit test and an integration test), and the kill was proved by the first that
+    // failed, run alone with the mutant (it had passed alone without it).
     let add = selection(&report, "add times");
     assert_eq!(
         add["tests"],
@@ -975,6 +985,24 @@ fn watches() {
         "{said}"
     );
     assert_eq!(add["whole"], false);
+    assert_eq!(add["alone"]["test"], "tests::adds", "{add}");
+    assert_eq!(add["alone"]["failed"], true, "{add}");
+    let alone_log = fx.out().join(add["alone"]["log"].as_str().unwrap());
+    assert!(std::fs::read_to_string(alone_log)
+        .unwrap()
+        .contains("tests::adds"));
+    // `b_needs_a` fails alone without any mutant: its failure proves nothing, and the whole
+    // suite decided: the real change is killed, the equivalent one survives.
+    for name in ["sub plus", "sub the same"] {
+        let sub = selection(&report, name);
+        assert_eq!(
+            sub["tests"],
+            serde_json::json!(["tests::b_needs_a", "tests::subs"]),
+            "{sub}"
+        );
+        assert_eq!(sub["whole"], true, "{sub}");
+        assert_eq!(sub["alone"], serde_json::Value::Null, "{sub}");
+    }
     // A function no test runs: the whole suite confirms it.
     let never = selection(&report, "never five");
     assert_eq!(
@@ -983,20 +1011,35 @@ fn watches() {
     );
     // A `const` is in no function: every test reaches it, and the whole suite ran.
     assert_eq!(selection(&report, "limit")["every"], true);
-    // The watching test ran with the two mutants the whole suite judged, never with the
-    // two the covering tests killed.
-    assert_eq!(seen(mark.path(), "watch"), "return 5\nLIMIT: i32 = 11\n");
+    // The watching test ran with the mutants the whole suite passed with, never with the one
+    // the covering tests killed (the whole suite that killed `sub plus` stopped at its first
+    // failed test, before the watching test's binary).
+    assert_eq!(
+        seen(mark.path(), "watch"),
+        "return 5\nLIMIT: i32 = 11\n-(y - a)\n"
+    );
+    // No selection was checked without the mutant first: each test ran alone in the map.
+    assert!(
+        !said.contains("on the unmutated code before the first mutant"),
+        "{said}"
+    );
     // The instrumented build went to the cache, not to the checkout or the tree.
     assert!(fx.out.path().join("cache/coverage/cargo-target").is_dir());
     assert!(!fx.repo.path().join("target").exists());
-    // A second run of the same code reads the kept map: no instrumented run again.
+    // A second run of the same code reads the kept map: no instrumented run again, the same
+    // verdicts (which tests passed alone kept with it).
     let again = run_in(&fx, "mutants.toml", &fx.out(), mark.path(), &[]);
     assert!(
         again
             .both()
-            .contains("coverage: suite cargo: 3 tests over 3 files (kept"),
+            .contains("coverage: suite cargo: 5 tests over 3 files (kept"),
         "{}",
         again.both()
     );
-    assert_eq!(verdicts(&fx.report()), verdicts(&report));
+    let report_again = fx.report();
+    assert_eq!(verdicts(&report_again), verdicts(&report));
+    assert_eq!(
+        selection(&report_again, "add times")["alone"]["failed"],
+        true
+    );
 }

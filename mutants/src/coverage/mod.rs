@@ -59,6 +59,9 @@ pub(crate) struct Map {
     /// line no function spans, and a file the map does not know, are reached by every test;
     /// a name says no file.
     libtest: bool,
+    /// The tests that passed when each ran alone, by index (a libtest map runs every test so;
+    /// a name in two test binaries passed in both). See [`Map::passed_alone`].
+    alone: BTreeSet<usize>,
     /// How long each test took in the coverage run, by index, where the runner said
     /// (seconds; a test run by several processes adds up).
     secs: BTreeMap<usize, f64>,
@@ -176,6 +179,31 @@ impl Map {
             Some(i) => {
                 lines.by.entry(line).or_default().insert(i);
             }
+        }
+    }
+
+    /// Whether the map ran each test alone (a libtest map), so that a kill by a covering test
+    /// is confirmed by that test alone (see `run::select`).
+    pub fn runs_tests_alone(&self) -> bool {
+        self.libtest
+    }
+
+    /// Whether `test` passed when it ran alone on the unmutated code in the coverage run.
+    pub fn passed_alone(&self, test: &str) -> bool {
+        self.index.get(test).is_some_and(|i| self.alone.contains(i))
+    }
+
+    /// Records how `test` did when it ran alone: it passed alone only if every run of it did.
+    fn ran_alone(&mut self, test: &str, passed: bool, first: bool) {
+        let i = self.test(test);
+        match (passed, first) {
+            (true, true) => {
+                self.alone.insert(i);
+            }
+            (false, _) => {
+                self.alone.remove(&i);
+            }
+            (true, false) => {}
         }
     }
 

@@ -31,6 +31,9 @@ struct Stored {
     /// The tests are libtest's names, mapped by function.
     #[serde(default)]
     libtest: bool,
+    /// The tests that passed when each ran alone (indices).
+    #[serde(default)]
+    alone: Vec<usize>,
     /// Each timed test's seconds in the coverage run (by index), and the run's overhead.
     #[serde(default)]
     secs: BTreeMap<usize, f64>,
@@ -84,6 +87,10 @@ fn load_from(cache: &Path, code_tree: &str, suite: &Suite) -> Option<Map> {
     map.tests = stored.tests.clone();
     map.packages = stored.packages;
     map.libtest = stored.libtest;
+    for t in stored.alone {
+        stored.tests.get(t)?;
+        map.alone.insert(t);
+    }
     for (dir, tests) in stored.dirs {
         for t in tests {
             map.add_dir(&dir, stored.tests.get(t)?);
@@ -130,6 +137,7 @@ fn save_in(cache: &Path, code_tree: &str, suite: &Suite, map: &Map) {
             .collect(),
         packages: map.packages,
         libtest: map.libtest,
+        alone: map.alone.iter().copied().collect(),
         secs: map.secs.clone(),
         overhead: map.overhead,
     };
@@ -167,6 +175,7 @@ mod tests {
         map.add_dir("crates/x", "--package=x");
         map.known("c.rs", 4);
         map.libtest = true;
+        map.ran_alone("t.py::y", true, true);
         map.timed("t.py::y", 0.25);
         map.ran_for(3.0);
         save_in(cache, "tree1", t, &map);

@@ -25,7 +25,7 @@ pub(crate) use facts::{Baseline, CandidateFacts, Floor, ManifestCheck, SetupFact
 pub(crate) use row::{
     Canary, CanaryLeftOut, CanaryVerdict, Reused, Row, SuiteRun, WarmOutcome, WarmRerun,
 };
-pub(crate) use selection::{Covering, Selection, NAMED};
+pub(crate) use selection::{Alone, Covering, Selection, NAMED};
 pub(crate) use tally::Tally;
 
 /// The version of `mutants.json`'s layout, bumped when a field changes meaning or goes away

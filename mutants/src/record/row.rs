@@ -554,6 +554,7 @@ mod tests {
             }),
             whole: true,
             unmutated: None,
+            alone: None,
         });
         assert!((run.cost_secs() - alone - 0.5).abs() < 1e-9);
     }

@@ -45,6 +45,29 @@ pub(crate) struct Selection {
     #[schemars(extend("x-optional" = true))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmutated: Option<Covering>,
+    /// For a map that ran every test alone on the unmutated code (cargo's by test), the first
+    /// covering test that failed with the mutant, run alone with it: a kill stands only when
+    /// it failed alone too (it passed alone without the mutant); else the whole suite decided.
+    /// Absent when no such run was made.
+    #[schemars(extend("x-optional" = true))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alone: Option<Alone>,
+}
+
+/// The first failed covering test's run alone with the mutant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Alone {
+    /// The test, as the `select` command was handed it.
+    pub test: String,
+    /// Whether it failed alone (a failed test reported, or a hang).
+    pub failed: bool,
+    /// `exit 101`, `exit 0`.
+    pub status: String,
+    #[schemars(range(min = 0.0))]
+    pub duration_secs: f64,
+    #[schemars(regex(pattern = r"^logs/"))]
+    pub log: String,
 }
 
 /// A run of the covering tests that did not decide: with the mutant, one that did not fail
@@ -108,14 +131,31 @@ impl Selection {
                 u.log
             );
         }
+        let alone = |a: &Alone| {
+            format!(
+                "{} {} alone ({} in {}, {})",
+                a.test,
+                if a.failed { "failed" } else { "passed" },
+                a.status,
+                crate::render::secs_text(a.duration_secs),
+                a.log
+            )
+        };
         match (&self.covering, self.whole) {
             (_, false) if hung => format!("{tests} selected ({}): they hung", named()),
-            (_, false) => format!("{tests} selected ({}): they failed", named()),
+            (_, false) => match &self.alone {
+                Some(a) => format!("{tests} selected ({}): they failed; {}", named(), alone(a)),
+                None => format!("{tests} selected ({}): they failed", named()),
+            },
             (Some(c), true) => format!(
-                "{tests} selected ({}): {} in {}, then the whole suite ran",
+                "{tests} selected ({}): {} in {}{}, then the whole suite ran",
                 named(),
                 c.status,
-                crate::render::secs_text(c.duration_secs)
+                crate::render::secs_text(c.duration_secs),
+                match &self.alone {
+                    Some(a) => format!("; {} with the mutant", alone(a)),
+                    None => String::new(),
+                }
             ),
             (None, true) => format!(
                 "{tests} ({}), too many to pass: the whole suite ran",
@@ -138,6 +178,7 @@ mod tests {
             covering: None,
             whole,
             unmutated: None,
+            alone: None,
         }
     }
 
@@ -170,5 +211,34 @@ mod tests {
         assert!(selection(2, false, false)
             .text_of(false)
             .ends_with("they failed"));
+    }
+
+    #[test]
+    fn a_run_alone_is_said_with_its_outcome() {
+        let alone = |failed: bool| Alone {
+            test: "tests::adds".into(),
+            failed,
+            status: if failed { "exit 101" } else { "exit 0" }.into(),
+            duration_secs: 0.25,
+            log: "logs/002-m.alone.log".into(),
+        };
+        let mut killed = selection(2, false, false);
+        killed.alone = Some(alone(true));
+        assert!(killed.text_of(false).ends_with(
+            "they failed; tests::adds failed alone (exit 101 in 0.25s, logs/002-m.alone.log)"
+        ));
+        let mut whole = selection(2, false, true);
+        whole.alone = Some(alone(false));
+        whole.covering = Some(Covering {
+            status: "exit 101".into(),
+            duration_secs: 1.0,
+            counts: None,
+            log: "logs/002-m.select.log".into(),
+        });
+        let text = whole.text_of(false);
+        assert!(
+            text.contains("tests::adds passed alone (exit 0 in 0.25s, logs/002-m.alone.log) with the mutant, then the whole suite ran"),
+            "{text}"
+        );
     }
 }

@@ -15,7 +15,14 @@
 //! needs another run before it (state one leaves for the next) fails alone. So before a mutant
 //! is swapped in, its covering tests run once on the unmutated code ([`check_unmutated`], once
 //! per selection and run, kept in [`Checks`]); a selection that does not pass there never runs
-//! with a mutant, and the whole suite decides.
+//! with a mutant, and the whole suite decides. For a suite that builds, every selection is
+//! checked before the first mutant ([`check_first`]), built once.
+//!
+//! A map that ran every test alone on the unmutated code (cargo's by test) needs no such check:
+//! a kill by the covering tests is proved by the first test that failed, run alone with the
+//! mutant ([`confirm_alone`]): it passed alone without the mutant, so the mutant is the one
+//! difference. Checking a selection of a hundred tests that every run reaches would cost
+//! building the unmutated code back and running all of them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -73,6 +80,9 @@ enum Selected {
         tests: Vec<String>,
         selection: Selection,
         estimate: Option<Duration>,
+        /// The map ran every test alone on the unmutated code (see [`confirm_alone`]): no
+        /// selection is checked there first.
+        alone: bool,
     },
 }
 
@@ -86,6 +96,7 @@ fn plan_for(plan: &Plan, m: &Mutant, name: &str, own: bool, span: &Span) -> Sele
     else {
         return Selected::Whole(None);
     };
+    let alone = map.runs_tests_alone();
     let lines = span.start_line as u32..=span.end_line as u32;
     let (tests, every, estimate) = match map.reach(&m.file, lines) {
         Reach::Every => (Vec::new(), true, None),
@@ -115,6 +126,7 @@ fn plan_for(plan: &Plan, m: &Mutant, name: &str, own: bool, span: &Span) -> Sele
         covering: None,
         whole: true,
         unmutated: None,
+        alone: None,
     };
     if tests.is_empty() || every {
         return Selected::Whole(Some(selection));
@@ -123,6 +135,7 @@ fn plan_for(plan: &Plan, m: &Mutant, name: &str, own: bool, span: &Span) -> Sele
         tests,
         selection,
         estimate,
+        alone,
     }
 }
 
@@ -178,7 +191,10 @@ pub(super) fn check_unmutated(
 ) -> Result<Checked> {
     let name = m.suite.as_str();
     let Selected::Covering {
-        tests, estimate, ..
+        tests,
+        estimate,
+        alone: false,
+        ..
     } = plan_for(plan, m, name, true, span)
     else {
         return Ok(Checked::Nothing);
@@ -218,6 +234,64 @@ pub(super) fn check_unmutated(
     Ok(checked)
 }
 
+/// For a map that ran every test alone on the unmutated code, a kill by the covering tests is
+/// proved the same way, on the same terms: `test`, the first that failed with the mutant, runs
+/// alone with it (the `select` command with just that test, in the checkout at `dir`, its log
+/// `log` with `.alone.log`). Where `test` passed alone without the mutant and fails alone with
+/// it, the mutant is the one difference between the two runs, and the kill stands; anything
+/// else (no test named, one that did not pass alone, one that passes alone now) leaves it to
+/// the whole suite. This costs one test's run, where checking the whole selection without the
+/// mutant would cost building the unmutated code back and running every covering test.
+/// `None` when no run was made.
+fn confirm_alone(
+    plan: &Plan,
+    name: &str,
+    test: Option<&str>,
+    (dir, log): (&Path, &Path),
+    timeouts: Timeouts,
+) -> Result<Option<crate::record::Alone>> {
+    let suite = &plan.spec.suites[name];
+    let (Some(test), Some(map), Some(select)) =
+        (test, plan.coverage.get(name), suite.select.as_ref())
+    else {
+        return Ok(None);
+    };
+    if !map.passed_alone(test) {
+        return Ok(None);
+    }
+    let scratch = runner::scratch::ScratchDir::new("select")?;
+    let Some(command) = select.command(&[test.to_string()], &scratch.path().join("tests.txt"))?
+    else {
+        let _ = scratch.remove();
+        return Ok(None);
+    };
+    let mut one = suite.clone();
+    one.command = candidate::suite::Command::Run(command);
+    // The build already ran with the mutant in place.
+    one.build = None;
+    let alone_log = log.with_extension("alone.log");
+    let ran = run_suite(&one, dir, &alone_log, timeouts, plan.cores)?;
+    let _ = scratch.remove();
+    let record = &ran.record;
+    if record.run.ended.is_interrupted() {
+        return Ok(None);
+    }
+    let failed = match Verdict::judge_record(Expect::Kill, record) {
+        Some(Verdict::KilledHang) => true,
+        Some(Verdict::Killed) => {
+            record.counts.is_some_and(|c| c.failed > 0) || !record.failed_tests.is_empty()
+        }
+        _ => false,
+    };
+    Ok(Some(crate::record::Alone {
+        test: test.to_string(),
+        failed,
+        status: record.status_text(),
+        duration_secs: record.run.duration_secs,
+        log: relative(&plan.out, &alone_log),
+    }))
+}
+
 /// The mutants whose covering selections are checked before the first mutant (see
 /// [`check_first`]), each selection once, with where their anchors are in the checkout at
 /// `dir`: those whose own suite builds, in a build step or in cargo's own run.
@@ -242,7 +316,12 @@ pub(crate) fn to_check_first<'a>(plan: &Plan<'a>, dir: &Path) -> Vec<(&'a Mutant
         else {
             continue;
         };
-        if let Selected::Covering { tests, .. } = plan_for(plan, m, &m.suite, true, &span) {
+        if let Selected::Covering {
+            tests,
+            alone: false,
+            ..
+        } = plan_for(plan, m, &m.suite, true, &span)
+        {
             if seen.insert((m.suite.clone(), tests)) {
                 todo.push((m, span));
             }
@@ -313,16 +392,19 @@ pub(super) fn run_mutant_suite(
             timeout: timeouts.run,
         })
     };
-    let (tests, mut selection, estimate) = match plan_for(plan, m, name, own, span) {
+    let (tests, mut selection, estimate, alone) = match plan_for(plan, m, name, own, span) {
         Selected::Whole(selection) => return whole(suite, selection),
         Selected::Covering {
             tests,
             selection,
             estimate,
-        } => (tests, selection, estimate),
+            alone,
+        } => (tests, selection, estimate, alone),
     };
     // Covering tests that did not pass without the mutant prove nothing with it.
-    if let Some(Some(failed)) = plan.checks.get(&(name.to_string(), tests.clone())) {
+    if let (false, Some(Some(failed))) =
+        (alone, plan.checks.get(&(name.to_string(), tests.clone())))
+    {
         selection.unmutated = Some(failed);
         return whole(suite, Some(selection));
     }
@@ -352,7 +434,21 @@ pub(super) fn run_mutant_suite(
         }
         _ => false,
     };
-    if noticed || record.run.ended.is_interrupted() || first.build_failed() {
+    let confirmed = match (noticed, alone) {
+        (true, true) => {
+            let test = stopped_at
+                .as_ref()
+                .map(|f| f.test.clone())
+                .or_else(|| record.failed_tests.first().cloned());
+            let run = confirm_alone(plan, name, test.as_deref(), (dir, log), covering_timeouts)?;
+            let confirmed = run.as_ref().is_some_and(|a| a.failed);
+            selection.alone = run;
+            confirmed
+        }
+        (noticed, false) => noticed,
+        (false, true) => false,
+    };
+    if confirmed || record.run.ended.is_interrupted() || first.build_failed() {
         selection.whole = false;
         return Ok(SuiteResult {
             ran: first,

@@ -225,7 +225,7 @@ pub(super) fn collect(
         ) {
             return Ok(c);
         }
-        let alone: f64 = runs.iter().map(|r| r.2).sum();
+        let alone: f64 = runs.iter().map(|r| r.secs).sum();
         map.ran_for(alone + ran.record.run.duration_secs);
     }
     Ok(Collected::Map(map))
@@ -273,19 +273,24 @@ fn each_alone(
             ]);
             let test_log = log.with_extension(format!("{}.log", k + 1));
             let ran = run_own_with(suite, &command, env, root, &test_log, timeouts, share)?;
-            match ran.record.outcome() {
+            let passed = match ran.record.outcome() {
                 Outcome::Interrupted => {
                     stop.store(true, Ordering::SeqCst);
                     return Ok(());
                 }
                 Outcome::Passed => {
                     let _ = std::fs::remove_file(&test_log);
+                    true
                 }
-                _ => {}
-            }
+                _ => false,
+            };
             let functions = functions_in(profdata, &profiles_at, &text_profile(dir, k));
-            files::sync::lock(&done)[k] =
-                Some((name.clone(), functions, ran.record.run.duration_secs));
+            files::sync::lock(&done)[k] = Some(TestRun {
+                name: name.clone(),
+                functions,
+                secs: ran.record.run.duration_secs,
+                passed,
+            });
         }
     };
     let results: Vec<Result<()>> = std::thread::scope(|s| {

@@ -10,8 +10,17 @@ use serde::Deserialize;
 use crate::coverage::{in_tree, Map};
 use candidate::suite::Items;
 
-/// A test's run alone: its name, the functions its profiles ran, and its time in seconds.
-pub(in crate::coverage) type TestRun = (String, BTreeSet<String>, f64);
+/// A test's run alone.
+#[derive(Clone, Debug, PartialEq)]
+pub(in crate::coverage) struct TestRun {
+    pub name: String,
+    /// The functions its profiles ran.
+    pub functions: BTreeSet<String>,
+    /// Its time in seconds.
+    pub secs: f64,
+    /// Whether it passed.
+    pub passed: bool,
+}
 
 /// A test binary (or a binary the tests run) the instrumented build made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,10 +172,12 @@ impl Extents {
         let mut map = Map::new(Items::Tests);
         map.libtest = true;
         let mut by_function: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for (test, functions, secs) in runs {
-            map.timed(test, *secs);
-            for f in functions {
-                by_function.entry(f).or_default().push(test);
+        let mut seen = BTreeSet::new();
+        for run in runs {
+            map.timed(&run.name, run.secs);
+            map.ran_alone(&run.name, run.passed, seen.insert(&run.name));
+            for f in &run.functions {
+                by_function.entry(f).or_default().push(&run.name);
             }
         }
         for (function, spans) in &self.by_function {
@@ -314,17 +325,19 @@ mod tests {
             {"name": "macro", "filenames": ["/w/src/lib.rs", "/w/src/m.rs"], "regions": [[20, 1, 20, 9, 1, 0, 0, 0], [2, 1, 4, 1, 1, 1, 0, 0]]},
         ]}]});
         let ext = Extents::read(json.to_string().as_bytes(), &[Path::new("/w")]).unwrap();
+        let run = |name: &str, functions: &[&str], passed: bool| TestRun {
+            name: name.into(),
+            functions: functions.iter().map(|f| f.to_string()).collect(),
+            secs: 0.25,
+            passed,
+        };
         let runs = vec![
-            (
-                "tests::adds".to_string(),
-                BTreeSet::from(["add".to_string()]),
-                0.5,
-            ),
-            (
-                "it_macro".to_string(),
-                BTreeSet::from(["macro".to_string(), "dep".to_string()]),
-                0.25,
-            ),
+            run("tests::adds", &["add"], true),
+            run("it_macro", &["macro", "dep"], true),
+            // A name in two binaries: it failed alone in one of them.
+            run("tests::shared", &[], true),
+            run("tests::shared", &[], false),
+            run("it_fails", &[], false),
         ];
         let map = ext.map(&runs);
         let tests = |n: &[&str]| Reach::Tests(n.iter().map(|s| s.to_string()).collect());
@@ -338,7 +351,13 @@ mod tests {
         assert_eq!(map.reach("src/other.rs", 1..=1), Reach::Every);
         // A macro's lines are its caller's.
         assert_eq!(map.reach("src/m.rs", 3..=3), tests(&["it_macro"]));
-        assert_eq!(map.tests(), 2);
+        assert_eq!(map.tests(), 4);
+        assert!(map.runs_tests_alone());
+        let alone: Vec<bool> = ["tests::adds", "tests::shared", "it_fails", "unknown"]
+            .iter()
+            .map(|t| map.passed_alone(t))
+            .collect();
+        assert_eq!(alone, [true, false, false, false]);
         assert_eq!(map.usable(), Ok(()));
         // Names are no files, and the map holds no verdict to files.
         assert_eq!(map.as_items(vec!["it_macro".into()], Items::Files), None);
