@@ -102,6 +102,9 @@ pub fn read(log: &str) -> Tap {
         .any(|l| l.trim_start().starts_with("# Subtest:"));
     let mut points: Vec<Point> = Vec::new();
     let mut summary = Counts::default();
+    // Whether the producer said how many failed (`# fail N`), and where its last word was.
+    let mut fail_said = false;
+    let mut summary_at = 0;
     let mut above: Vec<&str> = Vec::new();
     let mut group: Option<String> = None;
     let mut i = 0;
@@ -111,12 +114,20 @@ pub fn read(log: &str) -> Tap {
         let Some(c) = p.point.captures(line) else {
             if let Some(s) = p.summary.captures(line) {
                 let n: u64 = s[2].parse().unwrap_or(0);
+                summary_at = i;
                 match &s[1] {
                     "pass" => summary.passed = summary.passed.saturating_add(n),
-                    "fail" | "cancelled" => summary.failed = summary.failed.saturating_add(n),
+                    "fail" | "cancelled" => {
+                        fail_said |= &s[1] == "fail";
+                        summary.failed = summary.failed.saturating_add(n)
+                    }
                     "tests" => {}
                     _ => summary.skipped = summary.skipped.saturating_add(n),
                 }
+            } else if line.trim() == "# ok" {
+                // tape's last word when none failed (it prints `# fail  N` otherwise).
+                fail_said = true;
+                summary_at = i;
             } else if !line.trim_start().starts_with("# Subtest:") && !p.plan.is_match(line) {
                 above.push(line);
             }
@@ -172,7 +183,17 @@ pub fn read(log: &str) -> Tap {
             failed: Vec::new(),
         };
     }
-    leaves(points)
+    let mut tap = leaves(points);
+    // A producer that closed its stream saying none failed (`# fail 0`, tape's `# ok`, after
+    // every point)
+    // counted its own assertions: a `not ok` line among them was printed by a test, as data
+    // (a test of a TAP reporter, a log line), not by the producer.
+    let closed = summary_at > 0 && !lines[summary_at..].iter().any(|l| p.point.is_match(l));
+    if fail_said && summary.failed == 0 && closed {
+        tap.counts.failed = 0;
+        tap.failed.clear();
+    }
+    tap
 }
 
 /// What is wrong with the stream's plan, if anything: at the top level (no indent), a plan
@@ -330,7 +351,25 @@ fn unquote(v: &str) -> String {
 
 #[cfg(test)]
 mod plan_tests {
-    use super::plan_problem;
+    use super::{plan_problem, read};
+
+    #[test]
+    fn a_not_ok_line_a_test_printed_is_no_failure_when_the_producer_closed_with_none() {
+        // tape's stream, with a test that logs a TAP-looking line of its own.
+        let log = "TAP version 13\n# logs\nnot ok 1 - remote check failed\n  ---\n  error: upstream\n  ...\nok 1 should be equal\nok 2 should be truthy\n\n1..2\n# tests 2\n# pass  2\n\n# ok\n";
+        for closed in [log.to_string(), log.replace("# ok\n", "# fail  0\n")] {
+            let tap = read(&closed);
+            assert_eq!((tap.counts.passed, tap.counts.failed), (2, 0), "{closed}");
+            assert!(tap.failed.is_empty());
+        }
+        // Without the producer's word on failures, or with failures it counted, or with points
+        // after its summary, the line stands.
+        assert_eq!(read(&log.replace("# ok\n", "")).counts.failed, 1);
+        let failing = log.replace("# ok\n", "# fail  1\n");
+        assert_eq!(read(&failing).failed.len(), 1);
+        let more = format!("{log}not ok 3 - later\n");
+        assert_eq!(read(&more).counts.failed, 2);
+    }
 
     #[test]
     fn a_stream_whose_plan_holds_has_no_problem() {

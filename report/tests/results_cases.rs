@@ -49,6 +49,17 @@ test('todo one', { todo: true }, (t) => { t.ok(false, 'not yet'); t.end(); });
 test('has skip', (t) => { t.skip('a skipped assertion'); t.ok(true, 'fine'); t.end(); });
 "#;
 
+/// A passing tape suite with a test that logs a TAP-looking failure of its own (a report line
+/// it checks, say): tape closes with `# ok`.
+const TAPE_LOGS_NOT_OK: &str = r#"const test = require('tape');
+test('logs', (t) => {
+  console.log('not ok 1 - remote check failed\n  ---\n  error: upstream\n  ...');
+  t.equal(1 + 1, 2);
+  t.end();
+});
+test('adds', (t) => { t.ok(true, 'fine'); t.end(); });
+"#;
+
 const NODE_SEMVER_SRC: &str =
     "import semver from 'semver';\nexport const ok = (v) => semver.valid(v) !== null;\n";
 
@@ -98,6 +109,14 @@ pub fn cases() -> Vec<Case> {
             // tape's own summary counts assertions, and a failing todo as a pass.
             expect: counts(5, 2, 0),
             failed: &["subs > three minus one", "throws inside > no throw"],
+        },
+        Case {
+            name: "tape-logs-not-ok",
+            program: || npm_bin("tape"),
+            files: &[("t.js", TAPE_LOGS_NOT_OK)],
+            args: &["t.js"],
+            expect: counts(2, 0, 0),
+            failed: &[],
         },
         Case {
             name: "node-missing-nested",
