@@ -28,9 +28,10 @@ pub(crate) struct Selection {
     pub count: usize,
     /// The first of them (up to 20), as the `select` command was handed them.
     pub tests: Vec<String>,
-    /// Every test reaches the mutated lines: they run outside any test (at module level;
-    /// `count` 0), or every test the map knows runs them (`count` all of them). Either way
-    /// the whole suite ran at once.
+    /// Every test reaches the mutated lines: they run outside any test (at module level, or,
+    /// in a map by function, in no function or in a file the build never compiled; `count`
+    /// 0), or every test the map knows runs them (`count` all of them). Either way the whole
+    /// suite ran at once.
     pub every: bool,
     /// The covering tests' own run, when it did not fail and the whole suite ran after it;
     /// `None` when this suite run is that run, or none ran.
@@ -114,7 +115,7 @@ impl Selection {
         };
         let tests = report::text::plural(self.count, "covering test");
         if self.every && self.count == 0 {
-            return "every test runs the mutated lines (module level): the whole suite ran".into();
+            return "every test reaches the mutated lines (run outside any test, or read when the code is built): the whole suite ran".into();
         }
         if self.every {
             return format!("every test covers it ({tests}): the whole suite ran");
