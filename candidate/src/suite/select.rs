@@ -79,6 +79,12 @@ impl Select {
         })
     }
 
+    /// Whether the template runs cargo (a word `cargo`): cargo's maps are read for it, and
+    /// its runs build.
+    pub fn runs_cargo(&self) -> bool {
+        self.template.split_whitespace().any(|w| w == "cargo")
+    }
+
     /// The command that runs `tests`, or `None` when they cannot be passed (a test that holds
     /// a NUL byte or a line break, or a list past [`LIST_MAX`]): the whole suite runs then.
     /// `list` is where a long list is written (see the module's comment).

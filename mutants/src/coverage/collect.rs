@@ -85,11 +85,7 @@ fn collect_any(
         let _ = scratch.remove();
         return collected;
     }
-    if suite
-        .select
-        .as_ref()
-        .is_some_and(|s| s.template.split_whitespace().any(|w| w == "cargo"))
-    {
+    if suite.select.as_ref().is_some_and(|s| s.runs_cargo()) {
         let collected = from_cargo(suite, root, dir, log, timeouts, share);
         let _ = scratch.remove();
         return collected;

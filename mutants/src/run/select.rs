@@ -296,12 +296,7 @@ fn confirm_alone(
 /// [`check_first`]), each selection once, with where their anchors are in the checkout at
 /// `dir`: those whose own suite builds, in a build step or in cargo's own run.
 pub(crate) fn to_check_first<'a>(plan: &Plan<'a>, dir: &Path) -> Vec<(&'a Mutant, Span)> {
-    let builds = |s: &Suite| {
-        s.build.is_some()
-            || s.select
-                .as_ref()
-                .is_some_and(|t| t.template.split_whitespace().any(|w| w == "cargo"))
-    };
+    let builds = |s: &Suite| s.build.is_some() || s.select.as_ref().is_some_and(|t| t.runs_cargo());
     let mut seen = std::collections::BTreeSet::new();
     let mut todo = Vec::new();
     for &m in &plan.mutants {
