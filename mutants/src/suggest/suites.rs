@@ -46,6 +46,17 @@ pub(crate) struct SuiteTable {
     /// mutants.toml's `select` template, kept so the proposals run their covering tests first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub select: Option<String>,
+    /// mutants.toml's `inputs`, kept so `--incremental` holds the proposals' verdicts to them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
+    /// `false` only when mutants.toml said so (gate.toml's suites always run whole there, which
+    /// is gate's rule, not the suite's: mutants' default stays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_fast: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<String>,
 }
 
 /// The suite chosen for every proposal.
@@ -106,7 +117,7 @@ pub(crate) fn of_repo(root: &Path) -> Result<Found> {
             return Ok(Found {
                 suites: suites
                     .values()
-                    .filter_map(|s| Some((s.name.clone(), table(s)?)))
+                    .filter_map(|s| Some((s.name.clone(), table(s, Origin::Mutants)?)))
                     .collect(),
                 from: format!("{}'s [suites]", spec.display()),
                 file: Some(spec),
@@ -129,7 +140,7 @@ pub(crate) fn of_repo(root: &Path) -> Result<Found> {
 fn from_gate(suites: &[Suite]) -> Found {
     let mut found = Found::default();
     for s in suites {
-        match table(s) {
+        match table(s, Origin::Gate) {
             Some(t) => {
                 found.suites.insert(s.name.clone(), t);
             }
@@ -139,21 +150,48 @@ fn from_gate(suites: &[Suite]) -> Found {
     found
 }
 
-/// A validated suite (either file's) as a spec's table again; `None` for a `glob` suite,
-/// which has no one command a spec could hold. A timeout the file did not set is left unset:
-/// a mutant's suite then gets max(20s, 5x its baseline), which is what catches a mutant that
-/// hangs (gate's 30-minute default would not).
-fn table(s: &Suite) -> Option<SuiteTable> {
+/// Which file a suite was read from: gate.toml's suites have no mutants-only keys, and their
+/// `fail_fast` is gate's rule (every suite whole), not a choice to carry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Gate,
+    Mutants,
+}
+
+/// A validated suite (either file's) as a spec's table again, every key it was read with;
+/// `None` for a `glob` suite, which has no one command a spec could hold. A timeout the file
+/// did not set is left unset: a mutant's suite then gets max(20s, 5x its baseline), which is
+/// what catches a mutant that hangs (gate's 30-minute default would not).
+fn table(s: &Suite, from: Origin) -> Option<SuiteTable> {
+    // Destructured whole, so a key the suite gains cannot be left out of the spec unseen.
+    let Suite {
+        name: _,
+        command: _,
+        build,
+        timeout,
+        build_timeout,
+        env,
+        results,
+        inputs,
+        fail_fast,
+        select,
+        floor,
+        watch,
+    } = s;
     let t = SuiteTable {
         run: s.run()?.to_string(),
-        build: s.build.clone(),
-        timeout: s.timeout.map(duration),
-        build_timeout: s.build_timeout.map(duration),
-        env: s.env.clone(),
-        select: s.select.as_ref().map(|t| t.template.clone()),
+        build: build.clone(),
+        timeout: timeout.map(duration),
+        build_timeout: build_timeout.map(duration),
+        env: env.clone(),
+        select: select.as_ref().map(|t| t.template.clone()),
+        inputs: inputs.clone(),
+        fail_fast: (from == Origin::Mutants && !fail_fast).then_some(false),
+        floor: floor.clone(),
+        watch: watch.clone(),
         ..SuiteTable::default()
     };
-    Some(with_results(t, &s.results))
+    Some(with_results(t, results))
 }
 
 fn with_results(mut t: SuiteTable, results: &Source) -> SuiteTable {
@@ -282,6 +320,7 @@ mod tests {
                 junit: Some("r/j.xml".into()),
                 tap: None,
                 select: Some("pytest -q {tests}".into()),
+                ..SuiteTable::default()
             }
         );
         assert_eq!(found.suites["other"].tap, Some(true));
@@ -300,6 +339,58 @@ mod tests {
             e.contains("no such suite") && e.contains("other, unit"),
             "{e}"
         );
+    }
+
+    /// Every key a mutants.toml suite takes, as the reader itself lists them when refusing an
+    /// unknown one (so a key added to the reader is in this list without anyone adding it).
+    fn keys_the_reader_takes() -> Vec<String> {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "mutants.toml", "[suites.a]\nno_such_key = 1\n");
+        let e = Spec::load_suites(&tmp.path().join("mutants.toml"))
+            .unwrap_err()
+            .to_string();
+        let list = e.split("expected one of").nth(1).expect(&e);
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_suite_with_every_key_comes_back_the_same_suite_from_the_written_spec() {
+        let text = "[suites.unit]\nrun = \"pytest -q\"\nbuild = \"make\"\ntimeout = \"90s\"\nbuild_timeout = \"1500ms\"\nenv = { A = \"1\" }\njunit = \"r/j.xml\"\nselect = \"pytest -q {tests}\"\ninputs = [\"src/**\", \"tests/**\"]\nfail_fast = false\nfloor = \"pytest -q -k nothing\"\nwatch = \"ptw\"\n";
+        // `name` and `glob` are refused in mutants.toml, `tap` and `junit` exclude each other.
+        for key in keys_the_reader_takes() {
+            let set = format!("\n{key} = ");
+            assert!(
+                ["name", "glob", "tap"].contains(&key.as_str()) || text.contains(&set),
+                "the suite below does not set `{key}`, a key the reader takes: add it, and write it back"
+            );
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "mutants.toml", text);
+        let read = Spec::load_suites(&tmp.path().join("mutants.toml")).unwrap();
+        let found = of_repo(tmp.path()).unwrap();
+        let written = toml::to_string(&BTreeMap::from([("suites", &found.suites)])).unwrap();
+        let again = tmp.path().join("again");
+        std::fs::create_dir(&again).unwrap();
+        write(&again, "mutants.toml", &written);
+        assert_eq!(
+            Spec::load_suites(&again.join("mutants.toml")).unwrap(),
+            read,
+            "{written}"
+        );
+        // A gate.toml suite's `fail_fast` (gate runs every suite whole) is gate's rule, not the
+        // suite's: the written suite keeps mutants' default, stopping at the first failure.
+        write(
+            tmp.path(),
+            "gate.toml",
+            "[[suite]]\nname = \"g\"\nrun = \"make test\"\n",
+        );
+        std::fs::remove_file(tmp.path().join("mutants.toml")).unwrap();
+        let g = &of_repo(tmp.path()).unwrap().suites["g"];
+        assert_eq!(g.fail_fast, None);
     }
 
     #[test]
