@@ -156,22 +156,40 @@ fn canary_lines(report: &RunReport) -> String {
     s
 }
 
-/// One line per checkout put back to the tree under review, under the table: which mutant,
-/// and what was not the tree (found before it started, or changed by its suite).
+/// The checkouts put back to the tree under review, under the table: which mutants, and what
+/// was not the tree (found before one started, or changed by its suite). The same restoration
+/// after many mutants (a suite that leaves the same files behind on every run, as Python's
+/// bytecode cache does in a tree that does not ignore it) is one line naming them, not a line
+/// per mutant.
 fn restored_lines(report: &RunReport) -> String {
     use files::escape::text as esc;
-    let mut s = String::new();
+    // (when, what) in the order first seen, with the mutants it concerns.
+    let mut groups: Vec<((&str, &str), Vec<&str>)> = Vec::new();
     for r in &report.mutants {
-        if let Some(what) = &r.restored_before {
-            s.push_str(&format!(
-                "restored before {}: {}\n",
-                esc(&r.name),
-                esc(what)
-            ));
+        let found = [("before", &r.restored_before), ("after", &r.restored_after)];
+        for (when, what) in found {
+            let Some(what) = what else { continue };
+            let key = (when, what.as_str());
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, names)) => names.push(&r.name),
+                None => groups.push((key, vec![&r.name])),
+            }
         }
-        if let Some(what) = &r.restored_after {
-            s.push_str(&format!("restored after {}: {}\n", esc(&r.name), esc(what)));
-        }
+    }
+    let mut s = String::new();
+    for ((when, what), names) in groups {
+        let who = match names.len() {
+            1 => esc(names[0]).into_owned(),
+            n => {
+                let shown: Vec<String> =
+                    names.iter().take(3).map(|n| esc(n).into_owned()).collect();
+                match n - shown.len() {
+                    0 => format!("{n} mutants ({})", shown.join(", ")),
+                    more => format!("{n} mutants ({}, and {more} more)", shown.join(", ")),
+                }
+            }
+        };
+        s.push_str(&format!("restored {when} {who}: {}\n", esc(what)));
     }
     s
 }
@@ -324,4 +342,35 @@ fn unfitted(report: &RunReport, paint: Painter) -> String {
         s.push_str(&format!(": {}; no verdict on them.\n", esc(&cut)));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Row;
+    use crate::verdict::Verdict;
+
+    #[test]
+    fn the_same_restoration_after_many_mutants_is_one_line_naming_them() {
+        let sample = include_str!("../../tests/data/shard-report.json");
+        let mut report: RunReport = serde_json::from_str(sample).unwrap();
+        report.mutants.clear();
+        let pyc = "its suite changed 2 added (p/__pycache__/a.pyc, p/__pycache__/b.pyc); restored";
+        for (i, name) in ["one", "two", "three", "four", "five"].iter().enumerate() {
+            let mut row = Row::sample(i, name, Verdict::Killed);
+            row.restored_after = Some(pyc.into());
+            report.mutants.push(row);
+        }
+        report.mutants[2].restored_before = Some("1 changed (golden.txt)".into());
+        report.mutants[4].restored_after =
+            Some("its suite changed 1 changed (golden.txt); restored".into());
+        assert_eq!(
+            restored_lines(&report),
+            format!(
+                "restored after 4 mutants (one, two, three, and 1 more): {pyc}\n\
+                 restored before three: 1 changed (golden.txt)\n\
+                 restored after five: its suite changed 1 changed (golden.txt); restored\n"
+            )
+        );
+    }
 }
