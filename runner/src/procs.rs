@@ -304,13 +304,7 @@ pub fn sweep() -> u32 {
             .filter(|p| !p.zombie && set.contains(&p.pid))
             .map(|p| p.pid)
             .collect();
-        // Our adopted children's zombies (ours to reap as their subreaper).
-        for p in procs
-            .iter()
-            .filter(|p| p.zombie && p.ppid == me && p.pgid != my_pgid && !owned.contains(&p.pid))
-        {
-            let _ = waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG));
-        }
+        reap_adopted(&procs, &owned);
         if live.is_empty() {
             break;
         }
@@ -323,13 +317,35 @@ pub fn sweep() -> u32 {
     killed.len() as u32
 }
 
-/// Reaps zombies that were reparented to us from this run (its group, or pids we killed).
-/// Returns whether any such zombie is still waiting.
+/// Reaps the zombies of the orphans we adopted as subreaper, from any run: a child of ours
+/// that is in a group other than ours (so not one of this process's own `git` and the like,
+/// which `std` reaps) and that the runner did not spawn. A descendant that left its run's
+/// group (`setsid`: git's detached `gc --auto` does) and ended on its own before the run did is
+/// neither in the group nor killed; without this its zombie stays until the tool exits, and a
+/// run of hours with suites that run git leaves thousands, against a pid limit of 32768.
+/// `owned` must be the runner's set as read under its lock, held across the reaping, so a
+/// child being spawned is never taken for an orphan.
+fn reap_adopted(procs: &[Proc], owned: &HashSet<i32>) {
+    let me = std::process::id() as i32;
+    let my_pgid = nix::unistd::getpgrp().as_raw();
+    for p in procs
+        .iter()
+        .filter(|p| p.zombie && p.ppid == me && p.pgid != my_pgid && !owned.contains(&p.pid))
+    {
+        let _ = waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG));
+    }
+}
+
+/// Reaps zombies that were reparented to us: this run's (its group, or pids we killed) and
+/// any other orphan we adopted (see [`reap_adopted`]). Returns whether a process we killed is
+/// still to become a zombie.
 fn reap_ours(pid: i32, killed: &BTreeSet<i32>) -> bool {
     let me = std::process::id() as i32;
     let owned = files::sync::lock(owned());
+    let procs = scan();
+    reap_adopted(&procs, &owned);
     let mut pending = false;
-    for p in scan() {
+    for p in procs {
         if p.ppid != me || owned.contains(&p.pid) {
             continue;
         }

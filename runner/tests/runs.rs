@@ -58,6 +58,38 @@ fn a_child_that_escapes_the_group_with_setsid_is_killed_and_counted() {
 }
 
 #[test]
+fn a_child_that_left_the_group_and_ended_on_its_own_leaves_no_zombie() {
+    // git's detached `gc --auto` does this: it calls setsid and ends by itself, its parent gone
+    // first, so it becomes ours (the subreaper's) and is neither in the run's group nor killed.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.log");
+    let pidfile = dir.path().join("pid");
+    let script = format!(
+        "(setsid sh -c 'echo $$ > {}' &); sleep 0.3; exit 0",
+        pidfile.display()
+    );
+    let job = Job::shell(script, dir.path(), &log);
+    let rec = within(30, move || runner::run(&job).unwrap());
+    assert_eq!(rec.outcome(), Outcome::Passed);
+    let pid = pid_from(&pidfile);
+    let me = std::process::id().to_string();
+    // Gone, or (the pid taken again) someone else's: never a zombie child of this process.
+    if let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) {
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(Vec::new(), |(_, r)| r.split_whitespace().collect());
+        assert!(
+            !(fields.first() == Some(&"Z") && fields.get(1) == Some(&me.as_str())),
+            "{pid} is still a zombie of ours after its run: {stat}"
+        );
+    }
+    assert_eq!(
+        rec.strays_killed, 0,
+        "it ended on its own: no stray was killed"
+    );
+}
+
+#[test]
 fn a_hang_whose_child_escaped_the_group_leaves_nothing_behind() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("out.log");
