@@ -21,6 +21,7 @@ pub mod diff;
 pub mod fresh;
 pub mod git;
 pub mod history;
+pub mod ignored;
 pub mod installs;
 pub mod linked;
 pub mod pack;

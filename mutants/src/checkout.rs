@@ -38,6 +38,16 @@ pub(crate) enum Source {
     },
 }
 
+impl Source {
+    /// The user's repository the checkouts are made from.
+    pub(crate) fn repo(&self) -> &Git {
+        match self {
+            Source::Dir(state) => &state.repo,
+            Source::Candidate { repo, .. } => repo,
+        }
+    }
+}
+
 /// DIR's HEAD and the uncommitted state read from it once, applied to every checkout.
 #[derive(Debug)]
 pub(crate) struct DirState {

@@ -198,3 +198,40 @@ fn a_red_node_baseline_shows_the_missing_package_node_20_prints_above_the_test()
         out.stderr
     );
 }
+
+#[test]
+fn a_red_baseline_names_what_git_ignores_in_your_tree_and_the_checkout_lacks() {
+    // setuptools-scm's way: the version file is generated at install time and git-ignored, so
+    // the tree is green and every checkout is red.
+    let spec = "[suites.unit]\nrun = \"sh test.sh\"\ntimeout = \"20s\"\n\n[[mutant]]\nname = \"m\"\nfile = \"lib.sh\"\nanchor = \"+\"\nreplace = \"-\"\nsuite = \"unit\"\n";
+    let fx = Fixture::new(spec);
+    fx.repo
+        .write(
+            ".gitignore",
+            "_version.sh\n.venv/\n__pycache__/\n.pytest_cache/\nout/\n",
+        )
+        .write("test.sh", ". ./_version.sh\necho \"1 passed, 0 failed\"\n");
+    fx.repo.commit_all("needs a generated file");
+    fx.repo
+        .write("_version.sh", "VERSION=1.0\n")
+        .write(".venv/bin/python", "")
+        .write("pkg/__pycache__/m.pyc", "")
+        .write(".pytest_cache/v", "");
+    // Green in the tree itself.
+    let green = std::process::Command::new("sh")
+        .arg("test.sh")
+        .current_dir(fx.repo.path())
+        .status()
+        .unwrap();
+    assert!(green.success());
+    // --out inside the tree, ignored too: the tool's own folder is no suspect.
+    let out = testkit::Output::of(fx.cmd().args(["run", "mutants.toml", "--out", "out/m"]));
+    out.assert_exit(4);
+    assert!(
+        out.stderr.contains(
+            "mutants: the checkout lacks what git ignores in your tree (.venv/, _version.sh): a suite that reads one fails there"
+        ),
+        "{}",
+        out.stderr
+    );
+}

@@ -310,6 +310,14 @@ impl Session {
                     log: &log,
                 });
             }
+            let missing = candidate::ignored::missing(
+                self.source.repo(),
+                self.checkouts[0].path(),
+                &[self.out.as_path()],
+            );
+            if !missing.is_empty() {
+                out.emit(&Note::IgnoredMissing { paths: &missing });
+            }
             return Ok(Err(Exit::Precondition));
         }
         for (suite, seen) in &baseline.fail_fast_off {

@@ -86,6 +86,9 @@ pub(crate) enum Note<'a> {
         tail: Vec<&'a str>,
         log: &'a Path,
     },
+    /// After a red baseline: what git ignores in the user's tree and the checkout lacks
+    /// (`candidate::ignored`), the first suspect.
+    IgnoredMissing { paths: &'a [String] },
     /// A suite's floor runs (the live line while it does).
     FloorRunning { suite: &'a str },
     /// A suite's floor timed, or failed (its last log at `log`).
