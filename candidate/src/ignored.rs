@@ -61,6 +61,24 @@ pub fn missing(repo: &Git, checkout: &Path, skip: &[&Path]) -> Vec<String> {
     paths
 }
 
+/// The one sentence both tools say after a red suite, `paths` from [`missing`] (the first
+/// five, escaped).
+pub fn describe(paths: &[String]) -> String {
+    let shown: Vec<String> = paths
+        .iter()
+        .take(5)
+        .map(|p| files::escape::text(p).into_owned())
+        .collect();
+    let more = match paths.len().saturating_sub(shown.len()) {
+        0 => String::new(),
+        n => format!(", and {n} more"),
+    };
+    format!(
+        "the checkout lacks what git ignores in your tree ({}{more}): a suite that reads one fails there; a [worktree] setup can make it in each checkout, link can share a folder",
+        shown.join(", ")
+    )
+}
+
 /// Whether `dir` holds nothing but caches (looked into `depth` levels down; deeper, or
 /// unreadable, counts as something else).
 fn only_caches(dir: &Path, depth: u32) -> bool {

@@ -33,6 +33,9 @@ pub(crate) enum Event<'a> {
         suite: &'a str,
         noticed: bool,
     },
+    /// A suite failed in the checkout, which lacks what git ignores in the user's tree: these
+    /// paths (`candidate::ignored`), the first suspect.
+    IgnoredMissing { paths: &'a [String] },
     /// The `[worktree]` setup passed in `secs`, its log at `log` below `--out`.
     SetupPassed { secs: f64, log: &'a str },
     /// A precondition failed (the setup, a link), said whole: its first line, then the log's
@@ -109,6 +112,9 @@ fn line(event: &Event) -> String {
         ),
         Event::SetupPassed { secs, log } => {
             format!("gate: worktree setup passed in {secs:.1}s ({log})")
+        }
+        Event::IgnoredMissing { paths } => {
+            format!("gate: {}", candidate::ignored::describe(paths))
         }
         Event::PreconditionFailed { why } => format!("gate: {why}"),
         Event::LinkedChanged { what } => format!("gate: {what}"),

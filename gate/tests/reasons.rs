@@ -136,3 +136,30 @@ fn a_junit_path_outside_the_checkout_is_refused_before_anything_runs() {
         assert!(!out_dir.exists(), "a refused config wrote {out_dir:?}");
     }
 }
+
+#[test]
+fn a_suite_red_in_the_checkout_names_what_git_ignores_in_your_tree_and_the_checkout_lacks() {
+    let fx = Fixture::new();
+    fx.pack();
+    fx.settle();
+    // The reviewer's tree has a file git ignores (a generated .env); the suite reads it.
+    fx.repo.write(".git/info/exclude", ".env\n__pycache__/\n");
+    fx.repo.write(".env", "TOKEN=1\n").write("pkg/__pycache__/m.pyc", "");
+    let config = fx.config("[[suite]]\nname = \"env\"\nrun = \"test -f .env\"\n");
+    let out = fx.out.path().join("gate-out");
+    let run = fx.run(&config, &out).output().unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains(
+            "gate: the checkout lacks what git ignores in your tree (.env): a suite that reads one fails there"
+        ),
+        "{}",
+        stderr(&run)
+    );
+    // A green run says nothing of it.
+    let config = fx.config("[[suite]]\nname = \"ok\"\nrun = \"true\"\n");
+    let out = fx.out.path().join("gate-out-2");
+    let run = fx.run(&config, &out).output().unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(!stderr(&run).contains("git ignores"), "{}", stderr(&run));
+}

@@ -234,6 +234,14 @@ fn session(
         },
     )?;
     let verified = verify(&checkout, &config, &mode, s, &report, ran, shows)?;
+    // A suite red in the checkout is most often red for a file git ignores in the user's tree
+    // (a generated version file, a `.venv`): the checkout never has those.
+    if ran == Ran::Through && !report.suites.iter().all(SuiteResult::passed) {
+        let missing = candidate::ignored::missing(repo, checkout.dir(), &[s.out.as_path()]);
+        if !missing.is_empty() {
+            shows.emit(&Event::IgnoredMissing { paths: &missing });
+        }
+    }
     let after = After {
         ran,
         verified,

@@ -181,19 +181,7 @@ fn note_text(note: &Note<'_>) -> String {
             text
         }
         Note::IgnoredMissing { paths } => {
-            let shown: Vec<String> = paths
-                .iter()
-                .take(5)
-                .map(|p| files::escape::text(p).into_owned())
-                .collect();
-            let more = match paths.len().saturating_sub(shown.len()) {
-                0 => String::new(),
-                n => format!(", and {n} more"),
-            };
-            format!(
-                "mutants: the checkout lacks what git ignores in your tree ({}{more}): a suite that reads one fails there; a [worktree] setup can make it in each checkout, link can share a folder",
-                shown.join(", ")
-            )
+            format!("mutants: {}", candidate::ignored::describe(paths))
         }
         Note::Floor { suite, floor, log } => match (floor.secs, &floor.failed) {
             (Some(secs), _) => format!(
