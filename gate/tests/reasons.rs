@@ -144,7 +144,9 @@ fn a_suite_red_in_the_checkout_names_what_git_ignores_in_your_tree_and_the_check
     fx.settle();
     // The reviewer's tree has a file git ignores (a generated .env); the suite reads it.
     fx.repo.write(".git/info/exclude", ".env\n__pycache__/\n");
-    fx.repo.write(".env", "TOKEN=1\n").write("pkg/__pycache__/m.pyc", "");
+    fx.repo
+        .write(".env", "TOKEN=1\n")
+        .write("pkg/__pycache__/m.pyc", "");
     let config = fx.config("[[suite]]\nname = \"env\"\nrun = \"test -f .env\"\n");
     let out = fx.out.path().join("gate-out");
     let run = fx.run(&config, &out).output().unwrap();

@@ -40,6 +40,7 @@ pub(crate) mod incremental;
 pub(crate) mod note;
 mod prepare;
 mod previous;
+mod red;
 mod settings;
 mod warm;
 
@@ -292,32 +293,7 @@ impl Session {
         }
         if !baseline.passed {
             self.report.baseline_failed = true;
-            for b in self.report.baseline.iter().filter(|b| !b.passed) {
-                // Why, as the record says it: the failed tests and the first error line of
-                // each (`Cannot find package ...` is above a runner's summary block, not in
-                // it); the log's last lines when it names no test and no error.
-                let log = self.out.join(&b.log);
-                let text = match b.why.is_empty() {
-                    true => runner::read_tail(&log, 1 << 20).unwrap_or_default(),
-                    false => String::new(),
-                };
-                let lines: Vec<&str> = text.lines().collect();
-                out.emit(&Note::BaselineFailed {
-                    suite: &b.suite,
-                    status: &b.status,
-                    why: b.why.iter().chain(&b.notes).map(String::as_str).collect(),
-                    tail: lines[lines.len().saturating_sub(12)..].to_vec(),
-                    log: &log,
-                });
-            }
-            let missing = candidate::ignored::missing(
-                self.source.repo(),
-                self.checkouts[0].path(),
-                &[self.out.as_path()],
-            );
-            if !missing.is_empty() {
-                out.emit(&Note::IgnoredMissing { paths: &missing });
-            }
+            self.say_red(out);
             return Ok(Err(Exit::Precondition));
         }
         for (suite, seen) in &baseline.fail_fast_off {
